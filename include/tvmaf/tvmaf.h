@@ -1,0 +1,149 @@
+/*
+ * libtvmaf public API.
+ *
+ * Every function returns 0 on success or a negative errno value; the context
+ * keeps a readable message of the last failure (tvmaf_last_error()).
+ * Scores are doubles; the CPU backend reproduces Netflix libvmaf bit for bit
+ * and every GPU backend reproduces the CPU bit for bit.
+ */
+#ifndef TVMAF_TVMAF_H
+#define TVMAF_TVMAF_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TVMAF_VERSION "0.1.0"
+
+typedef struct TvmafContext TvmafContext;
+
+enum TvmafPixelFormat {
+    TVMAF_PIX_FMT_UNKNOWN = 0,
+    TVMAF_PIX_FMT_YUV420P,
+    TVMAF_PIX_FMT_YUV422P,
+    TVMAF_PIX_FMT_YUV444P,
+    TVMAF_PIX_FMT_YUV400P, /* luma only */
+};
+
+enum TvmafBackend {
+    TVMAF_BACKEND_AUTO = 0, /* CUDA where a device is usable, else CPU */
+    TVMAF_BACKEND_CPU,
+    TVMAF_BACKEND_CUDA,
+};
+
+enum TvmafLogLevel {
+    TVMAF_LOG_NONE = 0,
+    TVMAF_LOG_ERROR,
+    TVMAF_LOG_WARNING,
+    TVMAF_LOG_INFO,
+    TVMAF_LOG_DEBUG,
+};
+
+enum TvmafPoolMethod {
+    TVMAF_POOL_MIN = 1,
+    TVMAF_POOL_MAX,
+    TVMAF_POOL_MEAN,
+    TVMAF_POOL_HARMONIC_MEAN,
+};
+
+typedef struct TvmafConfiguration {
+    unsigned n_threads;        /* 0 or 1: score frames on the calling thread */
+    unsigned n_subsample;      /* score every Nth frame; 0 or 1: every frame */
+    enum TvmafBackend backend;
+    enum TvmafLogLevel log_level;
+    uint64_t cpumask;          /* SIMD levels to disable (libvmaf's --cpumask) */
+} TvmafConfiguration;
+
+/*
+ * A picture: planar YUV, 8 bits in uint8_t samples, 9..16 bits in uint16_t
+ * samples (native endianness). Chroma of 4:2:0 is ((w+1)/2) x ((h+1)/2),
+ * of 4:2:2 ((w+1)/2) x h. stride is in bytes.
+ */
+typedef struct TvmafPicture {
+    enum TvmafPixelFormat pix_fmt;
+    unsigned bpc;
+    unsigned w[3], h[3];
+    ptrdiff_t stride[3];
+    void *data[3];
+    void *priv; /* owned by the library */
+} TvmafPicture;
+
+/* Plane sizes of a format; returns -EINVAL for a bad format or size. */
+int tvmaf_plane_dims(enum TvmafPixelFormat fmt, unsigned w, unsigned h,
+                     unsigned pw[3], unsigned ph[3]);
+
+int tvmaf_picture_alloc(TvmafPicture *pic, enum TvmafPixelFormat fmt,
+                        unsigned bpc, unsigned w, unsigned h);
+void tvmaf_picture_unref(TvmafPicture *pic);
+
+int tvmaf_init(TvmafContext **ctx, const TvmafConfiguration *cfg);
+void tvmaf_close(TvmafContext *ctx);
+
+/* Message of the last error reported by a call on ctx ("" if none). */
+const char *tvmaf_last_error(const TvmafContext *ctx);
+
+/*
+ * Registers an extractor, libvmaf style: "name" or "name=opt=val:opt=val".
+ * Unknown names, options or values are refused with -EINVAL.
+ */
+int tvmaf_use_feature(TvmafContext *ctx, const char *spec);
+
+/*
+ * Submits frame `index` (0, 1, 2, ... in order). The context takes ownership
+ * of both pictures whatever the result. May block while too many frames are in
+ * flight. Errors of earlier frames may be reported here or by tvmaf_flush().
+ */
+int tvmaf_read_pictures(TvmafContext *ctx, TvmafPicture *ref, TvmafPicture *dis,
+                        unsigned index);
+
+/* Waits for every submitted frame and runs the extractors' end-of-stream work. */
+int tvmaf_flush(TvmafContext *ctx);
+
+/* Backend that the extractor called `name` runs on ("cpu", "cuda"), or NULL. */
+const char *tvmaf_feature_backend(const TvmafContext *ctx, const char *name);
+
+int tvmaf_feature_score_at_index(TvmafContext *ctx, const char *key,
+                                 double *score, unsigned index);
+int tvmaf_feature_score_pooled(TvmafContext *ctx, const char *key,
+                               enum TvmafPoolMethod method, double *score,
+                               unsigned index_low, unsigned index_high);
+int tvmaf_aggregate_score(TvmafContext *ctx, const char *key, double *score);
+
+/* Output ------------------------------------------------------------------ */
+
+enum TvmafOutputFormat {
+    TVMAF_OUTPUT_XML = 0,
+    TVMAF_OUTPUT_JSON,
+    TVMAF_OUTPUT_CSV,
+    TVMAF_OUTPUT_SUB,
+};
+
+/*
+ * precision: 0 prints as libvmaf ("%.6f", or "%.16f" where the value has more
+ * than six leading zeros after the point); N > 0 prints "%.Ng"; 17 is exact.
+ */
+int tvmaf_write_output(TvmafContext *ctx, FILE *out, enum TvmafOutputFormat fmt,
+                       int precision, double fps, unsigned width, unsigned height);
+
+/* Registry --------------------------------------------------------------- */
+
+/* Number of extractors built into the library, and their descriptions. */
+unsigned tvmaf_feature_count(void);
+const char *tvmaf_feature_name(unsigned i);
+/* Space-separated backends of extractor i, e.g. "cpu cuda". */
+const char *tvmaf_feature_backends(unsigned i);
+
+/* 1 when a CUDA device can be used by this build on this machine. */
+int tvmaf_cuda_available(void);
+
+const char *tvmaf_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

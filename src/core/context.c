@@ -1,0 +1,557 @@
+/*
+ * The context: registered extractors, the frame scheduler and the scores.
+ *
+ * Frames are scored in parallel by a pool of worker threads, each with its own
+ * instance of every extractor; an extractor flagged TVMAF_FEX_TEMPORAL has one
+ * instance that takes the frames in index order (other extractors of the same
+ * frame do not wait for it). Every score is a pure function of its inputs, so
+ * the thread count changes no bit; the collector lists keys in the order of a
+ * one-thread run.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+#include "core/options.h"
+
+struct TvmafSink {
+    TvmafCollector *collector;
+    TvmafOrder order;
+};
+
+int tvmaf_sink_append(TvmafSink *sink, const char *key, unsigned index, double value)
+{
+    int err = tvmaf_collector_append(sink->collector, key, index, value, sink->order);
+    sink->order.seq++;
+    return err;
+}
+
+int tvmaf_sink_aggregate(TvmafSink *sink, const char *key, double value)
+{
+    int err = tvmaf_collector_set_aggregate(sink->collector, key, value, sink->order);
+    sink->order.seq++;
+    return err;
+}
+
+typedef struct Slot {
+    const TvmafExtractor *ex;
+    char *name;     /* as registered */
+    char *opt_spec; /* "opt=val:..." or NULL */
+    void **inst;    /* one per worker (one for temporal extractors) */
+    unsigned n_inst;
+    unsigned n_ready; /* instances whose init succeeded */
+    unsigned next_index; /* temporal: next frame allowed in */
+} Slot;
+
+typedef struct Job {
+    TvmafPicture ref, dis;
+    unsigned index;
+} Job;
+
+struct TvmafContext {
+    TvmafConfiguration cfg;
+    enum TvmafBackend backend; /* resolved: CPU or CUDA */
+    Slot *slots;
+    unsigned n_slots;
+    TvmafCollector *collector;
+    bool started, flushed;
+    TvmafVideoInfo vi;
+    unsigned pic_cnt;
+    unsigned next_index;
+
+    /* scheduler */
+    unsigned n_workers; /* 0: run on the calling thread */
+    pthread_t *workers;
+    struct WorkerArg { TvmafContext *ctx; unsigned id; } *worker_args;
+    pthread_mutex_t lock;
+    pthread_cond_t cond_job, cond_space, cond_turn, cond_idle;
+    Job *queue;
+    unsigned q_cap, q_head, q_len;
+    unsigned busy;
+    bool stop;
+
+    int err; /* first error */
+    char msg[1024];
+};
+
+static void set_error(TvmafContext *ctx, int err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (!ctx->err) {
+        ctx->err = err;
+        vsnprintf(ctx->msg, sizeof(ctx->msg), fmt, ap);
+    }
+    va_end(ap);
+}
+
+const char *tvmaf_last_error(const TvmafContext *ctx)
+{
+    return ctx ? ctx->msg : "";
+}
+
+const char *tvmaf_version(void) { return TVMAF_VERSION; }
+
+TvmafCollector *tvmaf_context_collector(TvmafContext *ctx) { return ctx->collector; }
+unsigned tvmaf_context_pic_count(const TvmafContext *ctx) { return ctx->pic_cnt; }
+unsigned tvmaf_context_subsample(const TvmafContext *ctx)
+{
+    return ctx->cfg.n_subsample > 1 ? ctx->cfg.n_subsample : 1;
+}
+
+static void *worker_main(void *arg);
+
+int tvmaf_init(TvmafContext **out, const TvmafConfiguration *cfg)
+{
+    if (!out) return -EINVAL;
+    *out = NULL;
+    TvmafContext *ctx = calloc(1, sizeof(*ctx));
+    if (!ctx) return -ENOMEM;
+    if (cfg) ctx->cfg = *cfg;
+    int err = tvmaf_collector_create(&ctx->collector);
+    if (err) { free(ctx); return err; }
+    pthread_mutex_init(&ctx->lock, NULL);
+    pthread_cond_init(&ctx->cond_job, NULL);
+    pthread_cond_init(&ctx->cond_space, NULL);
+    pthread_cond_init(&ctx->cond_turn, NULL);
+    pthread_cond_init(&ctx->cond_idle, NULL);
+
+    switch (ctx->cfg.backend) {
+    case TVMAF_BACKEND_CPU: ctx->backend = TVMAF_BACKEND_CPU; break;
+    case TVMAF_BACKEND_CUDA:
+        if (!tvmaf_cuda_available()) {
+            snprintf(ctx->msg, sizeof(ctx->msg), "backend cuda: no usable CUDA device "
+                     "(no driver, no GPU, or this build has no CUDA support)");
+            *out = ctx;
+            return -ENODEV;
+        }
+        ctx->backend = TVMAF_BACKEND_CUDA;
+        break;
+    default:
+        ctx->backend = tvmaf_cuda_available() ? TVMAF_BACKEND_CUDA : TVMAF_BACKEND_CPU;
+    }
+
+    ctx->n_workers = ctx->cfg.n_threads > 1 ? ctx->cfg.n_threads : 0;
+    if (ctx->n_workers) {
+        ctx->q_cap = 2 * ctx->n_workers;
+        ctx->queue = calloc(ctx->q_cap, sizeof(*ctx->queue));
+        ctx->workers = calloc(ctx->n_workers, sizeof(*ctx->workers));
+        ctx->worker_args = calloc(ctx->n_workers, sizeof(*ctx->worker_args));
+        if (!ctx->queue || !ctx->workers || !ctx->worker_args) {
+            tvmaf_close(ctx);
+            return -ENOMEM;
+        }
+    }
+    *out = ctx;
+    return 0;
+}
+
+const TvmafExtractor *tvmaf_find_extractor(const char *name, enum TvmafBackend backend)
+{
+    for (unsigned i = 0; tvmaf_extractors[i]; i++)
+        if (tvmaf_extractors[i]->backend == backend && !strcmp(tvmaf_extractors[i]->name, name))
+            return tvmaf_extractors[i];
+    return NULL;
+}
+
+int tvmaf_use_feature(TvmafContext *ctx, const char *spec)
+{
+    if (!ctx || !spec) return -EINVAL;
+    if (ctx->started) {
+        snprintf(ctx->msg, sizeof(ctx->msg), "features must be registered before the first frame");
+        return -EINVAL;
+    }
+    char *name = strdup(spec);
+    if (!name) return -ENOMEM;
+    char *opts = strchr(name, '=');
+    if (opts) *opts++ = '\0';
+
+    const TvmafExtractor *ex = NULL;
+    if (ctx->backend == TVMAF_BACKEND_CUDA) ex = tvmaf_find_extractor(name, TVMAF_BACKEND_CUDA);
+    if (!ex) ex = tvmaf_find_extractor(name, TVMAF_BACKEND_CPU);
+    if (!ex) {
+        snprintf(ctx->msg, sizeof(ctx->msg), "unknown feature \"%s\" (tvmaf --list-features "
+                 "lists them)", name);
+        free(name);
+        return -EINVAL;
+    }
+    /* a feature registered twice with the same options runs once */
+    for (unsigned i = 0; i < ctx->n_slots; i++) {
+        const Slot *s = &ctx->slots[i];
+        if (!strcmp(s->name, name) &&
+            !strcmp(s->opt_spec ? s->opt_spec : "", opts ? opts : "")) {
+            free(name);
+            return 0;
+        }
+    }
+    /* validate the options now, so a bad value fails before any frame */
+    void *probe = calloc(1, ex->priv_size ? ex->priv_size : 1);
+    if (!probe) { free(name); return -ENOMEM; }
+    tvmaf_options_set_defaults(ex->options, probe);
+    char msg[512] = "";
+    int err = tvmaf_options_parse(ex->options, probe, opts, name, msg, sizeof(msg));
+    free(probe);
+    if (err) {
+        snprintf(ctx->msg, sizeof(ctx->msg), "%s", msg);
+        free(name);
+        return err;
+    }
+    Slot *slots = realloc(ctx->slots, (ctx->n_slots + 1) * sizeof(*slots));
+    if (!slots) { free(name); return -ENOMEM; }
+    ctx->slots = slots;
+    Slot *s = &ctx->slots[ctx->n_slots++];
+    memset(s, 0, sizeof(*s));
+    s->ex = ex;
+    s->name = name;
+    s->opt_spec = opts && *opts ? strdup(opts) : NULL;
+    return 0;
+}
+
+const char *tvmaf_feature_backend(const TvmafContext *ctx, const char *name)
+{
+    for (unsigned i = 0; ctx && i < ctx->n_slots; i++)
+        if (!strcmp(ctx->slots[i].name, name))
+            return ctx->slots[i].ex->backend == TVMAF_BACKEND_CUDA ? "cuda" : "cpu";
+    return NULL;
+}
+
+static const char *fmt_name(enum TvmafPixelFormat f)
+{
+    switch (f) {
+    case TVMAF_PIX_FMT_YUV420P: return "4:2:0";
+    case TVMAF_PIX_FMT_YUV422P: return "4:2:2";
+    case TVMAF_PIX_FMT_YUV444P: return "4:4:4";
+    case TVMAF_PIX_FMT_YUV400P: return "4:0:0";
+    default: return "unknown";
+    }
+}
+
+/* Creates and initialises every instance once the video format is known. */
+static int start(TvmafContext *ctx, const TvmafPicture *ref)
+{
+    ctx->vi = (TvmafVideoInfo){ ref->pix_fmt, ref->bpc, ref->w[0], ref->h[0] };
+    if (!ctx->n_slots) {
+        set_error(ctx, -EINVAL, "no feature registered");
+        return ctx->err;
+    }
+    const unsigned n_par = ctx->n_workers ? ctx->n_workers : 1;
+    for (unsigned i = 0; i < ctx->n_slots; i++) {
+        Slot *s = &ctx->slots[i];
+        s->n_inst = (s->ex->flags & TVMAF_FEX_TEMPORAL) ? 1 : n_par;
+        s->inst = calloc(s->n_inst, sizeof(*s->inst));
+        if (!s->inst) return -ENOMEM;
+        for (unsigned k = 0; k < s->n_inst; k++) {
+            s->inst[k] = calloc(1, s->ex->priv_size ? s->ex->priv_size : 1);
+            if (!s->inst[k]) return -ENOMEM;
+            tvmaf_options_set_defaults(s->ex->options, s->inst[k]);
+            char msg[512] = "";
+            int err = tvmaf_options_parse(s->ex->options, s->inst[k], s->opt_spec,
+                                          s->name, msg, sizeof(msg));
+            if (!err && s->ex->init)
+                err = s->ex->init(s->inst[k], &ctx->vi, msg, sizeof(msg));
+            if (err) {
+                if (!msg[0])
+                    snprintf(msg, sizeof(msg), "feature \"%s\" cannot score %ux%u %s "
+                             "%u-bit input", s->name, ctx->vi.w, ctx->vi.h,
+                             fmt_name(ctx->vi.pix_fmt), ctx->vi.bpc);
+                set_error(ctx, err, "%s", msg);
+                return err;
+            }
+            s->n_ready++;
+        }
+    }
+    for (unsigned i = 0; i < ctx->n_workers; i++) {
+        ctx->worker_args[i].ctx = ctx;
+        ctx->worker_args[i].id = i;
+        if (pthread_create(&ctx->workers[i], NULL, worker_main, &ctx->worker_args[i])) {
+            ctx->n_workers = i; /* the ones started still drain and stop */
+            set_error(ctx, -EAGAIN, "cannot start worker threads");
+            return ctx->err;
+        }
+    }
+    ctx->started = true;
+    return 0;
+}
+
+/* Scores one frame with worker `w`'s instances. */
+static void run_frame(TvmafContext *ctx, unsigned w, Job *job)
+{
+    const bool sampled = ctx->cfg.n_subsample <= 1 || job->index % ctx->cfg.n_subsample == 0;
+    /* independent extractors first, so a frame waiting for its turn at a
+     * temporal one has already done the rest of its work */
+    for (int pass = 0; pass < 2; pass++) {
+        for (unsigned i = 0; i < ctx->n_slots; i++) {
+            Slot *s = &ctx->slots[i];
+            const bool temporal = s->ex->flags & TVMAF_FEX_TEMPORAL;
+            if (temporal != (pass == 1)) continue;
+            const bool run = sampled || (s->ex->flags & (TVMAF_FEX_ALL_FRAMES | TVMAF_FEX_TEMPORAL));
+            void *inst = s->inst[temporal ? 0 : w];
+            if (temporal && ctx->n_workers) {
+                pthread_mutex_lock(&ctx->lock);
+                while (s->next_index != job->index)
+                    pthread_cond_wait(&ctx->cond_turn, &ctx->lock);
+                pthread_mutex_unlock(&ctx->lock);
+            }
+            pthread_mutex_lock(&ctx->lock);
+            const bool failed = ctx->err != 0;
+            pthread_mutex_unlock(&ctx->lock);
+            if (run && !failed) {
+                TvmafSink sink = { ctx->collector, { job->index, i, 0 } };
+                int err = s->ex->extract(inst, &job->ref, &job->dis, job->index, &sink);
+                if (err) {
+                    pthread_mutex_lock(&ctx->lock);
+                    set_error(ctx, err, "feature \"%s\" failed on frame %u (%s)",
+                              s->name, job->index, strerror(-err));
+                    pthread_mutex_unlock(&ctx->lock);
+                }
+            }
+            if (temporal && ctx->n_workers) {
+                pthread_mutex_lock(&ctx->lock);
+                s->next_index++;
+                pthread_cond_broadcast(&ctx->cond_turn);
+                pthread_mutex_unlock(&ctx->lock);
+            }
+        }
+    }
+    tvmaf_picture_unref(&job->ref);
+    tvmaf_picture_unref(&job->dis);
+}
+
+static void *worker_main(void *arg)
+{
+    const struct WorkerArg *wa = arg;
+    TvmafContext *ctx = wa->ctx;
+    pthread_mutex_lock(&ctx->lock);
+    for (;;) {
+        while (!ctx->q_len && !ctx->stop)
+            pthread_cond_wait(&ctx->cond_job, &ctx->lock);
+        if (!ctx->q_len && ctx->stop) break;
+        /* FIFO: frames start in index order, so the lowest frame in flight
+         * never waits for a temporal turn and the pool cannot deadlock */
+        Job job = ctx->queue[ctx->q_head];
+        ctx->q_head = (ctx->q_head + 1) % ctx->q_cap;
+        ctx->q_len--;
+        ctx->busy++;
+        pthread_cond_signal(&ctx->cond_space);
+        pthread_mutex_unlock(&ctx->lock);
+        run_frame(ctx, wa->id, &job);
+        pthread_mutex_lock(&ctx->lock);
+        ctx->busy--;
+        if (!ctx->busy && !ctx->q_len) pthread_cond_broadcast(&ctx->cond_idle);
+    }
+    pthread_mutex_unlock(&ctx->lock);
+    return NULL;
+}
+
+static int check_picture(TvmafContext *ctx, const TvmafPicture *p, const char *what)
+{
+    unsigned pw[3], ph[3];
+    if (!p->data[0] || p->bpc < 8 || p->bpc > 16 ||
+        tvmaf_plane_dims(p->pix_fmt, p->w[0], p->h[0], pw, ph)) {
+        set_error(ctx, -EINVAL, "%s picture is not valid", what);
+        return -EINVAL;
+    }
+    for (int i = 0; i < 3; i++) {
+        if (p->w[i] != pw[i] || p->h[i] != ph[i] || (pw[i] && !p->data[i])) {
+            set_error(ctx, -EINVAL, "%s picture has inconsistent plane sizes", what);
+            return -EINVAL;
+        }
+    }
+    return 0;
+}
+
+int tvmaf_read_pictures(TvmafContext *ctx, TvmafPicture *ref, TvmafPicture *dis,
+                        unsigned index)
+{
+    if (!ctx || !ref || !dis) return -EINVAL;
+    int err = 0;
+    if (ctx->flushed) {
+        set_error(ctx, -EINVAL, "pictures submitted after flush");
+        err = -EINVAL;
+        goto drop;
+    }
+    if ((err = check_picture(ctx, ref, "reference")) || (err = check_picture(ctx, dis, "distorted")))
+        goto drop;
+    if (ref->w[0] != dis->w[0] || ref->h[0] != dis->h[0] || ref->pix_fmt != dis->pix_fmt ||
+        ref->bpc != dis->bpc) {
+        set_error(ctx, -EINVAL, "reference (%ux%u %s %u-bit) and distorted (%ux%u %s %u-bit) "
+                  "differ in size or format", ref->w[0], ref->h[0], fmt_name(ref->pix_fmt),
+                  ref->bpc, dis->w[0], dis->h[0], fmt_name(dis->pix_fmt), dis->bpc);
+        err = -EINVAL;
+        goto drop;
+    }
+    if (index != ctx->next_index) {
+        set_error(ctx, -EINVAL, "frame %u submitted, expected %u", index, ctx->next_index);
+        err = -EINVAL;
+        goto drop;
+    }
+    if (!ctx->started) {
+        if ((err = start(ctx, ref))) goto drop;
+    } else if (ref->w[0] != ctx->vi.w || ref->h[0] != ctx->vi.h ||
+               ref->pix_fmt != ctx->vi.pix_fmt || ref->bpc != ctx->vi.bpc) {
+        set_error(ctx, -EINVAL, "frame %u changes the video format", index);
+        err = -EINVAL;
+        goto drop;
+    }
+    ctx->next_index++;
+    ctx->pic_cnt = ctx->next_index;
+
+    Job job = { *ref, *dis, index };
+    memset(ref, 0, sizeof(*ref));
+    memset(dis, 0, sizeof(*dis));
+    if (!ctx->n_workers) {
+        run_frame(ctx, 0, &job);
+        return ctx->err;
+    }
+    pthread_mutex_lock(&ctx->lock);
+    while (ctx->q_len == ctx->q_cap)
+        pthread_cond_wait(&ctx->cond_space, &ctx->lock);
+    ctx->queue[(ctx->q_head + ctx->q_len) % ctx->q_cap] = job;
+    ctx->q_len++;
+    pthread_cond_signal(&ctx->cond_job);
+    err = ctx->err;
+    pthread_mutex_unlock(&ctx->lock);
+    return err;
+
+drop:
+    tvmaf_picture_unref(ref);
+    tvmaf_picture_unref(dis);
+    return err;
+}
+
+static void wait_idle(TvmafContext *ctx)
+{
+    if (!ctx->n_workers || !ctx->started) return;
+    pthread_mutex_lock(&ctx->lock);
+    while (ctx->q_len || ctx->busy)
+        pthread_cond_wait(&ctx->cond_idle, &ctx->lock);
+    pthread_mutex_unlock(&ctx->lock);
+}
+
+int tvmaf_flush(TvmafContext *ctx)
+{
+    if (!ctx) return -EINVAL;
+    if (ctx->flushed) return ctx->err;
+    wait_idle(ctx);
+    ctx->flushed = true;
+    if (ctx->err) return ctx->err;
+    if (!ctx->started) {
+        set_error(ctx, -EINVAL, "no frames were scored");
+        return ctx->err;
+    }
+    for (unsigned i = 0; i < ctx->n_slots; i++) {
+        Slot *s = &ctx->slots[i];
+        int err = 0;
+        if (s->ex->merge)
+            for (unsigned k = 1; k < s->n_inst && !err; k++)
+                err = s->ex->merge(s->inst[0], s->inst[k]);
+        if (!err && s->ex->flush) {
+            TvmafSink sink = { ctx->collector, { UINT32_MAX, i, 0 } };
+            err = s->ex->flush(s->inst[0], &sink);
+        }
+        if (err) {
+            set_error(ctx, err, "feature \"%s\" failed at the end of the stream (%s)",
+                      s->name, strerror(-err));
+            return err;
+        }
+    }
+    return 0;
+}
+
+void tvmaf_close(TvmafContext *ctx)
+{
+    if (!ctx) return;
+    if (ctx->started && ctx->n_workers) {
+        pthread_mutex_lock(&ctx->lock);
+        ctx->stop = true;
+        pthread_cond_broadcast(&ctx->cond_job);
+        pthread_mutex_unlock(&ctx->lock);
+        for (unsigned i = 0; i < ctx->n_workers; i++) pthread_join(ctx->workers[i], NULL);
+    }
+    for (unsigned q = 0; q < ctx->q_len; q++) {
+        Job *j = &ctx->queue[(ctx->q_head + q) % ctx->q_cap];
+        tvmaf_picture_unref(&j->ref);
+        tvmaf_picture_unref(&j->dis);
+    }
+    for (unsigned i = 0; i < ctx->n_slots; i++) {
+        Slot *s = &ctx->slots[i];
+        for (unsigned k = 0; k < s->n_inst; k++) {
+            if (s->inst[k] && k < s->n_ready && s->ex->close) s->ex->close(s->inst[k]);
+            free(s->inst[k]);
+        }
+        free(s->inst);
+        free(s->name);
+        free(s->opt_spec);
+    }
+    free(ctx->slots);
+    free(ctx->queue);
+    free(ctx->workers);
+    free(ctx->worker_args);
+    tvmaf_collector_destroy(ctx->collector);
+    pthread_mutex_destroy(&ctx->lock);
+    pthread_cond_destroy(&ctx->cond_job);
+    pthread_cond_destroy(&ctx->cond_space);
+    pthread_cond_destroy(&ctx->cond_turn);
+    pthread_cond_destroy(&ctx->cond_idle);
+    free(ctx);
+}
+
+/* Scores ----------------------------------------------------------------- */
+
+int tvmaf_feature_score_at_index(TvmafContext *ctx, const char *key, double *score,
+                                 unsigned index)
+{
+    if (!ctx || !key || !score) return -EINVAL;
+    int k = tvmaf_collector_find(ctx->collector, key);
+    if (k < 0 || !tvmaf_collector_get(ctx->collector, (unsigned)k, index, score))
+        return -EINVAL;
+    return 0;
+}
+
+/* libvmaf's pooling: every frame of [low, high] on the subsample grid must have
+ * a value; the harmonic mean is n / sum(1 / (s + 1)) - 1. */
+int tvmaf_feature_score_pooled(TvmafContext *ctx, const char *key,
+                               enum TvmafPoolMethod method, double *score,
+                               unsigned index_low, unsigned index_high)
+{
+    if (!ctx || !key || !score || index_low > index_high) return -EINVAL;
+    int k = tvmaf_collector_find(ctx->collector, key);
+    if (k < 0) return -EINVAL;
+    const unsigned sub = tvmaf_context_subsample(ctx);
+    unsigned n = 0;
+    double min = 0., max = 0., sum = 0., i_sum = 0.;
+    for (unsigned i = index_low; i <= index_high; i++) {
+        if (sub > 1 && i % sub) continue;
+        double s;
+        if (!tvmaf_collector_get(ctx->collector, (unsigned)k, i, &s)) return -EINVAL;
+        n++;
+        sum += s;
+        i_sum += 1. / (s + 1.);
+        if (i == index_low || s < min) min = s;
+        if (i == index_low || s > max) max = s;
+    }
+    switch (method) {
+    case TVMAF_POOL_MIN: *score = min; break;
+    case TVMAF_POOL_MAX: *score = max; break;
+    case TVMAF_POOL_MEAN: *score = sum / n; break;
+    case TVMAF_POOL_HARMONIC_MEAN: *score = n / i_sum - 1.0; break;
+    default: return -EINVAL;
+    }
+    return 0;
+}
+
+int tvmaf_aggregate_score(TvmafContext *ctx, const char *key, double *score)
+{
+    if (!ctx || !key || !score) return -EINVAL;
+    for (unsigned i = 0; i < tvmaf_collector_aggregate_count(ctx->collector); i++) {
+        if (!strcmp(tvmaf_collector_aggregate_key(ctx->collector, i), key)) {
+            *score = tvmaf_collector_aggregate_value(ctx->collector, i);
+            return 0;
+        }
+    }
+    return -EINVAL;
+}

@@ -1,0 +1,61 @@
+/*
+ * The extractor interface every feature implements, on every backend.
+ *
+ * The context keeps one instance of an extractor per worker thread (its
+ * private state is `priv_size` bytes, options already parsed into it), so
+ * extract() of one instance is never called concurrently. An extractor that
+ * needs frames in order sets TVMAF_FEX_TEMPORAL and gets one instance that
+ * sees every frame in index order. Per-stream totals kept by several
+ * instances are combined with merge() before flush() runs on the first one.
+ */
+#ifndef TVMAF_CORE_FEATURE_H
+#define TVMAF_CORE_FEATURE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "tvmaf/tvmaf.h"
+#include "core/options.h"
+
+typedef struct TvmafSink TvmafSink;
+
+typedef struct TvmafVideoInfo {
+    enum TvmafPixelFormat pix_fmt;
+    unsigned bpc;
+    unsigned w, h;
+} TvmafVideoInfo;
+
+enum {
+    /* frames reach the (single) instance in index order */
+    TVMAF_FEX_TEMPORAL = 1u << 0,
+    /* extracted on every frame even with --subsample (libvmaf does so for its
+     * temporal extractors, psnr among them, whose stream totals count every
+     * frame); only the output skips the frames */
+    TVMAF_FEX_ALL_FRAMES = 1u << 1,
+};
+
+typedef struct TvmafExtractor {
+    const char *name;
+    enum TvmafBackend backend; /* TVMAF_BACKEND_CPU or TVMAF_BACKEND_CUDA */
+    const TvmafOption *options; /* terminated by an entry with name NULL */
+    size_t priv_size;
+    unsigned flags;
+    /* Checks the input and prepares state. On refusal returns a negative
+     * errno and writes a message naming the feature and the limit. */
+    int (*init)(void *priv, const TvmafVideoInfo *vi, char *msg, size_t msg_len);
+    int (*extract)(void *priv, const TvmafPicture *ref, const TvmafPicture *dis,
+                   unsigned index, TvmafSink *sink);
+    /* optional: add the stream totals of `src` into `dst` */
+    int (*merge)(void *dst, const void *src);
+    /* optional: end of stream (aggregates, last-frame outputs) */
+    int (*flush)(void *priv, TvmafSink *sink);
+    void (*close)(void *priv);
+    const char *const *provided_features; /* NULL-terminated */
+} TvmafExtractor;
+
+/* Appends a per-frame score; a second value for the same key and index fails. */
+int tvmaf_sink_append(TvmafSink *sink, const char *key, unsigned index, double value);
+/* Sets a stream-level value (libvmaf's aggregate_metrics). */
+int tvmaf_sink_aggregate(TvmafSink *sink, const char *key, double value);
+
+#endif

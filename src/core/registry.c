@@ -1,0 +1,59 @@
+/* The built-in extractors and the public registry queries. */
+#include <string.h>
+
+#include "tvmaf_config.h"
+#include "core/internal.h"
+
+extern const TvmafExtractor tvmaf_fex_psnr;
+extern const TvmafExtractor tvmaf_fex_ciede;
+#if TVMAF_HAVE_CUDA
+extern const TvmafExtractor tvmaf_fex_psnr_cuda;
+extern const TvmafExtractor tvmaf_fex_ciede_cuda;
+#endif
+
+const TvmafExtractor *const tvmaf_extractors[] = {
+    &tvmaf_fex_psnr,
+    &tvmaf_fex_ciede,
+#if TVMAF_HAVE_CUDA
+    &tvmaf_fex_psnr_cuda,
+    &tvmaf_fex_ciede_cuda,
+#endif
+    NULL,
+};
+
+/* Distinct names, in the order of the table. */
+static const TvmafExtractor *nth_name(unsigned n)
+{
+    unsigned seen = 0;
+    for (unsigned i = 0; tvmaf_extractors[i]; i++) {
+        bool dup = false;
+        for (unsigned j = 0; j < i; j++)
+            if (!strcmp(tvmaf_extractors[j]->name, tvmaf_extractors[i]->name)) dup = true;
+        if (dup) continue;
+        if (seen++ == n) return tvmaf_extractors[i];
+    }
+    return NULL;
+}
+
+unsigned tvmaf_feature_count(void)
+{
+    unsigned n = 0;
+    while (nth_name(n)) n++;
+    return n;
+}
+
+const char *tvmaf_feature_name(unsigned i)
+{
+    const TvmafExtractor *ex = nth_name(i);
+    return ex ? ex->name : NULL;
+}
+
+const char *tvmaf_feature_backends(unsigned i)
+{
+    const TvmafExtractor *ex = nth_name(i);
+    if (!ex) return NULL;
+    const bool cpu = tvmaf_find_extractor(ex->name, TVMAF_BACKEND_CPU) != NULL;
+    const bool cuda = tvmaf_find_extractor(ex->name, TVMAF_BACKEND_CUDA) != NULL;
+    if (cpu && cuda) return "cpu cuda";
+    return cuda ? "cuda" : "cpu";
+}

@@ -1,0 +1,229 @@
+/*
+ * ciede: CIEDE2000 colour difference, the arithmetic written once for the CPU
+ * extractor and the CUDA twin.
+ *
+ * Types follow the reference exactly: it converts YUV to Lab in double, stores
+ * L, a, b as float, evaluates almost every CIEDE2000 expression in double (a
+ * double literal or a libm call makes it so) and rounds each named quantity to
+ * float. Every such rounding is written out below as a float variable or a
+ * (float) cast; every float argument of a double libm call is promoted
+ * explicitly, because CUDA C++ would otherwise pick the float overload.
+ *
+ * The one difference between host and device is the math library. The host
+ * calls glibc (powf, pow, atan2, sin, cos, exp), which the golden values were
+ * made with. The device uses correctly rounded powf(x, 7) and powf(x, 2), and
+ * pow(x, 7) evaluated exactly then rounded once (glibc is correct there to
+ * 0.52 ulp, so they agree unless the exact value lies within 0.02 ulp of a
+ * rounding boundary), and CUDA's own fp64 atan2/sin/cos/exp/pow(x, 2.4)/
+ * pow(x, 1/3) (documented to 1-2 ulp). A pixel differs only where one of these
+ * lands on the other side of a later float rounding; that residual is bounded
+ * in tests/test_cuda_parity.py.
+ *
+ * pow(x, 2) of a float is the exact double product x * x: a 24-bit
+ * significand squared fits in 53 bits, and glibc's pow (error < 1 ulp) must
+ * then return that exact value, so writing the product changes no bit.
+ */
+#ifndef TVMAF_CIEDE_MATH_H
+#define TVMAF_CIEDE_MATH_H
+
+#include <math.h>
+#include <stdint.h>
+
+#include "core/hd.h"
+
+#if TVMAF_DEVICE_CODE
+#include "numerics/cr_pow.h"
+#define CIEDE_POWF7(x) tvmaf_cr_powf7(x)
+#define CIEDE_POWF2(x) tvmaf_cr_powf2(x)
+#define CIEDE_POW7(x) tvmaf_cr_pow7(x)
+#else
+#define CIEDE_POWF7(x) powf((x), 7.0f)
+#define CIEDE_POWF2(x) powf((x), 2.0f)
+#define CIEDE_POW7(x) pow((x), 7.0)
+#endif
+
+#define CIEDE_PI 3.14159265358979323846
+
+typedef struct CiedeLab {
+    float l, a, b;
+} CiedeLab;
+
+TVMAF_HD double ciede_sq(float x)
+{
+    return (double)x * (double)x;
+}
+
+/* sRGB transfer: gamma 2.4 segment above 10/255, linear below. */
+TVMAF_HD double ciede_rgb_to_xyz_map(double c)
+{
+    if (c > 10. / 255.) {
+        const double A = 0.055;
+        const double D = 1.0 / 1.055;
+        return pow((c + A) * D, 2.4);
+    }
+    const double D = 1.0 / 12.92;
+    return c * D;
+}
+
+/* Lab companding; note the float result. */
+TVMAF_HD float ciede_xyz_to_lab_map(double c)
+{
+    const double KAPPA = 24389.0 / 27.0;
+    const double EPSILON = 216.0 / 24389.0;
+    if (c > EPSILON)
+        return (float)pow(c, 1.0 / 3.0);
+    return (float)((KAPPA * c + 16.0) * (1.0 / 116.0));
+}
+
+/* Y'CbCr (BT.709, limited range) to CIE Lab. */
+TVMAF_HD CiedeLab ciede_lab(double y, double u, double v, unsigned bpc)
+{
+    const double scale = (double)(1 << (bpc - 8));
+    y = (y - 16. * scale) * (1. / (219. * scale));
+    u = (u - 128. * scale) * (1. / (224. * scale));
+    v = (v - 128. * scale) * (1. / (224. * scale));
+
+    double r = y + 1.28033 * v;
+    double g = y - 0.21482 * u - 0.38059 * v;
+    double b = y + 2.12798 * u;
+    r = ciede_rgb_to_xyz_map(r);
+    g = ciede_rgb_to_xyz_map(g);
+    b = ciede_rgb_to_xyz_map(b);
+
+    double x = r * 0.4124564390896921 + g * 0.357576077643909 + b * 0.18043748326639894;
+    y = r * 0.21267285140562248 + g * 0.715152155287818 + b * 0.07217499330655958;
+    double z = r * 0.019333895582329317 + g * 0.119192025881303 + b * 0.9503040785363677;
+
+    x = ciede_xyz_to_lab_map(x * (1.0 / 0.95047));
+    y = ciede_xyz_to_lab_map(y);
+    z = ciede_xyz_to_lab_map(z * (1.0 / 1.08883));
+
+    CiedeLab lab;
+    lab.l = (float)((116.0 * y) - 16.0);
+    lab.a = (float)(500.0 * (x - y));
+    lab.b = (float)(200.0 * (y - z));
+    return lab;
+}
+
+TVMAF_HD float ciede_h_prime(float x, float y)
+{
+    if (x == 0.0f && y == 0.0f) return 0.0f;
+    float hue = (float)atan2((double)x, (double)y);
+    if ((double)hue < 0.0) hue = (float)((double)hue + 2. * CIEDE_PI);
+    return hue;
+}
+
+TVMAF_HD float ciede_delta_h_prime(float c1, float c2, float h1, float h2)
+{
+    if (c1 == 0.0f || c2 == 0.0f) return 0.0f;
+    const float d = h2 - h1;
+    if ((double)fabsf(h1 - h2) <= CIEDE_PI) return d;
+    if (h2 <= h1) return (float)((double)d + 2. * CIEDE_PI);
+    return (float)((double)d - 2. * CIEDE_PI);
+}
+
+TVMAF_HD float ciede_h_bar_prime(float h1, float h2)
+{
+    const float s = h1 + h2;
+    return fabs((double)(h1 - h2)) > CIEDE_PI ? (float)(((double)s + 2.0 * CIEDE_PI) / 2.0)
+                                              : (float)((double)s / 2.0);
+}
+
+TVMAF_HD float ciede_t(float hb)
+{
+    const double h = (double)hb;
+    return (float)(1.0 - 0.17 * cos(h - CIEDE_PI / 6.0) + 0.24 * cos(2.0 * h) +
+                   0.32 * cos(3.0 * h + CIEDE_PI / 30.0) -
+                   0.20 * cos(4.0 * h - 7.0 * CIEDE_PI / 20.0));
+}
+
+TVMAF_HD float ciede_r_t(float c_bar_prime, float hb)
+{
+    const float degrees_f = (float)((double)hb * (180.0 / CIEDE_PI));
+    const float degrees = (float)(((double)degrees_f - 275.0) * (1.0 / 25.0));
+    const float c7 = CIEDE_POWF7(c_bar_prime);
+    const float q = c7 / (c7 + CIEDE_POWF7(25.0f));
+    const float angle_deg = (float)(60.0 * exp((double)(-CIEDE_POWF2(degrees))));
+    const float angle = (float)((double)angle_deg * (CIEDE_PI / 180.0));
+    return (float)(-2.0 * sqrt((double)q) * sin((double)angle));
+}
+
+/* CIEDE2000 with kL = 0.65, kC = 1, kH = 4 (the reference's weights). */
+TVMAF_HD float ciede2000(CiedeLab c1, CiedeLab c2)
+{
+    const float kl = 0.65f, kc = 1.0f, kh = 4.0f;
+    const double p25_7 = 6103515625.0; /* pow(25, 7), exact */
+
+    const float delta_l_prime = c2.l - c1.l;
+    const float l_bar = (c1.l + c2.l) / 2;
+    const float ch1 = (float)sqrt(ciede_sq(c1.a) + ciede_sq(c1.b));
+    const float ch2 = (float)sqrt(ciede_sq(c2.a) + ciede_sq(c2.b));
+    const float c_bar = (ch1 + ch2) / 2;
+    const double cb7 = CIEDE_POW7((double)c_bar);
+    const double g = 1 - sqrt(cb7 / (cb7 + p25_7));
+    const float a_prime_1 = (float)((double)c1.a + (double)(c1.a / 2) * g);
+    const float a_prime_2 = (float)((double)c2.a + (double)(c2.a / 2) * g);
+    const float c_prime_1 = (float)sqrt(ciede_sq(a_prime_1) + ciede_sq(c1.b));
+    const float c_prime_2 = (float)sqrt(ciede_sq(a_prime_2) + ciede_sq(c2.b));
+    const float c_bar_prime = (c_prime_1 + c_prime_2) / 2;
+    const float delta_c_prime = c_prime_2 - c_prime_1;
+    const float lb50 = l_bar - 50;
+    const float s_l = (float)(1. + ((0.015 * ciede_sq(lb50)) / sqrt(20 + ciede_sq(lb50))));
+    const float s_c = (float)(1. + 0.045 * (double)c_bar_prime);
+    const float h_prime_1 = ciede_h_prime(c1.b, a_prime_1);
+    const float h_prime_2 = ciede_h_prime(c2.b, a_prime_2);
+    const float delta_h_prime = ciede_delta_h_prime(ch1, ch2, h_prime_1, h_prime_2);
+    const float delta_upcase_h_prime =
+        (float)(2.0 * sqrt((double)(c_prime_1 * c_prime_2)) * sin((double)delta_h_prime / 2.0));
+    const float hb = ciede_h_bar_prime(h_prime_1, h_prime_2);
+    const float t = ciede_t(hb);
+    const float s_h = (float)(1.0 + 0.015 * (double)c_bar_prime * (double)t);
+    const float r_t = ciede_r_t(c_bar_prime, hb);
+    const float lightness = delta_l_prime / (kl * s_l);
+    const float chroma = delta_c_prime / (kc * s_c);
+    const float hue = delta_upcase_h_prime / (kh * s_h);
+    return (float)sqrt(ciede_sq(lightness) + ciede_sq(chroma) + ciede_sq(hue) +
+                       (double)(r_t * chroma * hue));
+}
+
+/* dE00 of one pixel from its Y, U, V samples of reference and distorted. */
+TVMAF_HD float ciede_pixel(float ry, float ru, float rv, float dy, float du, float dv,
+                           unsigned bpc)
+{
+    const CiedeLab c1 = ciede_lab(ry, ru, rv, bpc);
+    const CiedeLab c2 = ciede_lab(dy, du, dv, bpc);
+    return ciede2000(c1, c2);
+}
+
+/*
+ * Where the reference reads the chroma of output pixel (i, j), as an offset in
+ * samples from the start of a chroma plane of `cw` x `ch` samples stored with
+ * `pitch` samples per row; -1 where it reads its picture's zero padding.
+ *
+ * 4:2:0 and 4:4:4: the co-sited sample (i/2, j/2) or (i, j).
+ * 4:2:2: the reference's upsampler halves rows instead of columns and walks the
+ * plane as one buffer whose rows are `ref_stride` samples apart (its pictures'
+ * chroma width rounded up to 32): it reads buffer element (i/2) * ref_stride + j.
+ * Reproduced so 4:2:2 scores equal the reference's.
+ */
+TVMAF_HD long ciede_chroma_offset(int layout, unsigned i, unsigned j, unsigned cw,
+                                  unsigned ch, unsigned pitch)
+{
+    if (layout == 420) return (long)(i / 2) * pitch + (j / 2);
+    if (layout == 444) return (long)i * pitch + j;
+    const unsigned ref_stride = (cw + 31u) & ~31u;
+    const unsigned long k = (unsigned long)(i / 2) * ref_stride + j;
+    const unsigned row = (unsigned)(k / ref_stride), col = (unsigned)(k % ref_stride);
+    if (col >= cw || row >= ch) return -1;
+    return (long)row * pitch + col;
+}
+
+#if !TVMAF_DEVICE_CODE
+/* Frame score from the raster-order sum of the per-pixel dE00 values. */
+static inline double ciede_score(double de00_sum, unsigned w, unsigned h)
+{
+    return 45. - 20. * log10(de00_sum / (w * h));
+}
+#endif
+
+#endif

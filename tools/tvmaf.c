@@ -1,0 +1,357 @@
+/*
+ * tvmaf: the command-line tool, flag-compatible with libvmaf's `vmaf`.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tvmaf/tvmaf.h"
+#include "io/video_reader.h"
+
+enum {
+    ARG_XML = 256, ARG_JSON, ARG_CSV, ARG_SUB, ARG_THREADS, ARG_FEATURE, ARG_SUBSAMPLE,
+    ARG_CPUMASK, ARG_FRAME_CNT, ARG_SKIP_REF, ARG_SKIP_DIST, ARG_BACKEND, ARG_PRECISION,
+    ARG_LIST, ARG_HELP,
+};
+
+static const struct option long_opts[] = {
+    { "reference", required_argument, NULL, 'r' },
+    { "distorted", required_argument, NULL, 'd' },
+    { "width", required_argument, NULL, 'w' },
+    { "height", required_argument, NULL, 'h' },
+    { "pixel_format", required_argument, NULL, 'p' },
+    { "bitdepth", required_argument, NULL, 'b' },
+    { "model", required_argument, NULL, 'm' },
+    { "output", required_argument, NULL, 'o' },
+    { "xml", no_argument, NULL, ARG_XML },
+    { "json", no_argument, NULL, ARG_JSON },
+    { "csv", no_argument, NULL, ARG_CSV },
+    { "sub", no_argument, NULL, ARG_SUB },
+    { "threads", required_argument, NULL, ARG_THREADS },
+    { "feature", required_argument, NULL, ARG_FEATURE },
+    { "subsample", required_argument, NULL, ARG_SUBSAMPLE },
+    { "cpumask", required_argument, NULL, ARG_CPUMASK },
+    { "frame_cnt", required_argument, NULL, ARG_FRAME_CNT },
+    { "frame_skip_ref", required_argument, NULL, ARG_SKIP_REF },
+    { "frame_skip_dist", required_argument, NULL, ARG_SKIP_DIST },
+    { "no_prediction", no_argument, NULL, 'n' },
+    { "version", no_argument, NULL, 'v' },
+    { "quiet", no_argument, NULL, 'q' },
+    { "backend", required_argument, NULL, ARG_BACKEND },
+    { "precision", required_argument, NULL, ARG_PRECISION },
+    { "list-features", no_argument, NULL, ARG_LIST },
+    { "help", no_argument, NULL, ARG_HELP },
+    { NULL, 0, NULL, 0 },
+};
+
+static void usage(FILE *f, const char *app)
+{
+    fprintf(f,
+        "Usage: %s -r REF -d DIS [options]\n\n"
+        "Inputs (.y4m is detected from its header; anything else is raw planar YUV):\n"
+        " --reference/-r PATH        reference video, or - for stdin\n"
+        " --distorted/-d PATH        distorted video, or - for stdin\n"
+        " --width/-w N, --height/-h N  raw YUV frame size\n"
+        " --pixel_format/-p 420|422|444|400  raw YUV layout\n"
+        " --bitdepth/-b 8|10|12|16   raw YUV bit depth (16-bit little-endian samples above 8)\n"
+        "Scoring:\n"
+        " --feature NAME[=opt=val:opt=val]  extractor to run (repeatable)\n"
+        " --model/-m path=...:name=...      VMAF model (not in this version: use -n)\n"
+        " --no_prediction/-n         features only, no model\n"
+        " --backend cpu|cuda|auto    where to run (default auto: CUDA when a GPU is usable)\n"
+        " --threads N                frames scored in parallel (same bits as 1 thread)\n"
+        " --subsample N              score every Nth frame\n"
+        " --frame_cnt N              score at most N frames\n"
+        " --frame_skip_ref N, --frame_skip_dist N  skip the first N frames of an input\n"
+        " --cpumask MASK             SIMD levels to disable (accepted; all kernels are scalar)\n"
+        "Output:\n"
+        " --output/-o PATH           write scores to PATH (- for stdout)\n"
+        " --xml (default), --json, --csv, --sub  output format\n"
+        " --precision N|max          print numbers as %%.Ng (max: %%.17g, exact);\n"
+        "                            default prints as libvmaf (%%.6f)\n"
+        " --quiet/-q                 no progress line\n"
+        " --list-features            extractors and the backends they run on\n"
+        " --version/-v, --help\n", app);
+}
+
+static int parse_uint(const char *app, const char *opt, const char *s, unsigned *out,
+                      unsigned min, unsigned max)
+{
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(s, &end, 10);
+    if (errno || end == s || *end || s[0] == '-' || v < min || v > max) {
+        fprintf(stderr, "%s: invalid value \"%s\" for %s (expected an integer in [%u, %u])\n",
+                app, s, opt, min, max);
+        return -1;
+    }
+    *out = (unsigned)v;
+    return 0;
+}
+
+#define MAX_FEATURES 64
+
+/* Whether `path` can be created or overwritten, checked before any work. */
+static int writable(const char *path)
+{
+    struct stat st;
+    if (!stat(path, &st)) {
+        if (S_ISDIR(st.st_mode)) { errno = EISDIR; return 0; }
+        return !access(path, W_OK);
+    }
+    char dir[4096];
+    snprintf(dir, sizeof(dir), "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash) return !access(".", W_OK);
+    if (slash == dir) slash[1] = '\0'; else *slash = '\0';
+    return !access(dir, W_OK);
+}
+
+int main(int argc, char **argv)
+{
+    const char *app = "tvmaf";
+    const char *path_ref = NULL, *path_dis = NULL, *out_path = NULL;
+    unsigned w = 0, h = 0, bpc = 0, threads = 0, subsample = 0, frame_cnt = 0;
+    unsigned skip_ref = 0, skip_dis = 0;
+    enum TvmafPixelFormat fmt = TVMAF_PIX_FMT_UNKNOWN;
+    enum TvmafOutputFormat ofmt = TVMAF_OUTPUT_XML;
+    enum TvmafBackend backend = TVMAF_BACKEND_AUTO;
+    int precision = 0, quiet = 0, no_prediction = 0, n_models = 0;
+    const char *features[MAX_FEATURES];
+    unsigned n_features = 0;
+    uint64_t cpumask = 0;
+
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":r:d:w:h:p:b:m:o:nvq", long_opts, NULL)) != -1) {
+        switch (c) {
+        case 'r': path_ref = optarg; break;
+        case 'd': path_dis = optarg; break;
+        case 'w': if (parse_uint(app, "--width", optarg, &w, 1, 65536)) return 1; break;
+        case 'h': if (parse_uint(app, "--height", optarg, &h, 1, 65536)) return 1; break;
+        case 'b':
+            if (parse_uint(app, "--bitdepth", optarg, &bpc, 1, 64)) return 1;
+            if (bpc != 8 && bpc != 10 && bpc != 12 && bpc != 16) {
+                fprintf(stderr, "%s: unsupported bit depth %u (supported: 8, 10, 12, 16)\n",
+                        app, bpc);
+                return 1;
+            }
+            break;
+        case 'p':
+            if (!strcmp(optarg, "420")) fmt = TVMAF_PIX_FMT_YUV420P;
+            else if (!strcmp(optarg, "422")) fmt = TVMAF_PIX_FMT_YUV422P;
+            else if (!strcmp(optarg, "444")) fmt = TVMAF_PIX_FMT_YUV444P;
+            else if (!strcmp(optarg, "400")) fmt = TVMAF_PIX_FMT_YUV400P;
+            else {
+                fprintf(stderr, "%s: invalid pixel format \"%s\" (420, 422, 444 or 400)\n",
+                        app, optarg);
+                return 1;
+            }
+            break;
+        case 'm': n_models++; break;
+        case 'o': out_path = optarg; break;
+        case 'n': no_prediction = 1; break;
+        case 'q': quiet = 1; break;
+        case 'v': printf("tvmaf %s\n", tvmaf_version()); return 0;
+        case ARG_XML: ofmt = TVMAF_OUTPUT_XML; break;
+        case ARG_JSON: ofmt = TVMAF_OUTPUT_JSON; break;
+        case ARG_CSV: ofmt = TVMAF_OUTPUT_CSV; break;
+        case ARG_SUB: ofmt = TVMAF_OUTPUT_SUB; break;
+        case ARG_THREADS: if (parse_uint(app, "--threads", optarg, &threads, 0, 1024)) return 1; break;
+        case ARG_SUBSAMPLE: if (parse_uint(app, "--subsample", optarg, &subsample, 0, 1u << 30)) return 1; break;
+        case ARG_FRAME_CNT: if (parse_uint(app, "--frame_cnt", optarg, &frame_cnt, 0, ~0u)) return 1; break;
+        case ARG_SKIP_REF: if (parse_uint(app, "--frame_skip_ref", optarg, &skip_ref, 0, ~0u)) return 1; break;
+        case ARG_SKIP_DIST: if (parse_uint(app, "--frame_skip_dist", optarg, &skip_dis, 0, ~0u)) return 1; break;
+        case ARG_CPUMASK: {
+            char *end;
+            errno = 0;
+            cpumask = strtoull(optarg, &end, 0);
+            if (errno || end == optarg || *end) {
+                fprintf(stderr, "%s: invalid value \"%s\" for --cpumask\n", app, optarg);
+                return 1;
+            }
+            break;
+        }
+        case ARG_FEATURE:
+            if (n_features == MAX_FEATURES) {
+                fprintf(stderr, "%s: at most %d --feature options\n", app, MAX_FEATURES);
+                return 1;
+            }
+            features[n_features++] = optarg;
+            break;
+        case ARG_BACKEND:
+            if (!strcmp(optarg, "cpu")) backend = TVMAF_BACKEND_CPU;
+            else if (!strcmp(optarg, "cuda")) backend = TVMAF_BACKEND_CUDA;
+            else if (!strcmp(optarg, "auto")) backend = TVMAF_BACKEND_AUTO;
+            else {
+                fprintf(stderr, "%s: invalid backend \"%s\" (cpu, cuda or auto)\n", app, optarg);
+                return 1;
+            }
+            break;
+        case ARG_PRECISION:
+            if (!strcmp(optarg, "max")) precision = 17;
+            else {
+                unsigned p;
+                if (parse_uint(app, "--precision", optarg, &p, 1, 17)) return 1;
+                precision = (int)p;
+            }
+            break;
+        case ARG_LIST:
+            for (unsigned i = 0; i < tvmaf_feature_count(); i++)
+                printf("%-16s %s\n", tvmaf_feature_name(i), tvmaf_feature_backends(i));
+            return 0;
+        case ARG_HELP: usage(stdout, app); return 0;
+        case ':':
+            fprintf(stderr, "%s: option %s needs a value\n", app, argv[optind - 1]);
+            return 1;
+        default:
+            fprintf(stderr, "%s: unknown option \"%s\" (see --help)\n", app, argv[optind - 1]);
+            return 1;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "%s: unexpected argument \"%s\" (see --help)\n", app, argv[optind]);
+        return 1;
+    }
+    if (!path_ref || !path_dis) {
+        fprintf(stderr, "%s: both --reference/-r and --distorted/-d are required (see --help)\n", app);
+        return 1;
+    }
+    if (!strcmp(path_ref, "-") && !strcmp(path_dis, "-")) {
+        fprintf(stderr, "%s: only one of the inputs can be stdin\n", app);
+        return 1;
+    }
+    if (n_models || !no_prediction) {
+        fprintf(stderr, "%s: VMAF models are not supported by this version yet; "
+                "run features only with -n and --feature NAME\n", app);
+        return 1;
+    }
+    if (!n_features) {
+        fprintf(stderr, "%s: no feature requested (use --feature NAME; --list-features lists them)\n", app);
+        return 1;
+    }
+
+    char msg[1024] = "";
+    TvmafVideoFormat raw = { fmt, bpc, w, h };
+    const int have_raw = w && h && bpc && fmt;
+    TvmafVideoReader *rd_ref = NULL, *rd_dis = NULL;
+    TvmafContext *ctx = NULL;
+    FILE *out = NULL;
+    int ret = 1, err;
+
+    if ((err = tvmaf_reader_open(&rd_ref, path_ref, have_raw ? &raw : NULL, msg, sizeof(msg))) ||
+        (err = tvmaf_reader_open(&rd_dis, path_dis, have_raw ? &raw : NULL, msg, sizeof(msg)))) {
+        fprintf(stderr, "%s: %s\n", app, msg);
+        goto end;
+    }
+    const TvmafVideoFormat *fr = tvmaf_reader_format(rd_ref), *fd = tvmaf_reader_format(rd_dis);
+    if (fr->w != fd->w || fr->h != fd->h || fr->pix_fmt != fd->pix_fmt || fr->bpc != fd->bpc) {
+        fprintf(stderr, "%s: reference (%ux%u, format %d, %u-bit) and distorted (%ux%u, format %d, "
+                "%u-bit) differ in size or format\n", app, fr->w, fr->h, fr->pix_fmt, fr->bpc,
+                fd->w, fd->h, fd->pix_fmt, fd->bpc);
+        goto end;
+    }
+
+    TvmafConfiguration cfg = {
+        .n_threads = threads, .n_subsample = subsample, .backend = backend,
+        .log_level = TVMAF_LOG_WARNING, .cpumask = cpumask,
+    };
+    if ((err = tvmaf_init(&ctx, &cfg))) {
+        fprintf(stderr, "%s: %s\n", app, tvmaf_last_error(ctx));
+        goto end;
+    }
+    for (unsigned i = 0; i < n_features; i++) {
+        if ((err = tvmaf_use_feature(ctx, features[i]))) {
+            fprintf(stderr, "%s: %s\n", app, tvmaf_last_error(ctx));
+            goto end;
+        }
+    }
+    if (out_path && strcmp(out_path, "-") && !writable(out_path)) {
+        fprintf(stderr, "%s: cannot write \"%s\": %s\n", app, out_path, strerror(errno));
+        goto end;
+    }
+
+    if ((skip_ref && (err = tvmaf_reader_skip(rd_ref, skip_ref, msg, sizeof(msg))) != 1) ||
+        (skip_dis && (err = tvmaf_reader_skip(rd_dis, skip_dis, msg, sizeof(msg))) != 1)) {
+        if (!err) snprintf(msg, sizeof(msg), "an input has fewer frames than it is asked to skip");
+        fprintf(stderr, "%s: %s\n", app, msg);
+        goto end;
+    }
+
+    const int show_progress = isatty(fileno(stderr)) && !quiet;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    unsigned n = 0;
+    for (;; n++) {
+        if (frame_cnt && n >= frame_cnt) break;
+        TvmafPicture pr, pd;
+        int r1 = tvmaf_reader_read(rd_ref, &pr, msg, sizeof(msg));
+        if (r1 < 0) { fprintf(stderr, "\n%s: %s\n", app, msg); goto end; }
+        int r2 = tvmaf_reader_read(rd_dis, &pd, msg, sizeof(msg));
+        if (r2 < 0) {
+            if (r1 == 1) tvmaf_picture_unref(&pr);
+            fprintf(stderr, "\n%s: %s\n", app, msg);
+            goto end;
+        }
+        if (!r1 || !r2) {
+            if (r1) tvmaf_picture_unref(&pr);
+            if (r2) tvmaf_picture_unref(&pd);
+            if (r1 != r2) {
+                fprintf(stderr, "\n%s: \"%s\" ended after %u frames, before \"%s\"; "
+                        "use --frame_cnt %u to score the common frames\n", app,
+                        r1 ? path_dis : path_ref, n, r1 ? path_ref : path_dis, n);
+                goto end;
+            }
+            break;
+        }
+        if ((err = tvmaf_read_pictures(ctx, &pr, &pd, n))) {
+            fprintf(stderr, "\n%s: %s\n", app, tvmaf_last_error(ctx));
+            goto end;
+        }
+        if (show_progress && (n % 8 == 0)) {
+            clock_gettime(CLOCK_MONOTONIC, &t1);
+            const double s = (t1.tv_sec - t0.tv_sec) + 1e-9 * (t1.tv_nsec - t0.tv_nsec);
+            fprintf(stderr, "\r%u frame%s %.2f FPS\033[K", n + 1, n ? "s" : " ",
+                    s > 0 ? (n + 1) / s : 0.0);
+        }
+    }
+    if (show_progress) fprintf(stderr, "\n");
+    if (!n) {
+        fprintf(stderr, "%s: the inputs hold no frame to score\n", app);
+        goto end;
+    }
+    if ((err = tvmaf_flush(ctx))) {
+        fprintf(stderr, "%s: %s\n", app, tvmaf_last_error(ctx));
+        goto end;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    const double secs = (t1.tv_sec - t0.tv_sec) + 1e-9 * (t1.tv_nsec - t0.tv_nsec);
+    const double fps = secs > 0 ? n / secs : 0.0;
+    if (out_path) {
+        /* opened only now: a failed run leaves an existing file untouched */
+        out = strcmp(out_path, "-") ? fopen(out_path, "w") : stdout;
+        if (!out) {
+            fprintf(stderr, "%s: cannot write \"%s\": %s\n", app, out_path, strerror(errno));
+            goto end;
+        }
+        if ((err = tvmaf_write_output(ctx, out, ofmt, precision, fps, fr->w, fr->h))) {
+            fprintf(stderr, "%s: writing \"%s\" failed\n", app, out_path);
+            goto end;
+        }
+    }
+    ret = 0;
+end:
+    if (out && out != stdout && fclose(out) && !ret) {
+        fprintf(stderr, "%s: writing \"%s\" failed: %s\n", app, out_path, strerror(errno));
+        ret = 1;
+    }
+    tvmaf_close(ctx);
+    tvmaf_reader_close(rd_ref);
+    tvmaf_reader_close(rd_dis);
+    return ret;
+}
