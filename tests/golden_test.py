@@ -1,0 +1,253 @@
+#!/usr/bin/env python3
+"""Golden test: tvmaf's CPU scores against libvmaf's, compared as doubles.
+
+For every clip of ../shared/testdata/clips.tsv with a golden file, runs
+`tvmaf --precision max --json` with the features this build implements and
+requires every golden key of those features to be present and identical as a
+double, per frame and pooled (a missing key fails). Then the option goldens
+(goldens/options/) of implemented features, the four output formats at
+default precision (goldens/formats/, apart from fps and version), a thread
+count other than one, and the clips without a golden (tiny_177x99: scored on
+every frame).
+
+usage: golden_test.py TVMAF_EXE [--clips DIR] [--shared DIR]
+"""
+import argparse
+import json
+import math
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+# Output keys of each extractor, as libvmaf names them. An extractor's keys
+# are checked once `tvmaf --list-features` lists it.
+FEATURE_KEYS = {
+    'psnr': ['psnr_y', 'psnr_cb', 'psnr_cr'],
+    'ciede': ['ciede2000'],
+}
+POOLS = ['min', 'max', 'mean', 'harmonic_mean']
+
+
+def bits(v):
+    """A value as comparable bits: None for JSON null (non-finite)."""
+    if v is None:
+        return None
+    return struct.pack('<d', float(v))
+
+
+def same(a, b):
+    return bits(a) == bits(b)
+
+
+class Result:
+    def __init__(self):
+        self.passed = 0
+        self.failed = 0
+
+    def check(self, ok, name, detail=''):
+        if ok:
+            self.passed += 1
+            print(f'ok    {name}')
+        else:
+            self.failed += 1
+            print(f'FAIL  {name}: {detail}')
+        sys.stdout.flush()
+
+
+def read_clips(shared):
+    clips = []
+    with open(os.path.join(shared, 'testdata', 'clips.tsv')) as f:
+        for line in f:
+            if not line.strip() or line.startswith('#'):
+                continue
+            c = line.rstrip('\n').split('\t')
+            clips.append(dict(name=c[0], w=int(c[2]), h=int(c[3]), frames=int(c[4]),
+                              layout=c[5], bits=int(c[6])))
+    return clips
+
+
+def ensure_clips(shared, clip_dir):
+    script = os.path.join(shared, 'testdata', 'make_clips.sh')
+    subprocess.run(['bash', script, clip_dir], check=True)
+
+
+def run_tvmaf(exe, clip, clip_dir, args, fmt='--json', precision='max'):
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, 'out')
+        cmd = [exe, '-r', os.path.join(clip_dir, clip['name'] + '.ref.yuv'),
+               '-d', os.path.join(clip_dir, clip['name'] + '.dis.yuv'),
+               '-w', str(clip['w']), '-h', str(clip['h']), '-p', clip['layout'],
+               '-b', str(clip['bits']), '-q', '-n', fmt, '-o', out] + args
+        if precision:
+            cmd += ['--precision', precision]
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        if p.returncode != 0:
+            return None, ' '.join(cmd) + '\n' + p.stderr.strip()
+        with open(out) as f:
+            return f.read(), None
+
+
+def compare(ours, gold, keys, label, res, aggregates=False):
+    """Every golden value of `keys` (and aggregates) must be in `ours`, identical."""
+    bad = []
+    n = 0
+    if len(ours['frames']) != len(gold['frames']):
+        res.check(False, label, f"{len(ours['frames'])} frames, golden has {len(gold['frames'])}")
+        return
+    for fo, fg in zip(ours['frames'], gold['frames']):
+        for k in keys:
+            if k not in fg['metrics']:
+                continue
+            n += 1
+            if k not in fo['metrics']:
+                bad.append(f"frame {fg['frameNum']} {k} missing")
+            elif not same(fo['metrics'][k], fg['metrics'][k]):
+                bad.append(f"frame {fg['frameNum']} {k} {fo['metrics'][k]!r} != {fg['metrics'][k]!r}")
+    for k in keys:
+        if k not in gold['pooled_metrics']:
+            continue
+        for m in POOLS:
+            n += 1
+            g = gold['pooled_metrics'][k][m]
+            o = ours['pooled_metrics'].get(k, {})
+            if m not in o:
+                bad.append(f'pooled {k}.{m} missing')
+            elif not same(o[m], g):
+                bad.append(f'pooled {k}.{m} {o[m]!r} != {g!r}')
+    if aggregates:
+        for k, g in gold.get('aggregate_metrics', {}).items():
+            n += 1
+            o = ours.get('aggregate_metrics', {})
+            if k not in o:
+                bad.append(f'aggregate {k} missing')
+            elif not same(o[k], g):
+                bad.append(f'aggregate {k} {o[k]!r} != {g!r}')
+    if n == 0:
+        res.check(False, label, 'no golden value compared')
+        return
+    res.check(not bad, f'{label} ({n - len(bad)}/{n} identical)', '; '.join(bad[:5]))
+
+
+def strip_volatile(text, fmt):
+    """Drops what is not to be matched: fps and the version string."""
+    out = []
+    for line in text.splitlines():
+        s = line.strip()
+        if fmt == 'json' and (s.startswith('"fps"') or s.startswith('"version"')):
+            continue
+        if fmt == 'xml' and (s.startswith('<fyi fps=') or s.startswith('<VMAF version=')):
+            continue
+        out.append(line)
+    return '\n'.join(out)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('tvmaf')
+    ap.add_argument('--clips', default=os.environ.get('TVMAF_CLIPS', os.path.join(ROOT, '.cache', 'clips')))
+    ap.add_argument('--shared', default=os.environ.get('TVMAF_SHARED', os.path.join(ROOT, '..', 'shared')))
+    ap.add_argument('--threads', default='2')
+    a = ap.parse_args()
+    exe = os.path.abspath(a.tvmaf)
+    shared = os.path.abspath(a.shared)
+    goldens = os.path.join(shared, 'testdata', 'goldens')
+    ensure_clips(shared, a.clips)
+    res = Result()
+
+    listed = subprocess.run([exe, '--list-features'], capture_output=True, text=True, check=True).stdout
+    implemented = [l.split()[0] for l in listed.splitlines() if l.strip()]
+    features = [f for f in FEATURE_KEYS if f in implemented]
+    res.check(bool(features), 'implemented features listed', listed)
+    keys = [k for f in features for k in FEATURE_KEYS[f]]
+    feat_args = [x for f in features for x in ('--feature', f)]
+    clips = read_clips(shared)
+
+    # 1. every clip with a golden, every implemented feature, 1 thread and N threads
+    for clip in clips:
+        gpath = os.path.join(goldens, clip['name'] + '.features.json')
+        if not os.path.exists(gpath):
+            continue
+        with open(gpath) as f:
+            gold = json.load(f)
+        present = [f for f in features if any(k in gold['frames'][0]['metrics'] for k in FEATURE_KEYS[f])]
+        args = [x for f in present for x in ('--feature', f)]
+        for threads in ('1', a.threads):
+            text, err = run_tvmaf(exe, clip, a.clips, args + ['--threads', threads])
+            label = f"{clip['name']} {'+'.join(present)} threads={threads}"
+            if err:
+                res.check(False, label, err)
+                continue
+            compare(json.loads(text), gold, keys, label, res)
+
+    # 2. clips the reference cannot score: every frame scored, every key present
+    for clip in clips:
+        if os.path.exists(os.path.join(goldens, clip['name'] + '.features.json')):
+            continue
+        text, err = run_tvmaf(exe, clip, a.clips, feat_args + ['--threads', a.threads])
+        label = f"{clip['name']} (no golden) scored on every frame"
+        if err:
+            res.check(False, label, err)
+            continue
+        d = json.loads(text)
+        ok = len(d['frames']) == clip['frames'] and all(
+            k in fr['metrics'] and fr['metrics'][k] is not None and math.isfinite(fr['metrics'][k])
+            for fr in d['frames'] for k in keys)
+        res.check(ok, label, f"{len(d['frames'])} frames, keys {sorted(d['frames'][0]['metrics']) if d['frames'] else []}")
+
+    # 3. option goldens of implemented features
+    with open(os.path.join(shared, 'testdata', 'options.tsv')) as f:
+        rows = [l.rstrip('\n').split('\t') for l in f if l.strip() and not l.startswith('#')]
+    by_name = {c['name']: c for c in clips}
+    for i, (clip_name, spec) in enumerate(rows, 1):
+        feature = spec.split('=')[0]
+        gpath = os.path.join(goldens, 'options', f'{i:02d}_{clip_name}_{feature}.json')
+        if feature not in features:
+            continue
+        with open(gpath) as f:
+            gold = json.load(f)
+        gkeys = list(gold['frames'][0]['metrics'].keys())
+        text, err = run_tvmaf(exe, by_name[clip_name], a.clips, ['--feature', spec])
+        label = f'option golden {os.path.basename(gpath)} ({spec})'
+        if err:
+            res.check(False, label, err)
+            continue
+        ours = json.loads(text)
+        compare(ours, gold, gkeys, label, res, aggregates=True)
+        extra = set(ours['frames'][0]['metrics']) - set(gkeys)
+        res.check(not extra, f'{label}: no key beyond the golden', f'extra keys {sorted(extra)}')
+
+    # 4. output formats at default precision (psnr alone, 5 frames)
+    if 'psnr' in features:
+        for fmt in ('json', 'xml', 'csv', 'sub'):
+            gpath = os.path.join(goldens, 'formats', f'cups_576x324.5frames.psnr.{fmt}')
+            with open(gpath) as f:
+                gold = f.read()
+            text, err = run_tvmaf(exe, by_name['cups_576x324'], a.clips,
+                                  ['--feature', 'psnr', '--frame_cnt', '5'], fmt='--' + fmt, precision=None)
+            label = f'format {fmt} equals {os.path.basename(gpath)} (fps, version aside)'
+            if err:
+                res.check(False, label, err)
+                continue
+            g, o = strip_volatile(gold, fmt), strip_volatile(text, fmt)
+            detail = ''
+            if g != o:
+                gl, ol = g.splitlines(), o.splitlines()
+                for j in range(max(len(gl), len(ol))):
+                    x = gl[j] if j < len(gl) else '<eof>'
+                    y = ol[j] if j < len(ol) else '<eof>'
+                    if x != y:
+                        detail = f'line {j + 1}: golden {x!r} ours {y!r}'
+                        break
+            res.check(g == o, label, detail)
+
+    print(f'{res.passed} passed, {res.failed} failed')
+    return 1 if res.failed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
