@@ -34,28 +34,26 @@ static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
     return tvmaf_ciede_check(vi, msg, len);
 }
 
-static inline float sample(const TvmafPicture *p, int plane, long off)
-{
-    if (off < 0) return 0.0f;
-    if (p->bpc == 8) return ((const uint8_t *)p->data[plane])[off];
-    return ((const uint16_t *)p->data[plane])[off];
-}
-
 static int extract(void *priv, const TvmafPicture *ref, const TvmafPicture *dis,
                    unsigned index, TvmafSink *sink)
 {
     const CiedeState *s = priv;
     const unsigned bps = ref->bpc > 8 ? 2 : 1;
-    const unsigned lp_r = (unsigned)(ref->stride[0] / bps), lp_d = (unsigned)(dis->stride[0] / bps);
-    const unsigned cp_r = (unsigned)(ref->stride[1] / bps), cp_d = (unsigned)(dis->stride[1] / bps);
+    /* the reader and the context give reference and distorted equal strides */
+    const unsigned lp = (unsigned)(ref->stride[0] / bps), cp = (unsigned)(ref->stride[1] / bps);
+    if (dis->stride[0] != ref->stride[0] || dis->stride[1] != ref->stride[1]) return -EINVAL;
+    const void *const r[3] = { ref->data[0], ref->data[1], ref->data[2] };
+    const void *const d[3] = { dis->data[0], dis->data[1], dis->data[2] };
     double sum = 0.;
     for (unsigned i = 0; i < ref->h[0]; i++) {
         for (unsigned j = 0; j < ref->w[0]; j++) {
-            const long or_ = ciede_chroma_offset(s->layout, i, j, ref->w[1], ref->h[1], cp_r);
-            const long od = ciede_chroma_offset(s->layout, i, j, dis->w[1], dis->h[1], cp_d);
-            const float de = ciede_pixel(sample(ref, 0, (long)i * lp_r + j), sample(ref, 1, or_),
-                                         sample(ref, 2, or_), sample(dis, 0, (long)i * lp_d + j),
-                                         sample(dis, 1, od), sample(dis, 2, od), ref->bpc);
+            float de;
+            if (ref->bpc == 8)
+                CIEDE_PIXEL_AT(uint8_t, r, d, j, i, lp, cp, ref->w[1], ref->h[1], s->layout,
+                               ref->bpc, de);
+            else
+                CIEDE_PIXEL_AT(uint16_t, r, d, j, i, lp, cp, ref->w[1], ref->h[1], s->layout,
+                               ref->bpc, de);
             sum += de;
         }
     }

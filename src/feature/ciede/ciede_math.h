@@ -218,7 +218,36 @@ TVMAF_HD long ciede_chroma_offset(int layout, unsigned i, unsigned j, unsigned c
     return (long)row * pitch + col;
 }
 
+/*
+ * dE00 of pixel (x, y) read from planes of samples of type T (uint8_t or
+ * uint16_t). pitch: luma and chroma row pitch in samples; cw, ch: chroma size.
+ * This is what the CPU extractor and each device thread compute per pixel.
+ */
+#define CIEDE_PIXEL_AT(T, ref, dis, x, y, luma_pitch, chroma_pitch, cw, ch, layout, bpc, out) \
+    do {                                                                                     \
+        const long lo_ = (long)(y) * (long)(luma_pitch) + (long)(x);                         \
+        const long co_ = ciede_chroma_offset((layout), (y), (x), (cw), (ch), (chroma_pitch));  \
+        const float ru_ = co_ < 0 ? 0.0f : (float)((const T *)(ref)[1])[co_];                \
+        const float rv_ = co_ < 0 ? 0.0f : (float)((const T *)(ref)[2])[co_];                \
+        const float du_ = co_ < 0 ? 0.0f : (float)((const T *)(dis)[1])[co_];                \
+        const float dv_ = co_ < 0 ? 0.0f : (float)((const T *)(dis)[2])[co_];                \
+        (out) = ciede_pixel((float)((const T *)(ref)[0])[lo_], ru_, rv_,                     \
+                            (float)((const T *)(dis)[0])[lo_], du_, dv_, (bpc));             \
+    } while (0)
+
 #if !TVMAF_DEVICE_CODE
+/* The reference's sum: every pixel's float added into one double, row after
+ * row. The CPU extractor adds as it goes; the twin's host side calls this on
+ * the plane it read back. */
+static inline double ciede_sum_raster(const float *de, unsigned w, unsigned h)
+{
+    double sum = 0.;
+    for (unsigned i = 0; i < h; i++)
+        for (unsigned j = 0; j < w; j++)
+            sum += de[(size_t)i * w + j];
+    return sum;
+}
+
 /* Frame score from the raster-order sum of the per-pixel dE00 values. */
 static inline double ciede_score(double de00_sum, unsigned w, unsigned h)
 {
