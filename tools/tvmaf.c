@@ -96,6 +96,17 @@ static int parse_uint(const char *app, const char *opt, const char *s, unsigned 
 
 #define MAX_FEATURES 64
 
+static const char *layout_name(enum TvmafPixelFormat f)
+{
+    switch (f) {
+    case TVMAF_PIX_FMT_YUV420P: return "4:2:0";
+    case TVMAF_PIX_FMT_YUV422P: return "4:2:2";
+    case TVMAF_PIX_FMT_YUV444P: return "4:4:4";
+    case TVMAF_PIX_FMT_YUV400P: return "4:0:0";
+    default: return "unknown";
+    }
+}
+
 /* Whether `path` can be created or overwritten, checked before any work. */
 static int writable(const char *path)
 {
@@ -251,9 +262,9 @@ int main(int argc, char **argv)
     }
     const TvmafVideoFormat *fr = tvmaf_reader_format(rd_ref), *fd = tvmaf_reader_format(rd_dis);
     if (fr->w != fd->w || fr->h != fd->h || fr->pix_fmt != fd->pix_fmt || fr->bpc != fd->bpc) {
-        fprintf(stderr, "%s: reference (%ux%u, format %d, %u-bit) and distorted (%ux%u, format %d, "
-                "%u-bit) differ in size or format\n", app, fr->w, fr->h, fr->pix_fmt, fr->bpc,
-                fd->w, fd->h, fd->pix_fmt, fd->bpc);
+        fprintf(stderr, "%s: reference (%ux%u %s %u-bit) and distorted (%ux%u %s %u-bit) "
+                "differ in size or format\n", app, fr->w, fr->h, layout_name(fr->pix_fmt), fr->bpc,
+                fd->w, fd->h, layout_name(fd->pix_fmt), fd->bpc);
         goto end;
     }
 
@@ -291,26 +302,31 @@ int main(int argc, char **argv)
         if (frame_cnt && n >= frame_cnt) break;
         TvmafPicture pr, pd;
         int r1 = tvmaf_reader_read(rd_ref, &pr, msg, sizeof(msg));
-        if (r1 < 0) { fprintf(stderr, "\n%s: %s\n", app, msg); goto end; }
+        if (r1 < 0) { fprintf(stderr, "%s%s: %s\n", show_progress ? "\n" : "", app, msg); goto end; }
         int r2 = tvmaf_reader_read(rd_dis, &pd, msg, sizeof(msg));
         if (r2 < 0) {
             if (r1 == 1) tvmaf_picture_unref(&pr);
-            fprintf(stderr, "\n%s: %s\n", app, msg);
+            fprintf(stderr, "%s%s: %s\n", show_progress ? "\n" : "", app, msg);
             goto end;
         }
         if (!r1 || !r2) {
             if (r1) tvmaf_picture_unref(&pr);
             if (r2) tvmaf_picture_unref(&pd);
+            if (r1 != r2 && n == 0) {
+                fprintf(stderr, "%s: \"%s\" holds no frame\n", app, r1 ? path_dis : path_ref);
+                goto end;
+            }
             if (r1 != r2) {
-                fprintf(stderr, "\n%s: \"%s\" ended after %u frames, before \"%s\"; "
+                fprintf(stderr, "%s: \"%s\" ended after %u frame%s, before \"%s\"; "
                         "use --frame_cnt %u to score the common frames\n", app,
-                        r1 ? path_dis : path_ref, n, r1 ? path_ref : path_dis, n);
+                        r1 ? path_dis : path_ref, n, n == 1 ? "" : "s",
+                        r1 ? path_ref : path_dis, n);
                 goto end;
             }
             break;
         }
         if ((err = tvmaf_read_pictures(ctx, &pr, &pd, n))) {
-            fprintf(stderr, "\n%s: %s\n", app, tvmaf_last_error(ctx));
+            fprintf(stderr, "%s%s: %s\n", show_progress ? "\n" : "", app, tvmaf_last_error(ctx));
             goto end;
         }
         if (show_progress && (n % 8 == 0)) {

@@ -157,8 +157,8 @@ static void sort_keys(TvmafCollector *c)
 {
     if (c->sorted) return;
     /* (phase, ext, seq) is unique per key's first append, so the sort is total */
-    qsort(c->keys, c->n_keys, sizeof(*c->keys), key_cmp);
-    qsort(c->agg, c->n_agg, sizeof(*c->agg), agg_cmp);
+    if (c->n_keys) qsort(c->keys, c->n_keys, sizeof(*c->keys), key_cmp);
+    if (c->n_agg) qsort(c->agg, c->n_agg, sizeof(*c->agg), agg_cmp);
     c->sorted = true;
 }
 

@@ -179,14 +179,17 @@ int tvmaf_use_feature(TvmafContext *ctx, const char *spec)
         free(name);
         return -EINVAL;
     }
-    /* a feature registered twice with the same options runs once */
+    /* a feature registered twice with the same options runs once; with other
+     * options its outputs would carry the same names */
     for (unsigned i = 0; i < ctx->n_slots; i++) {
         const Slot *s = &ctx->slots[i];
-        if (!strcmp(s->name, name) &&
-            !strcmp(s->opt_spec ? s->opt_spec : "", opts ? opts : "")) {
-            free(name);
-            return 0;
-        }
+        if (strcmp(s->name, name)) continue;
+        const int same = !strcmp(s->opt_spec ? s->opt_spec : "", opts ? opts : "");
+        if (!same)
+            snprintf(ctx->msg, sizeof(ctx->msg), "feature \"%s\" is requested twice with "
+                     "different options; its outputs would have the same names", name);
+        free(name);
+        return same ? 0 : -EINVAL;
     }
     /* validate the options now, so a bad value fails before any frame */
     void *probe = calloc(1, ex->priv_size ? ex->priv_size : 1);
