@@ -26,7 +26,14 @@ typedef struct TvmafOption {
         const char *s;
     } def;
     double min, max; /* for INT and DOUBLE */
+    unsigned flags;    /* TVMAF_OPT_FEATURE_PARAM */
+    const char *alias; /* short name used in output key suffixes */
 } TvmafOption;
+
+/* A non-default value of this option is appended to the extractor's output
+ * key names (libvmaf: "integer_adm2_egl_1.2"), so runs with different values
+ * can be told apart. */
+#define TVMAF_OPT_FEATURE_PARAM 1u
 
 /* Writes every option's default into priv. */
 void tvmaf_options_set_defaults(const TvmafOption *opts, void *priv);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/feature_name.h"
 #include "core/internal.h"
 
 /* Zeros after the decimal point before the first non-zero digit, counted the
@@ -65,7 +66,7 @@ static void write_xml(const Writer *w, FILE *f, double fps, unsigned width, unsi
         for (unsigned k = 0; k < w->n_keys; k++) {
             double v;
             if (!tvmaf_collector_get(w->c, k, i, &v)) continue;
-            fprintf(f, "%s=\"", tvmaf_collector_key(w->c, k));
+            fprintf(f, "%s=\"", tvmaf_feature_alias(tvmaf_collector_key(w->c, k)));
             put_num(f, v, w->precision);
             fprintf(f, "\" ");
         }
@@ -75,7 +76,7 @@ static void write_xml(const Writer *w, FILE *f, double fps, unsigned width, unsi
     fprintf(f, "  <pooled_metrics>\n");
     for (unsigned k = 0; k < w->n_keys; k++) {
         const char *key = tvmaf_collector_key(w->c, k);
-        fprintf(f, "    <metric name=\"%s\" ", key);
+        fprintf(f, "    <metric name=\"%s\" ", tvmaf_feature_alias(key));
         for (int m = TVMAF_POOL_MIN; m <= TVMAF_POOL_HARMONIC_MEAN; m++) {
             double s;
             if (!w->n_frames ||
@@ -125,7 +126,7 @@ static void write_json(const Writer *w, FILE *f, double fps)
             double v;
             if (!tvmaf_collector_get(w->c, k, i, &v)) continue;
             n++;
-            fprintf(f, "        \"%s\": ", tvmaf_collector_key(w->c, k));
+            fprintf(f, "        \"%s\": ", tvmaf_feature_alias(tvmaf_collector_key(w->c, k)));
             put_json_num(f, v, w->precision);
             fprintf(f, "%s\n", n < cnt ? "," : "");
         }
@@ -137,7 +138,7 @@ static void write_json(const Writer *w, FILE *f, double fps)
     for (unsigned k = 0; k < w->n_keys; k++) {
         const char *key = tvmaf_collector_key(w->c, k);
         fprintf(f, "%s", k ? ",\n" : "\n");
-        fprintf(f, "    \"%s\": {", key);
+        fprintf(f, "    \"%s\": {", tvmaf_feature_alias(key));
         bool first = true;
         for (int m = TVMAF_POOL_MIN; m <= TVMAF_POOL_HARMONIC_MEAN; m++) {
             double s;
@@ -167,7 +168,7 @@ static void write_csv(const Writer *w, FILE *f)
 {
     fprintf(f, "Frame,");
     for (unsigned k = 0; k < w->n_keys; k++)
-        fprintf(f, "%s,", tvmaf_collector_key(w->c, k));
+        fprintf(f, "%s,", tvmaf_feature_alias(tvmaf_collector_key(w->c, k)));
     fprintf(f, "\n");
     for (unsigned i = 0; i < w->n_frames; i++) {
         if (!frame_values(w, i)) continue;
@@ -190,7 +191,7 @@ static void write_sub(const Writer *w, FILE *f)
         for (unsigned k = 0; k < w->n_keys; k++) {
             double v;
             if (!tvmaf_collector_get(w->c, k, i, &v)) continue;
-            fprintf(f, "%s: ", tvmaf_collector_key(w->c, k));
+            fprintf(f, "%s: ", tvmaf_feature_alias(tvmaf_collector_key(w->c, k)));
             put_num(f, v, w->precision);
             fprintf(f, "|");
         }

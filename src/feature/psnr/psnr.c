@@ -12,15 +12,15 @@
 
 const TvmafOption tvmaf_psnr_options[] = {
     { "enable_chroma", "enable calculation for chroma channels",
-      offsetof(PsnrParams, enable_chroma), TVMAF_OPT_BOOL, { .b = true }, 0, 0 },
+      offsetof(PsnrParams, enable_chroma), TVMAF_OPT_BOOL, { .b = true }, 0, 0, 0, NULL },
     { "enable_mse", "enable MSE calculation",
-      offsetof(PsnrParams, enable_mse), TVMAF_OPT_BOOL, { .b = false }, 0, 0 },
+      offsetof(PsnrParams, enable_mse), TVMAF_OPT_BOOL, { .b = false }, 0, 0, 0, NULL },
     { "enable_apsnr", "enable APSNR calculation",
-      offsetof(PsnrParams, enable_apsnr), TVMAF_OPT_BOOL, { .b = false }, 0, 0 },
+      offsetof(PsnrParams, enable_apsnr), TVMAF_OPT_BOOL, { .b = false }, 0, 0, 0, NULL },
     { "reduced_hbd_peak", "reduce hbd peak value to align with scaled 8-bit content",
-      offsetof(PsnrParams, reduced_hbd_peak), TVMAF_OPT_BOOL, { .b = false }, 0, 0 },
+      offsetof(PsnrParams, reduced_hbd_peak), TVMAF_OPT_BOOL, { .b = false }, 0, 0, 0, NULL },
     { "min_sse", "constrain the minimum possible sse",
-      offsetof(PsnrParams, min_sse), TVMAF_OPT_DOUBLE, { .d = 0.0 }, 0.0, DBL_MAX },
+      offsetof(PsnrParams, min_sse), TVMAF_OPT_DOUBLE, { .d = 0.0 }, 0.0, DBL_MAX, 0, NULL },
     { 0 },
 };
 
