@@ -1,0 +1,59 @@
+/*
+ * Video input: raw planar YUV and YUV4MPEG2 (Y4M), from files or stdin.
+ *
+ * The reader never seeks, so pipes and stdin work like files. Every function
+ * that can fail writes one complete, human readable sentence into `msg`
+ * (when msg is non-NULL and msg_len > 0) naming the input, and sets msg to ""
+ * when it succeeds.
+ */
+#ifndef TVMAF_IO_VIDEO_READER_H
+#define TVMAF_IO_VIDEO_READER_H
+
+#include <stddef.h>
+
+#include "tvmaf/tvmaf.h"
+
+typedef struct TvmafVideoReader TvmafVideoReader;
+
+typedef struct TvmafVideoFormat {
+    enum TvmafPixelFormat pix_fmt;
+    unsigned bpc, w, h;
+} TvmafVideoFormat;
+
+/*
+ * path "-" = stdin. If the stream starts with "YUV4MPEG2 " it is read as Y4M
+ * (raw may then be NULL, and when raw is non-NULL its fields are ignored);
+ * otherwise it is raw planar YUV and `raw` must give format, depth (8, 10, 12,
+ * 16 only) and size (> 0), else -EINVAL with a message. Files that cannot be
+ * opened, directories, empty input: negative errno + message naming the path.
+ * (Empty input is refused here only when raw is NULL, because its format is
+ * then unknown; with a raw format it opens and the first read returns 0.)
+ */
+int tvmaf_reader_open(TvmafVideoReader **r, const char *path,
+                      const TvmafVideoFormat *raw, char *msg, size_t msg_len);
+
+const TvmafVideoFormat *tvmaf_reader_format(const TvmafVideoReader *r);
+
+int tvmaf_reader_is_y4m(const TvmafVideoReader *r);
+
+/*
+ * Reads the next frame into *pic, which the reader allocates with
+ * tvmaf_picture_alloc (caller owns it, frees with tvmaf_picture_unref).
+ * Returns 1 for a frame, 0 at a clean end of stream (no bytes left), negative
+ * errno (-EIO) with a message when the stream ends inside a frame (truncated)
+ * or a Y4M FRAME header is malformed. On 0 or an error *pic is zeroed and owns
+ * nothing. Samples are passed through as stored: a 10-bit file may hold values
+ * above 1023 and the reader does not clip them.
+ */
+int tvmaf_reader_read(TvmafVideoReader *r, TvmafPicture *pic,
+                      char *msg, size_t msg_len);
+
+/* Skips n frames (reads and discards; works on pipes). Same return
+ * convention, 1 = all skipped (also for n == 0). */
+int tvmaf_reader_skip(TvmafVideoReader *r, unsigned n,
+                      char *msg, size_t msg_len);
+
+/* Closes the file (never stdin) and frees the reader; NULL is a no-op. */
+void tvmaf_reader_close(TvmafVideoReader *r);
+
+#endif
