@@ -113,6 +113,47 @@ int tvmaf_feature_score_pooled(TvmafContext *ctx, const char *key,
                                unsigned index_low, unsigned index_high);
 int tvmaf_aggregate_score(TvmafContext *ctx, const char *key, double *score);
 
+/* Models ------------------------------------------------------------------ */
+
+typedef struct TvmafModel TvmafModel;
+
+enum TvmafModelFlags {
+    TVMAF_MODEL_DISABLE_CLIP = 1u << 0,
+    TVMAF_MODEL_ENABLE_TRANSFORM = 1u << 1,
+};
+
+typedef struct TvmafModelConfig {
+    const char *name; /* key of its scores; NULL: "vmaf" */
+    unsigned flags;   /* TvmafModelFlags */
+} TvmafModelConfig;
+
+/*
+ * Loads a VMAF model (a single SVM model or a bootstrap collection) from a
+ * JSON file: `path` is a file path, or `version` a name (e.g. "vmaf_v0.6.1")
+ * looked up as NAME.json in $TVMAF_MODEL_PATH (colon-separated), then in the
+ * install's data directory. Exactly one of path and version is non-NULL.
+ * On failure returns a negative errno and writes a message (naming the search
+ * path when a version is not found).
+ */
+int tvmaf_model_load(TvmafModel **model, const char *path, const char *version,
+                     const TvmafModelConfig *cfg, char *msg, size_t msg_len);
+void tvmaf_model_destroy(TvmafModel *model);
+
+/* Overrides option `opt` of the extractor `feature` for this model's
+ * features (libvmaf's -m ...:feature.opt=val). */
+int tvmaf_model_feature_overload(TvmafModel *model, const char *feature,
+                                 const char *opt, const char *val);
+
+/* Registers the extractors the model needs (with the model's options). */
+int tvmaf_use_model(TvmafContext *ctx, TvmafModel *model);
+
+/* After tvmaf_flush(): computes the model's score of every frame and adds
+ * them (and a collection's member/bagging/stddev/CI keys) to the scores. */
+int tvmaf_score_model(TvmafContext *ctx, TvmafModel *model);
+
+/* The model's key (its name). */
+const char *tvmaf_model_name(const TvmafModel *model);
+
 /* Output ------------------------------------------------------------------ */
 
 enum TvmafOutputFormat {

@@ -2,10 +2,20 @@
 #include <string.h>
 
 #include "tvmaf_config.h"
+#include "tvmaf_features.h"
 #include "core/internal.h"
 
 extern const TvmafExtractor tvmaf_fex_psnr;
 extern const TvmafExtractor tvmaf_fex_ciede;
+#if TVMAF_HAVE_FEATURE_VIF
+extern const TvmafExtractor tvmaf_fex_vif;
+#endif
+#if TVMAF_HAVE_FEATURE_ADM
+extern const TvmafExtractor tvmaf_fex_adm;
+#endif
+#if TVMAF_HAVE_FEATURE_MOTION
+extern const TvmafExtractor tvmaf_fex_motion;
+#endif
 #if TVMAF_HAVE_CUDA
 extern const TvmafExtractor tvmaf_fex_psnr_cuda;
 extern const TvmafExtractor tvmaf_fex_ciede_cuda;
@@ -14,6 +24,15 @@ extern const TvmafExtractor tvmaf_fex_ciede_cuda;
 const TvmafExtractor *const tvmaf_extractors[] = {
     &tvmaf_fex_psnr,
     &tvmaf_fex_ciede,
+#if TVMAF_HAVE_FEATURE_VIF
+    &tvmaf_fex_vif,
+#endif
+#if TVMAF_HAVE_FEATURE_ADM
+    &tvmaf_fex_adm,
+#endif
+#if TVMAF_HAVE_FEATURE_MOTION
+    &tvmaf_fex_motion,
+#endif
 #if TVMAF_HAVE_CUDA
     &tvmaf_fex_psnr_cuda,
     &tvmaf_fex_ciede_cuda,

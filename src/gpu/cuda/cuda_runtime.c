@@ -1,0 +1,508 @@
+/*
+ * CUDA runtime: the driver API reached through dlopen, one shared device.
+ * See cuda_runtime.h for the contract.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu/cuda/cuda_runtime.h"
+
+/*
+ * The driver functions we call. cuda.h #defines many names to their current
+ * versioned symbol (cuMemAlloc -> cuMemAlloc_v2, cuCtxPushCurrent ->
+ * cuCtxPushCurrent_v2, ...); a name passed through CU_NAME expands the same
+ * way, so the symbol looked up and the prototype used always match the
+ * header's choice.
+ */
+#define CU_STR_(x) #x
+#define CU_NAME(x) CU_STR_(x)
+
+#define CU_FUNCTIONS(X)                                                                       \
+    X(cuInit)                                                                                 \
+    X(cuGetErrorName)                                                                         \
+    X(cuDeviceGetCount)                                                                       \
+    X(cuDeviceGet)                                                                            \
+    X(cuDeviceGetName)                                                                        \
+    X(cuDeviceGetAttribute)                                                                   \
+    X(cuDeviceTotalMem)                                                                       \
+    X(cuDevicePrimaryCtxRetain)                                                               \
+    X(cuDevicePrimaryCtxRelease)                                                              \
+    X(cuCtxPushCurrent)                                                                       \
+    X(cuCtxPopCurrent)                                                                        \
+    X(cuStreamCreate)                                                                         \
+    X(cuStreamDestroy)                                                                        \
+    X(cuStreamSynchronize)                                                                    \
+    X(cuEventCreate)                                                                          \
+    X(cuEventDestroy)                                                                         \
+    X(cuEventRecord)                                                                          \
+    X(cuEventSynchronize)                                                                     \
+    X(cuEventElapsedTime)                                                                     \
+    X(cuMemAlloc)                                                                             \
+    X(cuMemFree)                                                                              \
+    X(cuMemHostAlloc)                                                                         \
+    X(cuMemFreeHost)                                                                          \
+    X(cuMemcpyHtoDAsync)                                                                      \
+    X(cuMemcpyDtoHAsync)                                                                      \
+    X(cuMemcpy2DAsync)                                                                        \
+    X(cuMemsetD8Async)                                                                        \
+    X(cuModuleLoadDataEx)                                                                     \
+    X(cuModuleUnload)                                                                         \
+    X(cuModuleGetFunction)                                                                    \
+    X(cuLaunchKernel)
+
+static struct Driver {
+#define CU_FIELD(fn) __typeof__(fn) *fn;
+    CU_FUNCTIONS(CU_FIELD)
+#undef CU_FIELD
+    void *lib;
+    int status;    /* 0 once loaded and cuInit succeeded, else negative errno */
+    char msg[320]; /* why status != 0 (as long as last_error) */
+} drv;
+
+static pthread_once_t driver_once = PTHREAD_ONCE_INIT;
+static _Thread_local char last_error[320];
+
+const char *tvmaf_cuda_last_error(void)
+{
+    return last_error;
+}
+
+static int cu_errno(CUresult r)
+{
+    switch (r) {
+    case CUDA_ERROR_OUT_OF_MEMORY:
+        return -ENOMEM;
+    /* no usable device or driver */
+    case CUDA_ERROR_NO_DEVICE:
+    case CUDA_ERROR_INVALID_DEVICE:
+    case CUDA_ERROR_DEVICE_UNAVAILABLE:
+    case CUDA_ERROR_DEVICE_NOT_LICENSED:
+    case CUDA_ERROR_STUB_LIBRARY:
+    case CUDA_ERROR_SYSTEM_NOT_READY:
+    case CUDA_ERROR_SYSTEM_DRIVER_MISMATCH:
+    case CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE:
+    case CUDA_ERROR_NOT_INITIALIZED:
+    case CUDA_ERROR_DEINITIALIZED:
+    /* the device cannot run this build's kernels (no SASS for its
+     * architecture, or PTX newer than the driver): unusable here too */
+    case CUDA_ERROR_NO_BINARY_FOR_GPU:
+    case CUDA_ERROR_UNSUPPORTED_PTX_VERSION:
+        return -ENODEV;
+    default:
+        return -EIO;
+    }
+}
+
+/* Records "what: CUDA_ERROR_NAME" as this thread's last error. */
+static int cu_fail(CUresult r, const char *what)
+{
+    const char *name = NULL;
+    if (drv.cuGetErrorName && drv.cuGetErrorName(r, &name) != CUDA_SUCCESS)
+        name = NULL;
+    if (!name && r == CUDA_ERROR_STUB_LIBRARY) /* the stub cannot name its own error */
+        name = "CUDA_ERROR_STUB_LIBRARY (libcuda.so.1 is the toolkit's stub, not a driver)";
+    if (name)
+        snprintf(last_error, sizeof(last_error), "%s: %s", what, name);
+    else
+        snprintf(last_error, sizeof(last_error), "%s: CUDA error %d", what, (int)r);
+    return cu_errno(r);
+}
+
+static int fail(int err, const char *what)
+{
+    snprintf(last_error, sizeof(last_error), "%s", what);
+    return err;
+}
+
+static void copy_msg(char *msg, size_t msg_len)
+{
+    if (msg && msg_len)
+        snprintf(msg, msg_len, "%s", last_error);
+}
+
+/* Calls drv.fn(...) and returns from the caller on failure. */
+#define CU_CHECK(fn, ...)                                                                     \
+    do {                                                                                      \
+        const CUresult cu_r_ = drv.fn(__VA_ARGS__);                                           \
+        if (cu_r_ != CUDA_SUCCESS)                                                            \
+            return cu_fail(cu_r_, CU_NAME(fn));                                               \
+    } while (0)
+
+static void driver_load(void)
+{
+    drv.status = -ENODEV;
+    drv.lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!drv.lib) {
+        snprintf(drv.msg, sizeof(drv.msg), "no CUDA driver (%s)", dlerror());
+        return;
+    }
+#define CU_LOAD(fn)                                                                           \
+    drv.fn = (__typeof__(fn) *)dlsym(drv.lib, CU_NAME(fn));                                   \
+    if (!drv.fn) {                                                                            \
+        snprintf(drv.msg, sizeof(drv.msg), "CUDA driver too old: libcuda.so.1 lacks %s",      \
+                 CU_NAME(fn));                                                                \
+        return;                                                                               \
+    }
+    CU_FUNCTIONS(CU_LOAD)
+#undef CU_LOAD
+    const CUresult r = drv.cuInit(0);
+    if (r != CUDA_SUCCESS) {
+        drv.status = cu_fail(r, "cuInit");
+        snprintf(drv.msg, sizeof(drv.msg), "%s", last_error);
+        return;
+    }
+    drv.status = 0;
+}
+
+/* Loads the driver once per process; the library stays loaded (contexts may
+ * outlive any one caller). */
+static int driver_ready(void)
+{
+    pthread_once(&driver_once, driver_load);
+    if (drv.status)
+        return fail(drv.status, drv.msg);
+    return 0;
+}
+
+/* Device index from TVMAF_CUDA_DEVICE (default 0), or -1 if malformed. */
+static int selected_ordinal(void)
+{
+    const char *s = getenv("TVMAF_CUDA_DEVICE");
+    if (!s || !*s)
+        return 0;
+    char *end;
+    const long v = strtol(s, &end, 10);
+    if (*end || v < 0 || v > 1024)
+        return -1;
+    return (int)v;
+}
+
+int tvmaf_cuda_available(void)
+{
+    int count = 0;
+    const int ordinal = selected_ordinal();
+    return driver_ready() == 0 && drv.cuDeviceGetCount(&count) == CUDA_SUCCESS &&
+           ordinal >= 0 && ordinal < count;
+}
+
+/* ---- device ---------------------------------------------------------------- */
+
+struct TvmafCudaDevice {
+    unsigned refs; /* under device_lock */
+    CUdevice device;
+    CUcontext ctx; /* the device's primary context, retained while refs > 0 */
+    TvmafCudaDeviceInfo info;
+};
+
+static TvmafCudaDevice the_device;
+static pthread_mutex_t device_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int device_open(TvmafCudaDevice *d)
+{
+    int err = driver_ready();
+    if (err)
+        return err;
+    int count = 0;
+    CU_CHECK(cuDeviceGetCount, &count);
+    const int ordinal = selected_ordinal();
+    if (ordinal < 0)
+        return fail(-EINVAL, "TVMAF_CUDA_DEVICE is not a device index");
+    if (ordinal >= count) {
+        snprintf(last_error, sizeof(last_error), "CUDA device %d requested, %d present",
+                 ordinal, count);
+        return -ENODEV;
+    }
+    memset(&d->info, 0, sizeof(d->info));
+    d->info.ordinal = ordinal;
+    CU_CHECK(cuDeviceGet, &d->device, ordinal);
+    CU_CHECK(cuDeviceGetName, d->info.name, (int)sizeof(d->info.name), d->device);
+    CU_CHECK(cuDeviceGetAttribute, &d->info.cc_major,
+             CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, d->device);
+    CU_CHECK(cuDeviceGetAttribute, &d->info.cc_minor,
+             CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, d->device);
+    CU_CHECK(cuDeviceGetAttribute, &d->info.sm_count,
+             CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, d->device);
+    CU_CHECK(cuDeviceTotalMem, &d->info.total_mem, d->device);
+    CU_CHECK(cuDevicePrimaryCtxRetain, &d->ctx, d->device);
+    return 0;
+}
+
+int tvmaf_cuda_acquire(TvmafCudaDevice **dev, char *msg, size_t msg_len)
+{
+    *dev = NULL;
+    pthread_mutex_lock(&device_lock);
+    if (the_device.refs == 0) {
+        const int err = device_open(&the_device);
+        if (err) {
+            pthread_mutex_unlock(&device_lock);
+            copy_msg(msg, msg_len);
+            return err;
+        }
+    }
+    the_device.refs++;
+    *dev = &the_device;
+    pthread_mutex_unlock(&device_lock);
+    return 0;
+}
+
+void tvmaf_cuda_release(TvmafCudaDevice *dev)
+{
+    if (!dev)
+        return;
+    pthread_mutex_lock(&device_lock);
+    if (dev->refs > 0 && --dev->refs == 0) {
+        drv.cuDevicePrimaryCtxRelease(dev->device);
+        dev->ctx = NULL;
+    }
+    pthread_mutex_unlock(&device_lock);
+}
+
+const TvmafCudaDeviceInfo *tvmaf_cuda_device_info(const TvmafCudaDevice *dev)
+{
+    return &dev->info;
+}
+
+int tvmaf_cuda_push(TvmafCudaDevice *dev)
+{
+    CU_CHECK(cuCtxPushCurrent, dev->ctx);
+    return 0;
+}
+
+int tvmaf_cuda_pop(TvmafCudaDevice *dev)
+{
+    CUcontext popped = NULL;
+    CU_CHECK(cuCtxPopCurrent, &popped);
+    if (popped != dev->ctx)
+        return fail(-EINVAL, "tvmaf_cuda_pop: the current context was not the device's");
+    return 0;
+}
+
+/* ---- streams and events ---------------------------------------------------- */
+
+int tvmaf_cuda_stream_create(CUstream *stream)
+{
+    CU_CHECK(cuStreamCreate, stream, CU_STREAM_NON_BLOCKING);
+    return 0;
+}
+
+int tvmaf_cuda_stream_destroy(CUstream stream)
+{
+    if (stream)
+        CU_CHECK(cuStreamDestroy, stream);
+    return 0;
+}
+
+int tvmaf_cuda_stream_synchronize(CUstream stream)
+{
+    CU_CHECK(cuStreamSynchronize, stream);
+    return 0;
+}
+
+int tvmaf_cuda_event_create(CUevent *event)
+{
+    CU_CHECK(cuEventCreate, event, CU_EVENT_DEFAULT);
+    return 0;
+}
+
+int tvmaf_cuda_event_destroy(CUevent event)
+{
+    if (event)
+        CU_CHECK(cuEventDestroy, event);
+    return 0;
+}
+
+int tvmaf_cuda_event_record(CUevent event, CUstream stream)
+{
+    CU_CHECK(cuEventRecord, event, stream);
+    return 0;
+}
+
+int tvmaf_cuda_event_synchronize(CUevent event)
+{
+    CU_CHECK(cuEventSynchronize, event);
+    return 0;
+}
+
+int tvmaf_cuda_event_elapsed_ms(float *ms, CUevent start, CUevent end)
+{
+    CU_CHECK(cuEventElapsedTime, ms, start, end);
+    return 0;
+}
+
+/* ---- memory ---------------------------------------------------------------- */
+
+int tvmaf_cuda_mem_alloc(CUdeviceptr *ptr, size_t size)
+{
+    CU_CHECK(cuMemAlloc, ptr, size);
+    return 0;
+}
+
+int tvmaf_cuda_mem_free(CUdeviceptr ptr)
+{
+    if (ptr)
+        CU_CHECK(cuMemFree, ptr);
+    return 0;
+}
+
+int tvmaf_cuda_host_alloc(void **ptr, size_t size)
+{
+    CU_CHECK(cuMemHostAlloc, ptr, size, 0);
+    return 0;
+}
+
+int tvmaf_cuda_host_free(void *ptr)
+{
+    if (ptr)
+        CU_CHECK(cuMemFreeHost, ptr);
+    return 0;
+}
+
+int tvmaf_cuda_copy_h2d(CUdeviceptr dst, const void *src, size_t size, CUstream stream)
+{
+    CU_CHECK(cuMemcpyHtoDAsync, dst, src, size, stream);
+    return 0;
+}
+
+int tvmaf_cuda_copy_d2h(void *dst, CUdeviceptr src, size_t size, CUstream stream)
+{
+    CU_CHECK(cuMemcpyDtoHAsync, dst, src, size, stream);
+    return 0;
+}
+
+int tvmaf_cuda_copy_h2d_2d(CUdeviceptr dst, size_t dst_pitch, const void *src,
+                           size_t src_pitch, size_t width_bytes, size_t height,
+                           CUstream stream)
+{
+    CUDA_MEMCPY2D c;
+    memset(&c, 0, sizeof(c));
+    c.srcMemoryType = CU_MEMORYTYPE_HOST;
+    c.srcHost = src;
+    c.srcPitch = src_pitch;
+    c.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+    c.dstDevice = dst;
+    c.dstPitch = dst_pitch;
+    c.WidthInBytes = width_bytes;
+    c.Height = height;
+    CU_CHECK(cuMemcpy2DAsync, &c, stream);
+    return 0;
+}
+
+int tvmaf_cuda_copy_d2h_2d(void *dst, size_t dst_pitch, CUdeviceptr src, size_t src_pitch,
+                           size_t width_bytes, size_t height, CUstream stream)
+{
+    CUDA_MEMCPY2D c;
+    memset(&c, 0, sizeof(c));
+    c.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+    c.srcDevice = src;
+    c.srcPitch = src_pitch;
+    c.dstMemoryType = CU_MEMORYTYPE_HOST;
+    c.dstHost = dst;
+    c.dstPitch = dst_pitch;
+    c.WidthInBytes = width_bytes;
+    c.Height = height;
+    CU_CHECK(cuMemcpy2DAsync, &c, stream);
+    return 0;
+}
+
+int tvmaf_cuda_memset(CUdeviceptr dst, unsigned char value, size_t size, CUstream stream)
+{
+    CU_CHECK(cuMemsetD8Async, dst, value, size, stream);
+    return 0;
+}
+
+/* ---- modules and launches ---------------------------------------------------- */
+
+struct TvmafCudaModule {
+    TvmafCudaDevice *dev; /* a reference, so the context outlives the module */
+    CUmodule module;
+};
+
+static int module_load_current(CUmodule *module, const unsigned char *fatbin)
+{
+    /* the JIT log explains a PTX that fails to compile for this device */
+    char jit_log[1024] = "";
+    CUjit_option opts[] = { CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES };
+    void *vals[] = { jit_log, (void *)(uintptr_t)sizeof(jit_log) };
+    const CUresult r = drv.cuModuleLoadDataEx(module, fatbin, 2, opts, vals);
+    if (r != CUDA_SUCCESS) {
+        const int err = cu_fail(r, CU_NAME(cuModuleLoadDataEx));
+        if (jit_log[0]) {
+            const size_t n = strlen(last_error);
+            snprintf(last_error + n, sizeof(last_error) - n, " (%s)", jit_log);
+        }
+        return err;
+    }
+    return 0;
+}
+
+int tvmaf_cuda_module_load(TvmafCudaDevice *dev, const unsigned char *fatbin,
+                           TvmafCudaModule **module, char *msg, size_t msg_len)
+{
+    *module = NULL;
+    TvmafCudaModule *m = calloc(1, sizeof(*m));
+    if (!m) {
+        fail(-ENOMEM, "tvmaf_cuda_module_load: out of host memory");
+        copy_msg(msg, msg_len);
+        return -ENOMEM;
+    }
+    pthread_mutex_lock(&device_lock);
+    dev->refs++;
+    pthread_mutex_unlock(&device_lock);
+    m->dev = dev;
+
+    int err = tvmaf_cuda_push(dev);
+    if (!err) {
+        err = module_load_current(&m->module, fatbin);
+        const int pop_err = tvmaf_cuda_pop(dev);
+        if (!err)
+            err = pop_err;
+    }
+    if (err) {
+        copy_msg(msg, msg_len);
+        tvmaf_cuda_module_unload(m);
+        return err;
+    }
+    *module = m;
+    return 0;
+}
+
+void tvmaf_cuda_module_unload(TvmafCudaModule *m)
+{
+    if (!m)
+        return;
+    if (m->module && tvmaf_cuda_push(m->dev) == 0) {
+        drv.cuModuleUnload(m->module);
+        tvmaf_cuda_pop(m->dev);
+    }
+    tvmaf_cuda_release(m->dev);
+    free(m);
+}
+
+int tvmaf_cuda_module_function(TvmafCudaModule *m, const char *name, CUfunction *fn)
+{
+    int err = tvmaf_cuda_push(m->dev);
+    if (err)
+        return err;
+    const CUresult r = drv.cuModuleGetFunction(fn, m->module, name);
+    if (r != CUDA_SUCCESS) {
+        char what[160];
+        snprintf(what, sizeof(what), "%s(%s)", CU_NAME(cuModuleGetFunction), name);
+        err = cu_fail(r, what);
+    }
+    const int pop_err = tvmaf_cuda_pop(m->dev);
+    return err ? err : pop_err;
+}
+
+int tvmaf_cuda_launch(CUfunction fn, unsigned grid_x, unsigned grid_y, unsigned grid_z,
+                      unsigned block_x, unsigned block_y, unsigned block_z,
+                      unsigned shared_bytes, CUstream stream, void **args)
+{
+    CU_CHECK(cuLaunchKernel, fn, grid_x, grid_y, grid_z, block_x, block_y, block_z,
+             shared_bytes, stream, args, NULL);
+    return 0;
+}

@@ -1,0 +1,110 @@
+/*
+ * The CUDA runtime shared by every CUDA twin: one device, its primary context,
+ * streams, events, memory and modules. It knows nothing about features.
+ *
+ * The library never links libcuda: the driver is opened with dlopen at run
+ * time, so a machine without it (or without a device) gets -ENODEV and the
+ * CPU backend. cuda.h is included for its types only; calling a cu* function
+ * directly from a twin would not link.
+ *
+ * Every call other than tvmaf_cuda_available, tvmaf_cuda_acquire and
+ * tvmaf_cuda_last_error needs a device acquired (the driver is loaded then).
+ *
+ * Threads. tvmaf_cuda_acquire/release, module load/unload and function lookup
+ * may be called from any thread. Every other call works on the context that
+ * is current on the calling thread: a worker brackets its CUDA work with
+ * tvmaf_cuda_push(dev) ... tvmaf_cuda_pop(dev). A stream must not be used by
+ * two threads at once; distinct streams may run concurrently.
+ *
+ * Errors. Every function returning int returns 0 or a negative errno:
+ * -ENODEV (no driver, no device, driver too old), -ENOMEM (device or pinned
+ * memory exhausted), -EINVAL (bad argument), -EIO (any other CUDA error).
+ * The message of the last failure on the calling thread, naming the CUDA
+ * call and error (e.g. "cuMemAlloc_v2: CUDA_ERROR_OUT_OF_MEMORY"), is
+ * returned by tvmaf_cuda_last_error(); acquire and module load also copy it
+ * into the caller's buffer.
+ */
+#ifndef TVMAF_GPU_CUDA_RUNTIME_H
+#define TVMAF_GPU_CUDA_RUNTIME_H
+
+#include <stddef.h>
+
+#include <cuda.h>
+
+#include "tvmaf/tvmaf.h" /* tvmaf_cuda_available() */
+
+typedef struct TvmafCudaDevice TvmafCudaDevice;
+typedef struct TvmafCudaModule TvmafCudaModule;
+
+typedef struct TvmafCudaDeviceInfo {
+    int ordinal;          /* CUDA device index (0, or TVMAF_CUDA_DEVICE) */
+    char name[256];
+    int cc_major, cc_minor; /* compute capability */
+    int sm_count;
+    size_t total_mem;     /* bytes */
+} TvmafCudaDeviceInfo;
+
+/* Message of the last failed call on this thread ("" if none yet). */
+const char *tvmaf_cuda_last_error(void);
+
+/*
+ * Takes a reference to the process-wide device: device 0, or the index in the
+ * environment variable TVMAF_CUDA_DEVICE. The first reference retains the
+ * device's primary context; the last release lets it go (free the device
+ * memory, streams and events first; modules hold their own reference).
+ */
+int tvmaf_cuda_acquire(TvmafCudaDevice **dev, char *msg, size_t msg_len);
+void tvmaf_cuda_release(TvmafCudaDevice *dev);
+const TvmafCudaDeviceInfo *tvmaf_cuda_device_info(const TvmafCudaDevice *dev);
+
+/* Make dev's context current on the calling thread / undo it (nestable). */
+int tvmaf_cuda_push(TvmafCudaDevice *dev);
+int tvmaf_cuda_pop(TvmafCudaDevice *dev);
+
+/* Streams are non-blocking (they never wait for the legacy default stream). */
+int tvmaf_cuda_stream_create(CUstream *stream);
+int tvmaf_cuda_stream_destroy(CUstream stream); /* a null stream is ignored */
+int tvmaf_cuda_stream_synchronize(CUstream stream);
+
+/* Events with timing; elapsed time between two recorded events. */
+int tvmaf_cuda_event_create(CUevent *event);
+int tvmaf_cuda_event_destroy(CUevent event); /* a null event is ignored */
+int tvmaf_cuda_event_record(CUevent event, CUstream stream);
+int tvmaf_cuda_event_synchronize(CUevent event);
+int tvmaf_cuda_event_elapsed_ms(float *ms, CUevent start, CUevent end);
+
+/* Device memory. */
+int tvmaf_cuda_mem_alloc(CUdeviceptr *ptr, size_t size);
+int tvmaf_cuda_mem_free(CUdeviceptr ptr); /* 0 is ignored */
+
+/* Page-locked host memory (needed for truly asynchronous copies). */
+int tvmaf_cuda_host_alloc(void **ptr, size_t size);
+int tvmaf_cuda_host_free(void *ptr); /* NULL is ignored */
+
+/* Asynchronous copies and fill, ordered on `stream`. */
+int tvmaf_cuda_copy_h2d(CUdeviceptr dst, const void *src, size_t size, CUstream stream);
+int tvmaf_cuda_copy_d2h(void *dst, CUdeviceptr src, size_t size, CUstream stream);
+/* `height` rows of `width_bytes` bytes between buffers with the given pitches. */
+int tvmaf_cuda_copy_h2d_2d(CUdeviceptr dst, size_t dst_pitch, const void *src,
+                           size_t src_pitch, size_t width_bytes, size_t height,
+                           CUstream stream);
+int tvmaf_cuda_copy_d2h_2d(void *dst, size_t dst_pitch, CUdeviceptr src, size_t src_pitch,
+                           size_t width_bytes, size_t height, CUstream stream);
+int tvmaf_cuda_memset(CUdeviceptr dst, unsigned char value, size_t size, CUstream stream);
+
+/*
+ * Loads an embedded fatbin (SASS for the device's architecture, or PTX the
+ * driver compiles) into dev's context. The module keeps a reference to dev.
+ */
+int tvmaf_cuda_module_load(TvmafCudaDevice *dev, const unsigned char *fatbin,
+                           TvmafCudaModule **module, char *msg, size_t msg_len);
+void tvmaf_cuda_module_unload(TvmafCudaModule *module);
+int tvmaf_cuda_module_function(TvmafCudaModule *module, const char *name,
+                               CUfunction *fn);
+
+/* Launches fn (args: pointers to each kernel argument, as cuLaunchKernel). */
+int tvmaf_cuda_launch(CUfunction fn, unsigned grid_x, unsigned grid_y, unsigned grid_z,
+                      unsigned block_x, unsigned block_y, unsigned block_z,
+                      unsigned shared_bytes, CUstream stream, void **args);
+
+#endif
