@@ -29,6 +29,7 @@ ROOT = os.path.dirname(HERE)
 FEATURE_KEYS = {
     'psnr': ['psnr_y', 'psnr_cb', 'psnr_cr'],
     'ciede': ['ciede2000'],
+    'motion': ['VMAF_integer_feature_motion_sad_score', 'integer_motion2', 'integer_motion3'],
 }
 POOLS = ['min', 'max', 'mean', 'harmonic_mean']
 

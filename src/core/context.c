@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/feature_name.h"
 #include "core/internal.h"
 #include "core/options.h"
 
@@ -179,17 +180,13 @@ int tvmaf_use_feature(TvmafContext *ctx, const char *spec)
         free(name);
         return -EINVAL;
     }
-    /* a feature registered twice with the same options runs once; with other
-     * options its outputs would carry the same names */
+    /* a feature registered twice with the same options runs once */
     for (unsigned i = 0; i < ctx->n_slots; i++) {
         const Slot *s = &ctx->slots[i];
-        if (strcmp(s->name, name)) continue;
-        const int same = !strcmp(s->opt_spec ? s->opt_spec : "", opts ? opts : "");
-        if (!same)
-            snprintf(ctx->msg, sizeof(ctx->msg), "feature \"%s\" is requested twice with "
-                     "different options; its outputs would have the same names", name);
-        free(name);
-        return same ? 0 : -EINVAL;
+        if (!strcmp(s->name, name) && !strcmp(s->opt_spec ? s->opt_spec : "", opts ? opts : "")) {
+            free(name);
+            return 0;
+        }
     }
     /* validate the options now, so a bad value fails before any frame */
     void *probe = calloc(1, ex->priv_size ? ex->priv_size : 1);
@@ -197,6 +194,29 @@ int tvmaf_use_feature(TvmafContext *ctx, const char *spec)
     tvmaf_options_set_defaults(ex->options, probe);
     char msg[512] = "";
     int err = tvmaf_options_parse(ex->options, probe, opts, name, msg, sizeof(msg));
+    /* with other options, its outputs must get other names (option suffixes) */
+    for (unsigned i = 0; !err && i < ctx->n_slots; i++) {
+        const Slot *s = &ctx->slots[i];
+        if (strcmp(s->name, name)) continue;
+        void *other = calloc(1, ex->priv_size ? ex->priv_size : 1);
+        if (!other) { err = -ENOMEM; break; }
+        tvmaf_options_set_defaults(ex->options, other);
+        char m2[256];
+        tvmaf_options_parse(ex->options, other, s->opt_spec, name, m2, sizeof(m2));
+        for (unsigned k = 0; ex->provided_features && ex->provided_features[k]; k++) {
+            char a[256], b[256];
+            tvmaf_feature_key(a, sizeof(a), ex->provided_features[k], ex->options, probe);
+            tvmaf_feature_key(b, sizeof(b), ex->provided_features[k], ex->options, other);
+            if (!strcmp(a, b)) {
+                snprintf(msg, sizeof(msg), "feature \"%s\" is requested twice with options "
+                         "that give its outputs the same names (\"%s\")", name,
+                         tvmaf_feature_alias(a));
+                err = -EINVAL;
+                break;
+            }
+        }
+        free(other);
+    }
     free(probe);
     if (err) {
         snprintf(ctx->msg, sizeof(ctx->msg), "%s", msg);

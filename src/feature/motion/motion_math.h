@@ -1,0 +1,164 @@
+/*
+ * motion (integer): the arithmetic, written once for the CPU extractor and
+ * the CUDA twin.
+ *
+ * The per-frame value is a sum of absolute differences of two blurred luma
+ * planes, but the reference does not blur each plane: it blurs the sample
+ * DIFFERENCE prev - cur, with a rounding shift between the vertical and the
+ * horizontal pass. That intermediate rounding makes blur(prev) - blur(cur)
+ * differ from blur(prev - cur), so no blurred plane can be kept from one frame
+ * to the next; what is kept is the previous raw luma plane.
+ *
+ * Filter: the 5 taps below (sum 65536 = 2^16), both directions, edges mirrored
+ * without repeating the edge sample (-1 -> 1, n -> n - 2).
+ *
+ * Vertical pass, one output per sample (i, j), "y":
+ *   8 bits:    int32 sum of tap * (prev - cur), then (sum + 2^7) >> 8
+ *   9..16 bits: int64 sum of tap * (prev - cur), then (sum + 2^(bpc-1)) >> bpc
+ * so y is on the scale of an 8-bit difference times 256 whatever the depth
+ * (|y| <= 65535, fits int32).
+ * Horizontal pass, every depth: int64 sum of tap * y, then (sum + 2^15) >> 16
+ * as int32; its absolute value is added into a uint32 per row (wrapping
+ * modulo 2^32 as the reference's would, only possible beyond 65537 columns),
+ * and the rows into a uint64. Shifts of negative sums are arithmetic (what
+ * the reference's compilers do). All of it is integer, so any grouping of the
+ * sums (per row, per block, per thread) gives the same total, provided a row's
+ * partial sums are combined modulo 2^32 before the row joins the total.
+ *
+ * Floating part (host and device alike, plain double arithmetic, no libm):
+ *   sad score = min(sad / 256. / (unsigned)(w * h) * fps_weight, max_val)
+ *   blend(s)  = s * factor + (1 - factor) * min(offset, s)
+ */
+#ifndef TVMAF_MOTION_MATH_H
+#define TVMAF_MOTION_MATH_H
+
+#include <stdint.h>
+
+#include "core/hd.h"
+
+/* The taps, symmetric: outer, inner, centre, inner, outer. */
+#define MOTION_TAP_OUTER 3571
+#define MOTION_TAP_INNER 16004
+#define MOTION_TAP_CENTRE 26386
+/* Samples on either side of the centre tap. */
+#define MOTION_RADIUS 2
+/* Smallest plane side the mirrored edges stay inside of. */
+#define MOTION_MIN_SIDE 3
+
+/* Index `idx` (at most MOTION_RADIUS outside [0, n)) mirrored into [0, n). */
+TVMAF_HD int motion_mirror(int idx, int n)
+{
+    if (idx < 0) return -idx;
+    if (idx >= n) return 2 * n - idx - 2;
+    return idx;
+}
+
+/* The five rows the vertical pass of row i reads, mirrored at the edges;
+ * rows[k] is the row of tap k (k = 0 is i - 2). */
+TVMAF_HD void motion_tap_rows(int i, int h, int rows[5])
+{
+    for (int k = 0; k < 5; k++) rows[k] = motion_mirror(i - MOTION_RADIUS + k, h);
+}
+
+/* Vertical pass of one sample, 8 bits: d[k] = prev - cur at tap k's row. */
+TVMAF_HD int32_t motion_v_8(int32_t d0, int32_t d1, int32_t d2, int32_t d3, int32_t d4)
+{
+    const int32_t sum = MOTION_TAP_OUTER * d0 + MOTION_TAP_INNER * d1 +
+                        MOTION_TAP_CENTRE * d2 + MOTION_TAP_INNER * d3 +
+                        MOTION_TAP_OUTER * d4;
+    return (sum + (1 << 7)) >> 8;
+}
+
+/* Vertical pass of one sample, 9..16 bits. */
+TVMAF_HD int32_t motion_v_16(int32_t d0, int32_t d1, int32_t d2, int32_t d3, int32_t d4,
+                             unsigned bpc)
+{
+    const int64_t sum = (int64_t)MOTION_TAP_OUTER * d0 + (int64_t)MOTION_TAP_INNER * d1 +
+                        (int64_t)MOTION_TAP_CENTRE * d2 + (int64_t)MOTION_TAP_INNER * d3 +
+                        (int64_t)MOTION_TAP_OUTER * d4;
+    return (int32_t)((sum + (int32_t)(1 << (bpc - 1))) >> bpc);
+}
+
+/* Horizontal pass of one sample from the five vertical outputs around it;
+ * returns the absolute value the row adds. */
+TVMAF_HD uint32_t motion_h_abs(int32_t y0, int32_t y1, int32_t y2, int32_t y3, int32_t y4)
+{
+    const int64_t sum = (int64_t)MOTION_TAP_OUTER * y0 + (int64_t)MOTION_TAP_INNER * y1 +
+                        (int64_t)MOTION_TAP_CENTRE * y2 + (int64_t)MOTION_TAP_INNER * y3 +
+                        (int64_t)MOTION_TAP_OUTER * y4;
+    const int32_t v = (int32_t)((sum + (1 << 15)) >> 16);
+    return (uint32_t)(v < 0 ? -v : v);
+}
+
+/* Vertical pass of row i, 8 bits: p[k], c[k] are the previous and current
+ * rows of tap k (see motion_tap_rows). Writes y[0..w) and returns the OR of
+ * them: 0 means the row adds nothing and its horizontal pass can be skipped. */
+TVMAF_HD int32_t motion_vrow_8(const uint8_t *const p[5], const uint8_t *const c[5],
+                               int32_t *y, unsigned w)
+{
+    const uint8_t *p0 = p[0], *p1 = p[1], *p2 = p[2], *p3 = p[3], *p4 = p[4];
+    const uint8_t *c0 = c[0], *c1 = c[1], *c2 = c[2], *c3 = c[3], *c4 = c[4];
+    int32_t any = 0;
+    for (unsigned j = 0; j < w; j++) {
+        y[j] = motion_v_8((int32_t)p0[j] - c0[j], (int32_t)p1[j] - c1[j],
+                          (int32_t)p2[j] - c2[j], (int32_t)p3[j] - c3[j],
+                          (int32_t)p4[j] - c4[j]);
+        any |= y[j];
+    }
+    return any;
+}
+
+/* Vertical pass of row i, 9..16 bits; returns as motion_vrow_8. */
+TVMAF_HD int32_t motion_vrow_16(const uint16_t *const p[5], const uint16_t *const c[5],
+                                int32_t *y, unsigned w, unsigned bpc)
+{
+    const uint16_t *p0 = p[0], *p1 = p[1], *p2 = p[2], *p3 = p[3], *p4 = p[4];
+    const uint16_t *c0 = c[0], *c1 = c[1], *c2 = c[2], *c3 = c[3], *c4 = c[4];
+    int32_t any = 0;
+    for (unsigned j = 0; j < w; j++) {
+        y[j] = motion_v_16((int32_t)p0[j] - c0[j], (int32_t)p1[j] - c1[j],
+                           (int32_t)p2[j] - c2[j], (int32_t)p3[j] - c3[j],
+                           (int32_t)p4[j] - c4[j], bpc);
+        any |= y[j];
+    }
+    return any;
+}
+
+/* Horizontal pass at column j of a vertical-pass row y of width w, with the
+ * edge columns mirrored. */
+TVMAF_HD uint32_t motion_h_abs_at(const int32_t *y, int j, int w)
+{
+    return motion_h_abs(y[motion_mirror(j - 2, w)], y[motion_mirror(j - 1, w)], y[j],
+                        y[motion_mirror(j + 1, w)], y[motion_mirror(j + 2, w)]);
+}
+
+/* Horizontal pass and absolute sum of one vertical-pass row (w >= 3); the
+ * uint32 wraps as the reference's row sum does. */
+TVMAF_HD uint32_t motion_hrow_sad(const int32_t *y, unsigned w)
+{
+    const unsigned head = w < MOTION_RADIUS ? w : MOTION_RADIUS;
+    const unsigned tail = w - MOTION_RADIUS > head ? w - MOTION_RADIUS : head;
+    uint32_t sad = 0;
+    for (unsigned j = 0; j < head; j++) sad += motion_h_abs_at(y, (int)j, (int)w);
+    for (unsigned j = head; j < tail; j++)
+        sad += motion_h_abs(y[j - 2], y[j - 1], y[j], y[j + 1], y[j + 2]);
+    for (unsigned j = tail; j < w; j++) sad += motion_h_abs_at(y, (int)j, (int)w);
+    return sad;
+}
+
+/* The per-frame value written as motion_sad_score. */
+TVMAF_HD double motion_sad_score(uint64_t sad, unsigned w, unsigned h, double fps_weight,
+                                 double max_val)
+{
+    const double v = (double)sad / 256. / (w * h) * fps_weight;
+    return v < max_val ? v : max_val;
+}
+
+/* Blends a motion score towards `offset` (factor 1: unchanged). */
+TVMAF_HD double motion_blend(double score, double factor, double offset)
+{
+    const double lower = offset < score ? offset : score;
+    return score * factor + (1 - factor) * lower;
+}
+
+#endif

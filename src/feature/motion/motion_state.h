@@ -1,0 +1,63 @@
+/*
+ * Shared by the integer motion extractors of every backend: options, output
+ * key names, the per-frame SAD history and the end-of-stream outputs.
+ *
+ * Outputs (libvmaf's integer motion, names with option suffixes):
+ *   per frame, at extract:  VMAF_integer_feature_motion_sad_score
+ *                           (and VMAF_integer_feature_motion_score with debug)
+ *   every frame, at flush:  VMAF_integer_feature_motion2_score, then
+ *                           VMAF_integer_feature_motion3_score, frame by frame
+ * motion2/motion3 of a frame need the SAD of the next frame, so the reference
+ * writes them all at the end of the stream; so does this.
+ */
+#ifndef TVMAF_MOTION_STATE_H
+#define TVMAF_MOTION_STATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/feature.h"
+
+#define MOTION_KEY_LEN 256
+
+typedef struct MotionState {
+    /* options */
+    bool force_zero;
+    double blend_factor;
+    double blend_offset;
+    double fps_weight;
+    double max_val;
+    bool five_frame_window;
+    bool moving_average;
+    bool debug;
+    /* derived at setup */
+    unsigned w, h, bpc;
+    char key_sad[MOTION_KEY_LEN];
+    char key_motion[MOTION_KEY_LEN];
+    char key_motion2[MOTION_KEY_LEN];
+    char key_motion3[MOTION_KEY_LEN];
+    /* sad score of every frame so far, by index */
+    double *sad;
+    unsigned n_sad, cap_sad;
+} MotionState;
+
+extern const TvmafOption tvmaf_motion_options[];
+
+/* Frames between the two pictures compared: 2 with the five-frame window. */
+static inline unsigned motion_lag(const MotionState *s)
+{
+    return s->five_frame_window ? 2 : 1;
+}
+
+/* Checks the input (luma at least MOTION_MIN_SIDE square) and builds the keys. */
+int tvmaf_motion_setup(MotionState *s, const TvmafVideoInfo *vi, char *msg, size_t len);
+/* Whether frame `index` compares two pictures (false: its score is 0). */
+bool tvmaf_motion_compares(const MotionState *s, unsigned index);
+/* Appends frame `index`'s sad score from its SAD (ignored when the frame
+ * compares nothing) and keeps it for flush. Frames come in index order. */
+int tvmaf_motion_report(MotionState *s, uint64_t sad, unsigned index, TvmafSink *sink);
+/* Appends motion2 and motion3 of every frame. */
+int tvmaf_motion_flush(MotionState *s, TvmafSink *sink);
+void tvmaf_motion_release(MotionState *s);
+
+#endif
