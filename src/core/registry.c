@@ -20,6 +20,9 @@ extern const TvmafExtractor tvmaf_fex_motion;
 extern const TvmafExtractor tvmaf_fex_psnr_cuda;
 extern const TvmafExtractor tvmaf_fex_ciede_cuda;
 #endif
+#if TVMAF_HAVE_CUDA && TVMAF_HAVE_FEATURE_MOTION
+extern const TvmafExtractor tvmaf_fex_motion_cuda;
+#endif
 
 const TvmafExtractor *const tvmaf_extractors[] = {
     &tvmaf_fex_psnr,
@@ -36,6 +39,9 @@ const TvmafExtractor *const tvmaf_extractors[] = {
 #if TVMAF_HAVE_CUDA
     &tvmaf_fex_psnr_cuda,
     &tvmaf_fex_ciede_cuda,
+#endif
+#if TVMAF_HAVE_CUDA && TVMAF_HAVE_FEATURE_MOTION
+    &tvmaf_fex_motion_cuda,
 #endif
     NULL,
 };

@@ -77,7 +77,7 @@ bool tvmaf_motion_compares(const MotionState *s, unsigned index)
     return !s->force_zero && index >= motion_lag(s);
 }
 
-int tvmaf_motion_report(MotionState *s, uint64_t sad, unsigned index, TvmafSink *sink)
+int tvmaf_motion_record(MotionState *s, uint64_t sad, unsigned index, double *out)
 {
     if (index != s->n_sad) return -EINVAL; /* frames must come in order */
     const double score = tvmaf_motion_compares(s, index)
@@ -90,9 +90,24 @@ int tvmaf_motion_report(MotionState *s, uint64_t sad, unsigned index, TvmafSink 
         s->cap_sad = cap;
     }
     s->sad[s->n_sad++] = score;
-    int err = tvmaf_sink_append(sink, s->key_sad, index, score);
+    *out = score;
+    return 0;
+}
+
+int tvmaf_motion_report(MotionState *s, uint64_t sad, unsigned index, TvmafSink *sink)
+{
+    double score;
+    int err = tvmaf_motion_record(s, sad, index, &score);
+    if (!err) err = tvmaf_sink_append(sink, s->key_sad, index, score);
     if (!err && s->debug) err = tvmaf_sink_append(sink, s->key_motion, index, score);
     return err;
+}
+
+/* A motion value blended towards the offset and clipped to max_val. */
+static double blend_clip(const MotionState *s, double v)
+{
+    const double b = motion_blend(v, s->blend_factor, s->blend_offset);
+    return b < s->max_val ? b : s->max_val;
 }
 
 /*
@@ -103,36 +118,36 @@ int tvmaf_motion_report(MotionState *s, uint64_t sad, unsigned index, TvmafSink 
  * average: the mean of this and the previous such value); frames below L take
  * the blended, clipped sad score of frame L.
  */
-int tvmaf_motion_flush(MotionState *s, TvmafSink *sink)
+void tvmaf_motion_window(const MotionState *s, unsigned i, double *carry, double *m2,
+                         double *m3)
 {
     const unsigned n = s->n_sad, lag = motion_lag(s);
     const double *sad = s->sad;
-    if (!n) return 0;
-    double first = 0.;
-    if (n > lag) {
-        const double b = motion_blend(sad[lag], s->blend_factor, s->blend_offset);
-        first = b < s->max_val ? b : s->max_val;
+    *m2 = 0.;
+    if (i >= lag) {
+        const unsigned lo = i + 1 - lag, hi = i + 1;
+        if (hi >= n) *m2 = sad[i];
+        else if (lo >= lag) *m2 = sad[lo] < sad[hi] ? sad[lo] : sad[hi];
+        else *m2 = sad[hi];
     }
-    double prev = 0.;
+    if (i < lag) {
+        *m3 = n > lag ? blend_clip(s, sad[lag]) : 0.;
+        *carry = *m3;
+    } else {
+        const double cur = blend_clip(s, *m2);
+        *m3 = s->moving_average ? (cur + *carry) / 2.0 : cur;
+        *carry = cur;
+    }
+}
+
+int tvmaf_motion_flush(MotionState *s, TvmafSink *sink)
+{
+    double carry = 0.;
     int err = 0;
-    for (unsigned i = 0; i < n && !err; i++) {
-        double m2 = 0., m3;
-        if (i >= lag) {
-            const unsigned lo = i + 1 - lag, hi = i + 1;
-            if (hi >= n) m2 = sad[i];
-            else if (lo >= lag) m2 = sad[lo] < sad[hi] ? sad[lo] : sad[hi];
-            else m2 = sad[hi];
-        }
+    for (unsigned i = 0; i < s->n_sad && !err; i++) {
+        double m2, m3;
+        tvmaf_motion_window(s, i, &carry, &m2, &m3);
         err = tvmaf_sink_append(sink, s->key_motion2, i, m2);
-        if (i < lag) {
-            m3 = first;
-            prev = first;
-        } else {
-            const double b = motion_blend(m2, s->blend_factor, s->blend_offset);
-            const double cur = b < s->max_val ? b : s->max_val;
-            m3 = s->moving_average ? (cur + prev) / 2.0 : cur;
-            prev = cur;
-        }
         if (!err) err = tvmaf_sink_append(sink, s->key_motion3, i, m3);
     }
     return err;

@@ -90,19 +90,33 @@ TVMAF_HD uint32_t motion_h_abs(int32_t y0, int32_t y1, int32_t y2, int32_t y3, i
     return (uint32_t)(v < 0 ? -v : v);
 }
 
+/* Vertical pass at column j, 8 bits: p[k], c[k] are the previous and current
+ * rows of tap k (see motion_tap_rows). */
+TVMAF_HD int32_t motion_v_col_8(const uint8_t *const p[5], const uint8_t *const c[5], unsigned j)
+{
+    return motion_v_8((int32_t)p[0][j] - c[0][j], (int32_t)p[1][j] - c[1][j],
+                      (int32_t)p[2][j] - c[2][j], (int32_t)p[3][j] - c[3][j],
+                      (int32_t)p[4][j] - c[4][j]);
+}
+
+/* Vertical pass at column j, 9..16 bits. */
+TVMAF_HD int32_t motion_v_col_16(const uint16_t *const p[5], const uint16_t *const c[5],
+                                 unsigned j, unsigned bpc)
+{
+    return motion_v_16((int32_t)p[0][j] - c[0][j], (int32_t)p[1][j] - c[1][j],
+                       (int32_t)p[2][j] - c[2][j], (int32_t)p[3][j] - c[3][j],
+                       (int32_t)p[4][j] - c[4][j], bpc);
+}
+
 /* Vertical pass of row i, 8 bits: p[k], c[k] are the previous and current
  * rows of tap k (see motion_tap_rows). Writes y[0..w) and returns the OR of
  * them: 0 means the row adds nothing and its horizontal pass can be skipped. */
 TVMAF_HD int32_t motion_vrow_8(const uint8_t *const p[5], const uint8_t *const c[5],
                                int32_t *y, unsigned w)
 {
-    const uint8_t *p0 = p[0], *p1 = p[1], *p2 = p[2], *p3 = p[3], *p4 = p[4];
-    const uint8_t *c0 = c[0], *c1 = c[1], *c2 = c[2], *c3 = c[3], *c4 = c[4];
     int32_t any = 0;
     for (unsigned j = 0; j < w; j++) {
-        y[j] = motion_v_8((int32_t)p0[j] - c0[j], (int32_t)p1[j] - c1[j],
-                          (int32_t)p2[j] - c2[j], (int32_t)p3[j] - c3[j],
-                          (int32_t)p4[j] - c4[j]);
+        y[j] = motion_v_col_8(p, c, j);
         any |= y[j];
     }
     return any;
@@ -112,13 +126,9 @@ TVMAF_HD int32_t motion_vrow_8(const uint8_t *const p[5], const uint8_t *const c
 TVMAF_HD int32_t motion_vrow_16(const uint16_t *const p[5], const uint16_t *const c[5],
                                 int32_t *y, unsigned w, unsigned bpc)
 {
-    const uint16_t *p0 = p[0], *p1 = p[1], *p2 = p[2], *p3 = p[3], *p4 = p[4];
-    const uint16_t *c0 = c[0], *c1 = c[1], *c2 = c[2], *c3 = c[3], *c4 = c[4];
     int32_t any = 0;
     for (unsigned j = 0; j < w; j++) {
-        y[j] = motion_v_16((int32_t)p0[j] - c0[j], (int32_t)p1[j] - c1[j],
-                           (int32_t)p2[j] - c2[j], (int32_t)p3[j] - c3[j],
-                           (int32_t)p4[j] - c4[j], bpc);
+        y[j] = motion_v_col_16(p, c, j, bpc);
         any |= y[j];
     }
     return any;
@@ -143,6 +153,21 @@ TVMAF_HD uint32_t motion_hrow_sad(const int32_t *y, unsigned w)
     for (unsigned j = head; j < tail; j++)
         sad += motion_h_abs(y[j - 2], y[j - 1], y[j], y[j + 1], y[j + 2]);
     for (unsigned j = tail; j < w; j++) sad += motion_h_abs_at(y, (int)j, (int)w);
+    return sad;
+}
+
+/* The CUDA twin's decomposition (motion.cu; replayed by the host test): a
+ * block of MOTION_TILE threads takes MOTION_TILE columns of one row, runs the
+ * vertical pass over them and MOTION_RADIUS mirrored columns on either side,
+ * then one horizontal output per thread, and adds its uint32 sum into the
+ * row's uint32 (so a row wraps modulo 2^32 as motion_hrow_sad does). */
+#define MOTION_TILE 256
+
+/* The frame's SAD from the per-row sums. */
+TVMAF_HD uint64_t motion_sum_rows(const uint32_t *row_sad, unsigned h)
+{
+    uint64_t sad = 0;
+    for (unsigned i = 0; i < h; i++) sad += row_sad[i];
     return sad;
 }
 

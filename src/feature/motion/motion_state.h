@@ -53,9 +53,17 @@ static inline unsigned motion_lag(const MotionState *s)
 int tvmaf_motion_setup(MotionState *s, const TvmafVideoInfo *vi, char *msg, size_t len);
 /* Whether frame `index` compares two pictures (false: its score is 0). */
 bool tvmaf_motion_compares(const MotionState *s, unsigned index);
-/* Appends frame `index`'s sad score from its SAD (ignored when the frame
- * compares nothing) and keeps it for flush. Frames come in index order. */
+/* Keeps frame `index`'s sad score, computed from its SAD (ignored when the
+ * frame compares nothing), for flush, and returns it in *out. Frames come in
+ * index order. */
+int tvmaf_motion_record(MotionState *s, uint64_t sad, unsigned index, double *out);
+/* tvmaf_motion_record, then appends the score. */
 int tvmaf_motion_report(MotionState *s, uint64_t sad, unsigned index, TvmafSink *sink);
+/* motion2 and motion3 of frame i from the scores of every frame recorded.
+ * Call for i = 0, 1, 2, ... in turn: *carry passes the clipped blend of one
+ * frame to the next (the moving average needs it). */
+void tvmaf_motion_window(const MotionState *s, unsigned i, double *carry, double *m2,
+                         double *m3);
 /* Appends motion2 and motion3 of every frame. */
 int tvmaf_motion_flush(MotionState *s, TvmafSink *sink);
 void tvmaf_motion_release(MotionState *s);
