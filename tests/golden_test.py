@@ -30,6 +30,7 @@ FEATURE_KEYS = {
     'psnr': ['psnr_y', 'psnr_cb', 'psnr_cr'],
     'ciede': ['ciede2000'],
     'motion': ['VMAF_integer_feature_motion_sad_score', 'integer_motion2', 'integer_motion3'],
+    'vif': ['integer_vif_scale0', 'integer_vif_scale1', 'integer_vif_scale2', 'integer_vif_scale3'],
 }
 POOLS = ['min', 'max', 'mean', 'harmonic_mean']
 
