@@ -31,6 +31,8 @@ FEATURE_KEYS = {
     'ciede': ['ciede2000'],
     'motion': ['VMAF_integer_feature_motion_sad_score', 'integer_motion2', 'integer_motion3'],
     'vif': ['integer_vif_scale0', 'integer_vif_scale1', 'integer_vif_scale2', 'integer_vif_scale3'],
+    'adm': ['integer_adm2', 'integer_aim', 'integer_adm3', 'integer_adm_scale0', 'integer_adm_scale1',
+            'integer_adm_scale2', 'integer_adm_scale3'],
 }
 POOLS = ['min', 'max', 'mean', 'harmonic_mean']
 

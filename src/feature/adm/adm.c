@@ -1,0 +1,723 @@
+/*
+ * adm on the CPU: libvmaf's integer ADM (integer_adm2, integer_aim,
+ * integer_adm3, integer_adm_scale0..3 and the debug outputs), equal to the
+ * reference's C path bit for bit.
+ *
+ * Each scale runs its stages over whole bands (dwt, decouple, den, csf, cm;
+ * csf and cm once more with the roles of the decoupled bands swapped for AIM).
+ * The stages produce exact integer totals per scale (AdmScaleSums);
+ * tvmaf_adm_report turns them into the float/double scores.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/feature_name.h"
+#include "feature/adm/adm_math.h"
+#include "feature/adm/adm_state.h"
+
+/* ------------------------------------------------------------------------ */
+/* Options, setup and the floating-point finish (shared by every backend)   */
+/* ------------------------------------------------------------------------ */
+
+#define ADM_FP TVMAF_OPT_FEATURE_PARAM
+
+const TvmafOption tvmaf_adm_options[] = {
+    { "debug", "debug mode: enable additional output",
+      offsetof(AdmState, debug), TVMAF_OPT_BOOL, { .b = false }, 0, 0, 0, NULL },
+    { "adm_csf_scale", "scale coefficient for the horizontal & vertical direction terms of CSF",
+      offsetof(AdmState, csf_scale), TVMAF_OPT_DOUBLE, { .d = 1.0 }, 0.0, 50.0, ADM_FP, "scf" },
+    { "adm_csf_diag_scale", "scale coefficient for the diagonal direction term of CSF",
+      offsetof(AdmState, csf_diag_scale), TVMAF_OPT_DOUBLE, { .d = 1.0 }, 0.0, 50.0, ADM_FP,
+      "scfd" },
+    { "adm_dlm_weight", "linear weighting between DLM and AIM; 1 corresponds to DLM-only",
+      offsetof(AdmState, dlm_weight), TVMAF_OPT_DOUBLE, { .d = 0.5 }, 0.0, 1.0, ADM_FP, "dlmw" },
+    { "adm_enhn_gain_limit", "enhancement gain imposed on adm, must be >= 1.0, "
+      "where 1.0 means the gain is completely disabled",
+      offsetof(AdmState, enhn_gain_limit), TVMAF_OPT_DOUBLE, { .d = 100.0 }, 1.0, 100.0, ADM_FP,
+      "egl" },
+    { "adm_norm_view_dist",
+      "normalized viewing distance = viewing distance / ref display's physical height",
+      offsetof(AdmState, norm_view_dist), TVMAF_OPT_DOUBLE, { .d = 3.0 }, 0.75, 24.0, ADM_FP,
+      "nvd" },
+    { "adm_ref_display_height", "reference display height in pixels",
+      offsetof(AdmState, ref_display_height), TVMAF_OPT_INT, { .i = 1080 }, 1, 4320, ADM_FP,
+      "rdh" },
+    { "adm_csf_mode", "contrast sensitivity function",
+      offsetof(AdmState, csf_mode), TVMAF_OPT_INT, { .i = ADM_CSF_WATSON97 }, 0, 3, ADM_FP,
+      "csf" },
+    { "adm_noise_weight", "noise weight",
+      offsetof(AdmState, noise_weight), TVMAF_OPT_DOUBLE, { .d = 0.03125 }, 0.0, 1500.0, ADM_FP,
+      "nw" },
+    { "adm_skip_aim", "skip the calculation of AIM",
+      offsetof(AdmState, skip_aim), TVMAF_OPT_BOOL, { .b = false }, 0, 0, 0, NULL },
+    { "adm_skip_scale0", "skip the calculation of scale 0",
+      offsetof(AdmState, skip_scale0), TVMAF_OPT_BOOL, { .b = false }, 0, 0, ADM_FP, "ssz" },
+    { "adm_min_val", "minimum value allowed; lower values will be clipped to this value",
+      offsetof(AdmState, min_val), TVMAF_OPT_DOUBLE, { .d = 0.0 }, 0.0, 1.0, ADM_FP, "min" },
+    { 0 },
+};
+
+/* Output names, in the order the reference appends them. */
+enum {
+    KEY_ADM2, KEY_AIM, KEY_ADM3, KEY_SCALE0, /* .. KEY_SCALE0 + 3 */
+    KEY_ADM = 7, KEY_NUM, KEY_DEN, KEY_NUM_SCALE0, /* num, den alternating per scale */
+};
+
+static const char *const adm_key_names[ADM_N_KEYS] = {
+    "VMAF_integer_feature_adm2_score", "VMAF_integer_feature_aim_score",
+    "VMAF_integer_feature_adm3_score", "integer_adm_scale0", "integer_adm_scale1",
+    "integer_adm_scale2", "integer_adm_scale3", "integer_adm", "integer_adm_num",
+    "integer_adm_den", "integer_adm_num_scale0", "integer_adm_den_scale0",
+    "integer_adm_num_scale1", "integer_adm_den_scale1", "integer_adm_num_scale2",
+    "integer_adm_den_scale2", "integer_adm_num_scale3", "integer_adm_den_scale3",
+};
+
+/* (uint32_t)ceil(log2(n) - sub) and the matching (uint32_t)pow(2, shift - 1),
+ * with the reference's conversions. */
+static uint32_t ceil_log2(int n, int sub)
+{
+    return adm_x86_to_u32(ceil(log2(n) - sub));
+}
+
+static uint32_t half_of_pow2(uint32_t shift)
+{
+    return adm_x86_to_u32(pow(2, (uint32_t)(shift - 1u)));
+}
+
+static void setup_scale(AdmState *s, int k, int in_w, int in_h)
+{
+    AdmScale *c = &s->sc[k];
+    c->in_w = in_w;
+    c->in_h = in_h;
+    c->w = (in_w + 1) / 2;
+    c->h = (in_h + 1) / 2;
+    adm_work_range(c->w, &c->work_l, &c->work_r);
+    adm_work_range(c->h, &c->work_t, &c->work_b);
+    c->l = adm_border(c->w);
+    c->r = c->w - c->l;
+    c->t = adm_border(c->h);
+    c->b = c->h - c->t;
+
+    const float f1 = adm_csf_weight(s->csf_mode, k, 0, s->norm_view_dist, s->ref_display_height,
+                                    s->csf_scale, s->csf_diag_scale);
+    const float f2 = adm_csf_weight(s->csf_mode, k, 1, s->norm_view_dist, s->ref_display_height,
+                                    s->csf_scale, s->csf_diag_scale);
+    c->weight[0] = f1;
+    c->weight[1] = f1;
+    c->weight[2] = f2;
+
+    if (k == 0) {
+        /* the reference pins the Q21/Q23 weights of the default condition */
+        if (fabs(s->norm_view_dist * s->ref_display_height - 3.0 * 1080) < 1.0e-8 &&
+            s->csf_mode == ADM_CSF_WATSON97) {
+            c->rfac16[0] = 36453;
+            c->rfac16[1] = 36453;
+            c->rfac16[2] = 49417;
+        } else {
+            c->rfac16[0] = adm_x86_to_u16(c->weight[0] * pow(2, 21));
+            c->rfac16[1] = adm_x86_to_u16(c->weight[1] * pow(2, 21));
+            c->rfac16[2] = adm_x86_to_u16(c->weight[2] * pow(2, 23));
+        }
+        const int area = (c->b - c->t) * (c->r - c->l);
+        int32_t sh = (int32_t)ceil(log2(area) - 20);
+        sh = sh > 0 ? sh : 0;
+        c->den_row_shift = sh;
+        c->den_row_add = sh > 0 ? (uint64_t)(1 << (sh - 1)) : 0;
+        c->den_sq_shift = c->den_cub_shift = 0;
+        c->den_cub_add = 0;
+
+        const uint32_t cub_hv = ceil_log2(c->w, 4), cub_d = ceil_log2(c->w, 3);
+        c->cm[0] = (AdmCmShift){ 10, 29, (int)cub_hv, half_of_pow2(cub_hv) };
+        c->cm[1] = c->cm[0];
+        c->cm[2] = (AdmCmShift){ 12, 30, (int)cub_d, half_of_pow2(cub_d) };
+    } else {
+        for (int o = 0; o < 3; o++) c->rfac32[o] = adm_x86_to_u32(c->weight[o] * pow(2, 32));
+        const uint32_t cub = ceil_log2(c->r - c->l, 0), row = ceil_log2(c->b - c->t, 0);
+        c->den_sq_shift = adm_den_sq_shift(k);
+        c->den_cub_shift = (int)cub;
+        c->den_cub_add = half_of_pow2(cub);
+        c->den_row_shift = (int)row;
+        c->den_row_add = half_of_pow2(row);
+
+        const uint32_t cm_cub = ceil_log2(c->w, 0);
+        for (int o = 0; o < 3; o++) c->cm[o] = (AdmCmShift){ 0, 30, (int)cm_cub, half_of_pow2(cm_cub) };
+    }
+    const uint32_t row = ceil_log2(c->h, 0);
+    c->cm_row_shift = (int)row;
+    c->cm_row_add = half_of_pow2(row);
+}
+
+int tvmaf_adm_setup(AdmState *s, const TvmafVideoInfo *vi, char *msg, size_t len)
+{
+    /* the 16-bit scale 0 pipeline cannot represent the CSF of a coarser
+     * angular resolution than 1080 lines seen at 3 heights */
+    if (s->norm_view_dist * s->ref_display_height < 3.0 * 1080) {
+        snprintf(msg, len, "feature \"adm\": adm_norm_view_dist x adm_ref_display_height = %g x "
+                 "%d is below the supported minimum of 3 x 1080 = 3240", s->norm_view_dist,
+                 s->ref_display_height);
+        return -EINVAL;
+    }
+    if (vi->w < ADM_MIN_SIDE || vi->h < ADM_MIN_SIDE) {
+        snprintf(msg, len, "feature \"adm\" needs a frame of at least %dx%d (its 4-scale wavelet "
+                 "needs 5 samples at the coarsest scale); the input is %ux%u", ADM_MIN_SIDE,
+                 ADM_MIN_SIDE, vi->w, vi->h);
+        return -EINVAL;
+    }
+    if (vi->bpc < 8 || vi->bpc > 16) {
+        snprintf(msg, len, "feature \"adm\" supports 8 to 16 bits per sample; the input has %u",
+                 vi->bpc);
+        return -EINVAL;
+    }
+    s->w = vi->w;
+    s->h = vi->h;
+    s->bpc = vi->bpc;
+    s->cos_1deg_sq = cos(1.0 * M_PI / 180.0) * cos(1.0 * M_PI / 180.0);
+    int w = (int)vi->w, h = (int)vi->h;
+    for (int k = 0; k < 4; k++) {
+        setup_scale(s, k, w, h);
+        w = s->sc[k].w;
+        h = s->sc[k].h;
+    }
+    for (int i = 0; i < ADM_N_KEYS; i++) {
+        if (tvmaf_feature_key(s->key[i], ADM_KEY_LEN, adm_key_names[i], tvmaf_adm_options, s)) {
+            snprintf(msg, len, "feature \"adm\": output key name too long");
+            return -EINVAL;
+        }
+    }
+    return 0;
+}
+
+/* Scale scores (num, den, aim) from the integer totals, in the reference's
+ * float/double steps. */
+static void finish_scale(const AdmState *s, int k, const AdmScaleSums *q, float *num,
+                         float *den, float *aim)
+{
+    const AdmScale *c = &s->sc[k];
+    const int area = (c->b - c->t) * (c->r - c->l);
+
+    /* den: the cube sums still carry 2^(3*6) (scale 0) or 2^(32|27|23)
+     * (scales 1..3) less the shifts already applied */
+    double den_div;
+    if (k == 0)
+        den_div = pow(2, 18 - c->den_row_shift);
+    else
+        den_div = adm_pow2u((uint32_t)(k == 1 ? 32 : k == 2 ? 27 : 23) - (uint32_t)c->den_row_shift
+                            - (uint32_t)c->den_cub_shift);
+    const float den_noise = powf(area * s->noise_weight, 1.0f / 3.0f);
+    float d[3];
+    for (int o = 0; o < 3; o++) {
+        const double csf = (double)(q->den[o] / den_div) * pow(c->weight[o], 3);
+        d[o] = powf(csf, 1.0f / 3.0f) + den_noise;
+    }
+    *den = d[0] + d[1] + d[2];
+
+    /* num and aim: the masked cube sums carry 2^52 (h, v) / 2^57 (d) at
+     * scale 0, 2^45 / 2^39 / 2^36 at scales 1..3, less the shifts applied */
+    const uint32_t rows = (uint32_t)c->cm_row_shift;
+    float f_num[3], f_aim[3];
+    if (k == 0) {
+        for (int o = 0; o < 3; o++) {
+            const double div = adm_pow2u((o == 2 ? 57u : 52u) - (uint32_t)c->cm[o].cub - rows);
+            f_num[o] = (float)(q->num[o] / div);
+            f_aim[o] = (float)(q->aim[o] / div);
+        }
+    } else {
+        const float div = adm_pow2u((k == 1 ? 45u : k == 2 ? 39u : 36u) - (uint32_t)c->cm[0].cub
+                                    - rows);
+        for (int o = 0; o < 3; o++) {
+            /* int64 / float: the total is rounded to float first */
+            f_num[o] = (float)q->num[o] / div;
+            f_aim[o] = (float)q->aim[o] / div;
+        }
+    }
+    float n[3], a[3];
+    for (int o = 0; o < 3; o++) {
+        n[o] = powf(f_num[o], 1.0f / 3.0f) + powf(area * s->noise_weight, 1.0f / 3.0f);
+        a[o] = powf(f_aim[o], 1.0f / 3.0f) + powf(area * 0.0, 1.0f / 3.0f);
+    }
+    *num = n[0] + n[1] + n[2];
+    *aim = a[0] + a[1] + a[2];
+}
+
+int tvmaf_adm_report(const AdmState *s, const AdmScaleSums sums[4], unsigned index,
+                     TvmafSink *sink)
+{
+    double num = 0, den = 0, aim_num = 0;
+    double part[8];
+    for (int k = 0; k < 4; k++) {
+        float n = 0.0f, d = 0.0f, a = 0.0f;
+        if (k == 0 && s->skip_scale0) {
+            d = 1e-10; /* keeps scale 0's ratio finite */
+        } else {
+            finish_scale(s, k, &sums[k], &n, &d, &a);
+            if (s->skip_aim) a = 0.0f;
+        }
+        num += n;
+        den += d;
+        aim_num += a;
+        part[2 * k] = n;
+        part[2 * k + 1] = d;
+    }
+    const double limit = 1e-10 * (int)(s->w * s->h) / (1920.0 * 1080.0);
+    num = num < limit ? 0 : num;
+    den = den < limit ? 0 : den;
+    double score, score_aim;
+    if (den == 0.0) {
+        /* the reference leaves its aim score unset here (uninitialised); 0 is
+         * the value of no additive impairment, matching score 1 */
+        score = 1.0f;
+        score_aim = 0.0;
+    } else {
+        score_aim = aim_num / den;
+        score = num / den;
+    }
+    const double adm3_raw = score * s->dlm_weight + (1 - score_aim) * (1 - s->dlm_weight);
+    const double adm3 = adm3_raw > s->min_val ? adm3_raw : s->min_val;
+
+    int err = 0;
+    err |= tvmaf_sink_append(sink, s->key[KEY_ADM2], index, score);
+    err |= tvmaf_sink_append(sink, s->key[KEY_AIM], index, score_aim);
+    err |= tvmaf_sink_append(sink, s->key[KEY_ADM3], index, adm3);
+    for (int k = 0; k < 4; k++)
+        err |= tvmaf_sink_append(sink, s->key[KEY_SCALE0 + k], index, part[2 * k] / part[2 * k + 1]);
+    if (s->debug) {
+        err |= tvmaf_sink_append(sink, s->key[KEY_ADM], index, score);
+        err |= tvmaf_sink_append(sink, s->key[KEY_NUM], index, num);
+        err |= tvmaf_sink_append(sink, s->key[KEY_DEN], index, den);
+        for (int i = 0; i < 8; i++)
+            err |= tvmaf_sink_append(sink, s->key[KEY_NUM_SCALE0 + i], index, part[i]);
+    }
+    return err ? -EINVAL : 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* CPU extractor                                                            */
+/* ------------------------------------------------------------------------ */
+
+/* Detail bands of one picture or one decoupled part: h, v, d. */
+typedef struct Bands16 { int16_t *b[3]; } Bands16;
+typedef struct Bands32 { int32_t *b[3]; } Bands32;
+
+typedef struct AdmCpu {
+    AdmState s;
+    int32_t *recip_table; /* 65537 entries; recip = recip_table + 32768 */
+    const int32_t *recip;
+    void *mem;
+    /* scale 0 */
+    int16_t *row_lo16, *row_hi16;
+    Bands16 ref0, dis0, r0, a0, csf0, flt0;
+    /* approximation bands (next scale's input) of reference and distorted,
+     * two of each to alternate between scales */
+    int32_t *ref_a[2], *dis_a[2];
+    /* scales 1..3 */
+    int32_t *row_lo32, *row_hi32;
+    Bands32 ref, dis, r, a, csf, flt;
+} AdmCpu;
+
+/* ---- DWT ---------------------------------------------------------------- */
+
+/* Source columns of DWT output j over n inputs, mirrored at the edges. */
+static inline void taps_at(int j, int n, int x[4])
+{
+    for (int k = 0; k < 4; k++) x[k] = adm_dwt_tap(j, k, n);
+}
+
+/* Horizontal pass of scale 0 over one row: outputs a, v (from the low row),
+ * h, d (from the high row). Outputs 1 .. ie-1 read 2j-1 .. 2j+2 directly. */
+static void dwt0_horizontal(const int16_t *restrict lo, const int16_t *restrict hi, int in_w,
+                            int out_w, int32_t *restrict a, int16_t *restrict v,
+                            int16_t *restrict h, int16_t *restrict d)
+{
+    int ie = adm_dwt_interior_end(in_w);
+    ie = ie < 1 ? 1 : (ie > out_w ? out_w : ie);
+    for (int j = 1; j < ie; j++) {
+        const int16_t *l = lo + 2 * j - 1, *g = hi + 2 * j - 1;
+        a[j] = adm_dwt0_lo(l[0], l[1], l[2], l[3]);
+        v[j] = (int16_t)adm_dwt0_hi(l[0], l[1], l[2], l[3]);
+        h[j] = (int16_t)adm_dwt0_lo(g[0], g[1], g[2], g[3]);
+        d[j] = (int16_t)adm_dwt0_hi(g[0], g[1], g[2], g[3]);
+    }
+    for (int j = 0; j < out_w; j = (j == 0 ? ie : j + 1)) {
+        int x[4];
+        taps_at(j, in_w, x);
+        a[j] = adm_dwt0_lo(lo[x[0]], lo[x[1]], lo[x[2]], lo[x[3]]);
+        v[j] = (int16_t)adm_dwt0_hi(lo[x[0]], lo[x[1]], lo[x[2]], lo[x[3]]);
+        h[j] = (int16_t)adm_dwt0_lo(hi[x[0]], hi[x[1]], hi[x[2]], hi[x[3]]);
+        d[j] = (int16_t)adm_dwt0_hi(hi[x[0]], hi[x[1]], hi[x[2]], hi[x[3]]);
+    }
+}
+
+static void dwt0_vertical_8(const uint8_t *restrict r0, const uint8_t *restrict r1,
+                            const uint8_t *restrict r2, const uint8_t *restrict r3, int w,
+                            int16_t *restrict lo, int16_t *restrict hi)
+{
+    for (int j = 0; j < w; j++) adm_dwt0_vert(r0[j], r1[j], r2[j], r3[j], 8, &lo[j], &hi[j]);
+}
+
+static void dwt0_vertical_16(const uint16_t *restrict r0, const uint16_t *restrict r1,
+                             const uint16_t *restrict r2, const uint16_t *restrict r3, int w,
+                             int bpc, int16_t *restrict lo, int16_t *restrict hi)
+{
+    for (int j = 0; j < w; j++) adm_dwt0_vert(r0[j], r1[j], r2[j], r3[j], bpc, &lo[j], &hi[j]);
+}
+
+static void dwt0(AdmCpu *m, const TvmafPicture *pic, int32_t *a, Bands16 *out)
+{
+    const AdmScale *c = &m->s.sc[0];
+    const int bpc = (int)pic->bpc;
+    for (int i = 0; i < c->h; i++) {
+        const unsigned char *row[4];
+        for (int k = 0; k < 4; k++)
+            row[k] = (const unsigned char *)pic->data[0]
+                     + (ptrdiff_t)adm_dwt_tap(i, k, c->in_h) * pic->stride[0];
+        if (bpc == 8)
+            dwt0_vertical_8(row[0], row[1], row[2], row[3], c->in_w, m->row_lo16, m->row_hi16);
+        else
+            dwt0_vertical_16((const uint16_t *)row[0], (const uint16_t *)row[1],
+                             (const uint16_t *)row[2], (const uint16_t *)row[3], c->in_w, bpc,
+                             m->row_lo16, m->row_hi16);
+        const size_t o = (size_t)i * c->w;
+        dwt0_horizontal(m->row_lo16, m->row_hi16, c->in_w, c->w, a + o, out->b[1] + o,
+                        out->b[0] + o, out->b[2] + o);
+    }
+}
+
+static void dwt32_horizontal(const int32_t *restrict lo, const int32_t *restrict hi, int in_w,
+                             int out_w, AdmDwtRound rd, int32_t *restrict a, Bands32 *out,
+                             size_t o)
+{
+    int32_t *restrict v = out->b[1] + o, *restrict h = out->b[0] + o, *restrict d = out->b[2] + o;
+    int ie = adm_dwt_interior_end(in_w);
+    ie = ie < 1 ? 1 : (ie > out_w ? out_w : ie);
+    for (int j = 1; j < ie; j++) {
+        const int32_t *l = lo + 2 * j - 1, *g = hi + 2 * j - 1;
+        a[j] = adm_dwt_lo32(l[0], l[1], l[2], l[3], rd.h_add, rd.h_shift);
+        v[j] = adm_dwt_hi32(l[0], l[1], l[2], l[3], rd.h_add, rd.h_shift);
+        h[j] = adm_dwt_lo32(g[0], g[1], g[2], g[3], rd.h_add, rd.h_shift);
+        d[j] = adm_dwt_hi32(g[0], g[1], g[2], g[3], rd.h_add, rd.h_shift);
+    }
+    for (int j = 0; j < out_w; j = (j == 0 ? ie : j + 1)) {
+        int x[4];
+        taps_at(j, in_w, x);
+        a[j] = adm_dwt_lo32(lo[x[0]], lo[x[1]], lo[x[2]], lo[x[3]], rd.h_add, rd.h_shift);
+        v[j] = adm_dwt_hi32(lo[x[0]], lo[x[1]], lo[x[2]], lo[x[3]], rd.h_add, rd.h_shift);
+        h[j] = adm_dwt_lo32(hi[x[0]], hi[x[1]], hi[x[2]], hi[x[3]], rd.h_add, rd.h_shift);
+        d[j] = adm_dwt_hi32(hi[x[0]], hi[x[1]], hi[x[2]], hi[x[3]], rd.h_add, rd.h_shift);
+    }
+}
+
+/* DWT of scales 1..3: the previous approximation band (in_w x in_h) to this
+ * scale's a, v, h, d. */
+static void dwt32(AdmCpu *m, int k, const int32_t *src, int32_t *a, Bands32 *out)
+{
+    const AdmScale *c = &m->s.sc[k];
+    const AdmDwtRound rd = adm_dwt_round(k);
+    int32_t *lo = m->row_lo32, *hi = m->row_hi32;
+    for (int i = 0; i < c->h; i++) {
+        const int32_t *row[4];
+        for (int t = 0; t < 4; t++) row[t] = src + (size_t)adm_dwt_tap(i, t, c->in_h) * c->in_w;
+        for (int j = 0; j < c->in_w; j++) {
+            lo[j] = adm_dwt_lo32(row[0][j], row[1][j], row[2][j], row[3][j], rd.v_add, rd.v_shift);
+            hi[j] = adm_dwt_hi32(row[0][j], row[1][j], row[2][j], row[3][j], rd.v_add, rd.v_shift);
+        }
+        dwt32_horizontal(lo, hi, c->in_w, c->w, rd, a + (size_t)i * c->w, out, (size_t)i * c->w);
+    }
+}
+
+/* ---- decouple, csf ------------------------------------------------------ */
+
+static void decouple16(const AdmCpu *m, const AdmScale *c, const Bands16 *ref,
+                       const Bands16 *dis, Bands16 *r, Bands16 *a)
+{
+    const double egl = m->s.enhn_gain_limit;
+    for (int i = c->work_t; i < c->work_b; i++) {
+        for (int j = c->work_l; j < c->work_r; j++) {
+            const size_t x = (size_t)i * c->w + j;
+            const int16_t o[3] = { ref->b[0][x], ref->b[1][x], ref->b[2][x] };
+            const int16_t t[3] = { dis->b[0][x], dis->b[1][x], dis->b[2][x] };
+            int16_t rr[3], aa[3];
+            adm_decouple16_at(o, t, m->recip, m->s.cos_1deg_sq, egl, rr, aa);
+            for (int k = 0; k < 3; k++) {
+                r->b[k][x] = rr[k];
+                a->b[k][x] = aa[k];
+            }
+        }
+    }
+}
+
+static void decouple32(const AdmCpu *m, const AdmScale *c, const Bands32 *ref,
+                       const Bands32 *dis, Bands32 *r, Bands32 *a)
+{
+    const double egl = m->s.enhn_gain_limit;
+    for (int i = c->work_t; i < c->work_b; i++) {
+        for (int j = c->work_l; j < c->work_r; j++) {
+            const size_t x = (size_t)i * c->w + j;
+            const int32_t o[3] = { ref->b[0][x], ref->b[1][x], ref->b[2][x] };
+            const int32_t t[3] = { dis->b[0][x], dis->b[1][x], dis->b[2][x] };
+            int32_t rr[3], aa[3];
+            adm_decouple32_at(o, t, m->recip, m->s.cos_1deg_sq, egl, rr, aa);
+            for (int k = 0; k < 3; k++) {
+                r->b[k][x] = rr[k];
+                a->b[k][x] = aa[k];
+            }
+        }
+    }
+}
+
+static void csf16(const AdmScale *c, const Bands16 *src, Bands16 *csf, Bands16 *flt)
+{
+    for (int o = 0; o < 3; o++) {
+        for (int i = c->work_t; i < c->work_b; i++) {
+            const size_t row = (size_t)i * c->w;
+            for (int j = c->work_l; j < c->work_r; j++) {
+                const int16_t v = adm_csf16(src->b[o][row + j], c->rfac16[o], o == 2);
+                csf->b[o][row + j] = v;
+                flt->b[o][row + j] = adm_csf16_flt(v);
+            }
+        }
+    }
+}
+
+static void csf32(const AdmScale *c, const Bands32 *src, Bands32 *csf, Bands32 *flt)
+{
+    for (int o = 0; o < 3; o++) {
+        for (int i = c->work_t; i < c->work_b; i++) {
+            const size_t row = (size_t)i * c->w;
+            for (int j = c->work_l; j < c->work_r; j++) {
+                const int32_t v = adm_csf32(src->b[o][row + j], c->rfac32[o]);
+                csf->b[o][row + j] = v;
+                flt->b[o][row + j] = adm_csf32_flt(v);
+            }
+        }
+    }
+}
+
+/* ---- den ---------------------------------------------------------------- */
+
+static void den16(const AdmScale *c, const Bands16 *ref, uint64_t den[3])
+{
+    for (int o = 0; o < 3; o++) {
+        uint64_t total = 0;
+        for (int i = c->t; i < c->b; i++) {
+            const int16_t *row = ref->b[o] + (size_t)i * c->w;
+            uint64_t acc = 0;
+            for (int j = c->l; j < c->r; j++) acc += adm_den16_term(row[j]);
+            total += adm_row_round_u(acc, c->den_row_shift, c->den_row_add);
+        }
+        den[o] = total;
+    }
+}
+
+static void den32(const AdmScale *c, const Bands32 *ref, uint64_t den[3])
+{
+    for (int o = 0; o < 3; o++) {
+        uint64_t total = 0;
+        for (int i = c->t; i < c->b; i++) {
+            const int32_t *row = ref->b[o] + (size_t)i * c->w;
+            uint64_t acc = 0;
+            for (int j = c->l; j < c->r; j++)
+                acc += adm_den32_term(row[j], c->den_sq_shift, c->den_cub_shift, c->den_cub_add);
+            total += adm_row_round_u(acc, c->den_row_shift, c->den_row_add);
+        }
+        den[o] = total;
+    }
+}
+
+/* ---- cm ----------------------------------------------------------------- */
+
+/* Masked sums of `val` (h, v, d) with the threshold of csf (centres) and flt
+ * (neighbours), over the cm region, rows rounded and added. */
+static void cm16(const AdmScale *c, const Bands16 *val, const Bands16 *csf, const Bands16 *flt,
+                 int64_t out[3])
+{
+    int64_t total[3] = { 0, 0, 0 };
+    for (int i = c->t; i < c->b; i++) {
+        const size_t up = (size_t)adm_cm_prev(i) * c->w, mid = (size_t)i * c->w;
+        const size_t dn = (size_t)adm_cm_next(i, c->h) * c->w;
+        const int16_t *cm_[3], *fu[3], *fm[3], *fd[3], *v[3];
+        for (int o = 0; o < 3; o++) {
+            cm_[o] = csf->b[o] + mid;
+            fu[o] = flt->b[o] + up;
+            fm[o] = flt->b[o] + mid;
+            fd[o] = flt->b[o] + dn;
+            v[o] = val->b[o] + mid;
+        }
+        int64_t acc[3] = { 0, 0, 0 };
+        /* interior columns read j-1 .. j+1 directly; the first and last
+         * column of the band (when in the region) mirror their window */
+        const int jb = c->l > 1 ? c->l : 1, je = c->r < c->w - 1 ? c->r : c->w - 1;
+        for (int j = jb; j < je; j++) {
+            const int32_t thr = adm_cm_thr16(cm_, fu, fm, fd, j - 1, j, j + 1);
+            for (int o = 0; o < 3; o++)
+                acc[o] += adm_cm_term(adm_cm_value16(v[o][j], c->rfac16[o]), thr, c->cm[o]);
+        }
+        const int edge[2] = { c->l == 0 ? 0 : -1, c->r == c->w ? c->w - 1 : -1 };
+        for (int e = 0; e < 2; e++) {
+            const int j = edge[e];
+            if (j < 0) continue;
+            const int32_t thr = adm_cm_thr16(cm_, fu, fm, fd, adm_cm_prev(j), j,
+                                             adm_cm_next(j, c->w));
+            for (int o = 0; o < 3; o++)
+                acc[o] += adm_cm_term(adm_cm_value16(v[o][j], c->rfac16[o]), thr, c->cm[o]);
+        }
+        for (int o = 0; o < 3; o++)
+            total[o] += adm_row_round_s(acc[o], c->cm_row_shift, c->cm_row_add);
+    }
+    for (int o = 0; o < 3; o++) out[o] = total[o];
+}
+
+static void cm32(const AdmScale *c, const Bands32 *val, const Bands32 *csf, const Bands32 *flt,
+                 int64_t out[3])
+{
+    int64_t total[3] = { 0, 0, 0 };
+    for (int i = c->t; i < c->b; i++) {
+        const size_t up = (size_t)adm_cm_prev(i) * c->w, mid = (size_t)i * c->w;
+        const size_t dn = (size_t)adm_cm_next(i, c->h) * c->w;
+        const int32_t *cm_[3], *fu[3], *fm[3], *fd[3], *v[3];
+        for (int o = 0; o < 3; o++) {
+            cm_[o] = csf->b[o] + mid;
+            fu[o] = flt->b[o] + up;
+            fm[o] = flt->b[o] + mid;
+            fd[o] = flt->b[o] + dn;
+            v[o] = val->b[o] + mid;
+        }
+        int64_t acc[3] = { 0, 0, 0 };
+        /* interior columns read j-1 .. j+1 directly; the first and last
+         * column of the band (when in the region) mirror their window */
+        const int jb = c->l > 1 ? c->l : 1, je = c->r < c->w - 1 ? c->r : c->w - 1;
+        for (int j = jb; j < je; j++) {
+            const int32_t thr = adm_cm_thr32(cm_, fu, fm, fd, j - 1, j, j + 1);
+            for (int o = 0; o < 3; o++)
+                acc[o] += adm_cm_term(adm_cm_value32(v[o][j], c->rfac32[o]), thr, c->cm[o]);
+        }
+        const int edge[2] = { c->l == 0 ? 0 : -1, c->r == c->w ? c->w - 1 : -1 };
+        for (int e = 0; e < 2; e++) {
+            const int j = edge[e];
+            if (j < 0) continue;
+            const int32_t thr = adm_cm_thr32(cm_, fu, fm, fd, adm_cm_prev(j), j,
+                                             adm_cm_next(j, c->w));
+            for (int o = 0; o < 3; o++)
+                acc[o] += adm_cm_term(adm_cm_value32(v[o][j], c->rfac32[o]), thr, c->cm[o]);
+        }
+        for (int o = 0; o < 3; o++)
+            total[o] += adm_row_round_s(acc[o], c->cm_row_shift, c->cm_row_add);
+    }
+    for (int o = 0; o < 3; o++) out[o] = total[o];
+}
+
+/* ---- extractor ---------------------------------------------------------- */
+
+static void close_cpu(void *priv)
+{
+    AdmCpu *m = priv;
+    free(m->mem);
+    free(m->recip_table);
+    m->mem = NULL;
+    m->recip_table = NULL;
+}
+
+static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
+{
+    AdmCpu *m = priv;
+    int err = tvmaf_adm_setup(&m->s, vi, msg, len);
+    if (err) return err;
+
+    const size_t n0 = (size_t)m->s.sc[0].w * m->s.sc[0].h; /* scale 0 band */
+    const size_t n1 = (size_t)m->s.sc[1].w * m->s.sc[1].h; /* largest of scales 1..3 */
+    const size_t w_in = vi->w, w0 = (size_t)m->s.sc[0].w;
+    const size_t bytes = 2 * w_in * sizeof(int16_t) + 18 * n0 * sizeof(int16_t)
+                         + 4 * n0 * sizeof(int32_t) + 2 * w0 * sizeof(int32_t)
+                         + 18 * n1 * sizeof(int32_t);
+    /* 32-bit planes first so every plane stays aligned to its type */
+    m->mem = malloc(bytes);
+    m->recip_table = malloc(65537 * sizeof(int32_t));
+    if (!m->mem || !m->recip_table) {
+        close_cpu(m);
+        return -ENOMEM;
+    }
+    int32_t *p32 = m->mem;
+    for (int k = 0; k < 2; k++) {
+        m->ref_a[k] = p32; p32 += n0;
+        m->dis_a[k] = p32; p32 += n0;
+    }
+    m->row_lo32 = p32; p32 += w0;
+    m->row_hi32 = p32; p32 += w0;
+    Bands32 *b32[6] = { &m->ref, &m->dis, &m->r, &m->a, &m->csf, &m->flt };
+    for (int k = 0; k < 6; k++)
+        for (int o = 0; o < 3; o++) { b32[k]->b[o] = p32; p32 += n1; }
+    int16_t *p16 = (int16_t *)p32;
+    m->row_lo16 = p16; p16 += w_in;
+    m->row_hi16 = p16; p16 += w_in;
+    Bands16 *b16[6] = { &m->ref0, &m->dis0, &m->r0, &m->a0, &m->csf0, &m->flt0 };
+    for (int k = 0; k < 6; k++)
+        for (int o = 0; o < 3; o++) { b16[k]->b[o] = p16; p16 += n0; }
+
+    for (int d = -32768; d <= 32768; d++) m->recip_table[d + 32768] = adm_recip_q30(d);
+    m->recip = m->recip_table + 32768;
+    return 0;
+}
+
+static int extract(void *priv, const TvmafPicture *ref, const TvmafPicture *dis,
+                   unsigned index, TvmafSink *sink)
+{
+    AdmCpu *m = priv;
+    const AdmState *s = &m->s;
+    AdmScaleSums sums[4];
+    memset(sums, 0, sizeof(sums));
+
+    /* scale 0 */
+    const AdmScale *c = &s->sc[0];
+    dwt0(m, ref, m->ref_a[0], &m->ref0);
+    dwt0(m, dis, m->dis_a[0], &m->dis0);
+    if (!s->skip_scale0) {
+        decouple16(m, c, &m->ref0, &m->dis0, &m->r0, &m->a0);
+        den16(c, &m->ref0, sums[0].den);
+        csf16(c, &m->a0, &m->csf0, &m->flt0);
+        cm16(c, &m->r0, &m->csf0, &m->flt0, sums[0].num);
+        if (!s->skip_aim) {
+            csf16(c, &m->r0, &m->csf0, &m->flt0);
+            cm16(c, &m->a0, &m->csf0, &m->flt0, sums[0].aim);
+        }
+    }
+
+    /* scales 1..3 */
+    for (int k = 1; k < 4; k++) {
+        c = &s->sc[k];
+        const int in = (k - 1) & 1, out = k & 1;
+        dwt32(m, k, m->ref_a[in], m->ref_a[out], &m->ref);
+        dwt32(m, k, m->dis_a[in], m->dis_a[out], &m->dis);
+        decouple32(m, c, &m->ref, &m->dis, &m->r, &m->a);
+        den32(c, &m->ref, sums[k].den);
+        csf32(c, &m->a, &m->csf, &m->flt);
+        cm32(c, &m->r, &m->csf, &m->flt, sums[k].num);
+        if (!s->skip_aim) {
+            csf32(c, &m->r, &m->csf, &m->flt);
+            cm32(c, &m->a, &m->csf, &m->flt, sums[k].aim);
+        }
+    }
+    return tvmaf_adm_report(s, sums, index, sink);
+}
+
+static const char *const provided[] = {
+    "VMAF_integer_feature_adm2_score", "VMAF_integer_feature_aim_score",
+    "VMAF_integer_feature_adm3_score", "integer_adm_scale0", "integer_adm_scale1",
+    "integer_adm_scale2", "integer_adm_scale3", "integer_adm", "integer_adm_num",
+    "integer_adm_den", "integer_adm_num_scale0", "integer_adm_den_scale0",
+    "integer_adm_num_scale1", "integer_adm_den_scale1", "integer_adm_num_scale2",
+    "integer_adm_den_scale2", "integer_adm_num_scale3", "integer_adm_den_scale3", NULL,
+};
+
+const TvmafExtractor tvmaf_fex_adm = {
+    .name = "adm",
+    .backend = TVMAF_BACKEND_CPU,
+    .options = tvmaf_adm_options,
+    .priv_size = sizeof(AdmCpu),
+    .init = init,
+    .extract = extract,
+    .close = close_cpu,
+    .provided_features = provided,
+};

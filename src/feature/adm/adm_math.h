@@ -1,0 +1,678 @@
+/*
+ * adm (integer ADM): the arithmetic, written once for the CPU extractor and
+ * the CUDA twin.
+ *
+ * Pipeline of one frame, per scale (0 = finest .. 3), on the luma plane:
+ *   dwt      4-tap Daubechies-2 analysis of reference and distorted: bands
+ *            a (approximation, the next scale's input), v, h, d
+ *   decouple split the distorted detail bands into r (restored: the part
+ *            explained by the reference) and a (additive impairment)
+ *   den      sum of |x|^3 over the reference's h, v, d (the CSF weight, cubed,
+ *            multiplies the total on the host)
+ *   csf      contrast-sensitivity weighting of the masking band (a for the
+ *            DLM measure, r for AIM) and its 1/30 "flt" companion
+ *   cm       contrast masking: sum over the other band (r for DLM, a for AIM)
+ *            of max(|csf * x| - threshold, 0)^3, the threshold being a 3x3
+ *            neighbourhood sum of the masking band's flt and csf values
+ * Scale 0 keeps its bands in int16, scales 1..3 in int32. Every shift, rounding offset and integer width below is the
+ * reference's (libvmaf integer_adm.c, C path), including its quirks, which are
+ * named where they occur: unsigned wrap where the reference's signed int would
+ * overflow, int16/int32 truncating stores, the odd rounding constants.
+ *
+ * What is exact and what is ordered: every per-coefficient step and every sum
+ * over coefficients is integer. A row's terms are added into one 64-bit
+ * accumulator (order free: two's complement addition is associative), the row
+ * total is rounded by a shift, and the rounded rows are added in 64 bits
+ * (order free again). Floating point enters only per scale, on the host: the
+ * integer totals are scaled to float/double, cube-rooted with powf and added
+ * (h + v + d in float, then scales 0..3 into doubles) -- see adm.c. The
+ * per-coefficient float/double work (the decouple angle test and the gain
+ * limit) is IEEE arithmetic with no libm call, so a device compiled without
+ * FMA contraction reproduces it exactly.
+ */
+#ifndef TVMAF_ADM_MATH_H
+#define TVMAF_ADM_MATH_H
+
+#include <stdint.h>
+
+#include "core/hd.h"
+
+/* Daubechies-2 analysis taps in Q15: low pass and high pass. */
+enum {
+    ADM_LO0 = 15826, ADM_LO1 = 27411, ADM_LO2 = 7345, ADM_LO3 = -4240,
+    ADM_HI0 = -4240, ADM_HI1 = -7345, ADM_HI2 = 27411, ADM_HI3 = -15826,
+    /* sum of the low-pass taps: scale 0 subtracts it times half the sample
+     * range so that its low band is centred on zero */
+    ADM_LO_SUM = 46342,
+};
+
+/* Fixed-point reciprocals used by the masking threshold and csf "flt". */
+#define ADM_Q17_ONE_OVER_15 8738       /* 2^17 / 15, used with a 2^12 shift: centre, scale 0 */
+#define ADM_Q32_ONE_OVER_15 286331153u /* 2^32 / 15: centre term, scales 1..3 */
+#define ADM_Q17_ONE_OVER_30 4369       /* 2^17 / 30: flt, scale 0 */
+#define ADM_Q32_ONE_OVER_30 143165577u /* 2^32 / 30: flt, scales 1..3 */
+
+/* The smallest frame side the 4-scale DWT handles: its mirrored window needs
+ * at least 5 samples at the input of scale 3, i.e. ceil(side / 8) >= 5. */
+#define ADM_MIN_SIDE 33
+
+/* Reciprocal table entry: 2^30 / d truncated, with the sign of d (0 for 0),
+ * for d in [-32768, 32768]. */
+TVMAF_HD int32_t adm_recip_q30(int d)
+{
+    if (d > 0) return (int32_t)(1073741824 / d);
+    if (d < 0) return -(int32_t)(1073741824 / -d);
+    return 0;
+}
+
+/* |x| as the reference's abs() computes it on int32 (INT32_MIN stays). */
+TVMAF_HD int32_t adm_abs32(int32_t x)
+{
+    return x < 0 ? (int32_t)(0u - (uint32_t)x) : x;
+}
+
+TVMAF_HD int adm_clz32(uint32_t x)
+{
+#if TVMAF_DEVICE_CODE
+    return __clz((int)x);
+#else
+    return __builtin_clz(x);
+#endif
+}
+
+/* ------------------------------------------------------------------------ */
+/* DWT                                                                      */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Source index of tap k (0..3) for output i of a DWT over n >= 5 samples. The
+ * window of output i is 2i-1 .. 2i+2; before the start it reflects without
+ * repeating the edge (-1 -> 1), past the end it reflects repeating it
+ * (n -> n-1, n+1 -> n-2).
+ */
+TVMAF_HD int adm_dwt_tap(int i, int k, int n)
+{
+    if (i == 0) return k == 1 ? 0 : (k == 3 ? 2 : 1);
+    const int x = 2 * i - 1 + k;
+    return x < n ? x : 2 * n - x - 1;
+}
+
+/* First output whose window passes the end of n samples (outputs 1 up to it
+ * read 2i-1 .. 2i+2 directly). */
+TVMAF_HD int adm_dwt_interior_end(int n)
+{
+    return (n - 1) / 2;
+}
+
+/*
+ * Scale 0, vertical pass of one column: four samples of bpc bits to the low
+ * and high values, each rounded by 2^bpc and stored in int16. The low band
+ * is recentred by the tap sum times half the range. The reference adds in
+ * int32; above 8 bits its partial sums pass 2^31 but the total fits, so
+ * adding modulo 2^32 gives its value exactly.
+ */
+TVMAF_HD void adm_dwt0_vert(uint32_t s0, uint32_t s1, uint32_t s2, uint32_t s3, int bpc,
+                            int16_t *lo, int16_t *hi)
+{
+    const uint32_t half = 1u << (bpc - 1);
+    const uint32_t l = (uint32_t)ADM_LO0 * s0 + (uint32_t)ADM_LO1 * s1 + (uint32_t)ADM_LO2 * s2
+                       + (uint32_t)(int32_t)ADM_LO3 * s3 - (uint32_t)ADM_LO_SUM * half;
+    const uint32_t h = (uint32_t)(int32_t)ADM_HI0 * s0 + (uint32_t)(int32_t)ADM_HI1 * s1
+                       + (uint32_t)ADM_HI2 * s2 + (uint32_t)(int32_t)ADM_HI3 * s3;
+    *lo = (int16_t)((int32_t)(l + half) >> bpc);
+    *hi = (int16_t)((int32_t)(h + half) >> bpc);
+}
+
+/* Scale 0, horizontal pass: four int16 values of a low or high row to the low
+ * and high outputs, rounded by 2^16 (int32 sums cannot overflow here). */
+TVMAF_HD int32_t adm_dwt0_lo(int16_t s0, int16_t s1, int16_t s2, int16_t s3)
+{
+    return (ADM_LO0 * s0 + ADM_LO1 * s1 + ADM_LO2 * s2 + ADM_LO3 * s3 + 32768) >> 16;
+}
+
+TVMAF_HD int32_t adm_dwt0_hi(int16_t s0, int16_t s1, int16_t s2, int16_t s3)
+{
+    return (ADM_HI0 * s0 + ADM_HI1 * s1 + ADM_HI2 * s2 + ADM_HI3 * s3 + 32768) >> 16;
+}
+
+/* Rounding of the int32 DWT of scales 1..3: vertical (add, shift) then
+ * horizontal (add, shift), per scale. */
+typedef struct AdmDwtRound {
+    int32_t v_add, v_shift, h_add, h_shift;
+} AdmDwtRound;
+
+TVMAF_HD AdmDwtRound adm_dwt_round(int scale)
+{
+    AdmDwtRound r;
+    r.v_add = scale == 1 ? 0 : 32768;
+    r.v_shift = scale == 1 ? 0 : 16;
+    r.h_add = scale == 2 ? 32768 : 16384;
+    r.h_shift = scale == 2 ? 16 : 15;
+    return r;
+}
+
+/* Scales 1..3: one low (or high) tap sum in int64, rounded, stored int32. */
+TVMAF_HD int32_t adm_dwt_lo32(int32_t s0, int32_t s1, int32_t s2, int32_t s3, int32_t add,
+                              int shift)
+{
+    const int64_t acc = (int64_t)ADM_LO0 * s0 + (int64_t)ADM_LO1 * s1 + (int64_t)ADM_LO2 * s2
+                        + (int64_t)ADM_LO3 * s3;
+    return (int32_t)((acc + add) >> shift);
+}
+
+TVMAF_HD int32_t adm_dwt_hi32(int32_t s0, int32_t s1, int32_t s2, int32_t s3, int32_t add,
+                              int shift)
+{
+    const int64_t acc = (int64_t)ADM_HI0 * s0 + (int64_t)ADM_HI1 * s1 + (int64_t)ADM_HI2 * s2
+                        + (int64_t)ADM_HI3 * s3;
+    return (int32_t)((acc + add) >> shift);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Border regions                                                           */
+/* ------------------------------------------------------------------------ */
+
+/* Margin (columns or rows) left out on each side of a band of n samples by
+ * den and cm: (int)(n * 0.1 - 0.5), never negative. */
+TVMAF_HD int adm_border(int n)
+{
+    return (int)(n * 0.1 - 0.5);
+}
+
+/* Range [*lo, *hi) of one band side that decouple and csf compute: the den/cm
+ * region widened by one before (filter tap) and two after, clipped. The
+ * reference computes the upper end from the unclipped lower one. */
+TVMAF_HD void adm_work_range(int n, int *lo, int *hi)
+{
+    const int l = (int)(n * 0.1 - 0.5 - 1);
+    const int h = n - l + 2;
+    *lo = l < 0 ? 0 : l;
+    *hi = h > n ? n : h;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Decouple                                                                 */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Whether the reference vector (oh, ov) and the distorted (th, tv) are within
+ * one degree: u.v >= 0 and (u.v)^2 >= cos^2(1deg) |u|^2 |v|^2, evaluated as
+ * the reference does: each int64 converted to float, divided by 4096 in
+ * double, the products in double from left to right.
+ */
+TVMAF_HD int adm_angle_within_1deg(int64_t ot_dp, int64_t o_mag_sq, int64_t t_mag_sq,
+                                   float cos_1deg_sq)
+{
+    const double dp = (double)(float)ot_dp / 4096.0;
+    const double om = (double)(float)o_mag_sq / 4096.0;
+    const double tm = (double)(float)t_mag_sq / 4096.0;
+    return dp >= 0.0 && dp * dp >= (double)cos_1deg_sq * om * tm;
+}
+
+/*
+ * Enhancement gain limit of a restored value r: where the angle test passed
+ * and k > 0, r becomes min(r * egl, t) for o > 0 and max(r * egl, t) for
+ * o < 0, in double. The reference decides on a float copy of r, which only
+ * carries the sign of k * o here (k/2^15 times o/2^6 in float is never 0 nor
+ * rounds across 0), so the test is made on the integers. The caller truncates
+ * the result to the band's type; it is in range, being t or a value between
+ * r and t.
+ */
+TVMAF_HD double adm_enhance(int32_t r, int32_t t, int64_t k, int32_t o, int angle, double egl,
+                            int *changed)
+{
+    *changed = 0;
+    if (!angle || k <= 0 || o == 0) return 0.0;
+    const double g = r * egl;
+    *changed = 1;
+    if (o > 0) return g < t ? g : (double)t;
+    return g > t ? g : (double)t;
+}
+
+/* Scale 0 decouple of one orientation: restored value r of the distorted t
+ * given the reference o (k = clip(t/o, 0, 1) in Q15 through the reciprocal
+ * table entry recip = adm_recip_q30(o)), then a = t - r stored in int16. */
+TVMAF_HD void adm_decouple16(int16_t o, int16_t t, int32_t recip, int angle, double egl,
+                             int16_t *r_out, int16_t *a_out)
+{
+    int32_t k = 32768;
+    if (o != 0) {
+        const int32_t q = (int32_t)(((int64_t)recip * t + 16384) >> 15);
+        k = q < 0 ? 0 : (q > 32768 ? 32768 : q);
+    }
+    int16_t r = (int16_t)((k * o + 16384) >> 15);
+    int changed;
+    const double g = adm_enhance(r, t, k, o, angle, egl, &changed);
+    if (changed) r = (int16_t)g;
+    *r_out = r;
+    *a_out = (int16_t)(t - r);
+}
+
+/*
+ * Scales 1..3 decouple of one orientation. |o| >= 2^15 is first reduced to
+ * its top 15 bits (rounded) so the 2^15-entry reciprocal table applies, and
+ * the quotient is shifted back by the same amount. recip_pos points at the
+ * table entry for 0 (entries 0..32768 are read). The reference's rounding
+ * constant is an int shift, which for |o| = 2^31 would reach bit 31; the
+ * conversion below keeps its value there too.
+ */
+TVMAF_HD void adm_decouple32(int32_t o, int32_t t, const int32_t *recip_pos, int angle,
+                             double egl, int32_t *r_out, int32_t *a_out)
+{
+    int64_t k = 32768;
+    if (o != 0) {
+        const uint32_t ao = (uint32_t)adm_abs32(o);
+        int sh = 0;
+        uint32_t m = ao;
+        if (ao >= 32768) {
+            sh = 17 - adm_clz32(ao);
+            m = (ao + (1u << (sh - 1))) >> sh;
+        }
+        const int64_t sign = o < 0 ? -1 : 1;
+        const int64_t round = (int64_t)(int32_t)(1u << (14 + sh));
+        const int64_t q = (((int64_t)recip_pos[(uint16_t)m] * t) * sign + round) >> (15 + sh);
+        k = q < 0 ? 0 : (q > 32768 ? 32768 : q);
+    }
+    int32_t r = (int32_t)((k * o + 16384) >> 15);
+    int changed;
+    const double g = adm_enhance(r, t, k, o, angle, egl, &changed);
+    if (changed) r = (int32_t)g;
+    *r_out = r;
+    *a_out = (int32_t)((uint32_t)t - (uint32_t)r);
+}
+
+/* a0*b0 + a1*b1 in int64 (each product fits; the sum is added modulo 2^64,
+ * as the reference's int64 sum is for any value it can meet). */
+TVMAF_HD int64_t adm_dot2(int32_t a0, int32_t b0, int32_t a1, int32_t b1)
+{
+    return (int64_t)((uint64_t)((int64_t)a0 * b0) + (uint64_t)((int64_t)a1 * b1));
+}
+
+/*
+ * Decouple of one coefficient, orientations h, v, d (index 0, 1, 2): the
+ * angle test is made once on the (h, v) vectors and applies to all three.
+ * recip points at the reciprocal table entry of 0 (adm_recip_q30(d) at
+ * recip[d], d in [-32768, 32768]).
+ */
+TVMAF_HD void adm_decouple16_at(const int16_t o[3], const int16_t t[3], const int32_t *recip,
+                                float cos_1deg_sq, double egl, int16_t r[3], int16_t a[3])
+{
+    const int angle = adm_angle_within_1deg(adm_dot2(o[0], t[0], o[1], t[1]),
+                                            adm_dot2(o[0], o[0], o[1], o[1]),
+                                            adm_dot2(t[0], t[0], t[1], t[1]), cos_1deg_sq);
+    for (int k = 0; k < 3; k++) adm_decouple16(o[k], t[k], recip[o[k]], angle, egl, &r[k], &a[k]);
+}
+
+TVMAF_HD void adm_decouple32_at(const int32_t o[3], const int32_t t[3], const int32_t *recip,
+                                float cos_1deg_sq, double egl, int32_t r[3], int32_t a[3])
+{
+    const int angle = adm_angle_within_1deg(adm_dot2(o[0], t[0], o[1], t[1]),
+                                            adm_dot2(o[0], o[0], o[1], o[1]),
+                                            adm_dot2(t[0], t[0], t[1], t[1]), cos_1deg_sq);
+    for (int k = 0; k < 3; k++) adm_decouple32(o[k], t[k], recip, angle, egl, &r[k], &a[k]);
+}
+
+/* ------------------------------------------------------------------------ */
+/* CSF                                                                      */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Scale 0 csf of one coefficient: rfac (Q21 for h and v, Q23 for d) times x,
+ * back to Q16 (h, v: +2^14 >> 15; d: +65535 >> 17, the reference's constant),
+ * stored int16; flt = |csf| * (2^17/30) rounded by 2^12, stored int16 (it
+ * wraps for |csf| above about 30000, as the reference's does).
+ */
+TVMAF_HD int16_t adm_csf16(int16_t x, uint16_t rfac, int diag)
+{
+    const int32_t p = (int32_t)rfac * x;
+    const uint32_t add = diag ? 65535u : 16384u;
+    return (int16_t)((int32_t)((uint32_t)p + add) >> (diag ? 17 : 15));
+}
+
+TVMAF_HD int16_t adm_csf16_flt(int16_t c)
+{
+    const int32_t m = c < 0 ? -(int32_t)c : c;
+    return (int16_t)((ADM_Q17_ONE_OVER_30 * m + 2048) >> 12);
+}
+
+/* Scales 1..3 csf: rfac in Q32, product rounded by 2^28 to int32. */
+TVMAF_HD int32_t adm_csf32(int32_t x, uint32_t rfac)
+{
+    return (int32_t)(((int64_t)rfac * x + (1 << 27)) >> 28);
+}
+
+/* Scales 1..3 flt: |csf| / 30 in Q32. The reference's rounding constant is
+ * 2^31 stored in an int32, i.e. -2^31: it subtracts instead of adding. */
+TVMAF_HD int32_t adm_csf32_flt(int32_t c)
+{
+    return (int32_t)(((int64_t)ADM_Q32_ONE_OVER_30 * adm_abs32(c) + (int64_t)INT32_MIN) >> 32);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Denominator: sum of cubes of the reference's detail bands                */
+/* ------------------------------------------------------------------------ */
+
+/* Scale 0: |x|^3 of an int16 coefficient, exact in 64 bits. */
+TVMAF_HD uint64_t adm_den16_term(int16_t x)
+{
+    const uint64_t m = (uint16_t)(x < 0 ? -(int32_t)x : x);
+    return m * m * m;
+}
+
+/* Scales 1..3: |x|^2 rounded by 2^sq_shift (the reference adds 2^sq_shift,
+ * not half of it), times |x|, rounded by 2^cub_shift. */
+TVMAF_HD uint64_t adm_den32_term(int32_t x, int sq_shift, int cub_shift, uint64_t cub_add)
+{
+    const uint64_t m = (uint32_t)adm_abs32(x);
+    const uint64_t sq = (m * m + ((uint64_t)1 << sq_shift)) >> sq_shift;
+    return (sq * m + cub_add) >> cub_shift;
+}
+
+/* Squaring shift of the scale 1..3 denominator. */
+TVMAF_HD int adm_den_sq_shift(int scale)
+{
+    return scale == 2 ? 30 : 31;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Contrast masking                                                         */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Neighbour indices of (i, j) in a w x h band for the 3x3 threshold window:
+ * before the start the window reflects (-1 -> 1), past the end it repeats the
+ * edge (n -> n-1).
+ */
+TVMAF_HD int adm_cm_prev(int i) { return i == 0 ? 1 : i - 1; }
+TVMAF_HD int adm_cm_next(int i, int n) { return i == n - 1 ? n - 1 : i + 1; }
+
+/*
+ * Masking threshold of one coefficient at scale 0: for each orientation, the
+ * 8 neighbours of the flt band plus the centre of the csf band times 32/15
+ * (rounded by 2^12, stored int16), added over the three orientations in int32.
+ * c_mid points at the csf row of the coefficient, f_up/f_mid/f_dn at the flt
+ * rows above, at and below it (already mirrored); jl, j, jr are the columns.
+ */
+TVMAF_HD int32_t adm_cm_thr16(const int16_t *const c_mid[3], const int16_t *const f_up[3],
+                              const int16_t *const f_mid[3], const int16_t *const f_dn[3],
+                              int jl, int j, int jr)
+{
+    int32_t thr = 0;
+    for (int o = 0; o < 3; o++) {
+        const int32_t m = c_mid[o][j] < 0 ? -(int32_t)c_mid[o][j] : c_mid[o][j];
+        const int16_t centre = (int16_t)((ADM_Q17_ONE_OVER_15 * m + 2048) >> 12);
+        thr += f_up[o][jl] + f_up[o][j] + f_up[o][jr] + f_mid[o][jl] + centre + f_mid[o][jr]
+               + f_dn[o][jl] + f_dn[o][j] + f_dn[o][jr];
+    }
+    return thr;
+}
+
+/* Same at scales 1..3, int32 bands; the centre is |csf| / 15 in Q32 with the
+ * same negative rounding constant as adm_csf32_flt. Sums wrap as uint32. */
+TVMAF_HD int32_t adm_cm_thr32(const int32_t *const c_mid[3], const int32_t *const f_up[3],
+                              const int32_t *const f_mid[3], const int32_t *const f_dn[3],
+                              int jl, int j, int jr)
+{
+    uint32_t thr = 0;
+    for (int o = 0; o < 3; o++) {
+        const int32_t centre = (int32_t)(((int64_t)ADM_Q32_ONE_OVER_15 * adm_abs32(c_mid[o][j])
+                                          + (int64_t)INT32_MIN) >> 32);
+        thr += (uint32_t)f_up[o][jl] + (uint32_t)f_up[o][j] + (uint32_t)f_up[o][jr]
+               + (uint32_t)f_mid[o][jl] + (uint32_t)centre + (uint32_t)f_mid[o][jr]
+               + (uint32_t)f_dn[o][jl] + (uint32_t)f_dn[o][j] + (uint32_t)f_dn[o][jr];
+    }
+    return (int32_t)thr;
+}
+
+/* Shifts of one orientation's masking term. */
+typedef struct AdmCmShift {
+    int sub;      /* threshold scaling (left shift) */
+    int sq;       /* squaring: add 2^(sq-1), shift */
+    int cub;      /* cubing: add cub_add, shift */
+    int64_t cub_add;
+} AdmCmShift;
+
+/*
+ * One masking term: x = |v| - (thr << sub), clipped at 0, then
+ * ((x^2 rounded by 2^sq, as int32) * x rounded by 2^cub). The int32
+ * truncation of x^2 and the int32 wrap of the subtraction are the
+ * reference's (its signed arithmetic, as compiled).
+ */
+TVMAF_HD int64_t adm_cm_term(int32_t v, int32_t thr, AdmCmShift s)
+{
+    int32_t x = (int32_t)((uint32_t)adm_abs32(v) - ((uint32_t)thr << s.sub));
+    x = x < 0 ? 0 : x;
+    const int32_t x_sq = (int32_t)(((int64_t)x * x + ((int64_t)1 << (s.sq - 1))) >> s.sq);
+    return ((int64_t)x_sq * x + s.cub_add) >> s.cub;
+}
+
+/* Scale 0: the masked value is the restored (or additive) band times rfac,
+ * in int32 (it fits: |x| <= 2^15, rfac < 2^16). */
+TVMAF_HD int32_t adm_cm_value16(int16_t x, uint16_t rfac)
+{
+    return (int32_t)rfac * x;
+}
+
+/* Scales 1..3: rfac in Q32, rounded by 2^28 as in adm_csf32. */
+TVMAF_HD int32_t adm_cm_value32(int32_t x, uint32_t rfac)
+{
+    return adm_csf32(x, rfac);
+}
+
+/* Rounding of a row total by 2^shift (add 2^(shift-1)). */
+TVMAF_HD int64_t adm_row_round_s(int64_t row, int shift, int64_t add)
+{
+    return (row + add) >> shift;
+}
+
+TVMAF_HD uint64_t adm_row_round_u(uint64_t row, int shift, uint64_t add)
+{
+    return (row + add) >> shift;
+}
+
+#if !TVMAF_DEVICE_CODE
+#include <math.h>
+
+/* ------------------------------------------------------------------------ */
+/* Host only: per-scale CSF factors and the conversions that make them      */
+/* integers. Computed once per stream; the device receives the integers.    */
+/* ------------------------------------------------------------------------ */
+
+enum AdmCsfMode {
+    ADM_CSF_WATSON97 = 0,
+    ADM_CSF_BARTEN = 1,
+    ADM_CSF_BLEND = 2,     /* Barten/Watson blend, legacy table */
+    ADM_CSF_BLEND_MAE = 3, /* Barten/Watson blend, table of the v1.0.17+ models */
+};
+
+/* Display resolution in pixels per degree of visual angle, stored in float. */
+static inline float adm_pixels_per_degree(double norm_view_dist, int ref_display_height)
+{
+    return norm_view_dist * ref_display_height * M_PI / 180.0;
+}
+
+/*
+ * Watson et al. 1997 ("Visibility of wavelet quantization noise") quantization
+ * step of luma band (lambda, theta), theta 1 = horizontal/vertical detail,
+ * 2 = diagonal. Model constants and basis amplitudes are floats as in the
+ * reference; mixed float/double evaluation as there.
+ */
+static inline float adm_watson_step(int lambda, int theta, double norm_view_dist,
+                                    int ref_display_height)
+{
+    static const float a = 0.495, k = 0.466, f0 = 0.401;
+    static const float g[4] = { 1.501, 1.0, 0.534, 1.0 };
+    static const float amplitude[4][4] = {
+        { 0.62171, 0.67234, 0.72709, 0.67234 },
+        { 0.34537, 0.41317, 0.49428, 0.41317 },
+        { 0.18004, 0.22727, 0.28688, 0.22727 },
+        { 0.091401, 0.11792, 0.15214, 0.11792 },
+    };
+    const float r = adm_pixels_per_degree(norm_view_dist, ref_display_height);
+    const float e = log10(pow(2.0, lambda + 1) * f0 * g[theta] / r);
+    const float q = 2.0 * a * pow(10.0, k * e * e) / amplitude[lambda][theta];
+    return q;
+}
+
+/* Barten CSF (HDR-VDP-2 simplification) pieces, float where the reference
+ * stores float. */
+static inline float adm_barten_lum_sens(float lum)
+{
+    static const float s0 = 30.162, s1 = 4.0627, s2 = 1.6596, s3 = 0.2712;
+    return s0 * pow(pow(s1 / lum, s2) + 1, -s3);
+}
+
+static inline float adm_barten_mtf(float freq)
+{
+    static const float a[4] = { 0.424838596301290, 0.572435103936480, 0.000167576239164937,
+                                0.00255872352306433 };
+    static const float b[4] = { 0.028, 0.37, 37, 360 };
+    float mtf = 0.0;
+    for (int i = 0; i < 4; i++) mtf = mtf + a[i] * exp(-b[i] * freq);
+    return mtf;
+}
+
+static inline float adm_lerp(float x0, float y0, float x1, float y1, float x)
+{
+    return y0 + ((y1 - y0) / (x1 - x0)) * (x - x0);
+}
+
+static inline float adm_barten_csf(int lambda, double norm_view_dist, int ref_display_height,
+                                   double lum, double scale)
+{
+    /* luminances (cd/m2) of the six measured parameter sets */
+    static const float lum_at[6] = { 0.002, 0.02, 0.2, 2, 20, 150 };
+    static const float par[6][5] = {
+        { 0.0160737, 0.991265, 3.74038, 0.50722, 4.46044 },
+        { 0.383873, 0.800889, 3.54104, 0.682505, 4.94958 },
+        { 0.929301, 0.476505, 4.37453, 0.750315, 5.28678 },
+        { 1.29776, 0.405782, 4.40602, 0.935314, 5.61425 },
+        { 1.49222, 0.334278, 3.79542, 1.07327, 6.4635 },
+        { 1.46213, 0.394533, 2.7755, 1.16577, 7.45665 },
+    };
+    const float r = adm_pixels_per_degree(norm_view_dist, ref_display_height);
+    const float freq = r / pow(2, lambda + 1);
+    const double l = lum > lum_at[5] ? lum_at[5] : (lum < lum_at[0] ? lum_at[0] : lum);
+    int lo = 0, hi = 0;
+    for (int i = 0; i < 5; i++) {
+        if (l >= lum_at[i] && l <= lum_at[i + 1]) {
+            lo = i;
+            hi = i + 1;
+            break;
+        }
+    }
+    const float x0 = log10(lum_at[lo]), x1 = log10(lum_at[hi]), x = log10(l);
+    float p[4];
+    for (int i = 0; i < 4; i++) p[i] = adm_lerp(x0, par[lo][i + 1], x1, par[hi][i + 1], x);
+    const float ta = 1.0f + pow(p[0] * freq, p[1]);
+    const float tb = 1.0f / pow(1 - exp(-pow(freq / 7, 2)), p[2]);
+    const float ncsf = p[3] / pow(ta * tb, 0.5);
+    return ncsf * adm_barten_mtf(freq) * adm_barten_lum_sens(lum) * scale;
+}
+
+/*
+ * Barten/Watson blended CSF: a table per viewing condition, [diag][lambda].
+ * Unlisted conditions give -EINVAL (-22) as a float weight, as the reference
+ * does (it does not refuse them).
+ */
+static inline float adm_blend_csf(int lambda, int diag, double norm_view_dist,
+                                  int ref_display_height, int mae)
+{
+    static const float legacy[8][2][4] = {
+        /* 1080 @ 3H */ { { 0.01183, 0.025026, 0.04295, 0.058621 },
+                          { 0.004302, 0.011778, 0.023918, 0.035901 } },
+        /* 1080 @ 5H */ { { 0.004212, 0.014809, 0.029642, 0.047464 },
+                          { 0.000984, 0.005852, 0.0146, 0.027574 } },
+        /* 2160 @ 3H */ { { 0.00226, 0.01183, 0.025026, 0.04295 },
+                          { 0.000479, 0.004302, 0.011778, 0.023918 } },
+        /* 2160 @ 5H */ { { 0.000092, 0.004212, 0.014809, 0.029642 },
+                          { 0.000050, 0.000984, 0.005852, 0.0146 } },
+        /* 720 @ 3H */  { { 0.018715, 0.035637, 0.052798, 0.061509 },
+                          { 0.007999, 0.018396, 0.031851, 0.037718 } },
+        /* 720 @ 5H */  { { 0.010144, 0.022561, 0.040309, 0.05672 },
+                          { 0.003463, 0.010282, 0.021839, 0.034641 } },
+        /* 480 @ 3H */  { { 0.027961, 0.045875, 0.060275, 0.056234 },
+                          { 0.013572, 0.026277, 0.036959, 0.034511 } },
+        /* 480 @ 5H */  { { 0.016781, 0.032822, 0.05032, 0.061594 },
+                          { 0.00691, 0.016545, 0.029917, 0.037777 } },
+    };
+    static const float fixed[8][2][4] = {
+        /* 1080 @ 3H */ { { 0.011249, 0.022606, 0.035930, 0.045673 },
+                          { 0.004097, 0.010921, 0.021430, 0.031313 } },
+        /* 1080 @ 5H */ { { 0.004052, 0.013939, 0.026298, 0.038833 },
+                          { 0.000927, 0.005544, 0.013415, 0.024515 } },
+        /* 2160 @ 3H */ { { 0.002166, 0.011249, 0.022606, 0.035930 },
+                          { 0.000447, 0.004097, 0.010921, 0.021430 } },
+        /* 2160 @ 5H */ { { 0.000077, 0.004052, 0.013939, 0.026298 },
+                          { 0.000045, 0.000927, 0.005544, 0.013415 } },
+        /* 720 @ 3H */  { { 0.017329, 0.030870, 0.042134, 0.047410 },
+                          { 0.007509, 0.016707, 0.028072, 0.032722 } },
+        /* 720 @ 5H */  { { 0.009689, 0.020577, 0.034162, 0.044523 },
+                          { 0.003302, 0.009579, 0.019661, 0.030318 } },
+        /* 480 @ 3H */  { { 0.024969, 0.037825, 0.046676, 0.043974 },
+                          { 0.012511, 0.023424, 0.032139, 0.030166 } },
+        /* 480 @ 5H */  { { 0.015665, 0.028766, 0.040612, 0.047483 },
+                          { 0.006514, 0.015107, 0.026476, 0.032776 } },
+    };
+    const double d = norm_view_dist;
+    const int hgt = ref_display_height;
+    int t;
+    if (hgt == 1080 && d == 3.0) t = 0;
+    else if (hgt == 1080 && d == 5.0) t = 1;
+    else if (hgt == 2160 && d == 1.5) t = 0; /* same pixels per degree as 1080 @ 3H */
+    else if (hgt == 2160 && d == 3.0) t = 2;
+    else if (hgt == 2160 && d == 5.0) t = 3;
+    else if (hgt == 720 && d == 3.0) t = 4;
+    else if (hgt == 720 && d == 5.0) t = 5;
+    else if (hgt == 480 && d == 3.0) t = 6;
+    else if (hgt == 480 && d == 5.0) t = 7;
+    else return -22; /* -EINVAL */
+    return mae ? fixed[t][diag][lambda] : legacy[t][diag][lambda];
+}
+
+/* CSF weight of scale lambda for horizontal/vertical (diag = 0) or diagonal
+ * (diag = 1) detail, in float, for the chosen mode. */
+static inline float adm_csf_weight(int mode, int lambda, int diag, double norm_view_dist,
+                                   int ref_display_height, double csf_scale,
+                                   double csf_diag_scale)
+{
+    switch (mode) {
+    case ADM_CSF_BARTEN:
+        return adm_barten_csf(lambda, norm_view_dist, ref_display_height, 100.0,
+                              diag ? csf_diag_scale : csf_scale);
+    case ADM_CSF_BLEND:
+    case ADM_CSF_BLEND_MAE:
+        return adm_blend_csf(lambda, diag, norm_view_dist, ref_display_height,
+                             mode == ADM_CSF_BLEND_MAE);
+    default:
+        return 1.0f / adm_watson_step(lambda, diag ? 2 : 1, norm_view_dist, ref_display_height);
+    }
+}
+
+/*
+ * double -> integer conversions as the reference's x86-64 build performs them
+ * (gcc: cvttsd2si). To uint16: truncate to int32, keep the low 16 bits; out of
+ * int32 range or NaN gives 0x80000000, so 0. To uint32: truncate to int64,
+ * keep the low 32 bits; out of int64 range or NaN gives 0.
+ */
+static inline uint16_t adm_x86_to_u16(double x)
+{
+    if (!(x >= -2147483648.0 && x < 2147483648.0)) return 0;
+    return (uint16_t)(uint32_t)(int32_t)x;
+}
+
+static inline uint32_t adm_x86_to_u32(double x)
+{
+    if (!(x >= -9223372036854775808.0 && x < 9223372036854775808.0)) return 0;
+    return (uint32_t)(uint64_t)(int64_t)x;
+}
+
+/* pow(2, e) for the reference's unsigned exponent arithmetic (a negative
+ * difference wraps to a huge exponent, giving inf). */
+static inline double adm_pow2u(uint32_t e)
+{
+    return pow(2, e);
+}
+#endif
+
+#endif
