@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "tvmaf/tvmaf.h"
+#include "tvmaf_config.h"
 #include "io/video_reader.h"
 
 enum {
@@ -61,8 +62,13 @@ static void usage(FILE *f, const char *app)
         " --bitdepth/-b 8|10|12|16   raw YUV bit depth (16-bit little-endian samples above 8)\n"
         "Scoring:\n"
         " --feature NAME[=opt=val:opt=val]  extractor to run (repeatable)\n"
-        " --model/-m path=...:name=...      VMAF model (not in this version: use -n)\n"
-        " --no_prediction/-n         features only, no model\n"
+        " --model/-m PARAMS          VMAF model, colon-separated (repeatable):\n"
+        "                            path=FILE or version=NAME (NAME.json found in\n"
+        "                            $TVMAF_MODEL_PATH, then " TVMAF_DATADIR "),\n"
+        "                            name=KEY (default vmaf), disable_clip, enable_transform,\n"
+        "                            FEATURE.OPTION=VALUE (an option of a model's extractor);\n"
+        "                            default: version=vmaf_v0.6.1 unless -n is given\n"
+        " --no_prediction/-n         features only, no model score\n"
         " --backend cpu|cuda|auto    where to run (default auto: CUDA when a GPU is usable)\n"
         " --threads N                frames scored in parallel (same bits as 1 thread)\n"
         " --subsample N              score every Nth frame\n"
@@ -123,6 +129,87 @@ static int writable(const char *path)
     return !access(dir, W_OK);
 }
 
+#define MAX_MODELS 32
+#define MAX_OVERLOADS 32
+
+/* One -m argument: "key=val:key=val:..." as libvmaf's vmaf reads it. */
+typedef struct ModelArg {
+    char *buf; /* owns the strings below */
+    const char *path, *version, *name;
+    unsigned flags;
+    struct { const char *feature, *opt, *val; } ov[MAX_OVERLOADS];
+    unsigned n_ov;
+    TvmafModel *model;
+} ModelArg;
+
+static int parse_model_arg(const char *app, const char *arg, ModelArg *m)
+{
+    memset(m, 0, sizeof(*m));
+    m->name = "vmaf";
+    if (!(m->buf = strdup(arg))) return -1;
+    char *rest = m->buf, *kv;
+    while ((kv = strsep(&rest, ":"))) {
+        char *val = strchr(kv, '=');
+        if (val) *val++ = '\0';
+        if (!val && (!strcmp(kv, "disable_clip") || !strcmp(kv, "enable_transform")))
+            val = "true";
+        if (val && strchr(val, '=')) {
+            fprintf(stderr, "%s: bad model option in -m \"%s\": the value of %s has a '=' "
+                    "(':' separates options)\n", app, arg, kv);
+            return -1;
+        }
+        if (!*kv || !val || !*val) {
+            fprintf(stderr, "%s: bad model option \"%s\" in -m \"%s\" (expected key=value: "
+                    "path=, version=, name=, disable_clip, enable_transform or "
+                    "FEATURE.OPTION=VALUE)\n", app, kv, arg);
+            return -1;
+        }
+        if (!strcmp(kv, "path")) {
+            m->path = val;
+        } else if (!strcmp(kv, "version")) {
+            m->version = val;
+        } else if (!strcmp(kv, "name")) {
+            m->name = val;
+        } else if (!strcmp(kv, "disable_clip") || !strcmp(kv, "enable_transform")) {
+            if (strcmp(val, "true") && strcmp(val, "false")) {
+                fprintf(stderr, "%s: model option %s takes true or false, not \"%s\"\n",
+                        app, kv, val);
+                return -1;
+            }
+            if (!strcmp(val, "true"))
+                m->flags |= kv[0] == 'd' ? TVMAF_MODEL_DISABLE_CLIP : TVMAF_MODEL_ENABLE_TRANSFORM;
+        } else {
+            char *dot = strchr(kv, '.');
+            if (!dot || dot == kv || !dot[1] || strchr(dot + 1, '.')) {
+                fprintf(stderr, "%s: bad model option \"%s\" in -m \"%s\" (a feature option "
+                        "is FEATURE.OPTION=VALUE)\n", app, kv, arg);
+                return -1;
+            }
+            if (m->n_ov == MAX_OVERLOADS) {
+                fprintf(stderr, "%s: at most %d feature options per model\n", app, MAX_OVERLOADS);
+                return -1;
+            }
+            *dot = '\0';
+            m->ov[m->n_ov].feature = kv;
+            m->ov[m->n_ov].opt = dot + 1;
+            m->ov[m->n_ov].val = val;
+            m->n_ov++;
+        }
+    }
+    if (!m->path == !m->version) {
+        fprintf(stderr, "%s: -m \"%s\" needs exactly one of path=FILE and version=NAME\n",
+                app, arg);
+        return -1;
+    }
+    return 0;
+}
+
+/* What the model is called in messages: its version, else its path. */
+static const char *model_label(const ModelArg *m)
+{
+    return m->version ? m->version : m->path;
+}
+
 int main(int argc, char **argv)
 {
     const char *app = "tvmaf";
@@ -135,6 +222,8 @@ int main(int argc, char **argv)
     int precision = 0, quiet = 0, no_prediction = 0, n_models = 0;
     const char *features[MAX_FEATURES];
     unsigned n_features = 0;
+    ModelArg models[MAX_MODELS];
+    unsigned n_model_args = 0;
     uint64_t cpumask = 0;
 
     int c;
@@ -164,7 +253,15 @@ int main(int argc, char **argv)
                 return 1;
             }
             break;
-        case 'm': n_models++; break;
+        case 'm':
+            if (n_model_args == MAX_MODELS) {
+                fprintf(stderr, "%s: at most %d models\n", app, MAX_MODELS);
+                return 1;
+            }
+            if (parse_model_arg(app, optarg, &models[n_model_args])) return 1;
+            n_model_args++;
+            n_models++;
+            break;
         case 'o': out_path = optarg; break;
         case 'n': no_prediction = 1; break;
         case 'q': quiet = 1; break;
@@ -237,12 +334,24 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: only one of the inputs can be stdin\n", app);
         return 1;
     }
-    if (n_models || !no_prediction) {
-        fprintf(stderr, "%s: VMAF models are not supported by this version yet; "
-                "run features only with -n and --feature NAME\n", app);
-        return 1;
+    const unsigned n_models_given = n_model_args;
+    if (!n_models && !no_prediction) {
+        /* libvmaf's default model */
+        memset(&models[0], 0, sizeof(models[0]));
+        models[0].version = "vmaf_v0.6.1";
+        models[0].name = "vmaf";
+        n_model_args = n_models = 1;
     }
-    if (!n_features) {
+    for (unsigned i = 0; i < n_model_args; i++) {
+        for (unsigned j = i + 1; j < n_model_args; j++) {
+            if (!strcmp(models[i].name, models[j].name)) {
+                fprintf(stderr, "%s: two models are named \"%s\"; each model needs its own "
+                        "name (-m ...:name=NAME)\n", app, models[i].name);
+                return 1;
+            }
+        }
+    }
+    if (!n_features && !n_models) {
         fprintf(stderr, "%s: no feature requested (use --feature NAME; --list-features lists them)\n", app);
         return 1;
     }
@@ -275,6 +384,30 @@ int main(int argc, char **argv)
     if ((err = tvmaf_init(&ctx, &cfg))) {
         fprintf(stderr, "%s: %s\n", app, tvmaf_last_error(ctx));
         goto end;
+    }
+    /* models first: their extractors come first in the output, as in libvmaf */
+    for (unsigned i = 0; i < n_model_args; i++) {
+        ModelArg *m = &models[i];
+        const TvmafModelConfig mcfg = { .name = m->name, .flags = m->flags };
+        if ((err = tvmaf_model_load(&m->model, m->path, m->version, &mcfg, msg, sizeof(msg)))) {
+            /* one line; the implicit default model says how to avoid it */
+            fprintf(stderr, "%s: %s%s\n", app, msg, !n_models_given && err == -ENOENT ?
+                    "; without -m the model is vmaf_v0.6.1: give one with -m path=FILE, "
+                    "or use -n to compute features only" : "");
+            goto end;
+        }
+        for (unsigned j = 0; j < m->n_ov; j++) {
+            if ((err = tvmaf_model_feature_overload(m->model, m->ov[j].feature, m->ov[j].opt,
+                                                    m->ov[j].val))) {
+                fprintf(stderr, "%s: -m %s: %s\n", app, model_label(m),
+                        tvmaf_model_last_error(m->model));
+                goto end;
+            }
+        }
+        if ((err = tvmaf_use_model(ctx, m->model))) {
+            fprintf(stderr, "%s: %s\n", app, tvmaf_model_last_error(m->model));
+            goto end;
+        }
     }
     for (unsigned i = 0; i < n_features; i++) {
         if ((err = tvmaf_use_feature(ctx, features[i]))) {
@@ -345,6 +478,40 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: %s\n", app, tvmaf_last_error(ctx));
         goto end;
     }
+    if (!no_prediction) {
+        for (unsigned i = 0; i < n_model_args; i++) {
+            if ((err = tvmaf_score_model(ctx, models[i].model))) {
+                fprintf(stderr, "%s: %s\n", app, tvmaf_model_last_error(models[i].model));
+                goto end;
+            }
+        }
+        /* pooled means, as libvmaf's vmaf prints them: every model, then
+         * every collection's bagging score, interval and spread */
+        if (isatty(fileno(stderr)) && (!quiet || !out_path)) {
+            for (unsigned i = 0; i < n_model_args; i++) {
+                double v;
+                if (!tvmaf_feature_score_pooled(ctx, tvmaf_model_name(models[i].model),
+                                                TVMAF_POOL_MEAN, &v, 0, n - 1))
+                    fprintf(stderr, "%s: %f\n", model_label(&models[i]), v);
+            }
+            for (unsigned i = 0; i < n_model_args; i++) {
+                /* a collection's statistics carry its name and a suffix */
+                const char *cname = tvmaf_model_name(models[i].model);
+                static const char *const suffix[4] = { "_bagging", "_ci_p95_lo", "_ci_p95_hi",
+                                                       "_stddev" };
+                double v[4];
+                int bad = 0;
+                for (unsigned k = 0; k < 4; k++) {
+                    char key[512];
+                    snprintf(key, sizeof(key), "%s%s", cname, suffix[k]);
+                    bad |= tvmaf_feature_score_pooled(ctx, key, TVMAF_POOL_MEAN, &v[k], 0, n - 1);
+                }
+                if (!bad)
+                    fprintf(stderr, "%s: %f, ci.p95: [%f, %f], stddev: %f\n",
+                            model_label(&models[i]), v[0], v[1], v[2], v[3]);
+            }
+        }
+    }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     const double secs = (t1.tv_sec - t0.tv_sec) + 1e-9 * (t1.tv_nsec - t0.tv_nsec);
     const double fps = secs > 0 ? n / secs : 0.0;
@@ -367,6 +534,10 @@ end:
         ret = 1;
     }
     tvmaf_close(ctx);
+    for (unsigned i = 0; i < n_model_args; i++) {
+        tvmaf_model_destroy(models[i].model);
+        free(models[i].buf);
+    }
     tvmaf_reader_close(rd_ref);
     tvmaf_reader_close(rd_dis);
     return ret;

@@ -132,27 +132,38 @@ typedef struct TvmafModelConfig {
  * JSON file: `path` is a file path, or `version` a name (e.g. "vmaf_v0.6.1")
  * looked up as NAME.json in $TVMAF_MODEL_PATH (colon-separated), then in the
  * install's data directory. Exactly one of path and version is non-NULL.
- * On failure returns a negative errno and writes a message (naming the search
- * path when a version is not found).
+ * On failure returns a negative errno and writes a message: -ENOENT for a
+ * version not found (naming every directory searched), -EINVAL for a file
+ * that is not a usable model, -ENOTSUP for a model feature that no extractor
+ * of this build provides (naming it).
  */
 int tvmaf_model_load(TvmafModel **model, const char *path, const char *version,
                      const TvmafModelConfig *cfg, char *msg, size_t msg_len);
 void tvmaf_model_destroy(TvmafModel *model);
 
 /* Overrides option `opt` of the extractor `feature` for this model's
- * features (libvmaf's -m ...:feature.opt=val). */
+ * features (libvmaf's -m ...:feature.opt=val); a numeric value is normalised
+ * as libvmaf does ("1.0" -> "1"). -ENOENT if the model reads no feature of
+ * that extractor, -EINVAL if the extractor has no such option. */
 int tvmaf_model_feature_overload(TvmafModel *model, const char *feature,
                                  const char *opt, const char *val);
 
 /* Registers the extractors the model needs (with the model's options). */
 int tvmaf_use_model(TvmafContext *ctx, TvmafModel *model);
 
-/* After tvmaf_flush(): computes the model's score of every frame and adds
- * them (and a collection's member/bagging/stddev/CI keys) to the scores. */
+/* After tvmaf_flush(): computes the model's score of every frame (of the
+ * subsample grid) and adds them (and a collection's member/bagging/stddev/CI
+ * keys) to the scores, listed after every feature; a single model's key before
+ * any collection's member and statistics keys, as libvmaf's vmaf lists them.
+ * A frame lacking one of the model's features is an error naming it. */
 int tvmaf_score_model(TvmafContext *ctx, TvmafModel *model);
 
 /* The model's key (its name). */
 const char *tvmaf_model_name(const TvmafModel *model);
+
+/* Message of the last failure of tvmaf_model_feature_overload(),
+ * tvmaf_use_model() or tvmaf_score_model() on this model ("" if none). */
+const char *tvmaf_model_last_error(const TvmafModel *model);
 
 /* Output ------------------------------------------------------------------ */
 
