@@ -23,6 +23,9 @@ extern const TvmafExtractor tvmaf_fex_ciede_cuda;
 #if TVMAF_HAVE_CUDA && TVMAF_HAVE_FEATURE_MOTION
 extern const TvmafExtractor tvmaf_fex_motion_cuda;
 #endif
+#if TVMAF_HAVE_CUDA && TVMAF_HAVE_FEATURE_VIF
+extern const TvmafExtractor tvmaf_fex_vif_cuda;
+#endif
 
 const TvmafExtractor *const tvmaf_extractors[] = {
     &tvmaf_fex_psnr,
@@ -42,6 +45,9 @@ const TvmafExtractor *const tvmaf_extractors[] = {
 #endif
 #if TVMAF_HAVE_CUDA && TVMAF_HAVE_FEATURE_MOTION
     &tvmaf_fex_motion_cuda,
+#endif
+#if TVMAF_HAVE_CUDA && TVMAF_HAVE_FEATURE_VIF
+    &tvmaf_fex_vif_cuda,
 #endif
     NULL,
 };

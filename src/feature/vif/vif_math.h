@@ -409,6 +409,66 @@ TVMAF_HD void vif_pixel(VifSums *acc, uint32_t mu1, uint32_t mu2, uint64_t xx, u
     acc->num_log += vif_log2_64(log2_table, (uint64_t)signal) - vif_log2_64(log2_table, noise);
 }
 
+/*
+ * Tap sums at one position, for code that filters position by position (the
+ * CUDA twin's tiles, vif_tile.h): v points at the sample of tap 0, the others
+ * follow `step` elements apart. The CPU extractor's vectorised row passes
+ * compute the same integers column-block by column-block (a 48-bit moment as
+ * two 32-bit halves); an integer sum has one value whatever its grouping.
+ */
+
+/* sum of taps[k] * v[k step] over 16-bit samples: below 65536 * 65535 < 2^32 */
+TVMAF_HD uint32_t vif_filter_16(const uint16_t *v, int step, const uint16_t *taps, unsigned fw)
+{
+    uint32_t a = 0;
+    for (unsigned k = 0; k < fw; k++) a += (uint32_t)taps[k] * v[(int)k * step];
+    return a;
+}
+
+/* sum of taps[k] * v[k step] over 32-bit values (moments): below 2^48 */
+TVMAF_HD uint64_t vif_filter_32(const uint32_t *v, int step, const uint16_t *taps, unsigned fw)
+{
+    uint64_t a = 0;
+    for (unsigned k = 0; k < fw; k++) a += (uint64_t)taps[k] * v[(int)k * step];
+    return a;
+}
+
+/* Vertical-pass sums of the second moments of reference x and distorted y
+ * (16-bit samples: a product has 32 bits, a sum 48). */
+TVMAF_HD void vif_moments_16(const uint16_t *x, const uint16_t *y, int step,
+                             const uint16_t *taps, unsigned fw, uint64_t *xx, uint64_t *yy,
+                             uint64_t *xy)
+{
+    uint64_t axx = 0, ayy = 0, axy = 0;
+    for (unsigned k = 0; k < fw; k++) {
+        const uint32_t a = x[(int)k * step], b = y[(int)k * step], c = taps[k];
+        axx += (uint64_t)c * (a * a);
+        ayy += (uint64_t)c * (b * b);
+        axy += (uint64_t)c * (a * b);
+    }
+    *xx = axx;
+    *yy = ayy;
+    *xy = axy;
+}
+
+/* The same for 8-bit samples (held in 16-bit slots): a product has 16 bits
+ * and a sum stays below 65536 * 255^2 < 2^32. */
+TVMAF_HD void vif_moments_8(const uint16_t *x, const uint16_t *y, int step,
+                            const uint16_t *taps, unsigned fw, uint32_t *xx, uint32_t *yy,
+                            uint32_t *xy)
+{
+    uint32_t axx = 0, ayy = 0, axy = 0;
+    for (unsigned k = 0; k < fw; k++) {
+        const uint32_t a = x[(int)k * step], b = y[(int)k * step], c = taps[k];
+        axx += c * (a * a);
+        ayy += c * (b * b);
+        axy += c * (a * b);
+    }
+    *xx = axx;
+    *yy = ayy;
+    *xy = axy;
+}
+
 /* A scale's num and den (the reference stores them as float). */
 TVMAF_HD void vif_num_den(const VifSums *s, float *num, float *den)
 {

@@ -1,0 +1,199 @@
+/*
+ * vif: the CUDA twin's decomposition of one scale, written once for the
+ * kernels (vif.cu) and for their host replay (tests/test_vif_replay.c), which
+ * runs these very functions thread by thread, phase by phase.
+ *
+ * One launch per scale s (w x h samples, filter half R = 8 >> s). A block of
+ * VIF_THREADS threads takes a tile of VIF_TILE_W x VIF_TILE_H output pixels
+ * with origin (x0, y0) = (bx VIF_TILE_W, by VIF_TILE_H), and in shared memory:
+ *   1. load:    the tile's samples and R more on every side (mirrored at the
+ *               scale's edges; slots past row h + R - 1 or column w + R - 1
+ *               feed no output and are left unwritten);   -- barrier --
+ *   2. stat_v:  the statistic's vertical pass (means and moments, shifted
+ *               as vif_stat_*_shift say) at every tile row and every loaded
+ *               column;
+ *   3. down_v:  (s < 3) the vertical pass of scale s + 1's low-pass at the
+ *               tile's even rows and the columns its even outputs need;
+ *                                                          -- barrier --
+ *   4. stat_h:  the statistic's horizontal pass and vif_pixel() for each
+ *               pixel of the tile, into the thread's own VifSums;
+ *   5. down_h:  (s < 3) the horizontal pass at the tile's even columns: the
+ *               samples of scale s + 1 at (y0/2 + i, x0/2 + j), written to
+ *               global memory (a 16-bit image the next launch reads).
+ * Then the block adds its threads' VifSums (integers: any grouping is exact)
+ * and adds the four totals atomically into scale s's VifSums in global
+ * memory, which the host reads back after the last scale. A tile is whole
+ * even rows and columns (VIF_TILE_W, VIF_TILE_H even), so every sample of
+ * scale s + 1 comes from exactly one tile.
+ *
+ * In a phase, thread t takes items t, t + VIF_THREADS, ... of a row-major
+ * list; an item writes one slot and reads only what an earlier phase wrote.
+ */
+#ifndef TVMAF_VIF_TILE_H
+#define TVMAF_VIF_TILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "feature/vif/vif_math.h"
+
+#define VIF_TILE_W 64
+#define VIF_TILE_H 16
+#define VIF_THREADS 256
+
+/* half the filter of scale s (17, 9, 5, 3 taps); 0 past the last scale */
+#define VIF_HALF(s) (8u >> (s))
+/* input tile of scale s: rows and row length */
+#define VIF_IN_H(s) (VIF_TILE_H + 2 * VIF_HALF(s))
+#define VIF_IN_W(s) (VIF_TILE_W + 2 * VIF_HALF(s))
+/* vertical pass of the low-pass of scale s (into s + 1): row length; the
+ * tile has VIF_TILE_H / 2 such rows */
+#define VIF_DV_W(s) (VIF_TILE_W + 2 * VIF_HALF((s) + 1))
+
+/* A launch's grid at a scale of w x h samples. */
+#define VIF_GRID_X(w) (((w) + VIF_TILE_W - 1) / VIF_TILE_W)
+#define VIF_GRID_Y(h) (((h) + VIF_TILE_H - 1) / VIF_TILE_H)
+
+/* What a block works on. */
+typedef struct VifTile {
+    unsigned scale, bpc;
+    int is8;                /* 8-bit samples (scale 0 of 8-bit input only) */
+    unsigned w, h;          /* this scale's size */
+    int x0, y0;             /* the tile's first output column and row */
+    const uint16_t *taps;   /* filter of this scale */
+    const uint16_t *taps_n; /* filter of the next scale (s < 3) */
+} VifTile;
+
+/* A block's shared memory (sizes for the tile's scale, see the macros). */
+typedef struct VifTileMem {
+    uint16_t *in_r, *in_d;      /* VIF_IN_H x VIF_IN_W samples */
+    uint16_t *mu1, *mu2;        /* VIF_TILE_H x VIF_IN_W: statistic, vertical pass */
+    uint32_t *xx, *yy, *xy;
+    uint16_t *dv_r, *dv_d;      /* VIF_TILE_H / 2 x VIF_DV_W: low-pass, vertical pass */
+} VifTileMem;
+
+/* 1. The input tile, from planes of w x h samples, `pitch` bytes per row. */
+TVMAF_HD void vif_tile_load(unsigned t, const VifTile *tl, const unsigned char *ref,
+                            const unsigned char *dis, size_t pitch, const VifTileMem *m)
+{
+    const int half = (int)VIF_HALF(tl->scale);
+    const unsigned in_w = VIF_TILE_W + 2 * (unsigned)half;
+    const unsigned n = (VIF_TILE_H + 2 * (unsigned)half) * in_w;
+    for (unsigned it = t; it < n; it += VIF_THREADS) {
+        const int y = tl->y0 - half + (int)(it / in_w);
+        const int x = tl->x0 - half + (int)(it % in_w);
+        if (y >= (int)tl->h + half || x >= (int)tl->w + half) continue;
+        const size_t row = (size_t)vif_mirror(y, (int)tl->h) * pitch;
+        const int col = vif_mirror(x, (int)tl->w);
+        if (tl->is8) {
+            m->in_r[it] = ref[row + (size_t)col];
+            m->in_d[it] = dis[row + (size_t)col];
+        } else {
+            m->in_r[it] = ((const uint16_t *)(ref + row))[col];
+            m->in_d[it] = ((const uint16_t *)(dis + row))[col];
+        }
+    }
+}
+
+/* 2. Vertical pass of the statistic. */
+TVMAF_HD void vif_tile_stat_v(unsigned t, const VifTile *tl, const VifTileMem *m)
+{
+    const unsigned half = VIF_HALF(tl->scale), fw = 2 * half + 1;
+    const unsigned in_w = VIF_TILE_W + 2 * half;
+    const unsigned mu_shift = vif_stat_mu_shift(tl->scale, tl->bpc);
+    const unsigned sq_shift = vif_stat_sq_shift(tl->scale, tl->bpc);
+    for (unsigned it = t; it < VIF_TILE_H * in_w; it += VIF_THREADS) {
+        const unsigned r = it / in_w, c = it % in_w;
+        if (tl->y0 + (int)r >= (int)tl->h || tl->x0 + (int)c >= (int)(tl->w + 2 * half))
+            continue;
+        /* the taps of output row r read tile rows r .. r + 2 half (every sum
+         * before any store, so the compiler reads each sample once) */
+        const uint16_t *x = m->in_r + it, *y = m->in_d + it;
+        const uint32_t mu1 = vif_filter_16(x, (int)in_w, tl->taps, fw);
+        const uint32_t mu2 = vif_filter_16(y, (int)in_w, tl->taps, fw);
+        uint32_t xx, yy, xy;
+        if (tl->is8) { /* the moments' sums fit 32 bits */
+            uint32_t sxx, syy, sxy;
+            vif_moments_8(x, y, (int)in_w, tl->taps, fw, &sxx, &syy, &sxy);
+            xx = vif_round_shift32(sxx, sq_shift);
+            yy = vif_round_shift32(syy, sq_shift);
+            xy = vif_round_shift32(sxy, sq_shift);
+        } else {
+            uint64_t sxx, syy, sxy;
+            vif_moments_16(x, y, (int)in_w, tl->taps, fw, &sxx, &syy, &sxy);
+            xx = vif_round_shift64(sxx, sq_shift);
+            yy = vif_round_shift64(syy, sq_shift);
+            xy = vif_round_shift64(sxy, sq_shift);
+        }
+        m->mu1[it] = (uint16_t)vif_round_shift32(mu1, mu_shift);
+        m->mu2[it] = (uint16_t)vif_round_shift32(mu2, mu_shift);
+        m->xx[it] = xx;
+        m->yy[it] = yy;
+        m->xy[it] = xy;
+    }
+}
+
+/* 3. Vertical pass of the low-pass into the next scale, at the tile's even
+ * rows (scale < 3). */
+TVMAF_HD void vif_tile_down_v(unsigned t, const VifTile *tl, const VifTileMem *m)
+{
+    const unsigned half = VIF_HALF(tl->scale), half_n = VIF_HALF(tl->scale + 1);
+    const unsigned fw = 2 * half_n + 1, in_w = VIF_TILE_W + 2 * half;
+    const unsigned dv_w = VIF_TILE_W + 2 * half_n;
+    const unsigned shift = vif_down_shift(tl->scale, tl->bpc);
+    const int h2 = (int)(tl->h / 2);
+    for (unsigned it = t; it < VIF_TILE_H / 2 * dv_w; it += VIF_THREADS) {
+        const unsigned rr = it / dv_w, c = it % dv_w;
+        if (tl->y0 / 2 + (int)rr >= h2 || tl->x0 + (int)c >= (int)(tl->w + 2 * half_n))
+            continue;
+        /* source row y0 + 2 rr, taps from half_n rows above; column x0 - half_n + c */
+        const unsigned s = (2 * rr + half - half_n) * in_w + c + half - half_n;
+        const uint32_t ar = vif_filter_16(m->in_r + s, (int)in_w, tl->taps_n, fw);
+        const uint32_t ad = vif_filter_16(m->in_d + s, (int)in_w, tl->taps_n, fw);
+        m->dv_r[it] = (uint16_t)vif_round_shift32(ar, shift);
+        m->dv_d[it] = (uint16_t)vif_round_shift32(ad, shift);
+    }
+}
+
+/* 4. Horizontal pass of the statistic and the per-pixel terms, added into *acc. */
+TVMAF_HD void vif_tile_stat_h(unsigned t, const VifTile *tl, const VifTileMem *m,
+                              const uint16_t *log2_table, double gain_limit, VifSums *acc)
+{
+    const unsigned half = VIF_HALF(tl->scale), fw = 2 * half + 1;
+    const unsigned in_w = VIF_TILE_W + 2 * half;
+    for (unsigned it = t; it < VIF_TILE_H * VIF_TILE_W; it += VIF_THREADS) {
+        const unsigned r = it / VIF_TILE_W, c = it % VIF_TILE_W;
+        if (tl->y0 + (int)r >= (int)tl->h || tl->x0 + (int)c >= (int)tl->w) continue;
+        /* output column c reads vertical-pass columns c .. c + 2 half */
+        const unsigned v = r * in_w + c;
+        vif_pixel(acc, vif_filter_16(m->mu1 + v, 1, tl->taps, fw),
+                  vif_filter_16(m->mu2 + v, 1, tl->taps, fw),
+                  vif_filter_32(m->xx + v, 1, tl->taps, fw),
+                  vif_filter_32(m->yy + v, 1, tl->taps, fw),
+                  vif_filter_32(m->xy + v, 1, tl->taps, fw), log2_table, gain_limit);
+    }
+}
+
+/* 5. Horizontal pass of the low-pass at the tile's even columns: samples of
+ * the next scale, into out_r / out_d (16-bit, out_pitch bytes per row). */
+TVMAF_HD void vif_tile_down_h(unsigned t, const VifTile *tl, const VifTileMem *m,
+                              unsigned char *out_r, unsigned char *out_d, size_t out_pitch)
+{
+    const unsigned half_n = VIF_HALF(tl->scale + 1), fw = 2 * half_n + 1;
+    const unsigned dv_w = VIF_TILE_W + 2 * half_n;
+    const int h2 = (int)(tl->h / 2), w2 = (int)(tl->w / 2);
+    for (unsigned it = t; it < VIF_TILE_H / 2 * (VIF_TILE_W / 2); it += VIF_THREADS) {
+        const unsigned rr = it / (VIF_TILE_W / 2), cc = it % (VIF_TILE_W / 2);
+        const int oi = tl->y0 / 2 + (int)rr, oj = tl->x0 / 2 + (int)cc;
+        if (oi >= h2 || oj >= w2) continue;
+        /* output column 2 cc reads low-pass columns 2 cc .. 2 cc + 2 half_n */
+        const unsigned v = rr * dv_w + 2 * cc;
+        const size_t row = (size_t)oi * out_pitch;
+        ((uint16_t *)(out_r + row))[oj] = vif_down_sample(vif_filter_16(m->dv_r + v, 1,
+                                                                        tl->taps_n, fw));
+        ((uint16_t *)(out_d + row))[oj] = vif_down_sample(vif_filter_16(m->dv_d + v, 1,
+                                                                        tl->taps_n, fw));
+    }
+}
+
+#endif
