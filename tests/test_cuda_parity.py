@@ -48,13 +48,14 @@ def bits(v):
     return None if v is None else struct.pack('<d', float(v))
 
 
-def run(exe, clip, clips, backend, features):
+def run(exe, clip, clips, backend, features, models=()):
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, 'o.json')
         cmd = [exe, '-r', os.path.join(clips, clip['name'] + '.ref.yuv'),
                '-d', os.path.join(clips, clip['name'] + '.dis.yuv'),
                '-w', str(clip['w']), '-h', str(clip['h']), '-p', clip['layout'], '-b', str(clip['bits']),
-               '-n', '-q', '--json', '--precision', 'max', '--backend', backend, '-o', out]
+               '-q', '--json', '--precision', 'max', '--backend', backend, '-o', out]
+        cmd += [x for m in models for x in ('-m', m)] if models else ['-n']
         for f in features:
             cmd += ['--feature', f]
         p = subprocess.run(cmd, capture_output=True, text=True)
@@ -143,6 +144,38 @@ def main():
                    for m in cpu['pooled_metrics'][k]):
                 failed += 1
                 print(f"FAIL {clip['name']} pooled {k} differs")
+    # the models with the twins doing their features: every key identical
+    model_dir = os.environ.get('TVMAF_MODEL_PATH', '')
+    models = ['version=vmaf_v0.6.1', 'version=vmaf_v0.6.1neg:name=vmaf_neg',
+              'version=vmaf_4k_v0.6.1:name=vmaf_4k', 'version=vmaf_b_v0.6.3:name=vmaf_b']
+    if not any(os.path.exists(os.path.join(d, 'vmaf_v0.6.1.json')) for d in model_dir.split(':') if d):
+        print('TVMAF_MODEL_PATH has no vmaf_v0.6.1.json: model parity not run')
+        failed += 1
+    else:
+        for clip in clips:
+            cpu, e1 = run(exe, clip, a.clips, 'cpu', [], models)
+            gpu, e2 = run(exe, clip, a.clips, 'cuda', [], models)
+            if e1 or e2:
+                ok = bool(e1) and bool(e2)
+                print(('ok   ' if ok else 'FAIL ') + f"{clip['name']} models: {e1 or ''} {e2 or ''}")
+                passed += ok
+                failed += not ok
+                continue
+            same = total = 0
+            for fc, fg in zip(cpu['frames'], gpu['frames']):
+                for k, v in fc['metrics'].items():
+                    total += 1
+                    same += bits(v) == bits(fg['metrics'].get(k, 'missing'))
+            for k, pm in cpu['pooled_metrics'].items():
+                for m, v in pm.items():
+                    total += 1
+                    same += bits(v) == bits(gpu['pooled_metrics'].get(k, {}).get(m, 'missing'))
+            ok = same == total and len(cpu['frames']) == len(gpu['frames'])
+            line = f"{clip['name']:22s} models (vmaf, neg, 4k, b): identical {same}/{total}"
+            summary.append(line)
+            print(('ok   ' if ok else 'FAIL ') + line)
+            passed += ok
+            failed += not ok
     print(f'{passed} passed, {failed} failed')
     return 1 if failed else 0
 
