@@ -16,6 +16,30 @@ extern const TvmafExtractor tvmaf_fex_adm;
 #if TVMAF_HAVE_FEATURE_MOTION
 extern const TvmafExtractor tvmaf_fex_motion;
 #endif
+#if TVMAF_HAVE_FEATURE_FLOAT_PSNR
+extern const TvmafExtractor tvmaf_fex_float_psnr;
+#endif
+#if TVMAF_HAVE_FEATURE_FLOAT_ANSNR
+extern const TvmafExtractor tvmaf_fex_float_ansnr;
+#endif
+#if TVMAF_HAVE_FEATURE_FLOAT_MOMENT
+extern const TvmafExtractor tvmaf_fex_float_moment;
+#endif
+#if TVMAF_HAVE_FEATURE_FLOAT_MOTION
+extern const TvmafExtractor tvmaf_fex_float_motion;
+#endif
+#if TVMAF_HAVE_FEATURE_FLOAT_VIF
+extern const TvmafExtractor tvmaf_fex_float_vif;
+#endif
+#if TVMAF_HAVE_FEATURE_FLOAT_SSIM
+extern const TvmafExtractor tvmaf_fex_float_ssim;
+#endif
+#if TVMAF_HAVE_FEATURE_FLOAT_MS_SSIM
+extern const TvmafExtractor tvmaf_fex_float_ms_ssim;
+#endif
+#if TVMAF_HAVE_FEATURE_FLOAT_ADM
+extern const TvmafExtractor tvmaf_fex_float_adm;
+#endif
 #if TVMAF_HAVE_CUDA
 extern const TvmafExtractor tvmaf_fex_psnr_cuda;
 extern const TvmafExtractor tvmaf_fex_ciede_cuda;
@@ -38,6 +62,30 @@ const TvmafExtractor *const tvmaf_extractors[] = {
 #endif
 #if TVMAF_HAVE_FEATURE_MOTION
     &tvmaf_fex_motion,
+#endif
+#if TVMAF_HAVE_FEATURE_FLOAT_PSNR
+    &tvmaf_fex_float_psnr,
+#endif
+#if TVMAF_HAVE_FEATURE_FLOAT_ANSNR
+    &tvmaf_fex_float_ansnr,
+#endif
+#if TVMAF_HAVE_FEATURE_FLOAT_MOMENT
+    &tvmaf_fex_float_moment,
+#endif
+#if TVMAF_HAVE_FEATURE_FLOAT_MOTION
+    &tvmaf_fex_float_motion,
+#endif
+#if TVMAF_HAVE_FEATURE_FLOAT_VIF
+    &tvmaf_fex_float_vif,
+#endif
+#if TVMAF_HAVE_FEATURE_FLOAT_SSIM
+    &tvmaf_fex_float_ssim,
+#endif
+#if TVMAF_HAVE_FEATURE_FLOAT_MS_SSIM
+    &tvmaf_fex_float_ms_ssim,
+#endif
+#if TVMAF_HAVE_FEATURE_FLOAT_ADM
+    &tvmaf_fex_float_adm,
 #endif
 #if TVMAF_HAVE_CUDA
     &tvmaf_fex_psnr_cuda,
