@@ -1,7 +1,9 @@
 /*
  * adm on the CPU: libvmaf's integer ADM (integer_adm2, integer_aim,
  * integer_adm3, integer_adm_scale0..3 and the debug outputs), equal to the
- * reference's C path bit for bit.
+ * reference bit for bit as computed on the goldens' host (AVX-512 kernels;
+ * their few departures from the scalar C path are reproduced column by
+ * column, see adm_math.h, "Vector and scalar lanes").
  *
  * Each scale runs its stages over whole bands (dwt, decouple, den, csf, cm;
  * csf and cm once more with the roles of the decoupled bands swapped for AIM).
@@ -135,7 +137,9 @@ static void setup_scale(AdmState *s, int k, int in_w, int in_h)
         c->cm[1] = c->cm[0];
         c->cm[2] = (AdmCmShift){ 12, 30, (int)cub_d, half_of_pow2(cub_d) };
     } else {
-        for (int o = 0; o < 3; o++) c->rfac32[o] = adm_x86_to_u32(c->weight[o] * pow(2, 32));
+        /* Q32 weights as the golden host's AVX-512 kernels convert them (V0,
+         * adm_math.h): saturating, where the scalar build wraps */
+        for (int o = 0; o < 3; o++) c->rfac32[o] = adm_avx512_to_u32(c->weight[o] * pow(2, 32));
         const uint32_t cub = ceil_log2(c->r - c->l, 0), row = ceil_log2(c->b - c->t, 0);
         c->den_sq_shift = adm_den_sq_shift(k);
         c->den_cub_shift = (int)cub;
@@ -430,17 +434,24 @@ static void dwt32(AdmCpu *m, int k, const int32_t *src, int32_t *a, Bands32 *out
 
 /* ---- decouple, csf ------------------------------------------------------ */
 
+/*
+ * Lanes (adm_math.h, "Vector and scalar lanes"): decouple and csf run the
+ * work range of every row as vector lanes up to adm_lanes_end(work_l, work_r,
+ * 16) and as scalar lanes after it. The vector and scalar forms differ only in
+ * the gain rounding (decouple) and in the operands noted at each helper.
+ */
 static void decouple16(const AdmCpu *m, const AdmScale *c, const Bands16 *ref,
                        const Bands16 *dis, Bands16 *r, Bands16 *a)
 {
     const double egl = m->s.enhn_gain_limit;
+    const int jv = adm_lanes_end(c->work_l, c->work_r, ADM_LANES_DECOUPLE);
     for (int i = c->work_t; i < c->work_b; i++) {
         for (int j = c->work_l; j < c->work_r; j++) {
             const size_t x = (size_t)i * c->w + j;
             const int16_t o[3] = { ref->b[0][x], ref->b[1][x], ref->b[2][x] };
             const int16_t t[3] = { dis->b[0][x], dis->b[1][x], dis->b[2][x] };
             int16_t rr[3], aa[3];
-            adm_decouple16_at(o, t, m->recip, m->s.cos_1deg_sq, egl, rr, aa);
+            adm_decouple16_at(o, t, m->recip, m->s.cos_1deg_sq, egl, j < jv, rr, aa);
             for (int k = 0; k < 3; k++) {
                 r->b[k][x] = rr[k];
                 a->b[k][x] = aa[k];
@@ -453,13 +464,14 @@ static void decouple32(const AdmCpu *m, const AdmScale *c, const Bands32 *ref,
                        const Bands32 *dis, Bands32 *r, Bands32 *a)
 {
     const double egl = m->s.enhn_gain_limit;
+    const int jv = adm_lanes_end(c->work_l, c->work_r, ADM_LANES_DECOUPLE);
     for (int i = c->work_t; i < c->work_b; i++) {
         for (int j = c->work_l; j < c->work_r; j++) {
             const size_t x = (size_t)i * c->w + j;
             const int32_t o[3] = { ref->b[0][x], ref->b[1][x], ref->b[2][x] };
             const int32_t t[3] = { dis->b[0][x], dis->b[1][x], dis->b[2][x] };
             int32_t rr[3], aa[3];
-            adm_decouple32_at(o, t, m->recip, m->s.cos_1deg_sq, egl, rr, aa);
+            adm_decouple32_at(o, t, m->recip, m->s.cos_1deg_sq, egl, j < jv, rr, aa);
             for (int k = 0; k < 3; k++) {
                 r->b[k][x] = rr[k];
                 a->b[k][x] = aa[k];
@@ -468,12 +480,20 @@ static void decouple32(const AdmCpu *m, const AdmScale *c, const Bands32 *ref,
     }
 }
 
+/* flt from the 32-bit csf value in vector lanes, from the stored int16 in
+ * scalar lanes (V2). */
 static void csf16(const AdmScale *c, const Bands16 *src, Bands16 *csf, Bands16 *flt)
 {
+    const int jv = adm_lanes_end(c->work_l, c->work_r, ADM_LANES_CSF);
     for (int o = 0; o < 3; o++) {
         for (int i = c->work_t; i < c->work_b; i++) {
             const size_t row = (size_t)i * c->w;
-            for (int j = c->work_l; j < c->work_r; j++) {
+            for (int j = c->work_l; j < jv; j++) {
+                const int32_t v = adm_csf16_wide(src->b[o][row + j], c->rfac16[o], o == 2);
+                csf->b[o][row + j] = (int16_t)v;
+                flt->b[o][row + j] = adm_csf16_flt(v);
+            }
+            for (int j = jv; j < c->work_r; j++) {
                 const int16_t v = adm_csf16(src->b[o][row + j], c->rfac16[o], o == 2);
                 csf->b[o][row + j] = v;
                 flt->b[o][row + j] = adm_csf16_flt(v);
@@ -482,12 +502,19 @@ static void csf16(const AdmScale *c, const Bands16 *src, Bands16 *csf, Bands16 *
     }
 }
 
+/* The weight read as signed in vector lanes, unsigned in scalar lanes (V4). */
 static void csf32(const AdmScale *c, const Bands32 *src, Bands32 *csf, Bands32 *flt)
 {
+    const int jv = adm_lanes_end(c->work_l, c->work_r, ADM_LANES_CSF);
     for (int o = 0; o < 3; o++) {
         for (int i = c->work_t; i < c->work_b; i++) {
             const size_t row = (size_t)i * c->w;
-            for (int j = c->work_l; j < c->work_r; j++) {
+            for (int j = c->work_l; j < jv; j++) {
+                const int32_t v = adm_csf32_v(src->b[o][row + j], c->rfac32[o]);
+                csf->b[o][row + j] = v;
+                flt->b[o][row + j] = adm_csf32_flt(v);
+            }
+            for (int j = jv; j < c->work_r; j++) {
                 const int32_t v = adm_csf32(src->b[o][row + j], c->rfac32[o]);
                 csf->b[o][row + j] = v;
                 flt->b[o][row + j] = adm_csf32_flt(v);
@@ -529,6 +556,19 @@ static void den32(const AdmScale *c, const Bands32 *ref, uint64_t den[3])
 
 /* ---- cm ----------------------------------------------------------------- */
 
+/*
+ * Lanes: the golden host's cm kernels take blocks of 14 (scale 0) or 6
+ * (scales 1..3) columns from the left of the cm columns, on rows 1 .. h-2
+ * only, and only when the cm margin is at least one column; every other
+ * coefficient is a scalar lane. Returns the end of the vector lanes of row i
+ * (the row's first cm column when it has none).
+ */
+static int cm_lanes_end(const AdmScale *c, int i, int jb, int je, int n)
+{
+    if (c->l < 1 || i < 1 || i > c->h - 2) return jb;
+    return adm_lanes_end(jb, je, n);
+}
+
 /* Masked sums of `val` (h, v, d) with the threshold of csf (centres) and flt
  * (neighbours), over the cm region, rows rounded and added. */
 static void cm16(const AdmScale *c, const Bands16 *val, const Bands16 *csf, const Bands16 *flt,
@@ -550,8 +590,14 @@ static void cm16(const AdmScale *c, const Bands16 *val, const Bands16 *csf, cons
         /* interior columns read j-1 .. j+1 directly; the first and last
          * column of the band (when in the region) mirror their window */
         const int jb = c->l > 1 ? c->l : 1, je = c->r < c->w - 1 ? c->r : c->w - 1;
-        for (int j = jb; j < je; j++) {
-            const int32_t thr = adm_cm_thr16(cm_, fu, fm, fd, j - 1, j, j + 1);
+        const int jv = cm_lanes_end(c, i, jb, je, ADM_LANES_CM16);
+        for (int j = jb; j < jv; j++) {
+            const int32_t thr = adm_cm_thr16(cm_, fu, fm, fd, j - 1, j, j + 1, 1);
+            for (int o = 0; o < 3; o++)
+                acc[o] += adm_cm_term(adm_cm_value16(v[o][j], c->rfac16[o]), thr, c->cm[o]);
+        }
+        for (int j = jv; j < je; j++) {
+            const int32_t thr = adm_cm_thr16(cm_, fu, fm, fd, j - 1, j, j + 1, 0);
             for (int o = 0; o < 3; o++)
                 acc[o] += adm_cm_term(adm_cm_value16(v[o][j], c->rfac16[o]), thr, c->cm[o]);
         }
@@ -560,7 +606,7 @@ static void cm16(const AdmScale *c, const Bands16 *val, const Bands16 *csf, cons
             const int j = edge[e];
             if (j < 0) continue;
             const int32_t thr = adm_cm_thr16(cm_, fu, fm, fd, adm_cm_prev(j), j,
-                                             adm_cm_next(j, c->w));
+                                             adm_cm_next(j, c->w), 0);
             for (int o = 0; o < 3; o++)
                 acc[o] += adm_cm_term(adm_cm_value16(v[o][j], c->rfac16[o]), thr, c->cm[o]);
         }
@@ -589,8 +635,14 @@ static void cm32(const AdmScale *c, const Bands32 *val, const Bands32 *csf, cons
         /* interior columns read j-1 .. j+1 directly; the first and last
          * column of the band (when in the region) mirror their window */
         const int jb = c->l > 1 ? c->l : 1, je = c->r < c->w - 1 ? c->r : c->w - 1;
-        for (int j = jb; j < je; j++) {
-            const int32_t thr = adm_cm_thr32(cm_, fu, fm, fd, j - 1, j, j + 1);
+        const int jv = cm_lanes_end(c, i, jb, je, ADM_LANES_CM32);
+        for (int j = jb; j < jv; j++) {
+            const int64_t thr = adm_cm_thr32(cm_, fu, fm, fd, j - 1, j, j + 1);
+            for (int o = 0; o < 3; o++)
+                acc[o] += adm_cm_term32_v(v[o][j], c->rfac32[o], thr, c->cm[o]);
+        }
+        for (int j = jv; j < je; j++) {
+            const int32_t thr = (int32_t)adm_cm_thr32(cm_, fu, fm, fd, j - 1, j, j + 1);
             for (int o = 0; o < 3; o++)
                 acc[o] += adm_cm_term(adm_cm_value32(v[o][j], c->rfac32[o]), thr, c->cm[o]);
         }
@@ -598,8 +650,8 @@ static void cm32(const AdmScale *c, const Bands32 *val, const Bands32 *csf, cons
         for (int e = 0; e < 2; e++) {
             const int j = edge[e];
             if (j < 0) continue;
-            const int32_t thr = adm_cm_thr32(cm_, fu, fm, fd, adm_cm_prev(j), j,
-                                             adm_cm_next(j, c->w));
+            const int32_t thr = (int32_t)adm_cm_thr32(cm_, fu, fm, fd, adm_cm_prev(j), j,
+                                                      adm_cm_next(j, c->w));
             for (int o = 0; o < 3; o++)
                 acc[o] += adm_cm_term(adm_cm_value32(v[o][j], c->rfac32[o]), thr, c->cm[o]);
         }

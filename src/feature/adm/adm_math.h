@@ -19,6 +19,12 @@
  * named where they occur: unsigned wrap where the reference's signed int would
  * overflow, int16/int32 truncating stores, the odd rounding constants.
  *
+ * Which reference: libvmaf chooses its ADM kernels by CPU at run time, and the
+ * goldens come from a host with AVX-512. Its vector kernels do not compute
+ * exactly what its scalar code computes in six places (V0..V5); this file
+ * carries both forms and adm.c applies each where that host applied it -- see
+ * "Vector and scalar lanes" below.
+ *
  * What is exact and what is ordered: every per-coefficient step and every sum
  * over coefficients is integer. A row's terms are added into one 64-bit
  * accumulator (order free: two's complement addition is associative), the row
@@ -77,6 +83,113 @@ TVMAF_HD int adm_clz32(uint32_t x)
     return __clz((int)x);
 #else
     return __builtin_clz(x);
+#endif
+}
+
+/* ------------------------------------------------------------------------ */
+/* Vector and scalar lanes                                                  */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * The golden host ran libvmaf's AVX-512 kernels for every ADM stage. A kernel
+ * walks each row of its region from the left in blocks of a fixed number of
+ * columns and leaves the columns that do not fill a last block to the scalar
+ * code. Below, a "vector lane" is a column handled inside a block and a
+ * "scalar lane" any other column (the leftovers, and every column of the rows
+ * or scales a kernel hands wholly to the scalar code). Per stage:
+ *
+ *   decouple, csf (all scales)  blocks of 16 over the work range, every row
+ *   cm                          blocks of 14 (scale 0) or 6 (scales 1..3) over
+ *                               the cm columns of rows 1 .. h-2, and only when
+ *                               the cm margin is at least one column
+ *                               (adm_border(w) >= 1); else the scale's cm is
+ *                               scalar throughout
+ *   den                         vector kernels equal to the scalar code
+ *   dwt                         likewise, except one defect not reproduced:
+ *                               when the last output column of a row falls in
+ *                               a vector block (scale 0: ((w+1)/2 - 1) % 32 == 0
+ *                               at 8 bits, % 64 above; scales 1..3:
+ *                               ((w+1)/2 - 1) % 8 == 0, w the input width,
+ *                               (w+1)/2 >= 9), the kernels read past the end
+ *                               of the row (neighbouring scratch rows, partly
+ *                               never-written or previous-frame memory)
+ *                               instead of mirroring. No golden has such a
+ *                               width (no width divisible by 32 has; about a
+ *                               quarter of the others, e.g. 130, 144, 200,
+ *                               do); adm here mirrors as the scalar code does.
+ *
+ * Before any lane: the Q32 weights of scales 1..3 (rfac32) are the golden
+ * host's, made inside its AVX-512 kernels, whose double -> uint32 conversion
+ * saturates (adm_avx512_to_u32: a weight >= 1 gives 0xffffffff) where the
+ * scalar build wraps modulo 2^32 (V0). Both lanes of those kernels use that
+ * value. It is the scalar build's value for every weight below 1.
+ *
+ * Where the two lanes compute different things (the vector forms below):
+ *   V1 decouple, gain limit: vector lanes turn r * egl into an integer by
+ *      rounding to nearest (ties to even) before the min/max with t; scalar
+ *      lanes truncate after it.
+ *   V2 csf scale 0, flt: vector lanes take |csf| of the 32-bit product,
+ *      before the csf value is narrowed to int16; scalar lanes after.
+ *   V3 cm scale 0, threshold centre (|csf| * 32/15 in Q12): vector lanes keep
+ *      it in 32 bits, scalar lanes narrow it to int16.
+ *   V4 csf and cm, scales 1..3: vector lanes multiply by the Q32 weight read as
+ *      a signed int32, i.e. by rfac32 - 2^32 when rfac32 >= 2^31.
+ *   V5 cm, scales 1..3: vector lanes keep the weighted value x, the threshold
+ *      and |x| - threshold in 64 bits and use only the low 32 bits of the
+ *      difference when squaring and cubing; scalar lanes truncate x to int32
+ *      and sum and subtract in 32 bits.
+ *
+ * When they agree (so the lane split is invisible):
+ *   V0 (against the scalar build): for every weight below 1 -- Watson's and
+ *       the blend tables' (below 0.5, see V4; the blend modes' -22 for
+ *       unlisted conditions gives 0 in both). Only Barten reaches 1.
+ *   V1: whenever r * egl is an integer -- for every integral egl (the default
+ *       100, and 1: |r| < 2^32, so the product is exact).
+ *   V2: whenever the csf product fits int16. Scale-0 detail bands are bounded
+ *       at every bit depth by |x| <= 22930 (the taps' absolute sums times the
+ *       recentred sample range), decoupled r and a by 22931 (r keeps the sign
+ *       of t and exceeds it by at most 1). csf is rfac16 * x / 2^15 for h, v
+ *       and rfac16 * x / 2^17 for d, so d always fits and h, v fit while
+ *       rfac16 <= 46824. Watson (csf_mode 0) gives rfac16 <= 36453 for every
+ *       viewing condition adm accepts (nvd x rdh >= 3240; its weights fall as
+ *       the angular resolution rises), the blend tables (modes 2, 3) at most
+ *       24809 there (1080 lines at 3H) and 0 for unlisted conditions. Only
+ *       Barten (mode 1: weights of order 1 to 30, so w * 2^21 wraps in
+ *       uint16) can differ.
+ *   V3: whenever |csf| < 15360 (centre below 2^15). Content dependent in
+ *       every mode: Watson at the default condition reaches |csf| >= 15360
+ *       for |x| >= 13807 in h or v (d stays below 8650). That takes near
+ *       full-swing one-pixel detail (a lone white line on black gives 19307);
+ *       natural video stays far below, as in every default golden. Where it
+ *       happens, the vector lane is what the golden host computed.
+ *   V4: whenever the weight is below 0.5. Watson's weights at scales 1..3 are
+ *       1/Q with Q >= 2a / A >= 0.990 / 0.49428 > 2 for any viewing condition;
+ *       the blend tables' are at most 0.062: only Barten can differ.
+ *   V5: whenever the weight is below 1/16. x (and every csf value) is an
+ *       int32 band value times 16 w, so |x| < 2^31 and no csf value is
+ *       INT32_MIN; the threshold's 27 terms then lie in [-1, 2^31 / 15], their
+ *       sum below 2^31, and |x| - threshold inside int32. Watson's scales
+ *       1..3 weights are at most 0.046 where adm runs (largest at nvd x rdh =
+ *       3240, falling beyond), the blend tables' at most 0.0616 (all entries):
+ *       only Barten can differ.
+ */
+
+/* End of the vector blocks of a region [lo, hi) walked in blocks of n. */
+TVMAF_HD int adm_lanes_end(int lo, int hi, int n)
+{
+    return hi - (hi - lo) % n;
+}
+
+/* Block widths of the golden host's kernels. */
+enum { ADM_LANES_DECOUPLE = 16, ADM_LANES_CSF = 16, ADM_LANES_CM16 = 14, ADM_LANES_CM32 = 6 };
+
+/* Round to nearest, ties to even (the vector conversion's default mode). */
+TVMAF_HD double adm_rint(double x)
+{
+#if TVMAF_DEVICE_CODE
+    return rint(x);
+#else
+    return __builtin_rint(x);
 #endif
 }
 
@@ -216,14 +329,14 @@ TVMAF_HD int adm_angle_within_1deg(int64_t ot_dp, int64_t o_mag_sq, int64_t t_ma
  * carries the sign of k * o here (k/2^15 times o/2^6 in float is never 0 nor
  * rounds across 0), so the test is made on the integers. The caller truncates
  * the result to the band's type; it is in range, being t or a value between
- * r and t.
+ * r and t. Vector lanes (vec != 0, V1) round r * egl to an integer first.
  */
 TVMAF_HD double adm_enhance(int32_t r, int32_t t, int64_t k, int32_t o, int angle, double egl,
-                            int *changed)
+                            int vec, int *changed)
 {
     *changed = 0;
     if (!angle || k <= 0 || o == 0) return 0.0;
-    const double g = r * egl;
+    const double g = vec ? adm_rint(r * egl) : r * egl;
     *changed = 1;
     if (o > 0) return g < t ? g : (double)t;
     return g > t ? g : (double)t;
@@ -233,7 +346,7 @@ TVMAF_HD double adm_enhance(int32_t r, int32_t t, int64_t k, int32_t o, int angl
  * given the reference o (k = clip(t/o, 0, 1) in Q15 through the reciprocal
  * table entry recip = adm_recip_q30(o)), then a = t - r stored in int16. */
 TVMAF_HD void adm_decouple16(int16_t o, int16_t t, int32_t recip, int angle, double egl,
-                             int16_t *r_out, int16_t *a_out)
+                             int vec, int16_t *r_out, int16_t *a_out)
 {
     int32_t k = 32768;
     if (o != 0) {
@@ -242,7 +355,7 @@ TVMAF_HD void adm_decouple16(int16_t o, int16_t t, int32_t recip, int angle, dou
     }
     int16_t r = (int16_t)((k * o + 16384) >> 15);
     int changed;
-    const double g = adm_enhance(r, t, k, o, angle, egl, &changed);
+    const double g = adm_enhance(r, t, k, o, angle, egl, vec, &changed);
     if (changed) r = (int16_t)g;
     *r_out = r;
     *a_out = (int16_t)(t - r);
@@ -257,7 +370,7 @@ TVMAF_HD void adm_decouple16(int16_t o, int16_t t, int32_t recip, int angle, dou
  * conversion below keeps its value there too.
  */
 TVMAF_HD void adm_decouple32(int32_t o, int32_t t, const int32_t *recip_pos, int angle,
-                             double egl, int32_t *r_out, int32_t *a_out)
+                             double egl, int vec, int32_t *r_out, int32_t *a_out)
 {
     int64_t k = 32768;
     if (o != 0) {
@@ -275,7 +388,7 @@ TVMAF_HD void adm_decouple32(int32_t o, int32_t t, const int32_t *recip_pos, int
     }
     int32_t r = (int32_t)((k * o + 16384) >> 15);
     int changed;
-    const double g = adm_enhance(r, t, k, o, angle, egl, &changed);
+    const double g = adm_enhance(r, t, k, o, angle, egl, vec, &changed);
     if (changed) r = (int32_t)g;
     *r_out = r;
     *a_out = (int32_t)((uint32_t)t - (uint32_t)r);
@@ -292,24 +405,28 @@ TVMAF_HD int64_t adm_dot2(int32_t a0, int32_t b0, int32_t a1, int32_t b1)
  * Decouple of one coefficient, orientations h, v, d (index 0, 1, 2): the
  * angle test is made once on the (h, v) vectors and applies to all three.
  * recip points at the reciprocal table entry of 0 (adm_recip_q30(d) at
- * recip[d], d in [-32768, 32768]).
+ * recip[d], d in [-32768, 32768]). vec selects the vector-lane gain rounding
+ * (V1); the rest is the same in both lanes.
  */
 TVMAF_HD void adm_decouple16_at(const int16_t o[3], const int16_t t[3], const int32_t *recip,
-                                float cos_1deg_sq, double egl, int16_t r[3], int16_t a[3])
+                                float cos_1deg_sq, double egl, int vec, int16_t r[3],
+                                int16_t a[3])
 {
     const int angle = adm_angle_within_1deg(adm_dot2(o[0], t[0], o[1], t[1]),
                                             adm_dot2(o[0], o[0], o[1], o[1]),
                                             adm_dot2(t[0], t[0], t[1], t[1]), cos_1deg_sq);
-    for (int k = 0; k < 3; k++) adm_decouple16(o[k], t[k], recip[o[k]], angle, egl, &r[k], &a[k]);
+    for (int k = 0; k < 3; k++)
+        adm_decouple16(o[k], t[k], recip[o[k]], angle, egl, vec, &r[k], &a[k]);
 }
 
 TVMAF_HD void adm_decouple32_at(const int32_t o[3], const int32_t t[3], const int32_t *recip,
-                                float cos_1deg_sq, double egl, int32_t r[3], int32_t a[3])
+                                float cos_1deg_sq, double egl, int vec, int32_t r[3],
+                                int32_t a[3])
 {
     const int angle = adm_angle_within_1deg(adm_dot2(o[0], t[0], o[1], t[1]),
                                             adm_dot2(o[0], o[0], o[1], o[1]),
                                             adm_dot2(t[0], t[0], t[1], t[1]), cos_1deg_sq);
-    for (int k = 0; k < 3; k++) adm_decouple32(o[k], t[k], recip, angle, egl, &r[k], &a[k]);
+    for (int k = 0; k < 3; k++) adm_decouple32(o[k], t[k], recip, angle, egl, vec, &r[k], &a[k]);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -319,26 +436,45 @@ TVMAF_HD void adm_decouple32_at(const int32_t o[3], const int32_t t[3], const in
 /*
  * Scale 0 csf of one coefficient: rfac (Q21 for h and v, Q23 for d) times x,
  * back to Q16 (h, v: +2^14 >> 15; d: +65535 >> 17, the reference's constant),
- * stored int16; flt = |csf| * (2^17/30) rounded by 2^12, stored int16 (it
- * wraps for |csf| above about 30000, as the reference's does).
+ * in 32 bits (|value| <= 2^16), stored int16 by the caller (adm_csf16);
+ * flt = |c| * (2^17/30) rounded by 2^12, stored int16 (it wraps for |c| above
+ * about 30000, as the reference's does). Scalar lanes give flt the stored
+ * int16 csf, vector lanes the 32-bit value (V2).
  */
-TVMAF_HD int16_t adm_csf16(int16_t x, uint16_t rfac, int diag)
+TVMAF_HD int32_t adm_csf16_wide(int16_t x, uint16_t rfac, int diag)
 {
     const int32_t p = (int32_t)rfac * x;
     const uint32_t add = diag ? 65535u : 16384u;
-    return (int16_t)((int32_t)((uint32_t)p + add) >> (diag ? 17 : 15));
+    return (int32_t)((uint32_t)p + add) >> (diag ? 17 : 15);
 }
 
-TVMAF_HD int16_t adm_csf16_flt(int16_t c)
+TVMAF_HD int16_t adm_csf16(int16_t x, uint16_t rfac, int diag)
 {
-    const int32_t m = c < 0 ? -(int32_t)c : c;
+    return (int16_t)adm_csf16_wide(x, rfac, diag);
+}
+
+TVMAF_HD int16_t adm_csf16_flt(int32_t c)
+{
+    const int32_t m = c < 0 ? -c : c;
     return (int16_t)((ADM_Q17_ONE_OVER_30 * m + 2048) >> 12);
 }
 
-/* Scales 1..3 csf: rfac in Q32, product rounded by 2^28 to int32. */
+/* Scales 1..3 csf: x times the Q32 weight, rounded by 2^28, in 64 bits.
+ * Scalar lanes multiply by rfac as unsigned, vector lanes by rfac read as a
+ * signed int32 (V4); both store the low 32 bits. */
+TVMAF_HD int64_t adm_csf32_mul(int32_t x, int64_t mul)
+{
+    return (mul * x + (1 << 27)) >> 28;
+}
+
 TVMAF_HD int32_t adm_csf32(int32_t x, uint32_t rfac)
 {
-    return (int32_t)(((int64_t)rfac * x + (1 << 27)) >> 28);
+    return (int32_t)adm_csf32_mul(x, (int64_t)rfac);
+}
+
+TVMAF_HD int32_t adm_csf32_v(int32_t x, uint32_t rfac)
+{
+    return (int32_t)adm_csf32_mul(x, (int64_t)(int32_t)rfac);
 }
 
 /* Scales 1..3 flt: |csf| / 30 in Q32. The reference's rounding constant is
@@ -389,18 +525,20 @@ TVMAF_HD int adm_cm_next(int i, int n) { return i == n - 1 ? n - 1 : i + 1; }
 /*
  * Masking threshold of one coefficient at scale 0: for each orientation, the
  * 8 neighbours of the flt band plus the centre of the csf band times 32/15
- * (rounded by 2^12, stored int16), added over the three orientations in int32.
- * c_mid points at the csf row of the coefficient, f_up/f_mid/f_dn at the flt
- * rows above, at and below it (already mirrored); jl, j, jr are the columns.
+ * (rounded by 2^12; scalar lanes store it int16, vector lanes keep its 32 bits,
+ * V3), added over the three orientations in int32. c_mid points at the csf
+ * row of the coefficient, f_up/f_mid/f_dn at the flt rows above, at and below
+ * it (already mirrored); jl, j, jr are the columns.
  */
 TVMAF_HD int32_t adm_cm_thr16(const int16_t *const c_mid[3], const int16_t *const f_up[3],
                               const int16_t *const f_mid[3], const int16_t *const f_dn[3],
-                              int jl, int j, int jr)
+                              int jl, int j, int jr, int vec)
 {
     int32_t thr = 0;
     for (int o = 0; o < 3; o++) {
         const int32_t m = c_mid[o][j] < 0 ? -(int32_t)c_mid[o][j] : c_mid[o][j];
-        const int16_t centre = (int16_t)((ADM_Q17_ONE_OVER_15 * m + 2048) >> 12);
+        const int32_t wide = (ADM_Q17_ONE_OVER_15 * m + 2048) >> 12;
+        const int32_t centre = vec ? wide : (int16_t)wide;
         thr += f_up[o][jl] + f_up[o][j] + f_up[o][jr] + f_mid[o][jl] + centre + f_mid[o][jr]
                + f_dn[o][jl] + f_dn[o][j] + f_dn[o][jr];
     }
@@ -408,20 +546,21 @@ TVMAF_HD int32_t adm_cm_thr16(const int16_t *const c_mid[3], const int16_t *cons
 }
 
 /* Same at scales 1..3, int32 bands; the centre is |csf| / 15 in Q32 with the
- * same negative rounding constant as adm_csf32_flt. Sums wrap as uint32. */
-TVMAF_HD int32_t adm_cm_thr32(const int32_t *const c_mid[3], const int32_t *const f_up[3],
+ * same negative rounding constant as adm_csf32_flt. The exact sum is returned
+ * in 64 bits (vector lanes, V5); scalar lanes keep its low 32 bits, which is
+ * their wrapping int32 sum. */
+TVMAF_HD int64_t adm_cm_thr32(const int32_t *const c_mid[3], const int32_t *const f_up[3],
                               const int32_t *const f_mid[3], const int32_t *const f_dn[3],
                               int jl, int j, int jr)
 {
-    uint32_t thr = 0;
+    int64_t thr = 0;
     for (int o = 0; o < 3; o++) {
-        const int32_t centre = (int32_t)(((int64_t)ADM_Q32_ONE_OVER_15 * adm_abs32(c_mid[o][j])
-                                          + (int64_t)INT32_MIN) >> 32);
-        thr += (uint32_t)f_up[o][jl] + (uint32_t)f_up[o][j] + (uint32_t)f_up[o][jr]
-               + (uint32_t)f_mid[o][jl] + (uint32_t)centre + (uint32_t)f_mid[o][jr]
-               + (uint32_t)f_dn[o][jl] + (uint32_t)f_dn[o][j] + (uint32_t)f_dn[o][jr];
+        const int64_t centre = ((int64_t)ADM_Q32_ONE_OVER_15 * adm_abs32(c_mid[o][j])
+                                + (int64_t)INT32_MIN) >> 32;
+        thr += (int64_t)f_up[o][jl] + f_up[o][j] + f_up[o][jr] + f_mid[o][jl] + centre
+               + f_mid[o][jr] + f_dn[o][jl] + f_dn[o][j] + f_dn[o][jr];
     }
-    return (int32_t)thr;
+    return thr;
 }
 
 /* Shifts of one orientation's masking term. */
@@ -457,6 +596,24 @@ TVMAF_HD int32_t adm_cm_value16(int16_t x, uint16_t rfac)
 TVMAF_HD int32_t adm_cm_value32(int32_t x, uint32_t rfac)
 {
     return adm_csf32(x, rfac);
+}
+
+/*
+ * Vector-lane masking term at scales 1..3 (V4, V5): v times rfac read as a
+ * signed int32, rounded by 2^28 and kept in 64 bits; d = |x| - thr in 64 bits
+ * (thr the exact sum of adm_cm_thr32; these scales do not shift it), clipped
+ * at 0; the square and the cube then use the low 32 bits of d (signed), and
+ * the low 32 bits of the rounded square, as 32x32 -> 64-bit products.
+ */
+TVMAF_HD int64_t adm_cm_term32_v(int32_t v, uint32_t rfac, int64_t thr, AdmCmShift s)
+{
+    const int64_t x = adm_csf32_mul(v, (int64_t)(int32_t)rfac);
+    int64_t d = (x < 0 ? -x : x) - thr;
+    d = d < 0 ? 0 : d;
+    const int32_t dl = (int32_t)(uint32_t)(uint64_t)d;
+    const int32_t sq = (int32_t)(uint32_t)(uint64_t)(((int64_t)dl * dl
+                                                      + ((int64_t)1 << (s.sq - 1))) >> s.sq);
+    return ((int64_t)sq * dl + s.cub_add) >> s.cub;
 }
 
 /* Rounding of a row total by 2^shift (add 2^(shift-1)). */
@@ -665,6 +822,22 @@ static inline uint32_t adm_x86_to_u32(double x)
 {
     if (!(x >= -9223372036854775808.0 && x < 9223372036854775808.0)) return 0;
     return (uint32_t)(uint64_t)(int64_t)x;
+}
+
+/*
+ * The Q32 weight of scales 1..3 as the reference's AVX-512 kernels hold it
+ * (V0 in "Vector and scalar lanes"). Compiled with AVX-512F, the weight's
+ * double -> uint32 conversion is vcvttsd2usi, which gives 0xffffffff for
+ * anything at or above 2^32 where the scalar build keeps the low 32 bits.
+ * Below that the two agree: weights in [0, 1) truncate alike, and the only
+ * negative weight, the blend modes' -22 for an unlisted viewing condition,
+ * is a constant the compiler converts itself, to 0 in both builds (checked
+ * against the AVX-512 build on such a condition). NaN cannot occur.
+ */
+static inline uint32_t adm_avx512_to_u32(double x)
+{
+    if (x >= 4294967296.0) return 0xffffffffu;
+    return adm_x86_to_u32(x);
 }
 
 /* pow(2, e) for the reference's unsigned exponent arithmetic (a negative
