@@ -33,6 +33,10 @@ FEATURE_KEYS = {
     'vif': ['integer_vif_scale0', 'integer_vif_scale1', 'integer_vif_scale2', 'integer_vif_scale3'],
     'adm': ['integer_adm2', 'integer_aim', 'integer_adm3', 'integer_adm_scale0', 'integer_adm_scale1',
             'integer_adm_scale2', 'integer_adm_scale3'],
+    'float_psnr': ['float_psnr'],
+    'float_ansnr': ['float_ansnr', 'float_anpsnr'],
+    'float_moment': ['float_moment_ref1st', 'float_moment_dis1st', 'float_moment_ref2nd',
+                     'float_moment_dis2nd'],
 }
 POOLS = ['min', 'max', 'mean', 'harmonic_mean']
 

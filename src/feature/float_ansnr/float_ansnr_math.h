@@ -1,0 +1,142 @@
+/*
+ * float_ansnr: the arithmetic, written once for the CPU extractor (and a
+ * later device twin).
+ *
+ * Luma only, in float throughout, from the float samples of
+ * float_psnr_math.h with an offset of -128 (8-bit scale, centred on 0).
+ *   1. The reference is low-passed with a 3x3 binomial filter, the distorted
+ *      with a 5x5 filter (FANSNR_REF_TAPS, FANSNR_DIS_TAPS). An output pixel
+ *      is, in float: for each filter row a, t_a = sum over the filter
+ *      columns b (left to right, from 0) of tap[a][b] * sample; then the t_a
+ *      are added top to bottom, from 0. Outside the picture the index
+ *      reflects: -k reads k (edge not repeated), n-1+k reads n-k (edge
+ *      repeated). This needs n >= 3 for the 5x5 filter (FANSNR_MIN_DIM).
+ *   2. Per row, left to right, two float sums: signal += rf * rf and
+ *      noise += (rf - df) * (rf - df), with rf, df the filtered reference and
+ *      distorted. The row sums are added into two float frame sums top to
+ *      bottom. All of this is float and its order is the result: a device
+ *      must compute each row's sums in this order (one thread per row) and
+ *      add the rows in order.
+ *   3. Host only: ansnr = 10 log10(signal / noise), the quotient a float
+ *      division, or psnr_max where noise is 0; anpsnr =
+ *      min(10 log10(peak^2 w h / max(noise, 1e-10)), psnr_max) in double,
+ *      peak and psnr_max as float_psnr's.
+ */
+#ifndef TVMAF_FLOAT_ANSNR_MATH_H
+#define TVMAF_FLOAT_ANSNR_MATH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/hd.h"
+#include "feature/float_psnr/float_psnr_math.h"
+
+#define FANSNR_OFFSET (-128)
+
+/* Tap tables (row-major), initialised from double quotients rounded to float
+ * as the reference's float arrays are. A device twin copies them into its own
+ * constant memory from these same macros. */
+#define FANSNR_REF_WIDTH 3
+#define FANSNR_REF_TAPS { \
+    1.0 / 16.0, 2.0 / 16.0, 1.0 / 16.0, \
+    2.0 / 16.0, 4.0 / 16.0, 2.0 / 16.0, \
+    1.0 / 16.0, 2.0 / 16.0, 1.0 / 16.0 }
+#define FANSNR_DIS_WIDTH 5
+#define FANSNR_DIS_TAPS { \
+    2.0 / 571.0,  7.0 / 571.0,  12.0 / 571.0,  7.0 / 571.0,  2.0 / 571.0, \
+    7.0 / 571.0,  31.0 / 571.0, 52.0 / 571.0,  31.0 / 571.0, 7.0 / 571.0, \
+    12.0 / 571.0, 52.0 / 571.0, 127.0 / 571.0, 52.0 / 571.0, 12.0 / 571.0, \
+    7.0 / 571.0,  31.0 / 571.0, 52.0 / 571.0,  31.0 / 571.0, 7.0 / 571.0, \
+    2.0 / 571.0,  7.0 / 571.0,  12.0 / 571.0,  7.0 / 571.0,  2.0 / 571.0 }
+
+#if !TVMAF_DEVICE_CODE
+static const float fansnr_ref_taps[FANSNR_REF_WIDTH * FANSNR_REF_WIDTH] = FANSNR_REF_TAPS;
+static const float fansnr_dis_taps[FANSNR_DIS_WIDTH * FANSNR_DIS_WIDTH] = FANSNR_DIS_TAPS;
+#endif
+
+/* Smallest width and height: the 5x5 filter's reflection stays inside the
+ * picture only from 3 samples on (index -2 reads 2). */
+#define FANSNR_MIN_DIM 3
+
+/* An index k in [-2, n+1] reflected into [0, n), as described above
+ * (n >= FANSNR_MIN_DIM). */
+TVMAF_HD int fansnr_reflect(int k, int n)
+{
+    return k < 0 ? -k : k >= n ? 2 * n - k - 1 : k;
+}
+
+/*
+ * One filtered sample at column j: rows[a] points to the (already reflected)
+ * source row for filter row a; columns are reflected against w. `width` is 3
+ * or 5.
+ */
+TVMAF_HD float fansnr_filter_edge(const float *taps, int width, const float *const *rows, int j,
+                                  int w)
+{
+    const int half = width / 2;
+    float acc = 0.0f;
+    for (int a = 0; a < width; a++) {
+        float part = 0.0f;
+        for (int b = 0; b < width; b++)
+            part += taps[a * width + b] * rows[a][fansnr_reflect(j - half + b, w)];
+        acc += part;
+    }
+    return acc;
+}
+
+/* The same for a column whose whole window lies inside the row
+ * (half <= j < w - half): identical arithmetic, no reflection. */
+TVMAF_HD float fansnr_filter_inner(const float *taps, int width, const float *const *rows, int j)
+{
+    const int half = width / 2;
+    float acc = 0.0f;
+    for (int a = 0; a < width; a++) {
+        float part = 0.0f;
+        for (int b = 0; b < width; b++)
+            part += taps[a * width + b] * rows[a][j - half + b];
+        acc += part;
+    }
+    return acc;
+}
+
+/* Row pointers of the filter window centred on row i of an h-row plane. */
+TVMAF_HD void fansnr_window(const float *plane, ptrdiff_t stride, int i, int h, int width,
+                            const float **rows)
+{
+    const int half = width / 2;
+    for (int a = 0; a < width; a++) rows[a] = plane + fansnr_reflect(i - half + a, h) * stride;
+}
+
+/* Signal and noise sums of one filtered row, left to right, in float. */
+TVMAF_HD void fansnr_row_sums(const float *rf, const float *df, int w, float *sig, float *noise)
+{
+    float s = 0.0f, n = 0.0f;
+    for (int j = 0; j < w; j++) {
+        const float e = rf[j] - df[j];
+        s += rf[j] * rf[j];
+        n += e * e;
+    }
+    *sig = s;
+    *noise = n;
+}
+
+#if !TVMAF_DEVICE_CODE
+#include <math.h>
+
+/* ansnr from the frame sums; note the float quotient. */
+static inline double fansnr_db(float sig, float noise, double psnr_max)
+{
+    return noise == 0 ? psnr_max : 10.0 * log10((double)(sig / noise));
+}
+
+/* anpsnr: the psnr of the filtered pictures' total squared difference. */
+static inline double fanpsnr_db(float noise, int w, int h, double peak, double psnr_max)
+{
+    const double floor_ = 1e-10;
+    const double n = (double)noise > floor_ ? (double)noise : floor_;
+    const double v = 10 * log10(peak * peak * w * h / n);
+    return v < psnr_max ? v : psnr_max;
+}
+#endif
+
+#endif
