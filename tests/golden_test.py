@@ -37,6 +37,7 @@ FEATURE_KEYS = {
     'float_ansnr': ['float_ansnr', 'float_anpsnr'],
     'float_moment': ['float_moment_ref1st', 'float_moment_dis1st', 'float_moment_ref2nd',
                      'float_moment_dis2nd'],
+    'float_adm': ['adm2', 'aim', 'adm3', 'adm_scale0', 'adm_scale1', 'adm_scale2', 'adm_scale3'],
 }
 POOLS = ['min', 'max', 'mean', 'harmonic_mean']
 
@@ -154,6 +155,20 @@ def strip_volatile(text, fmt):
     return '\n'.join(out)
 
 
+
+def choose_adm_division(exe):
+    """float_adm divides through the processor's reciprocal estimate, as the
+    reference did on the goldens host. Where this processor's estimate is that
+    host's (equal fingerprints) its own instruction reproduces the goldens;
+    elsewhere the goldens host's table is replayed. Prints the choice."""
+    p = subprocess.run([exe, '--rcpss-fingerprint'], capture_output=True, text=True)
+    info = dict(l.split(None, 1) for l in p.stdout.splitlines() if ' ' in l)
+    mode = 'host' if info.get('host') == info.get('goldens') else 'table'
+    os.environ['TVMAF_ADM_DIV'] = mode
+    print(f"float_adm division: {mode} (this processor's RCPSS fingerprint {info.get('host')}, "
+          f"goldens host {info.get('goldens')})")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('tvmaf')
@@ -162,6 +177,7 @@ def main():
     ap.add_argument('--threads', default='2')
     a = ap.parse_args()
     exe = os.path.abspath(a.tvmaf)
+    choose_adm_division(exe)
     shared = os.path.abspath(a.shared)
     goldens = os.path.join(shared, 'testdata', 'goldens')
     ensure_clips(shared, a.clips)

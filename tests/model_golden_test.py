@@ -203,6 +203,20 @@ def bad_input(exe, clip, clip_dir, env, res):
                       f'bad model input: {label} writes no output', 'output file exists')
 
 
+
+def choose_adm_division(exe):
+    """float_adm divides through the processor's reciprocal estimate, as the
+    reference did on the goldens host. Where this processor's estimate is that
+    host's (equal fingerprints) its own instruction reproduces the goldens;
+    elsewhere the goldens host's table is replayed. Prints the choice."""
+    p = subprocess.run([exe, '--rcpss-fingerprint'], capture_output=True, text=True)
+    info = dict(l.split(None, 1) for l in p.stdout.splitlines() if ' ' in l)
+    mode = 'host' if info.get('host') == info.get('goldens') else 'table'
+    os.environ['TVMAF_ADM_DIV'] = mode
+    print(f"float_adm division: {mode} (this processor's RCPSS fingerprint {info.get('host')}, "
+          f"goldens host {info.get('goldens')})")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('tvmaf')
@@ -210,6 +224,7 @@ def main():
     ap.add_argument('--shared', default=os.environ.get('TVMAF_SHARED', os.path.join(ROOT, '..', 'shared')))
     a = ap.parse_args()
     exe = os.path.abspath(a.tvmaf)
+    choose_adm_division(exe)
     shared = os.path.abspath(a.shared)
     goldens = os.path.join(shared, 'testdata', 'goldens')
     subprocess.run(['bash', os.path.join(shared, 'testdata', 'make_clips.sh'), a.clips], check=True)

@@ -13,11 +13,12 @@
 #include "tvmaf/tvmaf.h"
 #include "tvmaf_config.h"
 #include "io/video_reader.h"
+#include "numerics/rcpss.h"
 
 enum {
     ARG_XML = 256, ARG_JSON, ARG_CSV, ARG_SUB, ARG_THREADS, ARG_FEATURE, ARG_SUBSAMPLE,
     ARG_CPUMASK, ARG_FRAME_CNT, ARG_SKIP_REF, ARG_SKIP_DIST, ARG_BACKEND, ARG_PRECISION,
-    ARG_LIST, ARG_HELP,
+    ARG_LIST, ARG_HELP, ARG_RCPSS,
 };
 
 static const struct option long_opts[] = {
@@ -47,6 +48,7 @@ static const struct option long_opts[] = {
     { "precision", required_argument, NULL, ARG_PRECISION },
     { "list-features", no_argument, NULL, ARG_LIST },
     { "help", no_argument, NULL, ARG_HELP },
+    { "rcpss-fingerprint", no_argument, NULL, ARG_RCPSS },
     { NULL, 0, NULL, 0 },
 };
 
@@ -82,6 +84,7 @@ static void usage(FILE *f, const char *app)
         "                            default prints as libvmaf (%%.6f)\n"
         " --quiet/-q                 no progress line\n"
         " --list-features            extractors and the backends they run on\n"
+        " --rcpss-fingerprint        this processor's reciprocal-estimate fingerprint (float_adm)\n"
         " --version/-v, --help\n", app);
 }
 
@@ -314,6 +317,18 @@ int main(int argc, char **argv)
                 printf("%-16s %s\n", tvmaf_feature_name(i), tvmaf_feature_backends(i));
             return 0;
         case ARG_HELP: usage(stdout, app); return 0;
+        case ARG_RCPSS: {
+            /* float_adm divides through the processor's reciprocal estimate, as
+             * the reference does; this tells whether this processor's estimate
+             * is the goldens host's (then "host" reproduces the goldens) */
+            char m[256] = "";
+            const uint64_t fp = tvmaf_rcpss_host_fingerprint();
+            const int mode = tvmaf_rcp_div_resolve(NULL, m, sizeof(m));
+            printf("host %016llx\ngoldens %016llx\nmode %s\n", (unsigned long long)fp,
+                   (unsigned long long)TVMAF_RCPSS_GOLDENS_FINGERPRINT,
+                   mode >= 0 ? tvmaf_rcp_div_name(mode) : m);
+            return 0;
+        }
         case ':':
             fprintf(stderr, "%s: option %s needs a value\n", app, argv[optind - 1]);
             return 1;
