@@ -50,6 +50,9 @@ extern const TvmafExtractor tvmaf_fex_motion_cuda;
 #if TVMAF_HAVE_CUDA && TVMAF_HAVE_FEATURE_VIF
 extern const TvmafExtractor tvmaf_fex_vif_cuda;
 #endif
+#if TVMAF_HAVE_CUDA && TVMAF_HAVE_FEATURE_ADM
+extern const TvmafExtractor tvmaf_fex_adm_cuda;
+#endif
 
 const TvmafExtractor *const tvmaf_extractors[] = {
     &tvmaf_fex_psnr,
@@ -96,6 +99,9 @@ const TvmafExtractor *const tvmaf_extractors[] = {
 #endif
 #if TVMAF_HAVE_CUDA && TVMAF_HAVE_FEATURE_VIF
     &tvmaf_fex_vif_cuda,
+#endif
+#if TVMAF_HAVE_CUDA && TVMAF_HAVE_FEATURE_ADM
+    &tvmaf_fex_adm_cuda,
 #endif
     NULL,
 };

@@ -247,8 +247,8 @@ static void finish_scale(const AdmState *s, int k, const AdmScaleSums *q, float 
     *aim = a[0] + a[1] + a[2];
 }
 
-int tvmaf_adm_report(const AdmState *s, const AdmScaleSums sums[4], unsigned index,
-                     TvmafSink *sink)
+unsigned tvmaf_adm_values(const AdmState *s, const AdmScaleSums sums[4],
+                          double values[ADM_N_KEYS])
 {
     double num = 0, den = 0, aim_num = 0;
     double part[8];
@@ -282,19 +282,25 @@ int tvmaf_adm_report(const AdmState *s, const AdmScaleSums sums[4], unsigned ind
     const double adm3_raw = score * s->dlm_weight + (1 - score_aim) * (1 - s->dlm_weight);
     const double adm3 = adm3_raw > s->min_val ? adm3_raw : s->min_val;
 
+    values[KEY_ADM2] = score;
+    values[KEY_AIM] = score_aim;
+    values[KEY_ADM3] = adm3;
+    for (int k = 0; k < 4; k++) values[KEY_SCALE0 + k] = part[2 * k] / part[2 * k + 1];
+    if (!s->debug) return KEY_ADM;
+    values[KEY_ADM] = score;
+    values[KEY_NUM] = num;
+    values[KEY_DEN] = den;
+    for (int i = 0; i < 8; i++) values[KEY_NUM_SCALE0 + i] = part[i];
+    return ADM_N_KEYS;
+}
+
+int tvmaf_adm_report(const AdmState *s, const AdmScaleSums sums[4], unsigned index,
+                     TvmafSink *sink)
+{
+    double values[ADM_N_KEYS];
+    const unsigned n = tvmaf_adm_values(s, sums, values);
     int err = 0;
-    err |= tvmaf_sink_append(sink, s->key[KEY_ADM2], index, score);
-    err |= tvmaf_sink_append(sink, s->key[KEY_AIM], index, score_aim);
-    err |= tvmaf_sink_append(sink, s->key[KEY_ADM3], index, adm3);
-    for (int k = 0; k < 4; k++)
-        err |= tvmaf_sink_append(sink, s->key[KEY_SCALE0 + k], index, part[2 * k] / part[2 * k + 1]);
-    if (s->debug) {
-        err |= tvmaf_sink_append(sink, s->key[KEY_ADM], index, score);
-        err |= tvmaf_sink_append(sink, s->key[KEY_NUM], index, num);
-        err |= tvmaf_sink_append(sink, s->key[KEY_DEN], index, den);
-        for (int i = 0; i < 8; i++)
-            err |= tvmaf_sink_append(sink, s->key[KEY_NUM_SCALE0 + i], index, part[i]);
-    }
+    for (unsigned q = 0; q < n; q++) err |= tvmaf_sink_append(sink, s->key[q], index, values[q]);
     return err ? -EINVAL : 0;
 }
 
@@ -713,13 +719,12 @@ static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
     return 0;
 }
 
-static int extract(void *priv, const TvmafPicture *ref, const TvmafPicture *dis,
-                   unsigned index, TvmafSink *sink)
+/* The integer totals of one frame, every scale. */
+static void frame_sums(AdmCpu *m, const TvmafPicture *ref, const TvmafPicture *dis,
+                       AdmScaleSums sums[4])
 {
-    AdmCpu *m = priv;
     const AdmState *s = &m->s;
-    AdmScaleSums sums[4];
-    memset(sums, 0, sizeof(sums));
+    memset(sums, 0, 4 * sizeof(AdmScaleSums));
 
     /* scale 0 */
     const AdmScale *c = &s->sc[0];
@@ -751,10 +756,32 @@ static int extract(void *priv, const TvmafPicture *ref, const TvmafPicture *dis,
             cm32(c, &m->a, &m->csf, &m->flt, sums[k].aim);
         }
     }
-    return tvmaf_adm_report(s, sums, index, sink);
 }
 
-static const char *const provided[] = {
+static int extract(void *priv, const TvmafPicture *ref, const TvmafPicture *dis,
+                   unsigned index, TvmafSink *sink)
+{
+    AdmCpu *m = priv;
+    AdmScaleSums sums[4];
+    frame_sums(m, ref, dis, sums);
+    return tvmaf_adm_report(&m->s, sums, index, sink);
+}
+
+int tvmaf_adm_cpu_sums(const AdmState *opts, const TvmafVideoInfo *vi, const TvmafPicture *ref,
+                       const TvmafPicture *dis, AdmScaleSums sums[4])
+{
+    AdmCpu *m = calloc(1, sizeof(*m));
+    if (!m) return -ENOMEM;
+    m->s = *opts;
+    char msg[256];
+    const int err = init(m, vi, msg, sizeof(msg));
+    if (!err) frame_sums(m, ref, dis, sums);
+    close_cpu(m);
+    free(m);
+    return err;
+}
+
+const char *const tvmaf_adm_provided[] = {
     "VMAF_integer_feature_adm2_score", "VMAF_integer_feature_aim_score",
     "VMAF_integer_feature_adm3_score", "integer_adm_scale0", "integer_adm_scale1",
     "integer_adm_scale2", "integer_adm_scale3", "integer_adm", "integer_adm_num",
@@ -771,5 +798,5 @@ const TvmafExtractor tvmaf_fex_adm = {
     .init = init,
     .extract = extract,
     .close = close_cpu,
-    .provided_features = provided,
+    .provided_features = tvmaf_adm_provided,
 };

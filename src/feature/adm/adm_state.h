@@ -71,13 +71,25 @@ typedef struct AdmScaleSums {
 } AdmScaleSums;
 
 extern const TvmafOption tvmaf_adm_options[];
+/* Every output name (NULL-terminated), for each backend's extractor. */
+extern const char *const tvmaf_adm_provided[];
 
 /* Checks the input and the viewing condition, derives every AdmScale, builds
  * the keys. */
 int tvmaf_adm_setup(AdmState *s, const TvmafVideoInfo *vi, char *msg, size_t len);
+/* The outputs of a frame from its integer totals (sums[0] unused with
+ * skip_scale0), in the order of key[]: the first 7, or all ADM_N_KEYS with
+ * debug. Returns how many. */
+unsigned tvmaf_adm_values(const AdmState *s, const AdmScaleSums sums[4],
+                          double values[ADM_N_KEYS]);
 /* Finishes a frame from its integer totals (sums[0] unused with
  * skip_scale0) and appends its outputs. */
 int tvmaf_adm_report(const AdmState *s, const AdmScaleSums sums[4], unsigned index,
                      TvmafSink *sink);
+
+/* The CPU extractor's integer totals of one frame (options from opts, set
+ * up again for vi), for tests comparing another backend's totals. */
+int tvmaf_adm_cpu_sums(const AdmState *opts, const TvmafVideoInfo *vi, const TvmafPicture *ref,
+                       const TvmafPicture *dis, AdmScaleSums sums[4]);
 
 #endif

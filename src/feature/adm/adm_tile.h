@@ -1,0 +1,353 @@
+/*
+ * adm: the CUDA twin's decomposition, written once for the kernels (adm.cu)
+ * and for their host replay (tests/test_adm_replay.c), which runs these very
+ * functions thread by thread.
+ *
+ * Per frame, per scale k (band w x h, DWT input in_w x in_h):
+ *   coef   one thread per band coefficient (i, j): the DWT of reference and
+ *          distorted at (i, j) (scale 0 from the pictures' luma, scales 1..3
+ *          from the previous scale's approximation band), the approximation
+ *          stored for the next scale; inside the work range the decouple and
+ *          the csf of the additive part a (DLM) and, unless skip_aim, of the
+ *          restored part r (AIM), stored; inside the den region the three
+ *          den terms of the reference, returned to the kernel.
+ *   cm     one thread per coefficient of the den/cm region: the masking
+ *          terms of the DLM pass (r masked by csf(a)) and of the AIM pass
+ *          (a masked by csf(r)), returned to the kernel.
+ * A block of ADM_THREADS threads covers a segment of one band row; it adds
+ * its threads' terms (integers: any grouping is exact) and adds each of its
+ * totals atomically (modulo 2^64) into that row's accumulator: ADM_N_SUMS
+ * (den h v d, num h v d, aim h v d) accumulators per row and scale, zeroed
+ * per frame. Then one finish launch: block (q, k) rounds the accumulators of
+ * rows t .. b-1 of sum q of scale k as the CPU rounds each row total, and
+ * adds the rounded rows (modulo 2^64, as the CPU's 64-bit totals). The host
+ * reads back the 4 x 9 totals (AdmScaleSums) and runs the CPU's finish.
+ *
+ * Vector and scalar lanes (adm_math.h): every choice is a function of the
+ * column (and, for cm, the row), so each thread makes the CPU's choice for
+ * its coefficient from the per-scale lane ends below.
+ */
+#ifndef TVMAF_ADM_TILE_H
+#define TVMAF_ADM_TILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "feature/adm/adm_math.h"
+
+#define ADM_THREADS 128 /* threads per block: a segment of one band row */
+#define ADM_FINISH_THREADS 256
+#define ADM_N_SUMS 9    /* den[3], num[3], aim[3]: the layout of AdmScaleSums */
+#define ADM_N_SCALES 4
+
+/* The reciprocal table (adm_recip_q30(d), d in [-32768, 32768]); the
+ * kernels get the address of its entry for 0, as adm_decouple*_at expect. */
+#define ADM_RECIP_LEN 65537
+#define ADM_RECIP_ZERO 32768
+
+#define ADM_GRID_X(n) (((n) + ADM_THREADS - 1) / ADM_THREADS)
+
+/* What every thread of a scale's launches needs. */
+typedef struct AdmTileScale {
+    int k;                              /* scale */
+    int w, h, in_w, in_h;
+    int work_l, work_r, work_t, work_b; /* decouple and csf */
+    int l, r, t, b;                     /* den and cm */
+    int jv_dec, jv_csf;                 /* end of the vector lanes, every row of the work range */
+    int cm_jb, cm_jv;                   /* cm vector lanes [cm_jb, cm_jv), rows 1 .. h-2 */
+    int bpc;                            /* input depth (scale 0) */
+    int stats;                          /* decouple .. cm run (0: scale 0 under skip_scale0) */
+    int aim;                            /* the AIM pass runs */
+    float cos_1deg_sq;
+    double egl;
+    uint16_t rfac16[3];
+    uint32_t rfac32[3];
+    int den_sq_shift, den_cub_shift, den_row_shift;
+    uint64_t den_cub_add, den_row_add;
+    AdmCmShift cm[3];
+    int cm_row_shift;
+    int64_t cm_row_add;
+    size_t rows_off;                    /* this scale's accumulators: rows_off + q h + i */
+} AdmTileScale;
+
+/* The frame's four scales (argument of the finish launch). */
+typedef struct AdmTileFrame {
+    AdmTileScale sc[ADM_N_SCALES];
+} AdmTileFrame;
+
+/* The per-coefficient planes of one scale, w x h, rows of w values (int16 at
+ * scale 0, int32 at scales 1..3): decoupled r and a, and csf / flt of the
+ * masking band of each pass ([0]: csf(a), DLM; [1]: csf(r), AIM). */
+typedef struct AdmTilePlanes {
+    void *r[3], *a[3];
+    void *csf[2][3], *flt[2][3];
+} AdmTilePlanes;
+
+/* ---- coef --------------------------------------------------------------- */
+
+TVMAF_HD uint32_t adm_tile_sample(const unsigned char *row, int x, int bpc)
+{
+    return bpc == 8 ? row[x] : ((const uint16_t *)(const void *)row)[x];
+}
+
+/* Scale 0 DWT of one picture at (i, j): approximation and h, v, d. */
+TVMAF_HD void adm_tile_dwt0(const AdmTileScale *c, const unsigned char *pic, size_t pitch, int i,
+                            int j, int32_t *a, int16_t band[3])
+{
+    const unsigned char *row[4];
+    for (int t = 0; t < 4; t++) row[t] = pic + (size_t)adm_dwt_tap(i, t, c->in_h) * pitch;
+    int16_t lo[4], hi[4];
+    for (int q = 0; q < 4; q++) {
+        const int x = adm_dwt_tap(j, q, c->in_w);
+        adm_dwt0_vert(adm_tile_sample(row[0], x, c->bpc), adm_tile_sample(row[1], x, c->bpc),
+                      adm_tile_sample(row[2], x, c->bpc), adm_tile_sample(row[3], x, c->bpc),
+                      c->bpc, &lo[q], &hi[q]);
+    }
+    *a = adm_dwt0_lo(lo[0], lo[1], lo[2], lo[3]);
+    band[1] = (int16_t)adm_dwt0_hi(lo[0], lo[1], lo[2], lo[3]);
+    band[0] = (int16_t)adm_dwt0_lo(hi[0], hi[1], hi[2], hi[3]);
+    band[2] = (int16_t)adm_dwt0_hi(hi[0], hi[1], hi[2], hi[3]);
+}
+
+/* Scales 1..3 DWT of one approximation band (in_w x in_h, tight rows) at (i, j). */
+TVMAF_HD void adm_tile_dwt32(const AdmTileScale *c, const int32_t *src, int i, int j,
+                             int32_t *a, int32_t band[3])
+{
+    const AdmDwtRound rd = adm_dwt_round(c->k);
+    const int32_t *row[4];
+    for (int t = 0; t < 4; t++) row[t] = src + (size_t)adm_dwt_tap(i, t, c->in_h) * c->in_w;
+    int32_t lo[4], hi[4];
+    for (int q = 0; q < 4; q++) {
+        const int x = adm_dwt_tap(j, q, c->in_w);
+        lo[q] = adm_dwt_lo32(row[0][x], row[1][x], row[2][x], row[3][x], rd.v_add, rd.v_shift);
+        hi[q] = adm_dwt_hi32(row[0][x], row[1][x], row[2][x], row[3][x], rd.v_add, rd.v_shift);
+    }
+    *a = adm_dwt_lo32(lo[0], lo[1], lo[2], lo[3], rd.h_add, rd.h_shift);
+    band[1] = adm_dwt_hi32(lo[0], lo[1], lo[2], lo[3], rd.h_add, rd.h_shift);
+    band[0] = adm_dwt_lo32(hi[0], hi[1], hi[2], hi[3], rd.h_add, rd.h_shift);
+    band[2] = adm_dwt_hi32(hi[0], hi[1], hi[2], hi[3], rd.h_add, rd.h_shift);
+}
+
+TVMAF_HD int adm_tile_in_work(const AdmTileScale *c, int i, int j)
+{
+    return i >= c->work_t && i < c->work_b && j >= c->work_l && j < c->work_r;
+}
+
+TVMAF_HD int adm_tile_in_region(const AdmTileScale *c, int i, int j)
+{
+    return i >= c->t && i < c->b && j >= c->l && j < c->r;
+}
+
+/* Scale 0 csf of one band value into csf / flt (vector lanes: flt from the
+ * 32-bit value, V2). */
+TVMAF_HD void adm_tile_csf16(int16_t x, uint16_t rfac, int diag, int vec, int16_t *csf,
+                             int16_t *flt)
+{
+    if (vec) {
+        const int32_t v = adm_csf16_wide(x, rfac, diag);
+        *csf = (int16_t)v;
+        *flt = adm_csf16_flt(v);
+    } else {
+        const int16_t v = adm_csf16(x, rfac, diag);
+        *csf = v;
+        *flt = adm_csf16_flt(v);
+    }
+}
+
+TVMAF_HD void adm_tile_csf32(int32_t x, uint32_t rfac, int vec, int32_t *csf, int32_t *flt)
+{
+    const int32_t v = vec ? adm_csf32_v(x, rfac) : adm_csf32(x, rfac);
+    *csf = v;
+    *flt = adm_csf32_flt(v);
+}
+
+/* Scale 0, coefficient (i, j): writes the approximations a_ref / a_dis and
+ * (work range) the planes; den gets the den terms (0 outside the region). */
+TVMAF_HD void adm_tile_coef0(const AdmTileScale *c, int i, int j, const unsigned char *ref,
+                             const unsigned char *dis, size_t pitch, const int32_t *recip,
+                             int32_t *a_ref, int32_t *a_dis, const AdmTilePlanes *p,
+                             uint64_t den[3])
+{
+    int16_t o[3], t[3];
+    const size_t x = (size_t)i * c->w + j;
+    adm_tile_dwt0(c, ref, pitch, i, j, &a_ref[x], o);
+    adm_tile_dwt0(c, dis, pitch, i, j, &a_dis[x], t);
+    for (int q = 0; q < 3; q++) den[q] = 0;
+    if (!c->stats) return;
+    if (adm_tile_in_region(c, i, j))
+        for (int q = 0; q < 3; q++) den[q] = adm_den16_term(o[q]);
+    if (!adm_tile_in_work(c, i, j)) return;
+    int16_t r[3], a[3];
+    adm_decouple16_at(o, t, recip, c->cos_1deg_sq, c->egl, j < c->jv_dec, r, a);
+    const int vec = j < c->jv_csf;
+    for (int q = 0; q < 3; q++) {
+        ((int16_t *)p->r[q])[x] = r[q];
+        ((int16_t *)p->a[q])[x] = a[q];
+        adm_tile_csf16(a[q], c->rfac16[q], q == 2, vec, &((int16_t *)p->csf[0][q])[x],
+                       &((int16_t *)p->flt[0][q])[x]);
+        if (c->aim)
+            adm_tile_csf16(r[q], c->rfac16[q], q == 2, vec, &((int16_t *)p->csf[1][q])[x],
+                           &((int16_t *)p->flt[1][q])[x]);
+    }
+}
+
+/* Scales 1..3, coefficient (i, j), from the approximation bands src_ref /
+ * src_dis of the previous scale. */
+TVMAF_HD void adm_tile_coef32(const AdmTileScale *c, int i, int j, const int32_t *src_ref,
+                              const int32_t *src_dis, const int32_t *recip, int32_t *a_ref,
+                              int32_t *a_dis, const AdmTilePlanes *p, uint64_t den[3])
+{
+    int32_t o[3], t[3];
+    const size_t x = (size_t)i * c->w + j;
+    adm_tile_dwt32(c, src_ref, i, j, &a_ref[x], o);
+    adm_tile_dwt32(c, src_dis, i, j, &a_dis[x], t);
+    for (int q = 0; q < 3; q++) den[q] = 0;
+    if (adm_tile_in_region(c, i, j))
+        for (int q = 0; q < 3; q++)
+            den[q] = adm_den32_term(o[q], c->den_sq_shift, c->den_cub_shift, c->den_cub_add);
+    if (!adm_tile_in_work(c, i, j)) return;
+    int32_t r[3], a[3];
+    adm_decouple32_at(o, t, recip, c->cos_1deg_sq, c->egl, j < c->jv_dec, r, a);
+    const int vec = j < c->jv_csf;
+    for (int q = 0; q < 3; q++) {
+        ((int32_t *)p->r[q])[x] = r[q];
+        ((int32_t *)p->a[q])[x] = a[q];
+        adm_tile_csf32(a[q], c->rfac32[q], vec, &((int32_t *)p->csf[0][q])[x],
+                       &((int32_t *)p->flt[0][q])[x]);
+        if (c->aim)
+            adm_tile_csf32(r[q], c->rfac32[q], vec, &((int32_t *)p->csf[1][q])[x],
+                           &((int32_t *)p->flt[1][q])[x]);
+    }
+}
+
+/* ---- cm ----------------------------------------------------------------- */
+
+/* Whether (i, j) of the cm region is a vector lane. */
+TVMAF_HD int adm_tile_cm_vec(const AdmTileScale *c, int i, int j)
+{
+    return i >= 1 && i <= c->h - 2 && j >= c->cm_jb && j < c->cm_jv;
+}
+
+/* One pass of the cm at (i, j): the masking terms of val (h, v, d) under
+ * the threshold of csf (centre) and flt (neighbours), added into out[0..2].
+ * Pass 0 (DLM): val r, csf(a); pass 1 (AIM): val a, csf(r). */
+TVMAF_HD void adm_tile_cm16_pass(const AdmTileScale *c, int i, int j, void *const val[3],
+                                 void *const csf[3], void *const flt[3], int64_t out[3])
+{
+    const size_t up = (size_t)adm_cm_prev(i) * c->w, mid = (size_t)i * c->w;
+    const size_t dn = (size_t)adm_cm_next(i, c->h) * c->w;
+    const int jl = adm_cm_prev(j), jr = adm_cm_next(j, c->w);
+    const int16_t *cm_[3], *fu[3], *fm[3], *fd[3];
+    for (int o = 0; o < 3; o++) {
+        const int16_t *f = (const int16_t *)flt[o];
+        cm_[o] = (const int16_t *)csf[o] + mid;
+        fu[o] = f + up;
+        fm[o] = f + mid;
+        fd[o] = f + dn;
+    }
+    const int32_t thr = adm_cm_thr16(cm_, fu, fm, fd, jl, j, jr, adm_tile_cm_vec(c, i, j));
+    for (int o = 0; o < 3; o++)
+        out[o] += adm_cm_term(adm_cm_value16(((const int16_t *)val[o])[mid + j], c->rfac16[o]),
+                              thr, c->cm[o]);
+}
+
+TVMAF_HD void adm_tile_cm32_pass(const AdmTileScale *c, int i, int j, void *const val[3],
+                                 void *const csf[3], void *const flt[3], int64_t out[3])
+{
+    const size_t up = (size_t)adm_cm_prev(i) * c->w, mid = (size_t)i * c->w;
+    const size_t dn = (size_t)adm_cm_next(i, c->h) * c->w;
+    const int jl = adm_cm_prev(j), jr = adm_cm_next(j, c->w);
+    const int32_t *cm_[3], *fu[3], *fm[3], *fd[3];
+    for (int o = 0; o < 3; o++) {
+        const int32_t *f = (const int32_t *)flt[o];
+        cm_[o] = (const int32_t *)csf[o] + mid;
+        fu[o] = f + up;
+        fm[o] = f + mid;
+        fd[o] = f + dn;
+    }
+    const int64_t thr = adm_cm_thr32(cm_, fu, fm, fd, jl, j, jr);
+    const int vec = adm_tile_cm_vec(c, i, j);
+    for (int o = 0; o < 3; o++) {
+        const int32_t v = ((const int32_t *)val[o])[mid + j];
+        out[o] += vec ? adm_cm_term32_v(v, c->rfac32[o], thr, c->cm[o])
+                      : adm_cm_term(adm_cm_value32(v, c->rfac32[o]), (int32_t)thr, c->cm[o]);
+    }
+}
+
+/* Coefficient (i, j) of the cm region: out[0..2] get the DLM terms,
+ * out[3..5] the AIM terms (0 without the AIM pass). */
+TVMAF_HD void adm_tile_cm(const AdmTileScale *c, int i, int j, const AdmTilePlanes *p,
+                          int64_t out[6])
+{
+    for (int q = 0; q < 6; q++) out[q] = 0;
+    if (c->k == 0) {
+        adm_tile_cm16_pass(c, i, j, p->r, p->csf[0], p->flt[0], out);
+        if (c->aim) adm_tile_cm16_pass(c, i, j, p->a, p->csf[1], p->flt[1], out + 3);
+    } else {
+        adm_tile_cm32_pass(c, i, j, p->r, p->csf[0], p->flt[0], out);
+        if (c->aim) adm_tile_cm32_pass(c, i, j, p->a, p->csf[1], p->flt[1], out + 3);
+    }
+}
+
+/* ---- finish --------------------------------------------------------------- */
+
+/* Row i's accumulator of sum q rounded as the CPU rounds that row's total. */
+TVMAF_HD uint64_t adm_tile_row(const AdmTileScale *c, int q, uint64_t acc)
+{
+    if (q < 3) return adm_row_round_u(acc, c->den_row_shift, c->den_row_add);
+    return (uint64_t)adm_row_round_s((int64_t)acc, c->cm_row_shift, c->cm_row_add);
+}
+
+/* ---- host: the per-scale constants ---------------------------------------- */
+
+#if !defined(__CUDACC__)
+#include "feature/adm/adm_state.h"
+
+/* Scale k's AdmTileScale from the setup (tvmaf_adm_setup); rows_off is the
+ * offset of its accumulators. Returns the accumulators it needs (9 h). */
+static inline size_t adm_tile_scale_init(AdmTileScale *t, const AdmState *s, int k,
+                                         size_t rows_off)
+{
+    const AdmScale *c = &s->sc[k];
+    t->k = k;
+    t->w = c->w;
+    t->h = c->h;
+    t->in_w = c->in_w;
+    t->in_h = c->in_h;
+    t->work_l = c->work_l;
+    t->work_r = c->work_r;
+    t->work_t = c->work_t;
+    t->work_b = c->work_b;
+    t->l = c->l;
+    t->r = c->r;
+    t->t = c->t;
+    t->b = c->b;
+    t->jv_dec = adm_lanes_end(c->work_l, c->work_r, ADM_LANES_DECOUPLE);
+    t->jv_csf = adm_lanes_end(c->work_l, c->work_r, ADM_LANES_CSF);
+    t->cm_jb = c->l > 1 ? c->l : 1;
+    const int je = c->r < c->w - 1 ? c->r : c->w - 1;
+    t->cm_jv = c->l < 1 ? t->cm_jb
+                        : adm_lanes_end(t->cm_jb, je, k == 0 ? ADM_LANES_CM16 : ADM_LANES_CM32);
+    t->bpc = (int)s->bpc;
+    t->stats = !(k == 0 && s->skip_scale0);
+    t->aim = !s->skip_aim;
+    t->cos_1deg_sq = s->cos_1deg_sq;
+    t->egl = s->enhn_gain_limit;
+    for (int o = 0; o < 3; o++) {
+        t->rfac16[o] = c->rfac16[o];
+        t->rfac32[o] = c->rfac32[o];
+        t->cm[o] = c->cm[o];
+    }
+    t->den_sq_shift = c->den_sq_shift;
+    t->den_cub_shift = c->den_cub_shift;
+    t->den_row_shift = c->den_row_shift;
+    t->den_cub_add = c->den_cub_add;
+    t->den_row_add = c->den_row_add;
+    t->cm_row_shift = c->cm_row_shift;
+    t->cm_row_add = c->cm_row_add;
+    t->rows_off = rows_off;
+    return (size_t)ADM_N_SUMS * (size_t)c->h;
+}
+#endif
+
+#endif
