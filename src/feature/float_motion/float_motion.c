@@ -1,0 +1,354 @@
+/*
+ * float_motion on the CPU: motion, motion2 and motion3, equal to libvmaf's
+ * float_motion extractor bit for bit. The arithmetic is in
+ * float_motion_math.h.
+ *
+ * Temporal: the single instance sees the frames in index order and keeps the
+ * blurred reference planes of the last three frames in a ring (frame k in
+ * slot k % 3). Frame i >= 1 gives motion(i) = the difference of frames i-1
+ * and i; frame i >= 2 settles motion2(i-1), the smaller of motion(i) and the
+ * difference of frames i-2 and i-1. Outputs are appended in the reference's
+ * order and at its indices:
+ *   frame 0: motion2(0) = 0, motion(0) = 0
+ *   frame 1: motion(1), motion3(0) (from motion(1))
+ *   frame i: motion(i), motion2(i-1), motion3(i-1)
+ *   end:     motion2(n-1), motion3(n-1) from motion(n-1); motion3(0) = 0
+ *            for a single frame
+ * (motion is written only with debug, which is on by default; with
+ * motion_force_zero every frame writes zeros for motion2, motion3 and
+ * motion, and the end writes nothing). Every value is scaled by
+ * motion_fps_weight and clipped to motion_max_val; motion3 is the blended
+ * value, clipped.
+ *
+ * Planes are kept with the reference's padded row length (the luma width
+ * rounded up to 32 bytes, for the chroma planes too) and zero padding. This
+ * matters only with motion_add_uv and motion_add_scale1 on subsampled
+ * chroma: there the reference's half-size pass reads a chroma plane as if its
+ * rows were padded from the chroma width, so it walks into the padding of
+ * the real rows. The reference never writes that padding (its value is
+ * whatever the allocation held, zero for fresh pages); here it is zero.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/feature.h"
+#include "core/feature_name.h"
+#include "feature/float_motion/float_motion_math.h"
+
+#define KEY_LEN 160
+#define MAX_PLANES 3
+#define RING 3
+
+static const char *const provided[] = {
+    "VMAF_feature_motion_score", "VMAF_feature_motion2_score",
+    "VMAF_feature_motion3_score", NULL,
+};
+
+typedef struct FloatMotion {
+    /* options */
+    bool debug;
+    bool force_zero;
+    double fps_weight;
+    double blend_factor;
+    double blend_offset;
+    bool add_scale1;
+    int filter_size;
+    bool add_uv;
+    double max_val;
+
+    /* stream */
+    unsigned bpc;
+    int n_planes;
+    int pw[MAX_PLANES], ph[MAX_PLANES];
+    int stride;                 /* floats per row of every plane buffer */
+    const float *taps;
+    int fw;
+    char key_motion[KEY_LEN], key_motion2[KEY_LEN], key_motion3[KEY_LEN];
+    unsigned n_frames;          /* frames seen */
+    double last;                /* motion of the latest frame (unscaled) */
+
+    /* buffers */
+    float *plane;               /* the current plane as floats */
+    float *blur[RING][MAX_PLANES];
+    float *ext;                 /* a vertical-pass row with mirrored margins */
+    const float *rows[FMOT_MAX_TAPS];
+    int *col1[MAX_PLANES], *col2[MAX_PLANES];
+    float *coldx[MAX_PLANES];   /* half-size pass column tables */
+    float *half_a, *half_b;     /* half-size rows */
+} FloatMotion;
+
+static const TvmafOption options[] = {
+    { "debug", "debug mode: enable additional output",
+      offsetof(FloatMotion, debug), TVMAF_OPT_BOOL, { .b = true }, 0, 0, 0, NULL },
+    { "motion_force_zero", "forcing motion score to zero",
+      offsetof(FloatMotion, force_zero), TVMAF_OPT_BOOL, { .b = false }, 0, 0,
+      TVMAF_OPT_FEATURE_PARAM, "force_0" },
+    { "motion_fps_weight", "fps-aware multiplicative weight/correction",
+      offsetof(FloatMotion, fps_weight), TVMAF_OPT_DOUBLE, { .d = 1.0 }, 0.0, 5.0,
+      TVMAF_OPT_FEATURE_PARAM, "mfw" },
+    { "motion_blend_factor", "blend motion score given an offset",
+      offsetof(FloatMotion, blend_factor), TVMAF_OPT_DOUBLE, { .d = 1.0 }, 0.0, 1.0,
+      TVMAF_OPT_FEATURE_PARAM, "mbf" },
+    { "motion_blend_offset", "blend motion score starting from this offset",
+      offsetof(FloatMotion, blend_offset), TVMAF_OPT_DOUBLE, { .d = 40.0 }, 0.0, 1000.0,
+      TVMAF_OPT_FEATURE_PARAM, "mbo" },
+    { "motion_add_scale1", "add motion score from scale1",
+      offsetof(FloatMotion, add_scale1), TVMAF_OPT_BOOL, { .b = false }, 0, 0,
+      TVMAF_OPT_FEATURE_PARAM, "mdc" },
+    { "motion_filter_size", "filtering size",
+      offsetof(FloatMotion, filter_size), TVMAF_OPT_INT, { .i = FMOT_DEFAULT_FILTER_SIZE }, 0, 9,
+      TVMAF_OPT_FEATURE_PARAM, "mfs" },
+    { "motion_add_uv", "include U and V terms",
+      offsetof(FloatMotion, add_uv), TVMAF_OPT_BOOL, { .b = false }, 0, 0,
+      TVMAF_OPT_FEATURE_PARAM, "mau" },
+    { "motion_max_val", "maximum value allowed; larger values will be clipped to this value",
+      offsetof(FloatMotion, max_val), TVMAF_OPT_DOUBLE, { .d = 10000.0 }, 0.0, 10000.0,
+      TVMAF_OPT_FEATURE_PARAM, "mmxv" },
+    { 0 },
+};
+
+static void close_motion(void *priv)
+{
+    FloatMotion *s = priv;
+    free(s->plane);
+    free(s->ext);
+    free(s->half_a);
+    free(s->half_b);
+    s->plane = s->ext = s->half_a = s->half_b = NULL;
+    for (int p = 0; p < MAX_PLANES; p++) {
+        for (int k = 0; k < RING; k++) {
+            free(s->blur[k][p]);
+            s->blur[k][p] = NULL;
+        }
+        free(s->col1[p]);
+        free(s->col2[p]);
+        free(s->coldx[p]);
+        s->col1[p] = s->col2[p] = NULL;
+        s->coldx[p] = NULL;
+    }
+}
+
+static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
+{
+    FloatMotion *s = priv;
+    if (vi->bpc != 8 && fvif_sample_divisor(vi->bpc) == 0.0f) {
+        snprintf(msg, len, "feature \"float_motion\" supports 8, 10, 12 and 16-bit input, "
+                 "not %u-bit", vi->bpc);
+        return -EINVAL;
+    }
+    if (s->add_uv && vi->pix_fmt == TVMAF_PIX_FMT_YUV400P) {
+        snprintf(msg, len, "feature \"float_motion\": motion_add_uv needs chroma planes; "
+                 "the input is luma only");
+        return -EINVAL;
+    }
+    if (s->add_scale1 && fmot_half_side((int)vi->w) > FVIF_BILINEAR_MAX_WIDTH) {
+        snprintf(msg, len, "feature \"float_motion\": motion_add_scale1 supports a width of at "
+                 "most %d (half-size width %d); the input is %u wide",
+                 2 * FVIF_BILINEAR_MAX_WIDTH, FVIF_BILINEAR_MAX_WIDTH, vi->w);
+        return -EINVAL;
+    }
+    unsigned pw[3], ph[3];
+    if (tvmaf_plane_dims(vi->pix_fmt, vi->w, vi->h, pw, ph)) {
+        snprintf(msg, len, "feature \"float_motion\": unsupported picture format");
+        return -EINVAL;
+    }
+    s->bpc = vi->bpc;
+    s->n_planes = s->add_uv ? 3 : 1;
+    s->taps = fmot_taps(s->filter_size, &s->fw);
+    const int half = s->fw / 2;
+    for (int p = 0; p < s->n_planes; p++) {
+        s->pw[p] = (int)pw[p];
+        s->ph[p] = (int)ph[p];
+        /* with motion_force_zero no sample is read */
+        if (!s->force_zero && (s->pw[p] <= half || s->ph[p] <= half)) {
+            snprintf(msg, len, "feature \"float_motion\" needs planes of at least %dx%d samples "
+                     "(its %d-tap blur mirrors %d at each edge); plane %d is %dx%d",
+                     half + 1, half + 1, s->fw, half, p, s->pw[p], s->ph[p]);
+            return -EINVAL;
+        }
+    }
+    s->stride = fmot_aligned_floats(s->pw[0]);
+    s->n_frames = 0;
+    s->last = 0.0;
+
+    if (tvmaf_feature_key(s->key_motion, KEY_LEN, provided[0], options, s) ||
+        tvmaf_feature_key(s->key_motion2, KEY_LEN, provided[1], options, s) ||
+        tvmaf_feature_key(s->key_motion3, KEY_LEN, provided[2], options, s)) {
+        snprintf(msg, len, "feature \"float_motion\": output key name too long");
+        return -EINVAL;
+    }
+    if (s->force_zero) return 0;
+
+    bool ok = true;
+    const size_t n0 = (size_t)s->stride * s->ph[0];
+    ok &= (s->plane = malloc(n0 * sizeof(float))) != NULL;
+    ok &= (s->ext = malloc(((size_t)s->pw[0] + FMOT_MAX_TAPS) * sizeof(float))) != NULL;
+    for (int p = 0; p < s->n_planes && ok; p++) {
+        const size_t n = (size_t)s->stride * s->ph[p];
+        for (int k = 0; k < RING; k++)
+            ok &= (s->blur[k][p] = calloc(n, sizeof(float))) != NULL;
+        if (s->add_scale1) {
+            const int hw = fmot_half_side(s->pw[p]);
+            ok &= (s->col1[p] = malloc((size_t)hw * sizeof(int))) != NULL;
+            ok &= (s->col2[p] = malloc((size_t)hw * sizeof(int))) != NULL;
+            ok &= (s->coldx[p] = malloc((size_t)hw * sizeof(float))) != NULL;
+            if (ok) {
+                const float rx = fvif_scale_ratio(s->pw[p], hw);
+                for (int x = 0; x < hw; x++)
+                    fvif_bilinear_axis(x, rx, s->pw[p], &s->col1[p][x], &s->col2[p][x],
+                                       &s->coldx[p][x]);
+            }
+        }
+    }
+    if (ok && s->add_scale1) {
+        const size_t hw = (size_t)fmot_half_side(s->pw[0]);
+        ok &= (s->half_a = malloc(hw * sizeof(float))) != NULL;
+        ok &= (s->half_b = malloc(hw * sizeof(float))) != NULL;
+    }
+    if (!ok) {
+        close_motion(s);
+        return -ENOMEM;
+    }
+    return 0;
+}
+
+/* Plane p of the reference picture, as floats, blurred into dst. */
+static void blur_plane(FloatMotion *s, const TvmafPicture *pic, int p, float *dst)
+{
+    const int w = s->pw[p], h = s->ph[p], st = s->stride, fw = s->fw, half = fw / 2;
+    const float div = fvif_sample_divisor(s->bpc);
+    for (int i = 0; i < h; i++) {
+        const unsigned char *r = (const unsigned char *)pic->data[p] + (ptrdiff_t)i * pic->stride[p];
+        float *d = s->plane + (size_t)i * st;
+        if (s->bpc == 8) fvif_load_row_8(r, d, w);
+        else fvif_load_row_16((const uint16_t *)r, d, w, div);
+    }
+    for (int i = 0; i < h; i++) {
+        for (int k = 0; k < fw; k++)
+            s->rows[k] = s->plane + (size_t)fvif_mirror(i - half + k, h) * st;
+        fvif_vpass(s->taps, fw, s->rows, s->ext + half, w);
+        fvif_mirror_margins(s->ext, w, half);
+        fvif_hpass(s->taps, fw, s->ext, dst + (size_t)i * st, w, 1);
+    }
+}
+
+/* Mean absolute difference of two blurred planes (plus that of their
+ * half-size images with motion_add_scale1), as the float the reference
+ * returns. */
+static float plane_motion(const FloatMotion *s, int p, const float *a, const float *b)
+{
+    const int w = s->pw[p], h = s->ph[p], st = s->stride;
+    float acc = 0.0f;
+    for (int i = 0; i < h; i++)
+        acc += fmot_sad_row(a + (size_t)i * st, b + (size_t)i * st, w);
+    const float m0 = acc / (float)(w * h);
+    if (!s->add_scale1) return m0;
+
+    /* The half-size pass reads rows padded from this plane's own width (see
+     * the top of the file). */
+    const int rs = fmot_aligned_floats(w);
+    const int hw = fmot_half_side(w), hh = fmot_half_side(h);
+    const float ry = fvif_scale_ratio(h, hh);
+    float acc1 = 0.0f;
+    for (int y = 0; y < hh; y++) {
+        int y1, y2;
+        float dy;
+        fvif_bilinear_axis(y, ry, h, &y1, &y2, &dy);
+        fvif_bilinear_row(a + (size_t)y1 * rs, a + (size_t)y2 * rs, dy, s->col1[p], s->col2[p],
+                          s->coldx[p], s->half_a, hw);
+        fvif_bilinear_row(b + (size_t)y1 * rs, b + (size_t)y2 * rs, dy, s->col1[p], s->col2[p],
+                          s->coldx[p], s->half_b, hw);
+        acc1 += fmot_sad_row(s->half_a, s->half_b, hw);
+    }
+    const float m1 = acc1 / (float)(hw * hh);
+    return m0 + m1;
+}
+
+/* Motion between ring slots (plane sum with motion_add_uv, in double). */
+static double frame_motion(const FloatMotion *s, unsigned prev, unsigned cur)
+{
+    double m = plane_motion(s, 0, s->blur[prev][0], s->blur[cur][0]);
+    for (int p = 1; p < s->n_planes; p++) m += plane_motion(s, p, s->blur[prev][p], s->blur[cur][p]);
+    return m;
+}
+
+static double clip(const FloatMotion *s, double v)
+{
+    return v < s->max_val ? v : s->max_val;
+}
+
+static double blended(const FloatMotion *s, double m)
+{
+    return clip(s, fmot_blend(m * s->fps_weight, s->blend_factor, s->blend_offset));
+}
+
+static int extract(void *priv, const TvmafPicture *ref, const TvmafPicture *dis,
+                   unsigned index, TvmafSink *sink)
+{
+    FloatMotion *s = priv;
+    (void)dis;
+    if (index != s->n_frames) return -EINVAL; /* frames must come in order */
+    s->n_frames++;
+    int err = 0;
+    if (s->force_zero) {
+        err |= tvmaf_sink_append(sink, s->key_motion2, index, 0.0);
+        err |= tvmaf_sink_append(sink, s->key_motion3, index, 0.0);
+        if (s->debug) err |= tvmaf_sink_append(sink, s->key_motion, index, 0.0);
+        return err ? -EINVAL : 0;
+    }
+
+    const unsigned cur = index % RING, prev = (index + 2) % RING, prev2 = (index + 1) % RING;
+    for (int p = 0; p < s->n_planes; p++) blur_plane(s, ref, p, s->blur[cur][p]);
+
+    if (index == 0) {
+        err |= tvmaf_sink_append(sink, s->key_motion2, 0, 0.0);
+        if (s->debug) err |= tvmaf_sink_append(sink, s->key_motion, 0, 0.0);
+        return err ? -EINVAL : 0;
+    }
+
+    const double m = frame_motion(s, prev, cur);
+    if (s->debug) err |= tvmaf_sink_append(sink, s->key_motion, index, clip(s, m * s->fps_weight));
+    s->last = m;
+    if (index == 1) {
+        err |= tvmaf_sink_append(sink, s->key_motion3, 0, blended(s, m));
+        return err ? -EINVAL : 0;
+    }
+
+    double m2 = frame_motion(s, prev, prev2);
+    m2 = m2 < m ? m2 : m;
+    err |= tvmaf_sink_append(sink, s->key_motion2, index - 1, clip(s, m2 * s->fps_weight));
+    err |= tvmaf_sink_append(sink, s->key_motion3, index - 1, blended(s, m2));
+    return err ? -EINVAL : 0;
+}
+
+static int flush(void *priv, TvmafSink *sink)
+{
+    FloatMotion *s = priv;
+    if (s->force_zero || s->n_frames == 0) return 0;
+    const unsigned last = s->n_frames - 1;
+    int err = 0;
+    if (last > 0) {
+        err |= tvmaf_sink_append(sink, s->key_motion2, last, clip(s, s->last * s->fps_weight));
+        err |= tvmaf_sink_append(sink, s->key_motion3, last, blended(s, s->last));
+    } else {
+        err |= tvmaf_sink_append(sink, s->key_motion3, 0, 0.0);
+    }
+    return err ? -EINVAL : 0;
+}
+
+const TvmafExtractor tvmaf_fex_float_motion = {
+    .name = "float_motion",
+    .backend = TVMAF_BACKEND_CPU,
+    .options = options,
+    .priv_size = sizeof(FloatMotion),
+    .flags = TVMAF_FEX_TEMPORAL | TVMAF_FEX_ALL_FRAMES,
+    .init = init,
+    .extract = extract,
+    .flush = flush,
+    .close = close_motion,
+    .provided_features = provided,
+};
