@@ -40,6 +40,8 @@ FEATURE_KEYS = {
     'float_adm': ['adm2', 'aim', 'adm3', 'adm_scale0', 'adm_scale1', 'adm_scale2', 'adm_scale3'],
     'float_vif': ['vif_scale0', 'vif_scale1', 'vif_scale2', 'vif_scale3'],
     'float_motion': ['motion2', 'motion', 'motion3'],
+    'float_ssim': ['float_ssim'],
+    'float_ms_ssim': ['float_ms_ssim'],
 }
 POOLS = ['min', 'max', 'mean', 'harmonic_mean']
 
