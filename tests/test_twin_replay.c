@@ -11,7 +11,11 @@
  * ciede: the device stores each pixel's dE00 at its raster position (the
  * per-pixel macro shared with the CPU extractor) and the host adds the plane
  * with ciede_sum_raster(); the replay builds the plane pixel by pixel in a
- * scattered order (as threads finish) and sums it the same way.
+ * scattered order (as threads finish) and sums it the same way. In CUDA builds
+ * its powf(x, 7) is the device's (numerics/powf_table.h: correctly rounded
+ * plus the build host's table), every other libm call glibc's, so the replay
+ * must equal the CPU extractor bit for bit; it counts the calls that the table
+ * corrected.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -21,7 +25,32 @@
 #include <string.h>
 
 #include "tvmaf/tvmaf.h"
+#include "tvmaf_config.h"
+
+#if TVMAF_HAVE_CUDA
+#include "numerics/powf_table.h"
+
+static uint64_t powf7_calls, powf7_corrected;
+
+typedef struct CiedeLibm CiedeLibm;
+/* the device's powf(x, 7), evaluated on the host */
+static float replay_powf7(float x, CiedeLibm lm);
+#define CIEDE_REPLAY_POWF7 replay_powf7
+#endif
 #include "feature/ciede/ciede_math.h"
+
+#if TVMAF_HAVE_CUDA
+static float replay_powf7(float x, CiedeLibm lm)
+{
+    const float r = tvmaf_powf7_glibc(x, lm.powf7_tab, lm.powf7_n);
+    powf7_calls++;
+    powf7_corrected += tvmaf_fbits(r) != tvmaf_fbits(tvmaf_cr_powf7(x));
+    return r;
+}
+static CiedeLibm ciede_lm; /* the table, set in main */
+#else
+static const CiedeLibm ciede_lm = { 0, 0 };
+#endif
 #include "feature/psnr/psnr_math.h"
 
 static int failures;
@@ -165,10 +194,10 @@ static void check_ciede(const TvmafPicture *r, const TvmafPicture *d, const char
         float v;
         if (r->bpc == 8)
             CIEDE_PIXEL_AT(uint8_t, rp, dp, x, y, r->stride[0] / bps, (unsigned)(r->stride[1] / bps),
-                           r->w[1], r->h[1], layout, r->bpc, v);
+                           r->w[1], r->h[1], layout, r->bpc, ciede_lm, v);
         else
             CIEDE_PIXEL_AT(uint16_t, rp, dp, x, y, r->stride[0] / bps, (unsigned)(r->stride[1] / bps),
-                           r->w[1], r->h[1], layout, r->bpc, v);
+                           r->w[1], r->h[1], layout, r->bpc, ciede_lm, v);
         de[i] = v;
     }
     const double dev = ciede_score(ciede_sum_raster(de, w, h), w, h);
@@ -189,6 +218,10 @@ int main(void)
     static const struct { unsigned w, h; } sizes[] = { { 64, 36 }, { 177, 99 }, { 33, 2 }, { 1, 1 } };
     static const char *fill_names[] = { "random", "near", "levels", "extremes", "equal" };
     unsigned cases = 0;
+#if TVMAF_HAVE_CUDA
+    ciede_lm.powf7_tab = tvmaf_powf7_table;
+    ciede_lm.powf7_n = tvmaf_powf7_table_n;
+#endif
     for (unsigned f = 0; f < 3; f++)
         for (unsigned b = 0; b < 4; b++)
             for (unsigned s = 0; s < 4; s++)
@@ -227,6 +260,10 @@ int main(void)
         tvmaf_picture_unref(&d);
         cases++;
     }
+#if TVMAF_HAVE_CUDA
+    printf("ciede: the device's powf(x, 7) replayed: %" PRIu64 " calls, %" PRIu64
+           " corrected by the table\n", powf7_calls, powf7_corrected);
+#endif
     printf("%u cases, %d failures\n", cases, failures);
     return failures ? 1 : 0;
 }

@@ -82,9 +82,10 @@ TVMAF_HD float tvmaf_cr_powf7(float x)
         return x + x; /* NaN in, (quiet) NaN out */
     const double d = (double)x;
     const double a = d < 0.0 ? -d : d;
-    /* |x|^7 < 2^-161, below half the smallest subnormal float: zero of x's sign */
+    /* |x|^7 < 2^-161, below half the smallest subnormal float: zero of x's sign
+     * (read from the sign bit, so that (-0)^7 = -0) */
     if (a < 0x1p-23)
-        return x < 0.0f ? -0.0f : 0.0f;
+        return (tvmaf_dbits(d) >> 63) ? -0.0f : 0.0f;
     /* |x|^7 >= 2^133 > FLT_MAX (infinite x included) */
     if (a >= 0x1p+19)
         return x < 0.0f ? -INFINITY : INFINITY;

@@ -44,16 +44,17 @@ static int extract(void *priv, const TvmafPicture *ref, const TvmafPicture *dis,
     if (dis->stride[0] != ref->stride[0] || dis->stride[1] != ref->stride[1]) return -EINVAL;
     const void *const r[3] = { ref->data[0], ref->data[1], ref->data[2] };
     const void *const d[3] = { dis->data[0], dis->data[1], dis->data[2] };
+    const CiedeLibm glibc = { 0, 0 }; /* the host calls glibc itself */
     double sum = 0.;
     for (unsigned i = 0; i < ref->h[0]; i++) {
         for (unsigned j = 0; j < ref->w[0]; j++) {
             float de;
             if (ref->bpc == 8)
                 CIEDE_PIXEL_AT(uint8_t, r, d, j, i, lp, cp, ref->w[1], ref->h[1], s->layout,
-                               ref->bpc, de);
+                               ref->bpc, glibc, de);
             else
                 CIEDE_PIXEL_AT(uint16_t, r, d, j, i, lp, cp, ref->w[1], ref->h[1], s->layout,
-                               ref->bpc, de);
+                               ref->bpc, glibc, de);
             sum += de;
         }
     }

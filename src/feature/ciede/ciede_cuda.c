@@ -2,6 +2,11 @@
  * ciede twin, host side: the device computes every pixel's dE00 (ciede.cu,
  * with ciede_math.h); the plane is read back and added here in raster order
  * with ciede_sum_raster(), the CPU's sum, then scored by ciede_score().
+ *
+ * powf(x, 7): the device replays the build host's glibc from a table
+ * (numerics/powf_table.h), uploaded once at init. init first checks that
+ * table against the running glibc and refuses the twin if it disagrees (a
+ * binary built on another glibc): its results would not be the CPU's.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -9,6 +14,7 @@
 
 #include "feature/ciede/ciede_math.h"
 #include "feature/ciede/ciede_plane.h"
+#include "numerics/powf_table.h"
 #include "gpu/cuda/cuda_runtime.h"
 #include "gpu/cuda/twin_frame.h"
 
@@ -28,6 +34,7 @@ typedef struct CiedeCuda {
     CUstream stream;
     TvmafTwinFrame frame;
     CUdeviceptr d_de;
+    CUdeviceptr d_powf7; /* the table of numerics/powf_table.h */
     float *h_de; /* pinned, w * h */
     unsigned w, h, cw, ch, bpc;
     int layout;
@@ -40,6 +47,7 @@ static void close_twin(void *priv)
     tvmaf_cuda_push(s->dev);
     tvmaf_twin_frame_free(&s->frame);
     tvmaf_cuda_mem_free(s->d_de);
+    tvmaf_cuda_mem_free(s->d_powf7);
     tvmaf_cuda_host_free(s->h_de);
     tvmaf_cuda_stream_destroy(s->stream);
     tvmaf_cuda_pop(s->dev);
@@ -57,6 +65,12 @@ static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
     tvmaf_plane_dims(vi->pix_fmt, vi->w, vi->h, pw, ph);
     s->w = vi->w; s->h = vi->h; s->cw = pw[1]; s->ch = ph[1]; s->bpc = vi->bpc;
     s->layout = tvmaf_ciede_layout(vi->pix_fmt);
+    /* 4096 entries and 4096 other floats: a few milliseconds */
+    char why[384];
+    if ((err = tvmaf_powf7_table_check(4096, why, sizeof(why)))) {
+        snprintf(msg, len, "feature \"ciede\" (cuda): %s", why);
+        return err;
+    }
     if ((err = tvmaf_cuda_acquire(&s->dev, msg, len))) return err;
     if ((err = tvmaf_cuda_module_load(s->dev, tvmaf_ciede_fatbin, &s->mod, msg, len))) goto fail;
     if ((err = tvmaf_cuda_module_function(s->mod, "ciede_de00_8", &s->de8)) ||
@@ -64,7 +78,12 @@ static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
         goto fail_msg;
     if ((err = tvmaf_cuda_push(s->dev))) goto fail_msg;
     const size_t bytes = sizeof(float) * s->w * s->h;
+    /* (an empty table is generated as one unused element) */
+    const size_t tab_bytes = sizeof(uint32_t) * (tvmaf_powf7_table_n ? tvmaf_powf7_table_n : 1);
     err = tvmaf_cuda_stream_create(&s->stream);
+    if (!err) err = tvmaf_cuda_mem_alloc(&s->d_powf7, tab_bytes);
+    if (!err) err = tvmaf_cuda_copy_h2d(s->d_powf7, tvmaf_powf7_table, tab_bytes, s->stream);
+    if (!err) err = tvmaf_cuda_stream_synchronize(s->stream);
     if (!err) err = tvmaf_twin_frame_alloc(&s->frame, vi, 3);
     if (!err) err = tvmaf_cuda_mem_alloc(&s->d_de, bytes);
     if (!err) err = tvmaf_cuda_host_alloc((void **)&s->h_de, bytes);
@@ -90,7 +109,9 @@ static int extract(void *priv, const TvmafPicture *ref, const TvmafPicture *dis,
         { s->frame.d_dis[0], s->frame.d_dis[1], s->frame.d_dis[2] },
         { s->frame.pitch[0], s->frame.pitch[1] },
     };
-    void *args[] = { &planes, &s->w, &s->h, &s->cw, &s->ch, &s->layout, &s->bpc, &s->d_de };
+    /* the kernel's CiedeLibm: the same struct, holding a device pointer */
+    CiedeLibm lm = { (const uint32_t *)(uintptr_t)s->d_powf7, tvmaf_powf7_table_n };
+    void *args[] = { &planes, &s->w, &s->h, &s->cw, &s->ch, &s->layout, &s->bpc, &lm, &s->d_de };
     if (!err)
         err = tvmaf_cuda_launch(s->bpc == 8 ? s->de8 : s->de16, (s->w + 31) / 32, (s->h + 7) / 8, 1,
                                 32, 8, 1, 0, s->stream, args);

@@ -11,7 +11,10 @@
  *
  * The one difference between host and device is the math library. The host
  * calls glibc (powf, pow, atan2, sin, cos, exp), which the golden values were
- * made with. The device uses a correctly rounded powf(x, 7), and
+ * made with. The device reproduces glibc's powf(x, 7) exactly (the correctly
+ * rounded value stepped where the build host's glibc departs from it, by a
+ * table made from every float at build time: numerics/powf_table.h; the
+ * table travels to the device in CiedeLibm). It uses
  * pow(x, 7) evaluated exactly then rounded once (glibc is correct there to
  * 0.52 ulp, so they agree unless the exact value lies within 0.02 ulp of a
  * rounding boundary), and CUDA's own fp64 atan2/sin/cos/exp/pow(x, 2.4)/
@@ -38,12 +41,34 @@
  * Writing the product makes the result independent of the optimiser.
  */
 #define CIEDE_POWF2(x) ((x) * (x))
+
+/*
+ * What the arithmetic needs besides the samples: the device's table of glibc's
+ * powf(x, 7) (numerics/powf_table.h; a device pointer and its length). The
+ * host calls glibc and ignores it: the CPU extractor passes an empty one.
+ */
+typedef struct CiedeLibm {
+    const uint32_t *powf7_tab;
+    uint32_t powf7_n;
+} CiedeLibm;
+
+/*
+ * powf(x, 7) with the context lm. CIEDE_REPLAY_POWF7, defined by a host test
+ * before including this header, names a host function (float, CiedeLibm) that
+ * replays the device's evaluation in place of glibc's (tests/test_twin_replay.c).
+ */
+#if TVMAF_DEVICE_CODE
+#include "numerics/powf_table.h"
+#define CIEDE_POWF7(lm, x) tvmaf_powf7_glibc((x), (lm).powf7_tab, (lm).powf7_n)
+#elif defined(CIEDE_REPLAY_POWF7)
+#define CIEDE_POWF7(lm, x) CIEDE_REPLAY_POWF7((x), (lm))
+#else
+#define CIEDE_POWF7(lm, x) ((void)(lm), powf((x), 7.0f))
+#endif
 #if TVMAF_DEVICE_CODE
 #include "numerics/cr_pow.h"
-#define CIEDE_POWF7(x) tvmaf_cr_powf7(x)
 #define CIEDE_POW7(x) tvmaf_cr_pow7(x)
 #else
-#define CIEDE_POWF7(x) powf((x), 7.0f)
 #define CIEDE_POW7(x) pow((x), 7.0)
 #endif
 
@@ -142,19 +167,19 @@ TVMAF_HD float ciede_t(float hb)
                    0.20 * cos(4.0 * h - 7.0 * CIEDE_PI / 20.0));
 }
 
-TVMAF_HD float ciede_r_t(float c_bar_prime, float hb)
+TVMAF_HD float ciede_r_t(float c_bar_prime, float hb, CiedeLibm lm)
 {
     const float degrees_f = (float)((double)hb * (180.0 / CIEDE_PI));
     const float degrees = (float)(((double)degrees_f - 275.0) * (1.0 / 25.0));
-    const float c7 = CIEDE_POWF7(c_bar_prime);
-    const float q = c7 / (c7 + CIEDE_POWF7(25.0f));
+    const float c7 = CIEDE_POWF7(lm, c_bar_prime);
+    const float q = c7 / (c7 + CIEDE_POWF7(lm, 25.0f));
     const float angle_deg = (float)(60.0 * exp((double)(-CIEDE_POWF2(degrees))));
     const float angle = (float)((double)angle_deg * (CIEDE_PI / 180.0));
     return (float)(-2.0 * sqrt((double)q) * sin((double)angle));
 }
 
 /* CIEDE2000 with kL = 0.65, kC = 1, kH = 4 (the reference's weights). */
-TVMAF_HD float ciede2000(CiedeLab c1, CiedeLab c2)
+TVMAF_HD float ciede2000(CiedeLab c1, CiedeLab c2, CiedeLibm lm)
 {
     const float kl = 0.65f, kc = 1.0f, kh = 4.0f;
     const double p25_7 = 6103515625.0; /* pow(25, 7), exact */
@@ -183,7 +208,7 @@ TVMAF_HD float ciede2000(CiedeLab c1, CiedeLab c2)
     const float hb = ciede_h_bar_prime(h_prime_1, h_prime_2);
     const float t = ciede_t(hb);
     const float s_h = (float)(1.0 + 0.015 * (double)c_bar_prime * (double)t);
-    const float r_t = ciede_r_t(c_bar_prime, hb);
+    const float r_t = ciede_r_t(c_bar_prime, hb, lm);
     const float lightness = delta_l_prime / (kl * s_l);
     const float chroma = delta_c_prime / (kc * s_c);
     const float hue = delta_upcase_h_prime / (kh * s_h);
@@ -193,11 +218,11 @@ TVMAF_HD float ciede2000(CiedeLab c1, CiedeLab c2)
 
 /* dE00 of one pixel from its Y, U, V samples of reference and distorted. */
 TVMAF_HD float ciede_pixel(float ry, float ru, float rv, float dy, float du, float dv,
-                           unsigned bpc)
+                           unsigned bpc, CiedeLibm lm)
 {
     const CiedeLab c1 = ciede_lab(ry, ru, rv, bpc);
     const CiedeLab c2 = ciede_lab(dy, du, dv, bpc);
-    return ciede2000(c1, c2);
+    return ciede2000(c1, c2, lm);
 }
 
 /*
@@ -225,10 +250,11 @@ TVMAF_HD long ciede_chroma_offset(int layout, unsigned i, unsigned j, unsigned c
 
 /*
  * dE00 of pixel (x, y) read from planes of samples of type T (uint8_t or
- * uint16_t). pitch: luma and chroma row pitch in samples; cw, ch: chroma size.
- * This is what the CPU extractor and each device thread compute per pixel.
+ * uint16_t). pitch: luma and chroma row pitch in samples; cw, ch: chroma size;
+ * lm: the CiedeLibm context. This is what the CPU extractor and each device thread compute per pixel.
  */
-#define CIEDE_PIXEL_AT(T, ref, dis, x, y, luma_pitch, chroma_pitch, cw, ch, layout, bpc, out) \
+#define CIEDE_PIXEL_AT(T, ref, dis, x, y, luma_pitch, chroma_pitch, cw, ch, layout, bpc, lm, \
+                       out)                                                                   \
     do {                                                                                     \
         const long lo_ = (long)(y) * (long)(luma_pitch) + (long)(x);                         \
         const long co_ = ciede_chroma_offset((layout), (y), (x), (cw), (ch), (chroma_pitch));  \
@@ -237,7 +263,7 @@ TVMAF_HD long ciede_chroma_offset(int layout, unsigned i, unsigned j, unsigned c
         const float du_ = co_ < 0 ? 0.0f : (float)((const T *)(dis)[1])[co_];                \
         const float dv_ = co_ < 0 ? 0.0f : (float)((const T *)(dis)[2])[co_];                \
         (out) = ciede_pixel((float)((const T *)(ref)[0])[lo_], ru_, rv_,                     \
-                            (float)((const T *)(dis)[0])[lo_], du_, dv_, (bpc));             \
+                            (float)((const T *)(dis)[0])[lo_], du_, dv_, (bpc), (lm));       \
     } while (0)
 
 #if !TVMAF_DEVICE_CODE
