@@ -166,9 +166,9 @@ static void load_cases(void)
     }
 
     /* features */
-    model_text(t, sizeof(t), good_type, good_norm, "[\"psnr_y\", \"VMAF_feature_adm2_score\"]",
+    model_text(t, sizeof(t), good_type, good_norm, "[\"psnr_y\", \"VMAF_feature_no_such_extractor_score\"]",
                good_slopes, good_svm, NULL);
-    expect_fail("float feature not provided", t, -ENOTSUP, "\"VMAF_feature_adm2_score\"", "no extractor");
+    expect_fail("feature no extractor provides", t, -ENOTSUP, "\"VMAF_feature_no_such_extractor_score\"", "no extractor");
     model_text(t, sizeof(t), good_type, good_norm, "[\"psnr_y\", \"no_such_feature\"]",
                good_slopes, good_svm, NULL);
     expect_fail("unknown feature", t, -ENOTSUP, "\"no_such_feature\"", NULL);
