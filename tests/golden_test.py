@@ -212,20 +212,26 @@ def main():
                 continue
             compare(json.loads(text), gold, keys, label, res)
 
-    # 2. clips the reference cannot score: every frame scored, every key present
+    # 2. clips the reference cannot score: every frame scored and every key
+    # present, for each feature that accepts the clip; a feature may instead
+    # refuse it, with an error that names the feature (e.g. a minimum size)
     for clip in clips:
         if os.path.exists(os.path.join(goldens, clip['name'] + '.features.json')):
             continue
-        text, err = run_tvmaf(exe, clip, a.clips, feat_args + ['--threads', a.threads])
-        label = f"{clip['name']} (no golden) scored on every frame"
-        if err:
-            res.check(False, label, err)
-            continue
-        d = json.loads(text)
-        ok = len(d['frames']) == clip['frames'] and all(
-            k in fr['metrics'] and fr['metrics'][k] is not None and math.isfinite(fr['metrics'][k])
-            for fr in d['frames'] for k in keys)
-        res.check(ok, label, f"{len(d['frames'])} frames, keys {sorted(d['frames'][0]['metrics']) if d['frames'] else []}")
+        for f in features:
+            text, err = run_tvmaf(exe, clip, a.clips, ['--feature', f, '--threads', a.threads])
+            label = f"{clip['name']} (no golden) {f}"
+            if err:
+                last = err.strip().splitlines()[-1]
+                ok = f'feature "{f}"' in last and ('at least' in last or 'needs' in last)
+                res.check(ok, f'{label}: refused clearly ({last.split(": ", 1)[-1]})', err)
+                continue
+            d = json.loads(text)
+            ok = len(d['frames']) == clip['frames'] and all(
+                k in fr['metrics'] and fr['metrics'][k] is not None and math.isfinite(fr['metrics'][k])
+                for fr in d['frames'] for k in FEATURE_KEYS[f])
+            res.check(ok, f'{label}: scored on every frame',
+                      f"{len(d['frames'])} frames, keys {sorted(d['frames'][0]['metrics']) if d['frames'] else []}")
 
     # 3. option goldens of implemented features
     with open(os.path.join(shared, 'testdata', 'options.tsv')) as f:
