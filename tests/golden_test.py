@@ -42,6 +42,10 @@ FEATURE_KEYS = {
     'float_motion': ['motion2', 'motion', 'motion3'],
     'float_ssim': ['float_ssim'],
     'float_ms_ssim': ['float_ms_ssim'],
+    'cambi': ['cambi'],
+    'psnr_hvs': ['psnr_hvs_y', 'psnr_hvs_cb', 'psnr_hvs_cr', 'psnr_hvs'],
+    'speed_chroma': ['speed_chroma_u', 'speed_chroma_v', 'speed_chroma_uv'],
+    'speed_temporal': ['speed_temporal'],
 }
 POOLS = ['min', 'max', 'mean', 'harmonic_mean']
 
@@ -211,6 +215,18 @@ def main():
                 res.check(False, label, err)
                 continue
             compare(json.loads(text), gold, keys, label, res)
+        # a feature the reference refused or crashed on (its keys are absent from the
+        # golden: e.g. cambi and speed on flat_64x64, psnr_hvs on 16-bit) must be
+        # refused with an error naming the feature and its limit, never scored silently
+        for f in features:
+            if f in present:
+                continue
+            text, err = run_tvmaf(exe, clip, a.clips, ['--feature', f])
+            label = f"{clip['name']} {f} (absent from the golden)"
+            last = err.strip().splitlines()[-1] if err.strip() else '<no error>'
+            ok = bool(err) and f'feature "{f}"' in last and ('at least' in last or 'needs' in last
+                                                            or 'does not' in last)
+            res.check(ok, f'{label}: refused clearly ({last.split(": ", 1)[-1]})', err or text[:200])
 
     # 2. clips the reference cannot score: every frame scored and every key
     # present, for each feature that accepts the clip; a feature may instead

@@ -40,6 +40,16 @@ extern const TvmafExtractor tvmaf_fex_float_ms_ssim;
 #if TVMAF_HAVE_FEATURE_FLOAT_ADM
 extern const TvmafExtractor tvmaf_fex_float_adm;
 #endif
+#if TVMAF_HAVE_FEATURE_SPEED
+extern const TvmafExtractor tvmaf_fex_speed_chroma;
+extern const TvmafExtractor tvmaf_fex_speed_temporal;
+#endif
+#if TVMAF_HAVE_FEATURE_CAMBI
+extern const TvmafExtractor tvmaf_fex_cambi;
+#endif
+#if TVMAF_HAVE_FEATURE_PSNR_HVS
+extern const TvmafExtractor tvmaf_fex_psnr_hvs;
+#endif
 #if TVMAF_HAVE_CUDA
 extern const TvmafExtractor tvmaf_fex_psnr_cuda;
 extern const TvmafExtractor tvmaf_fex_ciede_cuda;
@@ -89,6 +99,16 @@ const TvmafExtractor *const tvmaf_extractors[] = {
 #endif
 #if TVMAF_HAVE_FEATURE_FLOAT_ADM
     &tvmaf_fex_float_adm,
+#endif
+#if TVMAF_HAVE_FEATURE_SPEED
+    &tvmaf_fex_speed_chroma,
+    &tvmaf_fex_speed_temporal,
+#endif
+#if TVMAF_HAVE_FEATURE_CAMBI
+    &tvmaf_fex_cambi,
+#endif
+#if TVMAF_HAVE_FEATURE_PSNR_HVS
+    &tvmaf_fex_psnr_hvs,
 #endif
 #if TVMAF_HAVE_CUDA
     &tvmaf_fex_psnr_cuda,
