@@ -72,6 +72,9 @@ def main():
     ap.add_argument('--model', default='version=vmaf_v0.6.1')
     ap.add_argument('--features', default='', help='comma-separated --feature list (with -n when no model)')
     ap.add_argument('--clip', action='append')
+    ap.add_argument('--stats', action='store_true',
+                    help='after the timed runs, one more with TVMAF_CUDA_STATS=1, printing its '
+                         'per-frame counts and device times')
     a = ap.parse_args()
     rows = []
     for name in a.clip or list(CLIPS):
@@ -87,8 +90,11 @@ def main():
         if model == 'version=vmaf_v0.6.1' and c['w'] >= 3840:
             model = 'version=vmaf_4k_v0.6.1'
         for t in a.threads.split(','):
+            # threads 'default': no --threads option (the issue's command line)
             cmd = [a.tvmaf, '-r', paths['ref'], '-d', paths['dis'], '-w', str(c['w']), '-h', str(c['h']),
-                   '-p', '420', '-b', '8', '-q', '-o', '/dev/null', '--backend', a.backend, '--threads', t]
+                   '-p', '420', '-b', '8', '-q', '-o', '/dev/null', '--backend', a.backend]
+            if t != 'default':
+                cmd += ['--threads', t]
             if a.features:
                 for f in a.features.split(','):
                     cmd += ['--feature', f]
@@ -107,9 +113,17 @@ def main():
                 times.append(dt)
             med = statistics.median(times)
             rows.append((name, frames, a.backend, t, frames / med, min(times), max(times)))
-            print(f'{name:18s} frames={frames:4d} backend={a.backend:4s} threads={t:>3s} '
+            print(f'{name:18s} frames={frames:4d} backend={a.backend:4s} threads={t:>7s} '
                   f'fps={frames / med:8.2f} (median of {a.runs}; wall {min(times):.3f}-{max(times):.3f} s)')
+            print('  command: ' + ' '.join(cmd))
             sys.stdout.flush()
+            if a.stats:
+                env = dict(os.environ, TVMAF_CUDA_STATS='1')
+                p = subprocess.run(cmd, capture_output=True, text=True, env=env)
+                for line in p.stderr.splitlines():
+                    if 'stats' in line:
+                        print('  ' + line)
+                sys.stdout.flush()
     return 0
 
 

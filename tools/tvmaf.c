@@ -12,7 +12,11 @@
 
 #include "tvmaf/tvmaf.h"
 #include "tvmaf_config.h"
+#include "io/prefetch.h"
 #include "io/video_reader.h"
+
+/* frames each input is read ahead of scoring */
+#define READ_AHEAD 4
 #include "numerics/rcpss.h"
 
 enum {
@@ -72,7 +76,8 @@ static void usage(FILE *f, const char *app)
         "                            default: version=vmaf_v0.6.1 unless -n is given\n"
         " --no_prediction/-n         features only, no model score\n"
         " --backend cpu|cuda|auto    where to run (default auto: CUDA when a GPU is usable)\n"
-        " --threads N                frames scored in parallel (same bits as 1 thread)\n"
+        " --threads N                frames scored in parallel (same bits as 1 thread; default 1,\n"
+        "                            with --backend cuda min(cores, 16) frames in flight)\n"
         " --subsample N              score every Nth frame\n"
         " --frame_cnt N              score at most N frames\n"
         " --frame_skip_ref N, --frame_skip_dist N  skip the first N frames of an input\n"
@@ -375,6 +380,7 @@ int main(int argc, char **argv)
     TvmafVideoFormat raw = { fmt, bpc, w, h };
     const int have_raw = w && h && bpc && fmt;
     TvmafVideoReader *rd_ref = NULL, *rd_dis = NULL;
+    TvmafPrefetch *pf_ref = NULL, *pf_dis = NULL;
     TvmafContext *ctx = NULL;
     FILE *out = NULL;
     int ret = 1, err;
@@ -442,6 +448,18 @@ int main(int argc, char **argv)
         goto end;
     }
 
+    /* both inputs are read ahead on threads of their own, at the same time;
+     * when every feature reads luma only, chroma is passed over unread */
+    if (tvmaf_luma_only(ctx)) {
+        tvmaf_reader_set_luma_only(rd_ref, 1);
+        tvmaf_reader_set_luma_only(rd_dis, 1);
+    }
+    if ((err = tvmaf_prefetch_start(&pf_ref, rd_ref, READ_AHEAD, frame_cnt)) ||
+        (err = tvmaf_prefetch_start(&pf_dis, rd_dis, READ_AHEAD, frame_cnt))) {
+        fprintf(stderr, "%s: cannot start reading: %s\n", app, strerror(-err));
+        goto end;
+    }
+
     const int show_progress = isatty(fileno(stderr)) && !quiet;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -449,9 +467,9 @@ int main(int argc, char **argv)
     for (;; n++) {
         if (frame_cnt && n >= frame_cnt) break;
         TvmafPicture pr, pd;
-        int r1 = tvmaf_reader_read(rd_ref, &pr, msg, sizeof(msg));
+        int r1 = tvmaf_prefetch_next(pf_ref, &pr, msg, sizeof(msg));
         if (r1 < 0) { fprintf(stderr, "%s%s: %s\n", show_progress ? "\n" : "", app, msg); goto end; }
-        int r2 = tvmaf_reader_read(rd_dis, &pd, msg, sizeof(msg));
+        int r2 = tvmaf_prefetch_next(pf_dis, &pd, msg, sizeof(msg));
         if (r2 < 0) {
             if (r1 == 1) tvmaf_picture_unref(&pr);
             fprintf(stderr, "%s%s: %s\n", show_progress ? "\n" : "", app, msg);
@@ -548,6 +566,8 @@ end:
         fprintf(stderr, "%s: writing \"%s\" failed: %s\n", app, out_path, strerror(errno));
         ret = 1;
     }
+    tvmaf_prefetch_stop(pf_ref);
+    tvmaf_prefetch_stop(pf_dis);
     tvmaf_close(ctx);
     for (unsigned i = 0; i < n_model_args; i++) {
         tvmaf_model_destroy(models[i].model);

@@ -51,7 +51,8 @@ enum TvmafPoolMethod {
 };
 
 typedef struct TvmafConfiguration {
-    unsigned n_threads;        /* 0 or 1: score frames on the calling thread */
+    unsigned n_threads;        /* worker threads; 0 or 1: score frames on the calling thread
+                                  (0 on the CUDA backend: min(cores, 16) frames in flight) */
     unsigned n_subsample;      /* score every Nth frame; 0 or 1: every frame */
     enum TvmafBackend backend;
     enum TvmafLogLevel log_level;
@@ -102,6 +103,15 @@ int tvmaf_read_pictures(TvmafContext *ctx, TvmafPicture *ref, TvmafPicture *dis,
 
 /* Waits for every submitted frame and runs the extractors' end-of-stream work. */
 int tvmaf_flush(TvmafContext *ctx);
+
+/*
+ * 1 when every feature registered so far reads only the luma plane of the
+ * pictures (VMAF's vif, adm and motion, and most float features): a caller
+ * may then leave the chroma planes of the pictures it submits unfilled,
+ * which saves reading a third of a 4:2:0 file. 0 otherwise, or with no
+ * feature registered.
+ */
+int tvmaf_luma_only(const TvmafContext *ctx);
 
 /* Backend that the extractor called `name` runs on ("cpu", "cuda"), or NULL. */
 const char *tvmaf_feature_backend(const TvmafContext *ctx, const char *name);

@@ -14,15 +14,37 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
+#include "tvmaf_config.h"
 #include "core/feature_name.h"
 #include "core/internal.h"
 #include "core/options.h"
+#include "core/picture_pool.h"
+#if TVMAF_HAVE_CUDA
+#include "gpu/cuda/twin_frame.h"
+#endif
+
+/* Frames in flight on the CUDA backend when no thread count is given. */
+#define CUDA_MIN_WORKERS 4
+#define CUDA_MAX_WORKERS 16
+
+/* Steady-state statistics (TVMAF_CUDA_STATS) count from this frame on. */
+#define STATS_FROM 64u
 
 struct TvmafSink {
     TvmafCollector *collector;
     TvmafOrder order;
+    const void *device_frame; /* the frame's pictures on the device, or NULL */
 };
+
+#if TVMAF_HAVE_CUDA
+const TvmafTwinFrame *tvmaf_twin_frame_of(const TvmafSink *sink)
+{
+    return sink->device_frame;
+}
+#endif
 
 int tvmaf_sink_append(TvmafSink *sink, const char *key, unsigned index, double value)
 {
@@ -77,6 +99,18 @@ struct TvmafContext {
 
     int err; /* first error */
     char msg[1024];
+
+#if TVMAF_HAVE_CUDA
+    /* one device copy of the frame per worker, uploaded once for every twin */
+    TvmafTwinFrame *dframes;
+    unsigned n_dframes;
+    TvmafCudaDevice *dev;
+    bool pinned; /* pictures come from page-locked memory */
+    bool stats;
+    TvmafCudaCounts counts0;
+    unsigned long long pic_allocs0;
+    struct timespec t0;
+#endif
 };
 
 static void set_error(TvmafContext *ctx, int err, const char *fmt, ...)
@@ -135,8 +169,31 @@ int tvmaf_init(TvmafContext **out, const TvmafConfiguration *cfg)
     default:
         ctx->backend = tvmaf_cuda_available() ? TVMAF_BACKEND_CUDA : TVMAF_BACKEND_CPU;
     }
+#if TVMAF_HAVE_CUDA
+    if (ctx->backend == TVMAF_BACKEND_CUDA) {
+        /* pictures read from now on are page-locked: uploads need no staging
+         * (TVMAF_CUDA_PINNED=0 keeps ordinary memory, e.g. to test the
+         * staged path that pictures allocated before the context take) */
+        const char *e = getenv("TVMAF_CUDA_PINNED");
+        if (!e || strcmp(e, "0")) {
+            tvmaf_picture_set_allocator(tvmaf_cuda_pinned_allocator());
+            ctx->pinned = true;
+        }
+        ctx->stats = tvmaf_cuda_stats_enabled();
+    }
+#endif
 
     ctx->n_workers = ctx->cfg.n_threads > 1 ? ctx->cfg.n_threads : 0;
+#if TVMAF_HAVE_CUDA
+    /* Without a thread count, the GPU path still keeps frames in flight:
+     * each worker has one frame on the device while the others upload or
+     * finish on the host (same bits at any count). */
+    if (ctx->backend == TVMAF_BACKEND_CUDA && ctx->cfg.n_threads == 0) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        ctx->n_workers = n < CUDA_MIN_WORKERS ? CUDA_MIN_WORKERS
+                       : n > CUDA_MAX_WORKERS ? CUDA_MAX_WORKERS : (unsigned)n;
+    }
+#endif
     if (ctx->n_workers) {
         ctx->q_cap = 2 * ctx->n_workers;
         ctx->queue = calloc(ctx->q_cap, sizeof(*ctx->queue));
@@ -234,6 +291,14 @@ int tvmaf_use_feature(TvmafContext *ctx, const char *spec)
     return 0;
 }
 
+int tvmaf_luma_only(const TvmafContext *ctx)
+{
+    if (!ctx || !ctx->n_slots) return 0;
+    for (unsigned i = 0; i < ctx->n_slots; i++)
+        if (!(ctx->slots[i].ex->flags & TVMAF_FEX_LUMA_ONLY)) return 0;
+    return 1;
+}
+
 const char *tvmaf_feature_backend(const TvmafContext *ctx, const char *name)
 {
     for (unsigned i = 0; ctx && i < ctx->n_slots; i++)
@@ -253,6 +318,69 @@ static const char *fmt_name(enum TvmafPixelFormat f)
     }
 }
 
+#if TVMAF_HAVE_CUDA
+/* The per-worker device frames, when a twin runs: luma only when every twin
+ * in use reads luma only. */
+static int start_device_frames(TvmafContext *ctx, unsigned n)
+{
+    unsigned planes = 0;
+    for (unsigned i = 0; i < ctx->n_slots; i++) {
+        const TvmafExtractor *ex = ctx->slots[i].ex;
+        if (ex->backend != TVMAF_BACKEND_CUDA) continue;
+        const unsigned p = (ex->flags & TVMAF_FEX_LUMA_ONLY) ? 1 : 3;
+        if (p > planes) planes = p;
+    }
+    if (!planes) return 0;
+    char msg[320] = "";
+    int err = tvmaf_cuda_acquire(&ctx->dev, msg, sizeof(msg));
+    if (err) {
+        set_error(ctx, err, "backend cuda: %s", msg);
+        return err;
+    }
+    ctx->dframes = calloc(n, sizeof(*ctx->dframes));
+    if (!ctx->dframes) return -ENOMEM;
+    if ((err = tvmaf_cuda_push(ctx->dev))) goto fail;
+    for (; ctx->n_dframes < n; ctx->n_dframes++)
+        if ((err = tvmaf_twin_frame_alloc(&ctx->dframes[ctx->n_dframes], &ctx->vi, planes)))
+            break;
+    tvmaf_cuda_pop(ctx->dev);
+    if (!err) return 0;
+fail:
+    set_error(ctx, err, "backend cuda: cannot allocate the device frames (%s)",
+              err == -ENOMEM ? "out of device memory" : tvmaf_cuda_last_error());
+    return err;
+}
+
+static void stats_begin(TvmafContext *ctx)
+{
+    tvmaf_cuda_counts(&ctx->counts0);
+    ctx->pic_allocs0 = tvmaf_picture_alloc_count();
+    clock_gettime(CLOCK_MONOTONIC, &ctx->t0);
+}
+
+/* Per frame from STATS_FROM on: calls of the runtime and picture buffers
+ * allocated, then the device time of each twin and of the uploads. */
+static void stats_print(TvmafContext *ctx)
+{
+    if (!ctx->stats || ctx->pic_cnt <= STATS_FROM) return;
+    TvmafCudaCounts c;
+    tvmaf_cuda_counts(&c);
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    const double n = ctx->pic_cnt - STATS_FROM;
+    const double s = (t1.tv_sec - ctx->t0.tv_sec) + 1e-9 * (t1.tv_nsec - ctx->t0.tv_nsec);
+    fprintf(stderr, "tvmaf cuda stats: frames %u..%u, %.1f fps; per frame: host allocations "
+            "%.3f (picture buffers %.3f), device allocations %.3f, kernel launches %.2f, "
+            "synchronisations %.2f, copies %.2f\n", STATS_FROM, ctx->pic_cnt - 1, n / s,
+            (c.host_allocs - ctx->counts0.host_allocs) / n,
+            (tvmaf_picture_alloc_count() - ctx->pic_allocs0) / n,
+            (c.dev_allocs - ctx->counts0.dev_allocs) / n,
+            (c.launches - ctx->counts0.launches) / n, (c.syncs - ctx->counts0.syncs) / n,
+            (c.copies - ctx->counts0.copies) / n);
+    tvmaf_cuda_spans_print(stderr);
+}
+#endif
+
 /* Creates and initialises every instance once the video format is known. */
 static int start(TvmafContext *ctx, const TvmafPicture *ref)
 {
@@ -262,6 +390,9 @@ static int start(TvmafContext *ctx, const TvmafPicture *ref)
         return ctx->err;
     }
     const unsigned n_par = ctx->n_workers ? ctx->n_workers : 1;
+#if TVMAF_HAVE_CUDA
+    int err_frames;
+#endif
     for (unsigned i = 0; i < ctx->n_slots; i++) {
         Slot *s = &ctx->slots[i];
         s->n_inst = (s->ex->flags & TVMAF_FEX_TEMPORAL) ? 1 : n_par;
@@ -287,6 +418,9 @@ static int start(TvmafContext *ctx, const TvmafPicture *ref)
             s->n_ready++;
         }
     }
+#if TVMAF_HAVE_CUDA
+    if ((err_frames = start_device_frames(ctx, n_par))) return err_frames;
+#endif
     for (unsigned i = 0; i < ctx->n_workers; i++) {
         ctx->worker_args[i].ctx = ctx;
         ctx->worker_args[i].id = i;
@@ -304,6 +438,24 @@ static int start(TvmafContext *ctx, const TvmafPicture *ref)
 static void run_frame(TvmafContext *ctx, unsigned w, Job *job)
 {
     const bool sampled = ctx->cfg.n_subsample <= 1 || job->index % ctx->cfg.n_subsample == 0;
+    const void *dframe = NULL;
+#if TVMAF_HAVE_CUDA
+    if (ctx->n_dframes) {
+        TvmafTwinFrame *f = &ctx->dframes[w];
+        int err = tvmaf_cuda_push(ctx->dev);
+        if (!err) {
+            err = tvmaf_twin_frame_upload(f, &job->ref, &job->dis);
+            tvmaf_cuda_pop(ctx->dev);
+        }
+        if (err) {
+            pthread_mutex_lock(&ctx->lock);
+            set_error(ctx, err, "backend cuda: uploading frame %u failed (%s)", job->index,
+                      tvmaf_cuda_last_error());
+            pthread_mutex_unlock(&ctx->lock);
+        }
+        dframe = f;
+    }
+#endif
     /* independent extractors first, so a frame waiting for its turn at a
      * temporal one has already done the rest of its work */
     for (int pass = 0; pass < 2; pass++) {
@@ -323,7 +475,7 @@ static void run_frame(TvmafContext *ctx, unsigned w, Job *job)
             const bool failed = ctx->err != 0;
             pthread_mutex_unlock(&ctx->lock);
             if (run && !failed) {
-                TvmafSink sink = { ctx->collector, { job->index, i, 0 } };
+                TvmafSink sink = { ctx->collector, { job->index, i, 0 }, dframe };
                 int err = s->ex->extract(inst, &job->ref, &job->dis, job->index, &sink);
                 if (err) {
                     pthread_mutex_lock(&ctx->lock);
@@ -340,6 +492,9 @@ static void run_frame(TvmafContext *ctx, unsigned w, Job *job)
             }
         }
     }
+#if TVMAF_HAVE_CUDA
+    if (dframe && ctx->stats) tvmaf_twin_frame_account(&ctx->dframes[w]);
+#endif
     tvmaf_picture_unref(&job->ref);
     tvmaf_picture_unref(&job->dis);
 }
@@ -422,6 +577,9 @@ int tvmaf_read_pictures(TvmafContext *ctx, TvmafPicture *ref, TvmafPicture *dis,
     }
     ctx->next_index++;
     ctx->pic_cnt = ctx->next_index;
+#if TVMAF_HAVE_CUDA
+    if (ctx->stats && index == STATS_FROM) stats_begin(ctx);
+#endif
 
     Job job = { *ref, *dis, index };
     memset(ref, 0, sizeof(*ref));
@@ -466,6 +624,9 @@ int tvmaf_flush(TvmafContext *ctx)
         set_error(ctx, -EINVAL, "no frames were scored");
         return ctx->err;
     }
+#if TVMAF_HAVE_CUDA
+    stats_print(ctx);
+#endif
     for (unsigned i = 0; i < ctx->n_slots; i++) {
         Slot *s = &ctx->slots[i];
         int err = 0;
@@ -473,7 +634,7 @@ int tvmaf_flush(TvmafContext *ctx)
             for (unsigned k = 1; k < s->n_inst && !err; k++)
                 err = s->ex->merge(s->inst[0], s->inst[k]);
         if (!err && s->ex->flush) {
-            TvmafSink sink = { ctx->collector, { UINT32_MAX, i, 0 } };
+            TvmafSink sink = { ctx->collector, { UINT32_MAX, i, 0 }, NULL };
             err = s->ex->flush(s->inst[0], &sink);
         }
         if (err) {
@@ -510,6 +671,16 @@ void tvmaf_close(TvmafContext *ctx)
         free(s->name);
         free(s->opt_spec);
     }
+#if TVMAF_HAVE_CUDA
+    if (ctx->n_dframes && !tvmaf_cuda_push(ctx->dev)) {
+        for (unsigned i = 0; i < ctx->n_dframes; i++) tvmaf_twin_frame_free(&ctx->dframes[i]);
+        tvmaf_cuda_pop(ctx->dev);
+    }
+    free(ctx->dframes);
+    if (ctx->dev) tvmaf_cuda_release(ctx->dev);
+    /* cached page-locked buffers go; pictures still held keep theirs */
+    if (ctx->pinned) tvmaf_picture_cache_drop(tvmaf_cuda_pinned_allocator());
+#endif
     free(ctx->slots);
     free(ctx->queue);
     free(ctx->workers);

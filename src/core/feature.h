@@ -32,6 +32,10 @@ enum {
      * temporal extractors, psnr among them, whose stream totals count every
      * frame); only the output skips the frames */
     TVMAF_FEX_ALL_FRAMES = 1u << 1,
+    /* reads only the luma planes of the pictures: when every registered
+     * extractor says so, readers may leave chroma unread and device
+     * uploads carry luma only */
+    TVMAF_FEX_LUMA_ONLY = 1u << 2,
 };
 
 typedef struct TvmafExtractor {

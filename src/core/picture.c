@@ -7,11 +7,13 @@
  * unmaps blocks that large) costs more than scoring some features.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tvmaf/tvmaf.h"
+#include "core/picture_pool.h"
 
 #define PIC_ALIGN 64
 #define CACHE_SLOTS 64
@@ -19,41 +21,103 @@
 /* priv points to this header, placed before the planes */
 typedef struct Block {
     size_t size;
+    const TvmafHostAllocator *alloc; /* NULL: posix_memalign/free */
 } Block;
 #define HEADER ((sizeof(Block) + PIC_ALIGN - 1) & ~(size_t)(PIC_ALIGN - 1))
 
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static Block *cache[CACHE_SLOTS];
 static unsigned cache_n;
+/* the allocator new blocks come from (a backend's page-locked memory) */
+static const TvmafHostAllocator *current_alloc;
+static unsigned long long n_block_allocs;
 
-static Block *block_get(size_t size)
+static void block_release(Block *b)
+{
+    if (!b) return;
+    if (b->alloc) b->alloc->free(b->alloc->opaque, b);
+    else free(b);
+}
+
+/* A block of `size` plane bytes: from the cache when one of that size and
+ * allocator is free (its padding is still zero: nothing writes padding), else
+ * fresh and zeroed. *fresh tells which. */
+static Block *block_get(size_t size, bool *fresh)
 {
     pthread_mutex_lock(&cache_lock);
+    const TvmafHostAllocator *a = current_alloc;
     for (unsigned i = 0; i < cache_n; i++) {
-        if (cache[i]->size == size) {
+        if (cache[i]->size == size && cache[i]->alloc == a) {
             Block *b = cache[i];
             cache[i] = cache[--cache_n];
             pthread_mutex_unlock(&cache_lock);
+            *fresh = false;
             return b;
         }
     }
+    n_block_allocs++;
     pthread_mutex_unlock(&cache_lock);
     void *p = NULL;
-    if (posix_memalign(&p, PIC_ALIGN, HEADER + size)) return NULL;
+    if (a) {
+        p = a->alloc(a->opaque, HEADER + size);
+    } else if (posix_memalign(&p, PIC_ALIGN, HEADER + size)) {
+        p = NULL;
+    }
+    if (!p) return NULL;
     Block *b = p;
     b->size = size;
+    b->alloc = a;
+    *fresh = true;
     return b;
 }
 
 static void block_put(Block *b)
 {
     pthread_mutex_lock(&cache_lock);
-    if (cache_n < CACHE_SLOTS) {
+    if (cache_n < CACHE_SLOTS && b->alloc == current_alloc) {
         cache[cache_n++] = b;
         b = NULL;
     }
     pthread_mutex_unlock(&cache_lock);
-    free(b);
+    block_release(b);
+}
+
+void tvmaf_picture_set_allocator(const TvmafHostAllocator *a)
+{
+    pthread_mutex_lock(&cache_lock);
+    current_alloc = a;
+    pthread_mutex_unlock(&cache_lock);
+}
+
+void tvmaf_picture_cache_drop(const TvmafHostAllocator *a)
+{
+    Block *drop[CACHE_SLOTS];
+    unsigned n = 0;
+    pthread_mutex_lock(&cache_lock);
+    for (unsigned i = 0; i < cache_n;) {
+        if (cache[i]->alloc == a) {
+            drop[n++] = cache[i];
+            cache[i] = cache[--cache_n];
+        } else {
+            i++;
+        }
+    }
+    if (current_alloc == a) current_alloc = NULL;
+    pthread_mutex_unlock(&cache_lock);
+    for (unsigned i = 0; i < n; i++) block_release(drop[i]);
+}
+
+unsigned long long tvmaf_picture_alloc_count(void)
+{
+    pthread_mutex_lock(&cache_lock);
+    unsigned long long n = n_block_allocs;
+    pthread_mutex_unlock(&cache_lock);
+    return n;
+}
+
+bool tvmaf_picture_is_pinned(const TvmafPicture *pic, const TvmafHostAllocator *a)
+{
+    return pic && pic->priv && a && ((const Block *)pic->priv)->alloc == a;
 }
 
 int tvmaf_plane_dims(enum TvmafPixelFormat fmt, unsigned w, unsigned h,
@@ -92,11 +156,25 @@ int tvmaf_picture_alloc(TvmafPicture *pic, enum TvmafPixelFormat fmt,
         off[p] = total;
         total += stride * ph[p];
     }
-    Block *blk = block_get(total);
+    bool fresh;
+    Block *blk = block_get(total, &fresh);
     if (!blk) return -ENOMEM;
     unsigned char *buf = (unsigned char *)blk + HEADER;
-    /* zeroed, so row padding reads as zero whoever fills the rows */
-    memset(buf, 0, total);
+    /* Row padding reads as zero whoever fills the rows: a fresh block is
+     * cleared whole; a reused one only where a user may have written
+     * beyond the rows (its padding), the rows themselves are for the
+     * caller to fill. Clearing a reused multi-megabyte block every frame
+     * would cost as much as reading it. */
+    if (fresh) {
+        memset(buf, 0, total);
+    } else {
+        for (int p = 0; p < 3; p++) {
+            const size_t row = pw[p] * bytes, stride = (size_t)pic->stride[p];
+            if (stride == row) continue;
+            for (unsigned y = 0; y < ph[p]; y++)
+                memset(buf + off[p] + y * stride + row, 0, stride - row);
+        }
+    }
     pic->pix_fmt = fmt;
     pic->bpc = bpc;
     for (int p = 0; p < 3; p++) {

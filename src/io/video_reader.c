@@ -56,6 +56,8 @@ struct TvmafVideoReader {
     unsigned char pend[16];   /* read-ahead bytes, handed out first */
     size_t pend_pos, pend_len;
     unsigned char *scratch;   /* DISCARD_CHUNK bytes, allocated on first skip */
+    int luma_only;            /* chroma planes are skipped, not read */
+    int seekable;             /* a regular file: skipping may seek */
 };
 
 __attribute__((format(printf, 3, 4)))
@@ -425,11 +427,55 @@ static void le16_to_native(unsigned char *p, size_t count)
     }
 }
 
+/* Reads and throws away n bytes; returns how many it got. */
+static uint64_t discard(TvmafVideoReader *r, uint64_t n)
+{
+    uint64_t got = 0;
+    while (got < n) {
+        size_t chunk = n - got < DISCARD_CHUNK ? (size_t)(n - got) : DISCARD_CHUNK;
+        size_t g = rd(r, r->scratch, chunk);
+        got += g;
+        if (g < chunk) break;
+    }
+    return got;
+}
+
+/* Moves past n bytes of a regular file without reading them; returns how
+ * many there were (fewer at the end of the file, like a short read). */
+static uint64_t seek_over(TvmafVideoReader *r, uint64_t n)
+{
+    struct stat st;
+    const off_t pos = ftello(r->f);
+    if (pos < 0 || fstat(fileno(r->f), &st)) return 0;
+    const uint64_t left = (uint64_t)st.st_size > (uint64_t)pos ? (uint64_t)st.st_size - (uint64_t)pos : 0;
+    const uint64_t k = n < left ? n : left;
+    if (fseeko(r->f, (off_t)k, SEEK_CUR)) return 0;
+    return k;
+}
+
+/* Consumes the chroma bytes of a frame whose chroma is not wanted. */
+static int skip_chroma(TvmafVideoReader *r, uint64_t got_total, char *msg, size_t msg_len)
+{
+    uint64_t want = r->frame_bytes - got_total, got;
+    if (r->seekable && r->pend_pos >= r->pend_len) {
+        got = seek_over(r, want);
+    } else {
+        if (!r->scratch && !(r->scratch = malloc(DISCARD_CHUNK))) {
+            set_msg(msg, msg_len, "Out of memory reading %s.", r->name);
+            return -ENOMEM;
+        }
+        got = discard(r, want);
+    }
+    if (got < want) return truncated(r, got_total + got, msg, msg_len);
+    return 0;
+}
+
 static int read_planes(TvmafVideoReader *r, TvmafPicture *pic, char *msg, size_t msg_len)
 {
     uint64_t got_total = 0;
     const int swap = r->sample_bytes == 2 && !host_little_endian();
     for (unsigned p = 0; p < r->nplanes; p++) {
+        if (p > 0 && r->luma_only) return skip_chroma(r, got_total, msg, msg_len);
         unsigned char *d = pic->data[p];
         const size_t row = (size_t)r->pw[p] * r->sample_bytes;
         const size_t rows = r->ph[p];
@@ -461,19 +507,6 @@ static int read_planes(TvmafVideoReader *r, TvmafPicture *pic, char *msg, size_t
                 le16_to_native(d + y * stride, r->pw[p]);
     }
     return 0;
-}
-
-/* Reads and throws away n bytes; returns how many it got. */
-static uint64_t discard(TvmafVideoReader *r, uint64_t n)
-{
-    uint64_t got = 0;
-    while (got < n) {
-        size_t chunk = n - got < DISCARD_CHUNK ? (size_t)(n - got) : DISCARD_CHUNK;
-        size_t g = rd(r, r->scratch, chunk);
-        got += g;
-        if (g < chunk) break;
-    }
-    return got;
 }
 
 /* Public API ------------------------------------------------------------ */
@@ -513,6 +546,7 @@ int tvmaf_reader_open(TvmafVideoReader **out, const char *path,
     }
     /* A directory opens fine for reading on Linux and only fails on read. */
     struct stat st;
+    if (!fstat(fileno(r->f), &st) && S_ISREG(st.st_mode)) r->seekable = 1;
     if (!fstat(fileno(r->f), &st) && S_ISDIR(st.st_mode)) {
         set_msg(msg, msg_len, "Cannot read %s: it is a directory.", r->name);
         rc = -EISDIR;
@@ -567,6 +601,11 @@ fail:
 const TvmafVideoFormat *tvmaf_reader_format(const TvmafVideoReader *r)
 {
     return &r->fmt;
+}
+
+void tvmaf_reader_set_luma_only(TvmafVideoReader *r, int luma_only)
+{
+    r->luma_only = luma_only;
 }
 
 int tvmaf_reader_is_y4m(const TvmafVideoReader *r)

@@ -1,7 +1,8 @@
 /*
  * Video input: raw planar YUV and YUV4MPEG2 (Y4M), from files or stdin.
  *
- * The reader never seeks, so pipes and stdin work like files. Every function
+ * The reader reads forwards only (it seeks only to pass over chroma a caller
+ * does not want, on regular files), so pipes and stdin work like files. Every function
  * that can fail writes one complete, human readable sentence into `msg`
  * (when msg is non-NULL and msg_len > 0) naming the input, and sets msg to ""
  * when it succeeds.
@@ -35,6 +36,15 @@ int tvmaf_reader_open(TvmafVideoReader **r, const char *path,
 const TvmafVideoFormat *tvmaf_reader_format(const TvmafVideoReader *r);
 
 int tvmaf_reader_is_y4m(const TvmafVideoReader *r);
+
+/*
+ * With luma_only set, reads fill only the luma plane of each picture: the
+ * chroma bytes are passed over (a regular file seeks over them, a pipe reads
+ * and discards them) and the chroma planes hold unspecified samples. A frame
+ * whose chroma is cut short is still reported as truncated. For callers whose
+ * features read luma only (tvmaf_luma_only()).
+ */
+void tvmaf_reader_set_luma_only(TvmafVideoReader *r, int luma_only);
 
 /*
  * Reads the next frame into *pic, which the reader allocates with

@@ -795,6 +795,7 @@ const TvmafExtractor tvmaf_fex_adm = {
     .backend = TVMAF_BACKEND_CPU,
     .options = tvmaf_adm_options,
     .priv_size = sizeof(AdmCpu),
+    .flags = TVMAF_FEX_LUMA_ONLY,
     .init = init,
     .extract = extract,
     .close = close_cpu,

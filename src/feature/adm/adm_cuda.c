@@ -1,6 +1,6 @@
 /*
- * Integer adm twin, host side. Each frame: the luma of both pictures is
- * uploaded (TvmafTwinFrame); per scale adm.cu runs a coef launch (DWT of
+ * Integer adm twin, host side. Each frame: on the luma of both pictures,
+ * on the device already (the context's TvmafTwinFrame), per scale adm.cu runs a coef launch (DWT of
  * both pictures, decouple, csf, den terms; the approximation bands stay on
  * the device as the next scale's input) and a cm launch (masking terms),
  * both adding block totals into per-row accumulators; one finish launch
@@ -39,7 +39,8 @@ typedef struct AdmCuda {
     TvmafCudaModule *mod;
     CUfunction fn[N_FN];
     CUstream stream;
-    TvmafTwinFrame frame;           /* the pictures' luma */
+    const TvmafTwinFrame *frame;    /* the current frame's device copy */
+    TvmafCudaSpan span;
     CUdeviceptr d_mem;              /* everything else, one allocation */
     CUdeviceptr d_recip;            /* ADM_RECIP_LEN x int32 */
     CUdeviceptr d_recip0;           /* its entry for 0, the kernels' argument */
@@ -56,7 +57,7 @@ static void close_twin(void *priv)
     AdmCuda *m = priv;
     if (!m->dev) return;
     tvmaf_cuda_push(m->dev);
-    tvmaf_twin_frame_free(&m->frame);
+    tvmaf_cuda_span_destroy(&m->span);
     tvmaf_cuda_mem_free(m->d_mem);
     tvmaf_cuda_host_free(m->h_sums);
     tvmaf_cuda_stream_destroy(m->stream);
@@ -79,8 +80,9 @@ static void *dev_ptr(CUdeviceptr p)
 /* Device buffers, the stream and the reciprocal table; the context is current. */
 static int alloc_device(AdmCuda *m, const TvmafVideoInfo *vi)
 {
+    (void)vi;
     int err = tvmaf_cuda_stream_create(&m->stream);
-    if (!err) err = tvmaf_twin_frame_alloc(&m->frame, vi, 1);
+    if (!err) err = tvmaf_cuda_span_init(&m->span);
     if (err) return err;
 
     const size_t n0 = (size_t)m->s.sc[0].w * m->s.sc[0].h;
@@ -169,8 +171,8 @@ static int launch_scale(AdmCuda *m, int k)
     CUdeviceptr a_ref = m->d_a_ref[k & 1], a_dis = m->d_a_dis[k & 1];
     int err;
     if (k == 0) {
-        CUdeviceptr ref = m->frame.d_ref[0], dis = m->frame.d_dis[0];
-        size_t pitch = m->frame.pitch[0];
+        CUdeviceptr ref = m->frame->d_ref[0], dis = m->frame->d_dis[0];
+        size_t pitch = m->frame->pitch[0];
         void *args[] = { c, &ref, &dis, &pitch, &m->d_recip0, &a_ref, &a_dis, &m->planes,
                          &m->d_rows };
         err = tvmaf_cuda_launch(m->fn[FN_COEF0], ADM_GRID_X((unsigned)c->w), (unsigned)c->h, 1,
@@ -192,9 +194,13 @@ static int extract(void *priv, const TvmafPicture *ref, const TvmafPicture *dis,
                    unsigned index, TvmafSink *sink)
 {
     AdmCuda *m = priv;
+    (void)ref;
+    (void)dis;
+    if (!(m->frame = tvmaf_twin_frame_of(sink))) return -EINVAL;
     int err = tvmaf_cuda_push(m->dev);
     if (err) return err;
-    err = tvmaf_twin_frame_upload(&m->frame, ref, dis, m->stream);
+    err = tvmaf_cuda_stream_wait_event(m->stream, m->frame->ready);
+    if (!err) err = tvmaf_cuda_span_begin(&m->span, m->stream);
     if (!err) err = tvmaf_cuda_memset(m->d_rows, 0, m->n_rows * sizeof(uint64_t), m->stream);
     for (int k = 0; k < ADM_N_SCALES && !err; k++) err = launch_scale(m, k);
     if (!err) {
@@ -202,10 +208,12 @@ static int extract(void *priv, const TvmafPicture *ref, const TvmafPicture *dis,
         err = tvmaf_cuda_launch(m->fn[FN_FINISH], ADM_N_SUMS, ADM_N_SCALES, 1, ADM_FINISH_THREADS,
                                 1, 1, 0, m->stream, args);
     }
+    if (!err) err = tvmaf_cuda_span_end(&m->span, m->stream);
     if (!err)
         err = tvmaf_cuda_copy_d2h(m->h_sums, m->d_sums, ADM_N_SCALES * sizeof(AdmScaleSums),
                                   m->stream);
     if (!err) err = tvmaf_cuda_stream_synchronize(m->stream);
+    if (!err) err = tvmaf_cuda_span_add(&m->span, "adm");
     tvmaf_cuda_pop(m->dev);
     if (err) return err;
     return tvmaf_adm_report(&m->s, m->h_sums, index, sink);
@@ -219,6 +227,7 @@ const TvmafExtractor tvmaf_fex_adm_cuda = {
     .backend = TVMAF_BACKEND_CUDA,
     .options = tvmaf_adm_options,
     .priv_size = sizeof(AdmCuda),
+    .flags = TVMAF_FEX_LUMA_ONLY,
     .init = init,
     .extract = extract,
     .close = close_twin,

@@ -32,7 +32,7 @@ typedef struct CiedeCuda {
     TvmafCudaModule *mod;
     CUfunction de8, de16;
     CUstream stream;
-    TvmafTwinFrame frame;
+    TvmafCudaSpan span;
     CUdeviceptr d_de;
     CUdeviceptr d_powf7; /* the table of numerics/powf_table.h */
     float *h_de; /* pinned, w * h */
@@ -45,7 +45,7 @@ static void close_twin(void *priv)
     CiedeCuda *s = priv;
     if (!s->dev) return;
     tvmaf_cuda_push(s->dev);
-    tvmaf_twin_frame_free(&s->frame);
+    tvmaf_cuda_span_destroy(&s->span);
     tvmaf_cuda_mem_free(s->d_de);
     tvmaf_cuda_mem_free(s->d_powf7);
     tvmaf_cuda_host_free(s->h_de);
@@ -84,7 +84,7 @@ static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
     if (!err) err = tvmaf_cuda_mem_alloc(&s->d_powf7, tab_bytes);
     if (!err) err = tvmaf_cuda_copy_h2d(s->d_powf7, tvmaf_powf7_table, tab_bytes, s->stream);
     if (!err) err = tvmaf_cuda_stream_synchronize(s->stream);
-    if (!err) err = tvmaf_twin_frame_alloc(&s->frame, vi, 3);
+    if (!err) err = tvmaf_cuda_span_init(&s->span);
     if (!err) err = tvmaf_cuda_mem_alloc(&s->d_de, bytes);
     if (!err) err = tvmaf_cuda_host_alloc((void **)&s->h_de, bytes);
     tvmaf_cuda_pop(s->dev);
@@ -101,13 +101,18 @@ static int extract(void *priv, const TvmafPicture *ref, const TvmafPicture *dis,
                    unsigned index, TvmafSink *sink)
 {
     CiedeCuda *s = priv;
+    (void)ref;
+    (void)dis;
+    const TvmafTwinFrame *f = tvmaf_twin_frame_of(sink);
+    if (!f || f->n_planes < 3) return -EINVAL;
     int err = tvmaf_cuda_push(s->dev);
     if (err) return err;
-    err = tvmaf_twin_frame_upload(&s->frame, ref, dis, s->stream);
+    err = tvmaf_cuda_stream_wait_event(s->stream, f->ready);
+    if (!err) err = tvmaf_cuda_span_begin(&s->span, s->stream);
     CiedePlanesArg planes = {
-        { s->frame.d_ref[0], s->frame.d_ref[1], s->frame.d_ref[2] },
-        { s->frame.d_dis[0], s->frame.d_dis[1], s->frame.d_dis[2] },
-        { s->frame.pitch[0], s->frame.pitch[1] },
+        { f->d_ref[0], f->d_ref[1], f->d_ref[2] },
+        { f->d_dis[0], f->d_dis[1], f->d_dis[2] },
+        { f->pitch[0], f->pitch[1] },
     };
     /* the kernel's CiedeLibm: the same struct, holding a device pointer */
     CiedeLibm lm = { (const uint32_t *)(uintptr_t)s->d_powf7, tvmaf_powf7_table_n };
@@ -115,8 +120,10 @@ static int extract(void *priv, const TvmafPicture *ref, const TvmafPicture *dis,
     if (!err)
         err = tvmaf_cuda_launch(s->bpc == 8 ? s->de8 : s->de16, (s->w + 31) / 32, (s->h + 7) / 8, 1,
                                 32, 8, 1, 0, s->stream, args);
+    if (!err) err = tvmaf_cuda_span_end(&s->span, s->stream);
     if (!err) err = tvmaf_cuda_copy_d2h(s->h_de, s->d_de, sizeof(float) * s->w * s->h, s->stream);
     if (!err) err = tvmaf_cuda_stream_synchronize(s->stream);
+    if (!err) err = tvmaf_cuda_span_add(&s->span, "ciede");
     tvmaf_cuda_pop(s->dev);
     if (err) return err;
     const double sum = ciede_sum_raster(s->h_de, s->w, s->h);

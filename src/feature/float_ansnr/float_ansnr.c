@@ -116,6 +116,7 @@ const TvmafExtractor tvmaf_fex_float_ansnr = {
     .backend = TVMAF_BACKEND_CPU,
     .options = NULL,
     .priv_size = sizeof(FloatAnsnrState),
+    .flags = TVMAF_FEX_LUMA_ONLY,
     .init = init,
     .extract = extract,
     .close = close_cpu,

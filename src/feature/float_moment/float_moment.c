@@ -63,6 +63,7 @@ const TvmafExtractor tvmaf_fex_float_moment = {
     .backend = TVMAF_BACKEND_CPU,
     .options = NULL,
     .priv_size = sizeof(FloatMomentState),
+    .flags = TVMAF_FEX_LUMA_ONLY,
     .init = init,
     .extract = extract,
     .provided_features = provided,

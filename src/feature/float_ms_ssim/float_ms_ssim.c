@@ -139,6 +139,7 @@ const TvmafExtractor tvmaf_fex_float_ms_ssim = {
     .backend = TVMAF_BACKEND_CPU,
     .options = options,
     .priv_size = sizeof(FloatMsSsimState),
+    .flags = TVMAF_FEX_LUMA_ONLY,
     .init = init,
     .extract = extract,
     .close = close_ms_ssim,

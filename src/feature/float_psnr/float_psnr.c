@@ -53,6 +53,7 @@ const TvmafExtractor tvmaf_fex_float_psnr = {
     .backend = TVMAF_BACKEND_CPU,
     .options = NULL,
     .priv_size = sizeof(FloatPsnrState),
+    .flags = TVMAF_FEX_LUMA_ONLY,
     .init = init,
     .extract = extract,
     .provided_features = provided,

@@ -134,6 +134,7 @@ const TvmafExtractor tvmaf_fex_float_ssim = {
     .backend = TVMAF_BACKEND_CPU,
     .options = options,
     .priv_size = sizeof(FloatSsimState),
+    .flags = TVMAF_FEX_LUMA_ONLY,
     .init = init,
     .extract = extract,
     .close = close_ssim,

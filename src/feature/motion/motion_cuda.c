@@ -1,15 +1,13 @@
 /*
  * Integer motion twin, host side. The device keeps the reference luma planes
  * a later frame compares with, in a ring of lag + 1 slots (frame k in slot
- * k % (lag + 1)), so each frame is uploaded once; motion.cu computes the
+ * k % (lag + 1)), copied on the device from the frame's upload (the
+ * context's TvmafTwinFrame, which the next frame of that worker reuses);
+ * motion.cu computes the
  * uint32 SAD of every row, which is read back and added here with
  * motion_sum_rows(). Everything after the integer SAD (the sad score, its
  * history, motion2/motion3, blending, the five-frame window) is the CPU
  * extractor's own code (motion_state.h).
- *
- * The ring is this feature's own rather than a TvmafTwinFrame: that one
- * uploads the distorted planes too, which motion never reads, and holds a
- * single frame.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -18,6 +16,7 @@
 #include "feature/motion/motion_math.h"
 #include "feature/motion/motion_state.h"
 #include "gpu/cuda/cuda_runtime.h"
+#include "gpu/cuda/twin_frame.h"
 
 extern const unsigned char tvmaf_motion_fatbin[];
 
@@ -35,7 +34,7 @@ typedef struct MotionCuda {
     CUdeviceptr d_luma;     /* n_slots planes of pitch * h bytes */
     unsigned n_slots;
     size_t row_bytes, pitch;
-    unsigned char *h_stage; /* pinned, one plane at the device pitch */
+    TvmafCudaSpan span;
     CUdeviceptr d_row_sad;  /* h x uint32 */
     uint32_t *h_row_sad;    /* pinned */
 } MotionCuda;
@@ -48,7 +47,7 @@ static void close_twin(void *priv)
     tvmaf_cuda_push(m->dev);
     tvmaf_cuda_mem_free(m->d_luma);
     tvmaf_cuda_mem_free(m->d_row_sad);
-    tvmaf_cuda_host_free(m->h_stage);
+    tvmaf_cuda_span_destroy(&m->span);
     tvmaf_cuda_host_free(m->h_row_sad);
     tvmaf_cuda_stream_destroy(m->stream);
     tvmaf_cuda_pop(m->dev);
@@ -75,7 +74,7 @@ static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
     err = tvmaf_cuda_stream_create(&m->stream);
     if (!err) err = tvmaf_cuda_mem_alloc(&m->d_luma, plane * m->n_slots);
     if (!err) err = tvmaf_cuda_mem_alloc(&m->d_row_sad, sums);
-    if (!err) err = tvmaf_cuda_host_alloc((void **)&m->h_stage, plane);
+    if (!err) err = tvmaf_cuda_span_init(&m->span);
     if (!err) err = tvmaf_cuda_host_alloc((void **)&m->h_row_sad, sums);
     tvmaf_cuda_pop(m->dev);
     if (err) goto fail_msg;
@@ -102,14 +101,15 @@ static int extract(void *priv, const TvmafPicture *ref, const TvmafPicture *dis,
     if (index != m->s.n_sad) return -EINVAL;
     const bool compares = tvmaf_motion_compares(&m->s, index);
     unsigned w = m->s.w, h = m->s.h, bpc = m->s.bpc;
-    /* the staging buffer is free: the previous frame ended with a synchronize */
-    const unsigned char *src = ref->data[0];
-    for (unsigned i = 0; i < h; i++)
-        memcpy(m->h_stage + i * m->pitch, src + (ptrdiff_t)i * ref->stride[0], m->row_bytes);
+    (void)ref;
+    const TvmafTwinFrame *f = tvmaf_twin_frame_of(sink);
+    if (!f || f->pitch[0] != m->pitch) return -EINVAL;
     int err = tvmaf_cuda_push(m->dev);
     if (err) return err;
     CUdeviceptr cur = slot(m, index);
-    err = tvmaf_cuda_copy_h2d(cur, m->h_stage, m->pitch * h, m->stream);
+    err = tvmaf_cuda_stream_wait_event(m->stream, f->ready);
+    if (!err) err = tvmaf_cuda_span_begin(&m->span, m->stream);
+    if (!err) err = tvmaf_cuda_copy_d2d(cur, f->d_ref[0], m->pitch * h, m->stream);
     if (compares) {
         CUdeviceptr prev = slot(m, index - motion_lag(&m->s));
         size_t pitch = m->pitch;
@@ -120,11 +120,12 @@ static int extract(void *priv, const TvmafPicture *ref, const TvmafPicture *dis,
                                     (w + MOTION_TILE - 1) / MOTION_TILE,
                                     h < GRID_Y_MAX ? h : GRID_Y_MAX, 1, MOTION_TILE, 1, 1, 0,
                                     m->stream, args);
-        if (!err)
-            err = tvmaf_cuda_copy_d2h(m->h_row_sad, m->d_row_sad, sizeof(uint32_t) * h,
-                                      m->stream);
     }
+    if (!err) err = tvmaf_cuda_span_end(&m->span, m->stream);
+    if (compares && !err)
+        err = tvmaf_cuda_copy_d2h(m->h_row_sad, m->d_row_sad, sizeof(uint32_t) * h, m->stream);
     if (!err) err = tvmaf_cuda_stream_synchronize(m->stream);
+    if (!err) err = tvmaf_cuda_span_add(&m->span, "motion");
     tvmaf_cuda_pop(m->dev);
     if (err) return err;
     const uint64_t sad = compares ? motion_sum_rows(m->h_row_sad, h) : 0;
@@ -149,7 +150,7 @@ const TvmafExtractor tvmaf_fex_motion_cuda = {
     .backend = TVMAF_BACKEND_CUDA,
     .options = tvmaf_motion_options,
     .priv_size = sizeof(MotionCuda),
-    .flags = TVMAF_FEX_TEMPORAL | TVMAF_FEX_ALL_FRAMES,
+    .flags = TVMAF_FEX_TEMPORAL | TVMAF_FEX_ALL_FRAMES | TVMAF_FEX_LUMA_ONLY,
     .init = init,
     .extract = extract,
     .flush = flush,

@@ -1,5 +1,6 @@
 /*
- * psnr twin, host side: uploads the planes, runs psnr.cu's per-plane SSE
+ * psnr twin, host side: on the frame's device copy (the context uploads it
+ * once for every twin), runs psnr.cu's per-plane SSE
  * kernels and finishes with the CPU extractor's own code (tvmaf_psnr_report),
  * so everything after the integer SSE is literally the same.
  */
@@ -19,7 +20,7 @@ typedef struct PsnrCuda {
     TvmafCudaModule *mod;
     CUfunction sse8, sse16;
     CUstream stream;
-    TvmafTwinFrame frame;
+    TvmafCudaSpan span;
     CUdeviceptr d_sse;          /* 3 x uint64 */
     unsigned long long *h_sse;  /* pinned */
     unsigned bpc;
@@ -30,7 +31,7 @@ static void close_twin(void *priv)
     PsnrCuda *s = priv;
     if (!s->dev) return;
     tvmaf_cuda_push(s->dev);
-    tvmaf_twin_frame_free(&s->frame);
+    tvmaf_cuda_span_destroy(&s->span);
     tvmaf_cuda_mem_free(s->d_sse);
     tvmaf_cuda_host_free(s->h_sse);
     tvmaf_cuda_stream_destroy(s->stream);
@@ -53,7 +54,7 @@ static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
         goto fail_msg;
     if ((err = tvmaf_cuda_push(s->dev))) goto fail_msg;
     err = tvmaf_cuda_stream_create(&s->stream);
-    if (!err) err = tvmaf_twin_frame_alloc(&s->frame, vi, s->p.n_planes);
+    if (!err) err = tvmaf_cuda_span_init(&s->span);
     if (!err) err = tvmaf_cuda_mem_alloc(&s->d_sse, 3 * sizeof(unsigned long long));
     if (!err) err = tvmaf_cuda_host_alloc((void **)&s->h_sse, 3 * sizeof(unsigned long long));
     tvmaf_cuda_pop(s->dev);
@@ -70,20 +71,27 @@ static int extract(void *priv, const TvmafPicture *ref, const TvmafPicture *dis,
                    unsigned index, TvmafSink *sink)
 {
     PsnrCuda *s = priv;
+    (void)ref;
+    (void)dis;
+    const TvmafTwinFrame *f = tvmaf_twin_frame_of(sink);
+    if (!f || f->n_planes < s->p.n_planes) return -EINVAL;
     int err = tvmaf_cuda_push(s->dev);
     if (err) return err;
-    err = tvmaf_twin_frame_upload(&s->frame, ref, dis, s->stream);
+    err = tvmaf_cuda_stream_wait_event(s->stream, f->ready);
+    if (!err) err = tvmaf_cuda_span_begin(&s->span, s->stream);
     if (!err) err = tvmaf_cuda_memset(s->d_sse, 0, 3 * sizeof(unsigned long long), s->stream);
     for (unsigned p = 0; p < s->p.n_planes && !err; p++) {
-        CUdeviceptr r = s->frame.d_ref[p], d = s->frame.d_dis[p], t = s->d_sse + p * 8;
-        size_t pitch = s->frame.pitch[p];
+        CUdeviceptr r = f->d_ref[p], d = f->d_dis[p], t = s->d_sse + p * 8;
+        size_t pitch = f->pitch[p];
         unsigned w = s->p.pw[p];
         void *args[] = { &r, &d, &pitch, &pitch, &w, &t };
         err = tvmaf_cuda_launch(s->bpc == 8 ? s->sse8 : s->sse16, s->p.ph[p], 1, 1, 256, 1, 1, 0,
                                 s->stream, args);
     }
+    if (!err) err = tvmaf_cuda_span_end(&s->span, s->stream);
     if (!err) err = tvmaf_cuda_copy_d2h(s->h_sse, s->d_sse, 3 * sizeof(unsigned long long), s->stream);
     if (!err) err = tvmaf_cuda_stream_synchronize(s->stream);
+    if (!err) err = tvmaf_cuda_span_add(&s->span, "psnr");
     tvmaf_cuda_pop(s->dev);
     if (err) return err;
     const uint64_t sse[3] = { s->h_sse[0], s->h_sse[1], s->h_sse[2] };

@@ -452,6 +452,7 @@ const TvmafExtractor tvmaf_fex_vif = {
     .backend = TVMAF_BACKEND_CPU,
     .options = tvmaf_vif_options,
     .priv_size = sizeof(VifState),
+    .flags = TVMAF_FEX_LUMA_ONLY,
     .init = init,
     .extract = extract,
     .close = close_vif,

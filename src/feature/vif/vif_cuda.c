@@ -1,6 +1,6 @@
 /*
- * Integer vif twin, host side. Each frame: the luma of both pictures is
- * uploaded (TvmafTwinFrame), vif.cu runs one launch per scale (scale s reads
+ * Integer vif twin, host side. Each frame: on the luma of both pictures,
+ * on the device already (the context's TvmafTwinFrame), vif.cu runs one launch per scale (scale s reads
  * the planes of scale s, adds its integer sums into its VifSums on the device
  * and writes the decimated planes of scale s + 1, which stay on the device),
  * and the four VifSums (128 bytes) are read back. Everything after the
@@ -37,7 +37,7 @@ typedef struct VifCuda {
     TvmafCudaModule *mod;
     CUfunction fn[N_FN];
     CUstream stream;
-    TvmafTwinFrame frame;          /* scale 0: the pictures' luma */
+    TvmafCudaSpan span;
     CUdeviceptr d_img;             /* scales 1..3: reference and distorted planes */
     CUdeviceptr d_ref[VIF_N_SCALES], d_dis[VIF_N_SCALES];
     size_t pitch[VIF_N_SCALES];    /* bytes per row */
@@ -51,7 +51,7 @@ static void close_twin(void *priv)
     VifCuda *v = priv;
     if (!v->dev) return;
     tvmaf_cuda_push(v->dev);
-    tvmaf_twin_frame_free(&v->frame);
+    tvmaf_cuda_span_destroy(&v->span);
     tvmaf_cuda_mem_free(v->d_img);
     tvmaf_cuda_mem_free(v->d_log2);
     tvmaf_cuda_mem_free(v->d_sums);
@@ -66,12 +66,10 @@ static void close_twin(void *priv)
 /* Device buffers, the stream and the log2 table; the context is current. */
 static int alloc_device(VifCuda *v, const TvmafVideoInfo *vi)
 {
+    (void)vi;
     int err = tvmaf_cuda_stream_create(&v->stream);
-    if (!err) err = tvmaf_twin_frame_alloc(&v->frame, vi, 1);
+    if (!err) err = tvmaf_cuda_span_init(&v->span);
     if (err) return err;
-    v->d_ref[0] = v->frame.d_ref[0];
-    v->d_dis[0] = v->frame.d_dis[0];
-    v->pitch[0] = v->frame.pitch[0];
 
     size_t img = 0, off[VIF_N_SCALES] = { 0 };
     for (unsigned k = 1; k < VIF_N_SCALES; k++) {
@@ -155,15 +153,26 @@ static int extract(void *priv, const TvmafPicture *ref, const TvmafPicture *dis,
                    unsigned index, TvmafSink *sink)
 {
     VifCuda *v = priv;
+    (void)ref;
+    (void)dis;
+    const TvmafTwinFrame *f = tvmaf_twin_frame_of(sink);
+    if (!f) return -EINVAL;
+    /* scale 0 reads the frame's luma where the context uploaded it */
+    v->d_ref[0] = f->d_ref[0];
+    v->d_dis[0] = f->d_dis[0];
+    v->pitch[0] = f->pitch[0];
     int err = tvmaf_cuda_push(v->dev);
     if (err) return err;
-    err = tvmaf_twin_frame_upload(&v->frame, ref, dis, v->stream);
+    err = tvmaf_cuda_stream_wait_event(v->stream, f->ready);
+    if (!err) err = tvmaf_cuda_span_begin(&v->span, v->stream);
     if (!err) err = tvmaf_cuda_memset(v->d_sums, 0, VIF_N_SCALES * sizeof(VifSums), v->stream);
     for (unsigned k = 0; k < VIF_N_SCALES && !err; k++) err = launch_scale(v, k);
+    if (!err) err = tvmaf_cuda_span_end(&v->span, v->stream);
     if (!err)
         err = tvmaf_cuda_copy_d2h(v->h_sums, v->d_sums, VIF_N_SCALES * sizeof(VifSums),
                                   v->stream);
     if (!err) err = tvmaf_cuda_stream_synchronize(v->stream);
+    if (!err) err = tvmaf_cuda_span_add(&v->span, "vif");
     tvmaf_cuda_pop(v->dev);
     if (err) return err;
     return tvmaf_vif_report(&v->p, v->h_sums, index, sink) ? -EINVAL : 0;
@@ -174,6 +183,7 @@ const TvmafExtractor tvmaf_fex_vif_cuda = {
     .backend = TVMAF_BACKEND_CUDA,
     .options = tvmaf_vif_options,
     .priv_size = sizeof(VifCuda),
+    .flags = TVMAF_FEX_LUMA_ONLY,
     .init = init,
     .extract = extract,
     .close = close_twin,

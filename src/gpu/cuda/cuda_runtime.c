@@ -41,6 +41,8 @@
     X(cuEventDestroy)                                                                         \
     X(cuEventRecord)                                                                          \
     X(cuEventSynchronize)                                                                     \
+    X(cuStreamWaitEvent)                                                                      \
+    X(cuMemcpyDtoDAsync)                                                                      \
     X(cuEventElapsedTime)                                                                     \
     X(cuMemAlloc)                                                                             \
     X(cuMemFree)                                                                              \
@@ -65,6 +67,21 @@ static struct Driver {
 } drv;
 
 static pthread_once_t driver_once = PTHREAD_ONCE_INIT;
+
+/* Calls counted for the steady-state figures (tvmaf_cuda_counts). */
+static struct {
+    unsigned long long launches, syncs, dev_allocs, host_allocs, copies;
+} counts;
+#define COUNT(field) __atomic_fetch_add(&counts.field, 1ull, __ATOMIC_RELAXED)
+
+void tvmaf_cuda_counts(TvmafCudaCounts *c)
+{
+    c->launches = __atomic_load_n(&counts.launches, __ATOMIC_RELAXED);
+    c->syncs = __atomic_load_n(&counts.syncs, __ATOMIC_RELAXED);
+    c->dev_allocs = __atomic_load_n(&counts.dev_allocs, __ATOMIC_RELAXED);
+    c->host_allocs = __atomic_load_n(&counts.host_allocs, __ATOMIC_RELAXED);
+    c->copies = __atomic_load_n(&counts.copies, __ATOMIC_RELAXED);
+}
 static _Thread_local char last_error[320];
 
 const char *tvmaf_cuda_last_error(void)
@@ -299,6 +316,7 @@ int tvmaf_cuda_stream_destroy(CUstream stream)
 
 int tvmaf_cuda_stream_synchronize(CUstream stream)
 {
+    COUNT(syncs);
     CU_CHECK(cuStreamSynchronize, stream);
     return 0;
 }
@@ -324,7 +342,20 @@ int tvmaf_cuda_event_record(CUevent event, CUstream stream)
 
 int tvmaf_cuda_event_synchronize(CUevent event)
 {
+    COUNT(syncs);
     CU_CHECK(cuEventSynchronize, event);
+    return 0;
+}
+
+int tvmaf_cuda_event_create_sync_only(CUevent *event)
+{
+    CU_CHECK(cuEventCreate, event, CU_EVENT_DISABLE_TIMING);
+    return 0;
+}
+
+int tvmaf_cuda_stream_wait_event(CUstream stream, CUevent event)
+{
+    CU_CHECK(cuStreamWaitEvent, stream, event, 0);
     return 0;
 }
 
@@ -338,6 +369,7 @@ int tvmaf_cuda_event_elapsed_ms(float *ms, CUevent start, CUevent end)
 
 int tvmaf_cuda_mem_alloc(CUdeviceptr *ptr, size_t size)
 {
+    COUNT(dev_allocs);
     CU_CHECK(cuMemAlloc, ptr, size);
     return 0;
 }
@@ -351,6 +383,7 @@ int tvmaf_cuda_mem_free(CUdeviceptr ptr)
 
 int tvmaf_cuda_host_alloc(void **ptr, size_t size)
 {
+    COUNT(host_allocs);
     CU_CHECK(cuMemHostAlloc, ptr, size, 0);
     return 0;
 }
@@ -364,12 +397,14 @@ int tvmaf_cuda_host_free(void *ptr)
 
 int tvmaf_cuda_copy_h2d(CUdeviceptr dst, const void *src, size_t size, CUstream stream)
 {
+    COUNT(copies);
     CU_CHECK(cuMemcpyHtoDAsync, dst, src, size, stream);
     return 0;
 }
 
 int tvmaf_cuda_copy_d2h(void *dst, CUdeviceptr src, size_t size, CUstream stream)
 {
+    COUNT(copies);
     CU_CHECK(cuMemcpyDtoHAsync, dst, src, size, stream);
     return 0;
 }
@@ -388,6 +423,7 @@ int tvmaf_cuda_copy_h2d_2d(CUdeviceptr dst, size_t dst_pitch, const void *src,
     c.dstPitch = dst_pitch;
     c.WidthInBytes = width_bytes;
     c.Height = height;
+    COUNT(copies);
     CU_CHECK(cuMemcpy2DAsync, &c, stream);
     return 0;
 }
@@ -405,7 +441,15 @@ int tvmaf_cuda_copy_d2h_2d(void *dst, size_t dst_pitch, CUdeviceptr src, size_t 
     c.dstPitch = dst_pitch;
     c.WidthInBytes = width_bytes;
     c.Height = height;
+    COUNT(copies);
     CU_CHECK(cuMemcpy2DAsync, &c, stream);
+    return 0;
+}
+
+int tvmaf_cuda_copy_d2d(CUdeviceptr dst, CUdeviceptr src, size_t size, CUstream stream)
+{
+    COUNT(copies);
+    CU_CHECK(cuMemcpyDtoDAsync, dst, src, size, stream);
     return 0;
 }
 
@@ -502,7 +546,131 @@ int tvmaf_cuda_launch(CUfunction fn, unsigned grid_x, unsigned grid_y, unsigned 
                       unsigned block_x, unsigned block_y, unsigned block_z,
                       unsigned shared_bytes, CUstream stream, void **args)
 {
+    COUNT(launches);
     CU_CHECK(cuLaunchKernel, fn, grid_x, grid_y, grid_z, block_x, block_y, block_z,
              shared_bytes, stream, args, NULL);
     return 0;
+}
+
+/* ---- page-locked picture memory ----------------------------------------------- */
+
+/* Every block holds a reference to the device, so the primary context (and
+ * with it the page-locking) outlives any picture still held. */
+static void *pinned_alloc(void *opaque, size_t size)
+{
+    (void)opaque;
+    TvmafCudaDevice *dev;
+    char msg[8];
+    if (tvmaf_cuda_acquire(&dev, msg, sizeof(msg))) return NULL;
+    void *p = NULL;
+    if (!tvmaf_cuda_push(dev)) {
+        if (tvmaf_cuda_host_alloc(&p, size)) p = NULL;
+        tvmaf_cuda_pop(dev);
+    }
+    if (!p) tvmaf_cuda_release(dev);
+    return p;
+}
+
+static void pinned_free(void *opaque, void *ptr)
+{
+    (void)opaque;
+    if (!ptr) return;
+    TvmafCudaDevice *dev = &the_device;
+    if (!tvmaf_cuda_push(dev)) {
+        tvmaf_cuda_host_free(ptr);
+        tvmaf_cuda_pop(dev);
+    }
+    tvmaf_cuda_release(dev);
+}
+
+static const TvmafHostAllocator pinned = { pinned_alloc, pinned_free, NULL };
+
+const TvmafHostAllocator *tvmaf_cuda_pinned_allocator(void)
+{
+    return &pinned;
+}
+
+/* ---- kernel timing ----------------------------------------------------------- */
+
+#define SPAN_NAMES 32
+
+static struct {
+    pthread_mutex_t lock;
+    int enabled; /* -1: not looked up yet */
+    unsigned n;
+    struct { char name[48]; double ms; unsigned long long count; } e[SPAN_NAMES];
+} spans = { PTHREAD_MUTEX_INITIALIZER, -1, 0, { { "", 0, 0 } } };
+
+int tvmaf_cuda_stats_enabled(void)
+{
+    pthread_mutex_lock(&spans.lock);
+    if (spans.enabled < 0) {
+        const char *e = getenv("TVMAF_CUDA_STATS");
+        spans.enabled = e && *e && strcmp(e, "0");
+    }
+    const int on = spans.enabled;
+    pthread_mutex_unlock(&spans.lock);
+    return on;
+}
+
+int tvmaf_cuda_span_init(TvmafCudaSpan *s)
+{
+    memset(s, 0, sizeof(*s));
+    if (!tvmaf_cuda_stats_enabled()) return 0;
+    int err = tvmaf_cuda_event_create(&s->start);
+    if (!err) err = tvmaf_cuda_event_create(&s->end);
+    if (err) {
+        tvmaf_cuda_span_destroy(s);
+        return err;
+    }
+    s->on = 1;
+    return 0;
+}
+
+void tvmaf_cuda_span_destroy(TvmafCudaSpan *s)
+{
+    tvmaf_cuda_event_destroy(s->start);
+    tvmaf_cuda_event_destroy(s->end);
+    memset(s, 0, sizeof(*s));
+}
+
+int tvmaf_cuda_span_begin(TvmafCudaSpan *s, CUstream stream)
+{
+    return s->on ? tvmaf_cuda_event_record(s->start, stream) : 0;
+}
+
+int tvmaf_cuda_span_end(TvmafCudaSpan *s, CUstream stream)
+{
+    return s->on ? tvmaf_cuda_event_record(s->end, stream) : 0;
+}
+
+int tvmaf_cuda_span_add(TvmafCudaSpan *s, const char *name)
+{
+    if (!s->on) return 0;
+    float ms = 0;
+    int err = tvmaf_cuda_event_elapsed_ms(&ms, s->start, s->end);
+    if (err) return err;
+    pthread_mutex_lock(&spans.lock);
+    unsigned i = 0;
+    while (i < spans.n && strcmp(spans.e[i].name, name)) i++;
+    if (i == spans.n && spans.n < SPAN_NAMES) {
+        snprintf(spans.e[i].name, sizeof(spans.e[i].name), "%s", name);
+        spans.n++;
+    }
+    if (i < spans.n) {
+        spans.e[i].ms += ms;
+        spans.e[i].count++;
+    }
+    pthread_mutex_unlock(&spans.lock);
+    return 0;
+}
+
+void tvmaf_cuda_spans_print(FILE *f)
+{
+    pthread_mutex_lock(&spans.lock);
+    for (unsigned i = 0; i < spans.n; i++)
+        fprintf(f, "tvmaf cuda stats: %-12s device time %.4f ms per call (%llu calls)\n",
+                spans.e[i].name, spans.e[i].count ? spans.e[i].ms / spans.e[i].count : 0.0,
+                spans.e[i].count);
+    pthread_mutex_unlock(&spans.lock);
 }

@@ -28,8 +28,11 @@
 #define TVMAF_GPU_CUDA_RUNTIME_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include <cuda.h>
+
+#include "core/picture_pool.h"
 
 #include "tvmaf/tvmaf.h" /* tvmaf_cuda_available() */
 
@@ -73,6 +76,11 @@ int tvmaf_cuda_event_record(CUevent event, CUstream stream);
 int tvmaf_cuda_event_synchronize(CUevent event);
 int tvmaf_cuda_event_elapsed_ms(float *ms, CUevent start, CUevent end);
 
+/* An event for ordering only (no timing: cheaper to record and wait on). */
+int tvmaf_cuda_event_create_sync_only(CUevent *event);
+/* Work queued on `stream` after this call waits for `event`'s last record. */
+int tvmaf_cuda_stream_wait_event(CUstream stream, CUevent event);
+
 /* Device memory. */
 int tvmaf_cuda_mem_alloc(CUdeviceptr *ptr, size_t size);
 int tvmaf_cuda_mem_free(CUdeviceptr ptr); /* 0 is ignored */
@@ -90,6 +98,7 @@ int tvmaf_cuda_copy_h2d_2d(CUdeviceptr dst, size_t dst_pitch, const void *src,
                            CUstream stream);
 int tvmaf_cuda_copy_d2h_2d(void *dst, size_t dst_pitch, CUdeviceptr src, size_t src_pitch,
                            size_t width_bytes, size_t height, CUstream stream);
+int tvmaf_cuda_copy_d2d(CUdeviceptr dst, CUdeviceptr src, size_t size, CUstream stream);
 int tvmaf_cuda_memset(CUdeviceptr dst, unsigned char value, size_t size, CUstream stream);
 
 /*
@@ -106,5 +115,37 @@ int tvmaf_cuda_module_function(TvmafCudaModule *module, const char *name,
 int tvmaf_cuda_launch(CUfunction fn, unsigned grid_x, unsigned grid_y, unsigned grid_z,
                       unsigned block_x, unsigned block_y, unsigned block_z,
                       unsigned shared_bytes, CUstream stream, void **args);
+
+/*
+ * Page-locked host memory for pictures (core/picture_pool.h): a context on
+ * this backend installs it, so frames are read straight into memory the
+ * device copies from. Each block keeps the device acquired while it lives.
+ */
+const TvmafHostAllocator *tvmaf_cuda_pinned_allocator(void);
+
+/*
+ * Steady-state accounting (environment TVMAF_CUDA_STATS=1): every call of
+ * this runtime that launches, synchronises, allocates or copies is counted,
+ * always; spans time a twin's device work with a pair of events, only when
+ * the statistics are enabled (otherwise they cost nothing).
+ */
+typedef struct TvmafCudaCounts {
+    unsigned long long launches, syncs, dev_allocs, host_allocs, copies;
+} TvmafCudaCounts;
+void tvmaf_cuda_counts(TvmafCudaCounts *c);
+int tvmaf_cuda_stats_enabled(void);
+
+typedef struct TvmafCudaSpan {
+    CUevent start, end;
+    int on;
+} TvmafCudaSpan;
+int tvmaf_cuda_span_init(TvmafCudaSpan *s);
+void tvmaf_cuda_span_destroy(TvmafCudaSpan *s);
+int tvmaf_cuda_span_begin(TvmafCudaSpan *s, CUstream stream);
+int tvmaf_cuda_span_end(TvmafCudaSpan *s, CUstream stream);
+/* After the stream passed `end`: adds the elapsed time to `name`'s total. */
+int tvmaf_cuda_span_add(TvmafCudaSpan *s, const char *name);
+/* One line per name: mean device time per call. */
+void tvmaf_cuda_spans_print(FILE *f);
 
 #endif

@@ -1,8 +1,18 @@
 /*
- * A reference/distorted picture pair on the device: the planes a twin's
- * kernels read. One device buffer and one pinned staging buffer, allocated
- * once at init; each frame is copied into the staging buffer and sent with a
- * single asynchronous copy. Feature-independent.
+ * A reference/distorted picture pair on the device: the planes the twins'
+ * kernels read. The context owns one per worker thread (allocated once) and
+ * uploads each frame into it once, whatever the number of twins; a twin
+ * makes its stream wait for `ready` and reads the planes. The luma planes
+ * only, when every twin in use reads luma only. Feature-independent.
+ *
+ * Uploads go straight from the pictures when their memory is page-locked
+ * (pictures from tvmaf_cuda_pinned_allocator), else through a page-locked
+ * staging buffer allocated on first need.
+ *
+ * Reuse: the next upload into a frame may start once every twin that waited
+ * for its `ready` has finished with it; the context ensures this by running
+ * a worker's frames one after the other, each twin synchronising its stream
+ * before its extract returns.
  */
 #ifndef TVMAF_GPU_CUDA_TWIN_FRAME_H
 #define TVMAF_GPU_CUDA_TWIN_FRAME_H
@@ -16,16 +26,26 @@ typedef struct TvmafTwinFrame {
     unsigned pw[3], ph[3];
     unsigned n_planes;       /* planes uploaded: 1 (luma) or 3 */
     unsigned bytes_per_sample;
+    CUevent ready;           /* recorded after the upload */
+    /* owned */
+    CUstream stream;         /* the uploads' stream */
     CUdeviceptr d_buf;
-    unsigned char *h_stage;  /* pinned */
     size_t size;
+    unsigned char *h_stage;  /* page-locked, for pictures that are not */
+    TvmafCudaSpan span;
 } TvmafTwinFrame;
 
 /* Call with the device's context current. n_planes: 1 or 3. */
 int tvmaf_twin_frame_alloc(TvmafTwinFrame *f, const TvmafVideoInfo *vi, unsigned n_planes);
 void tvmaf_twin_frame_free(TvmafTwinFrame *f);
-/* Stages and uploads both pictures on `stream` (context current). */
-int tvmaf_twin_frame_upload(TvmafTwinFrame *f, const TvmafPicture *ref, const TvmafPicture *dis,
-                            CUstream stream);
+/* Queues the upload of both pictures and records `ready` (context current). */
+int tvmaf_twin_frame_upload(TvmafTwinFrame *f, const TvmafPicture *ref, const TvmafPicture *dis);
+/* The current frame's device copy, for a twin's extract (NULL outside the
+ * context's CUDA path); defined by the context. */
+const TvmafTwinFrame *tvmaf_twin_frame_of(const TvmafSink *sink);
+
+/* Adds the last upload's device time to the statistics; call once work that
+ * waited for `ready` has been synchronised. */
+int tvmaf_twin_frame_account(TvmafTwinFrame *f);
 
 #endif
