@@ -1,0 +1,126 @@
+/*
+ * psnr_hvs on the CPU: PSNR-HVS-M per plane (psnr_hvs_y, psnr_hvs_cb,
+ * psnr_hvs_cr) and their 0.8/0.1/0.1 combination (psnr_hvs), equal to
+ * libvmaf's psnr_hvs bit for bit. The arithmetic is in psnr_hvs_math.h.
+ *
+ * Like the reference, it takes 8 to 12 bits per sample and needs chroma;
+ * blocks that do not fit wholly in a plane are not scored, so any size is
+ * read within its planes (a plane under 8x8 scores NaN, written as null, as
+ * in the reference). Where reference and distorted are equal the score is
+ * +inf, also written as null.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core/feature.h"
+#include "feature/psnr_hvs/psnr_hvs_math.h"
+
+typedef struct PsnrHvsState {
+    unsigned bpc;
+    PhvsWeights weights[3];
+} PsnrHvsState;
+
+static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
+{
+    PsnrHvsState *s = priv;
+    if (vi->bpc > PHVS_MAX_BPC) {
+        snprintf(msg, len, "feature \"psnr_hvs\" does not support %u-bit input "
+                 "(8 to %d bits per sample)", vi->bpc, PHVS_MAX_BPC);
+        return -EINVAL;
+    }
+    if (vi->pix_fmt == TVMAF_PIX_FMT_YUV400P) {
+        snprintf(msg, len, "feature \"psnr_hvs\" does not support luma-only (4:0:0) input: "
+                 "it scores the chroma planes too");
+        return -EINVAL;
+    }
+    s->bpc = vi->bpc;
+    for (int p = 0; p < 3; p++) phvs_weights_init(&s->weights[p], p);
+    return 0;
+}
+
+/* Loads a block into lane l. */
+static void load_block_8(phvs_i blk[64], int l, const uint8_t *src, ptrdiff_t stride)
+{
+    for (int i = 0; i < 8; i++, src += stride)
+        for (int j = 0; j < 8; j++) PHVS_LANE(blk[8 * i + j], l) = src[j];
+}
+
+static void load_block_16(phvs_i blk[64], int l, const uint8_t *src, ptrdiff_t stride)
+{
+    for (int i = 0; i < 8; i++, src += stride) {
+        const uint16_t *row = (const uint16_t *)src;
+        for (int j = 0; j < 8; j++) PHVS_LANE(blk[8 * i + j], l) = row[j];
+    }
+}
+
+/* The plane's score: every block's terms added into one float, blocks in
+ * raster order, as the reference does. A row's blocks go PHVS_NL at a time
+ * into the lanes; lanes past the row's last block repeat it and are not
+ * added. */
+static float plane_score(const PsnrHvsState *s, int plane, const TvmafPicture *ref,
+                         const TvmafPicture *dis)
+{
+    const int bx = phvs_block_count((int)ref->w[plane]);
+    const int by = phvs_block_count((int)ref->h[plane]);
+    const size_t bytes = s->bpc > 8 ? 2 : 1;
+    const uint8_t *rp = ref->data[plane], *dp = dis->data[plane];
+    const ptrdiff_t rs = ref->stride[plane], ds = dis->stride[plane];
+    const PhvsWeights *w = &s->weights[plane];
+
+    float sum = 0.0f;
+    for (int y = 0; y < by; y++) {
+        const uint8_t *rrow = rp + (ptrdiff_t)y * PHVS_STEP * rs;
+        const uint8_t *drow = dp + (ptrdiff_t)y * PHVS_STEP * ds;
+        for (int x = 0; x < bx; x += PHVS_NL) {
+            phvs_i rb[64], db[64];
+            phvs_f terms[64];
+            const int n = bx - x < PHVS_NL ? bx - x : PHVS_NL;
+            for (int l = 0; l < PHVS_NL; l++) {
+                const size_t off = (size_t)(x + (l < n ? l : n - 1)) * PHVS_STEP * bytes;
+                if (bytes == 1) {
+                    load_block_8(rb, l, rrow + off, rs);
+                    load_block_8(db, l, drow + off, ds);
+                } else {
+                    load_block_16(rb, l, rrow + off, rs);
+                    load_block_16(db, l, drow + off, ds);
+                }
+            }
+            phvs_block_terms(rb, db, w, terms);
+            for (int l = 0; l < n; l++)
+                for (int k = 0; k < 64; k++) sum += PHVS_LANE(terms[k], l);
+        }
+    }
+    return phvs_plane_score(sum, (int64_t)bx * by * 64, s->bpc);
+}
+
+static int extract(void *priv, const TvmafPicture *ref, const TvmafPicture *dis,
+                   unsigned index, TvmafSink *sink)
+{
+    static const char *const key[3] = { "psnr_hvs_y", "psnr_hvs_cb", "psnr_hvs_cr" };
+    const PsnrHvsState *s = priv;
+    double score[3];
+    int err = 0;
+    for (int p = 0; p < 3; p++) {
+        score[p] = plane_score(s, p, ref, dis);
+        err |= tvmaf_sink_append(sink, key[p], index, phvs_db(score[p]));
+    }
+    err |= tvmaf_sink_append(sink, "psnr_hvs", index,
+                             phvs_db(phvs_combined(score[0], score[1], score[2])));
+    return err ? -EINVAL : 0;
+}
+
+static const char *const provided[] = {
+    "psnr_hvs_y", "psnr_hvs_cb", "psnr_hvs_cr", "psnr_hvs", NULL
+};
+
+const TvmafExtractor tvmaf_fex_psnr_hvs = {
+    .name = "psnr_hvs",
+    .backend = TVMAF_BACKEND_CPU,
+    .options = NULL,
+    .priv_size = sizeof(PsnrHvsState),
+    .flags = 0,
+    .init = init,
+    .extract = extract,
+    .provided_features = provided,
+};
