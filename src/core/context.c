@@ -40,6 +40,13 @@ struct TvmafSink {
 };
 
 #if TVMAF_HAVE_CUDA
+static double mono_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+}
+
 const TvmafTwinFrame *tvmaf_twin_frame_of(const TvmafSink *sink)
 {
     return sink->device_frame;
@@ -108,6 +115,7 @@ struct TvmafContext {
     bool pinned; /* pictures come from page-locked memory */
     bool stats;
     TvmafCudaCounts counts0;
+    double t_init, t_start0, t_start1, t_first_done; /* ms, monotonic */
     unsigned long long pic_allocs0;
     struct timespec t0;
 #endif
@@ -180,6 +188,7 @@ int tvmaf_init(TvmafContext **out, const TvmafConfiguration *cfg)
             ctx->pinned = true;
         }
         ctx->stats = tvmaf_cuda_stats_enabled();
+        ctx->t_init = mono_ms();
     }
 #endif
 
@@ -378,12 +387,23 @@ static void stats_print(TvmafContext *ctx)
             (c.launches - ctx->counts0.launches) / n, (c.syncs - ctx->counts0.syncs) / n,
             (c.copies - ctx->counts0.copies) / n);
     tvmaf_cuda_spans_print(stderr);
+    unsigned long long np;
+    double pms;
+    tvmaf_cuda_pinned_stats(&np, &pms);
+    fprintf(stderr, "tvmaf cuda stats: start-up: context to first frame %.1f ms, extractor "
+            "set-up %.1f ms, first frame scored at %.1f ms, flush at %.1f ms; page-locked "
+            "picture buffers %llu (%.1f ms)\n", ctx->t_start0 - ctx->t_init,
+            ctx->t_start1 - ctx->t_start0, ctx->t_first_done - ctx->t_init,
+            mono_ms() - ctx->t_init, np, pms);
 }
 #endif
 
 /* Creates and initialises every instance once the video format is known. */
 static int start(TvmafContext *ctx, const TvmafPicture *ref)
 {
+#if TVMAF_HAVE_CUDA
+    if (ctx->stats) ctx->t_start0 = mono_ms();
+#endif
     ctx->vi = (TvmafVideoInfo){ ref->pix_fmt, ref->bpc, ref->w[0], ref->h[0] };
     if (!ctx->n_slots) {
         set_error(ctx, -EINVAL, "no feature registered");
@@ -420,6 +440,7 @@ static int start(TvmafContext *ctx, const TvmafPicture *ref)
     }
 #if TVMAF_HAVE_CUDA
     if ((err_frames = start_device_frames(ctx, n_par))) return err_frames;
+    if (ctx->stats) ctx->t_start1 = mono_ms();
 #endif
     for (unsigned i = 0; i < ctx->n_workers; i++) {
         ctx->worker_args[i].ctx = ctx;
@@ -493,7 +514,10 @@ static void run_frame(TvmafContext *ctx, unsigned w, Job *job)
         }
     }
 #if TVMAF_HAVE_CUDA
-    if (dframe && ctx->stats) tvmaf_twin_frame_account(&ctx->dframes[w]);
+    if (dframe && ctx->stats) {
+        tvmaf_twin_frame_account(&ctx->dframes[w]);
+        if (job->index == 0) ctx->t_first_done = mono_ms();
+    }
 #endif
     tvmaf_picture_unref(&job->ref);
     tvmaf_picture_unref(&job->dis);

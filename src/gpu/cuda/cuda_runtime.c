@@ -5,10 +5,12 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "gpu/cuda/cuda_runtime.h"
 
@@ -461,10 +463,20 @@ int tvmaf_cuda_memset(CUdeviceptr dst, unsigned char value, size_t size, CUstrea
 
 /* ---- modules and launches ---------------------------------------------------- */
 
+/* Modules are shared: every instance of a twin (one per worker) loading the
+ * same fatbin gets the same module, loaded once (a load costs milliseconds;
+ * functions are per module, launches need no per-instance state). */
 struct TvmafCudaModule {
     TvmafCudaDevice *dev; /* a reference, so the context outlives the module */
     CUmodule module;
+    const unsigned char *fatbin;
+    unsigned uses;        /* under device_lock */
+    TvmafCudaModule *next;
 };
+
+static TvmafCudaModule *modules; /* loaded modules, under device_lock */
+
+static void module_free(TvmafCudaModule *m);
 
 static int module_load_current(CUmodule *module, const unsigned char *fatbin)
 {
@@ -484,7 +496,7 @@ static int module_load_current(CUmodule *module, const unsigned char *fatbin)
     return 0;
 }
 
-int tvmaf_cuda_module_load(TvmafCudaDevice *dev, const unsigned char *fatbin,
+static int module_load_new(TvmafCudaDevice *dev, const unsigned char *fatbin,
                            TvmafCudaModule **module, char *msg, size_t msg_len)
 {
     *module = NULL;
@@ -508,17 +520,55 @@ int tvmaf_cuda_module_load(TvmafCudaDevice *dev, const unsigned char *fatbin,
     }
     if (err) {
         copy_msg(msg, msg_len);
-        tvmaf_cuda_module_unload(m);
+        module_free(m);
         return err;
     }
+    m->fatbin = fatbin;
     *module = m;
     return 0;
+}
+
+int tvmaf_cuda_module_load(TvmafCudaDevice *dev, const unsigned char *fatbin,
+                           TvmafCudaModule **module, char *msg, size_t msg_len)
+{
+    /* one loader at a time, so two instances never load the same fatbin twice */
+    static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&load_lock);
+    pthread_mutex_lock(&device_lock);
+    TvmafCudaModule *m = modules;
+    while (m && !(m->fatbin == fatbin && m->dev == dev)) m = m->next;
+    if (m) m->uses++;
+    pthread_mutex_unlock(&device_lock);
+    int err = 0;
+    if (!m && !(err = module_load_new(dev, fatbin, &m, msg, msg_len))) {
+        pthread_mutex_lock(&device_lock);
+        m->uses = 1;
+        m->next = modules;
+        modules = m;
+        pthread_mutex_unlock(&device_lock);
+    }
+    pthread_mutex_unlock(&load_lock);
+    *module = err ? NULL : m;
+    return err;
 }
 
 void tvmaf_cuda_module_unload(TvmafCudaModule *m)
 {
     if (!m)
         return;
+    pthread_mutex_lock(&device_lock);
+    const bool last = --m->uses == 0;
+    if (last) {
+        TvmafCudaModule **p = &modules;
+        while (*p && *p != m) p = &(*p)->next;
+        if (*p) *p = m->next;
+    }
+    pthread_mutex_unlock(&device_lock);
+    if (last) module_free(m);
+}
+
+static void module_free(TvmafCudaModule *m)
+{
     if (m->module && tvmaf_cuda_push(m->dev) == 0) {
         drv.cuModuleUnload(m->module);
         tvmaf_cuda_pop(m->dev);
@@ -556,9 +606,28 @@ int tvmaf_cuda_launch(CUfunction fn, unsigned grid_x, unsigned grid_y, unsigned 
 
 /* Every block holds a reference to the device, so the primary context (and
  * with it the page-locking) outlives any picture still held. */
+static struct { unsigned long long n; double ms; } pinned_stats;
+static pthread_mutex_t pinned_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void tvmaf_cuda_pinned_stats(unsigned long long *n, double *ms)
+{
+    pthread_mutex_lock(&pinned_lock);
+    *n = pinned_stats.n;
+    *ms = pinned_stats.ms;
+    pthread_mutex_unlock(&pinned_lock);
+}
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+}
+
 static void *pinned_alloc(void *opaque, size_t size)
 {
     (void)opaque;
+    const double t0 = now_ms();
     TvmafCudaDevice *dev;
     char msg[8];
     if (tvmaf_cuda_acquire(&dev, msg, sizeof(msg))) return NULL;
@@ -568,6 +637,10 @@ static void *pinned_alloc(void *opaque, size_t size)
         tvmaf_cuda_pop(dev);
     }
     if (!p) tvmaf_cuda_release(dev);
+    pthread_mutex_lock(&pinned_lock);
+    pinned_stats.n++;
+    pinned_stats.ms += now_ms() - t0;
+    pthread_mutex_unlock(&pinned_lock);
     return p;
 }
 

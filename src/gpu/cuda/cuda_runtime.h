@@ -122,6 +122,8 @@ int tvmaf_cuda_launch(CUfunction fn, unsigned grid_x, unsigned grid_y, unsigned 
  * device copies from. Each block keeps the device acquired while it lives.
  */
 const TvmafHostAllocator *tvmaf_cuda_pinned_allocator(void);
+/* Buffers it allocated so far and the milliseconds that took. */
+void tvmaf_cuda_pinned_stats(unsigned long long *n, double *ms);
 
 /*
  * Steady-state accounting (environment TVMAF_CUDA_STATS=1): every call of
