@@ -392,9 +392,9 @@ static void stats_print(TvmafContext *ctx)
     tvmaf_cuda_pinned_stats(&np, &pms);
     fprintf(stderr, "tvmaf cuda stats: start-up: context to first frame %.1f ms, extractor "
             "set-up %.1f ms, first frame scored at %.1f ms, flush at %.1f ms; page-locked "
-            "picture buffers %llu (%.1f ms)\n", ctx->t_start0 - ctx->t_init,
+            "picture buffers %llu (%.1f ms); device opened in %.1f ms\n", ctx->t_start0 - ctx->t_init,
             ctx->t_start1 - ctx->t_start0, ctx->t_first_done - ctx->t_init,
-            mono_ms() - ctx->t_init, np, pms);
+            mono_ms() - ctx->t_init, np, pms, tvmaf_cuda_open_ms());
 }
 #endif
 
@@ -673,6 +673,10 @@ int tvmaf_flush(TvmafContext *ctx)
 void tvmaf_close(TvmafContext *ctx)
 {
     if (!ctx) return;
+#if TVMAF_HAVE_CUDA
+    const bool stats = ctx->stats;
+    const double t_close = stats ? mono_ms() : 0;
+#endif
     if (ctx->started && ctx->n_workers) {
         pthread_mutex_lock(&ctx->lock);
         ctx->stop = true;
@@ -716,6 +720,9 @@ void tvmaf_close(TvmafContext *ctx)
     pthread_cond_destroy(&ctx->cond_turn);
     pthread_cond_destroy(&ctx->cond_idle);
     free(ctx);
+#if TVMAF_HAVE_CUDA
+    if (stats) fprintf(stderr, "tvmaf cuda stats: context closed in %.1f ms\n", mono_ms() - t_close);
+#endif
 }
 
 /* Scores ----------------------------------------------------------------- */

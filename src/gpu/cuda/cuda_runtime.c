@@ -219,6 +219,13 @@ struct TvmafCudaDevice {
 };
 
 static TvmafCudaDevice the_device;
+static double open_ms; /* the last device_open: driver, cuInit, primary context */
+static double now_ms(void);
+
+double tvmaf_cuda_open_ms(void)
+{
+    return open_ms;
+}
 static pthread_mutex_t device_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int device_open(TvmafCudaDevice *d)
@@ -256,7 +263,9 @@ int tvmaf_cuda_acquire(TvmafCudaDevice **dev, char *msg, size_t msg_len)
     *dev = NULL;
     pthread_mutex_lock(&device_lock);
     if (the_device.refs == 0) {
+        const double t0 = now_ms();
         const int err = device_open(&the_device);
+        open_ms = now_ms() - t0;
         if (err) {
             pthread_mutex_unlock(&device_lock);
             copy_msg(msg, msg_len);

@@ -136,6 +136,8 @@ typedef struct TvmafCudaCounts {
 } TvmafCudaCounts;
 void tvmaf_cuda_counts(TvmafCudaCounts *c);
 int tvmaf_cuda_stats_enabled(void);
+/* Milliseconds the device took to open (driver load, cuInit, primary context). */
+double tvmaf_cuda_open_ms(void);
 
 typedef struct TvmafCudaSpan {
     CUevent start, end;
