@@ -1,0 +1,454 @@
+/*
+ * CAMBI (contrast-aware multiscale banding index) arithmetic, written once
+ * for the CPU extractor and any later device twin.
+ *
+ * Everything here reproduces libvmaf's cambi.c and luminance_tools.c at
+ * f85a8536 bit for bit. The floating-point parts are few and small:
+ *   - the display model (BT.1886 or PQ EOTF, in double, glibc pow) decides
+ *     two integer tables at init: the largest 10-bit code value at which a
+ *     step of d codes is still visible, and the smallest code value above
+ *     the luminance visibility threshold;
+ *   - a pixel's c-value is max_d float(w_d * p0 * pd) * R[p0 + pd], with R a
+ *     float table of reciprocals (see cambi_reciprocal);
+ *   - a scale's score is the double mean of the top-k c-values, in the order
+ *     the reference's quickselect leaves them; the frame score is the
+ *     weighted sum of the five scale scores over the window's pixel count.
+ * Histograms, masks and counts are integers, so only their values (not the
+ * order they are built in) matter.
+ */
+#ifndef TVMAF_FEATURE_CAMBI_MATH_H
+#define TVMAF_FEATURE_CAMBI_MATH_H
+
+#include <math.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/hd.h"
+
+#define CAMBI_NUM_SCALES 5
+/* refused when the encode is below this in both width and height */
+#define CAMBI_MIN_SIDE 216
+/* side of the square the spatial mask counts flat pixels in */
+#define CAMBI_MASK_FILTER 7
+/* the reciprocal table covers p0 + pd up to 65 * 65: larger windows refused */
+#define CAMBI_RECIP_SIZE 4226
+/* the working image is 10-bit; limited range 64..940 */
+#define CAMBI_LUMA_FOOT 64
+#define CAMBI_LUMA_HEAD 940
+#define CAMBI_WORK_MAX 1023
+/* largest value the conversion to 10 bits can produce ((65535 + 32) >> 6) */
+#define CAMBI_WORK_CEIL 1024
+#define CAMBI_MAX_DIFFS 32
+
+enum CambiEotf { CAMBI_EOTF_BT1886 = 0, CAMBI_EOTF_PQ = 1 };
+
+/* weight of scale s (full resolution first) */
+TVMAF_HD int cambi_scale_weight(int s)
+{
+    return 16 >> s;
+}
+
+/* suprathreshold contrast weight of a step of d + 1 code values */
+TVMAF_HD int cambi_contrast_weight(int d)
+{
+    /* 1 2 3 4 4 5 5 6 6 6 6 7 7 7 7 8 8 8 8 8 8 8 9 9 9 9 9 9 9 9 9 9 */
+    static const unsigned char w[CAMBI_MAX_DIFFS] = {
+        1, 2, 3, 4, 4, 5, 5, 6, 6, 6, 6, 7, 7, 7, 7, 8,
+        8, 8, 8, 8, 8, 8, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9,
+    };
+    return w[d];
+}
+
+/* ---------------------------------------------------------------------------
+ * Display model (luminance of a 10-bit limited-range code value)
+ */
+
+TVMAF_HD double cambi_normalized_luma(int code)
+{
+    const int c = code < CAMBI_LUMA_FOOT ? CAMBI_LUMA_FOOT
+                : (code > CAMBI_LUMA_HEAD ? CAMBI_LUMA_HEAD : code);
+    return (double)(c - CAMBI_LUMA_FOOT) / (CAMBI_LUMA_HEAD - CAMBI_LUMA_FOOT);
+}
+
+/* BT.1886 with a 300 cd/m2 white and 0.01 cd/m2 black, gamma 2.4. The
+ * constant pow() calls fold to the correctly rounded values, which glibc's
+ * pow also returns for these arguments. */
+TVMAF_HD double cambi_bt1886(double v)
+{
+    const double inv_gamma = 1.0 / 2.4;
+    const double white_root = pow(300.0, inv_gamma);
+    const double black_root = pow(0.01, inv_gamma);
+    const double gain = pow(white_root - black_root, 2.4);
+    const double lift = black_root / (white_root - black_root);
+    const double x = v + lift;
+    return gain * pow(x > 0 ? x : 0, 2.4);
+}
+
+/* SMPTE ST 2084 (PQ), 10000 cd/m2 peak */
+TVMAF_HD double cambi_pq(double v)
+{
+    const double m1 = 0.1593017578125;
+    const double m2 = 78.84375;
+    const double c1 = 0.8359375;
+    const double c2 = 18.8515625;
+    const double c3 = 18.6875;
+    const double vp = pow(v, 1.0 / m2);
+    const double num = vp - c1;
+    const double num_pos = num > 0 ? num : 0;
+    const double den = c2 - c3 * vp;
+    return 10000 * pow(num_pos / den, 1.0 / m1);
+}
+
+TVMAF_HD double cambi_luminance(int code, int eotf)
+{
+    const double v = cambi_normalized_luma(code);
+    return eotf == CAMBI_EOTF_PQ ? cambi_pq(v) : cambi_bt1886(v);
+}
+
+/* A step of `diff` codes above `code` is visible: its luminance increase
+ * exceeds `tvi` times the luminance at `code`. */
+TVMAF_HD bool cambi_step_visible(int code, int diff, double tvi, int eotf)
+{
+    const double base = cambi_luminance(code, eotf);
+    const double up = cambi_luminance(code + diff, eotf);
+    return up - base > tvi * base;
+}
+
+/* -1: the step is invisible at `code` (boundary below); 1: still visible one
+ * code higher (boundary above); 0: `code` is the last code where it shows */
+TVMAF_HD int cambi_step_side(int code, int diff, double tvi, int eotf)
+{
+    if (!cambi_step_visible(code, diff, tvi, eotf)) return -1;
+    if (cambi_step_visible(code + 1, diff, tvi, eotf)) return 1;
+    return 0;
+}
+
+/* The last 10-bit code at which a step of `diff` codes is visible (0 when
+ * none is, 1023 when all are), by bisection between the range's foot and
+ * head - diff - 1, probing exactly the codes the reference probes. */
+TVMAF_HD int cambi_visibility_limit(int diff, double tvi, int eotf)
+{
+    int lo = CAMBI_LUMA_FOOT;
+    int hi = CAMBI_LUMA_HEAD - diff - 1;
+    int side = cambi_step_side(lo, diff, tvi, eotf);
+    if (side < 0) return 0;
+    if (side == 0) return lo;
+    side = cambi_step_side(hi, diff, tvi, eotf);
+    if (side > 0) return CAMBI_WORK_MAX;
+    if (side == 0) return hi;
+    /* invariant: side(lo) > 0 and side(hi) < 0, so a 0 lies between */
+    for (;;) {
+        const int mid = lo + (hi - lo) / 2;
+        side = cambi_step_side(mid, diff, tvi, eotf);
+        if (side == 0) return mid;
+        if (side < 0) hi = mid;
+        else lo = mid;
+    }
+}
+
+/* The smallest code whose luminance reaches `threshold` (0 when the foot
+ * already does). Returns -1 when no code up to the head reaches it, where
+ * the reference would search forever. */
+TVMAF_HD int cambi_visibility_floor(double threshold, int eotf)
+{
+    int code = CAMBI_LUMA_FOOT;
+    while (cambi_luminance(code, eotf) < threshold) {
+        if (code >= CAMBI_LUMA_HEAD) return -1; /* clipped: never grows */
+        code++;
+    }
+    return code == CAMBI_LUMA_FOOT ? 0 : code;
+}
+
+/* ---------------------------------------------------------------------------
+ * Geometry
+ */
+
+/* The window side for a picture of w x h: the option (65 = about one degree
+ * at 4K) scaled by (w + h) / (3840 + 2160), halved with the high-resolution
+ * speed-up, made odd. Unsigned arithmetic as in the reference. */
+TVMAF_HD int cambi_window(int option, unsigned w, unsigned h, bool halved)
+{
+    uint16_t ws = (uint16_t)((((unsigned)option * (w + h)) / 375u) >> 4);
+    if (halved) ws = (uint16_t)((ws + 1) >> 1);
+    ws |= 1;
+    return ws;
+}
+
+TVMAF_HD unsigned cambi_ceil_log2(uint32_t n)
+{
+    if (n == 0) return 0;
+    unsigned bits = 0;
+    for (uint32_t t = n - 1; t > 0; t >>= 1) bits++;
+    return bits;
+}
+
+/* A pixel is in the mask when more than this many of the 7x7 pixels around
+ * it are flat; grows with log2 of the frame's area in 64x64 blocks. */
+TVMAF_HD unsigned cambi_mask_threshold(unsigned w, unsigned h)
+{
+    const uint32_t blocks = (w >> 6) * (h >> 6);
+    const int l = (int)(uint16_t)cambi_ceil_log2(blocks);
+    return (uint16_t)((CAMBI_MASK_FILTER * CAMBI_MASK_FILTER + 3 * (l - 11) - 1) >> 1);
+}
+
+/* The reciprocal table: the float nearest to 1/i written with nine
+ * significant decimal digits (the reference's table literals), which is
+ * one float step away from 1.0f / i for 42 of the i below 4226 (e.g. 82,
+ * 83, 244). N * 10^-k with N the nine digits is rounded once to double and
+ * then to float; that double rounding was checked to give the nearest float
+ * to N * 10^-k for every i in the table. Entry 0 is 0. */
+TVMAF_HD float cambi_reciprocal(int i)
+{
+    if (i <= 0) return 0.0f;
+    uint64_t p = 1; /* 10^k, the smallest with 10^k / i >= 10^8 */
+    while (p < 100000000ull * (uint64_t)i) p *= 10;
+    uint64_t digits = (p + (uint64_t)i / 2) / (uint64_t)i;
+    if (digits == 1000000000ull) { /* rounded up to ten digits */
+        digits /= 10;
+        p /= 10;
+    }
+    return (float)((double)digits / (double)p);
+}
+
+/* ---------------------------------------------------------------------------
+ * Pre-processing: the luma plane to 10 bits at the encode (or source) size
+ */
+
+/* Nearest-neighbour resampling positions: index of output sample `k` out of
+ * `n_out` taken from `n_in`, computed as the reference steps its float
+ * coordinate (start at ratio / 2 - 0.5, add ratio per step, round half up).
+ * Filled into idx[0..n_out). */
+TVMAF_HD void cambi_resample_index(unsigned n_in, unsigned n_out, unsigned *idx)
+{
+    const float ratio = (float)n_in / n_out;
+    float pos = ratio / 2 - 0.5;
+    for (unsigned k = 0; k < n_out; k++) {
+        unsigned i = (int)(pos + 0.5);
+        /* the float steps stay below n_in - 0.5 for any size met in practice;
+         * never read past the plane if they do not */
+        idx[k] = i < n_in ? i : n_in - 1;
+        pos += ratio;
+    }
+}
+
+/* Converts one sample of depth `bpc` to 10 bits. */
+TVMAF_HD uint16_t cambi_to_10bit(unsigned v, unsigned bpc)
+{
+    if (bpc <= 8) return (uint16_t)(v << (10 - bpc));
+    if (bpc == 9) return (uint16_t)(v << 1);
+    const int shift = (int)bpc - 10;
+    const unsigned round = shift ? 1u << (shift - 1) : 0;
+    return (uint16_t)((v + round) >> shift);
+}
+
+/* 2x2 mean (truncated) towards the right and bottom, in place; the last
+ * column and row average two samples, the bottom-right one stays. */
+TVMAF_HD void cambi_anti_dither(uint16_t *img, ptrdiff_t stride, unsigned w, unsigned h)
+{
+    for (unsigned y = 0; y + 1 < h; y++) {
+        uint16_t *r = img + y * stride, *n = r + stride;
+        for (unsigned x = 0; x + 1 < w; x++)
+            r[x] = (uint16_t)((r[x] + r[x + 1] + n[x] + n[x + 1]) >> 2);
+        r[w - 1] = (uint16_t)((r[w - 1] + n[w - 1]) >> 1);
+    }
+    uint16_t *r = img + (h - 1) * stride;
+    for (unsigned x = 0; x + 1 < w; x++)
+        r[x] = (uint16_t)((r[x] + r[x + 1]) >> 1);
+}
+
+/* ---------------------------------------------------------------------------
+ * Spatial mask
+ */
+
+/* flat[x] = 1 when sample (x, y) equals its right and lower neighbours
+ * (a missing neighbour counts as equal) */
+TVMAF_HD void cambi_flat_row(const uint16_t *img, ptrdiff_t stride, int w, int h, int y,
+                             uint8_t *flat)
+{
+    const uint16_t *r = img + y * stride;
+    const uint16_t *below = y + 1 < h ? r + stride : r;
+    for (int x = 0; x < w; x++) {
+        const bool right_eq = x == w - 1 || r[x] == r[x + 1];
+        const bool down_eq = y == h - 1 || r[x] == below[x];
+        flat[x] = right_eq && down_eq;
+    }
+}
+
+/* ---------------------------------------------------------------------------
+ * Per-scale filtering
+ */
+
+TVMAF_HD uint16_t cambi_min3(uint16_t a, uint16_t b, uint16_t c)
+{
+    if (a <= b && a <= c) return a;
+    return b <= c ? b : c;
+}
+
+/* the value two of three share, else the smallest */
+TVMAF_HD uint16_t cambi_mode3(uint16_t a, uint16_t b, uint16_t c)
+{
+    if (a == b || a == c) return a;
+    if (b == c) return b;
+    return cambi_min3(a, b, c);
+}
+
+/* Separable 3-tap mode filter in place: each row filtered horizontally
+ * (its end samples kept) into a 3-line ring `lines` (3 * w), then the
+ * vertical mode of three filtered rows replaces the middle row. The first
+ * and last rows are left as they are. */
+TVMAF_HD void cambi_mode_filter(uint16_t *img, ptrdiff_t stride, int w, int h, uint16_t *lines)
+{
+    int slot = 0;
+    for (int y = 0; y < h; y++) {
+        const uint16_t *r = img + y * stride;
+        uint16_t *l = lines + slot * w;
+        l[0] = r[0];
+        for (int x = 1; x < w - 1; x++) l[x] = cambi_mode3(r[x - 1], r[x], r[x + 1]);
+        l[w - 1] = r[w - 1];
+        if (y >= 2) {
+            uint16_t *dst = img + (y - 1) * stride;
+            for (int x = 0; x < w; x++)
+                dst[x] = cambi_mode3(lines[x], lines[w + x], lines[2 * w + x]);
+        }
+        slot = slot == 2 ? 0 : slot + 1;
+    }
+}
+
+/* keeps every second sample of every second row, in place */
+TVMAF_HD void cambi_decimate16(uint16_t *img, ptrdiff_t stride, int w, int h)
+{
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) img[y * stride + x] = img[2 * y * stride + 2 * x];
+}
+
+TVMAF_HD void cambi_decimate8(uint8_t *img, ptrdiff_t stride, int w, int h)
+{
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) img[y * stride + x] = img[2 * y * stride + 2 * x];
+}
+
+/* ---------------------------------------------------------------------------
+ * C-values
+ */
+
+/* The band of 10-bit values whose pixels can matter: histogram row r holds
+ * value base + r; a value v is kept when (uint16_t)(v - base) < size (the
+ * reference's test, size wrapped to 16 bits as it computes it). */
+typedef struct CambiBand {
+    uint16_t base, size;
+} CambiBand;
+
+TVMAF_HD CambiBand cambi_band(int vlt_code, int num_diffs, const uint16_t *limit)
+{
+    const int lo = vlt_code - 3 * num_diffs + 1;
+    CambiBand b;
+    b.base = (uint16_t)(lo > 0 ? lo : 0);
+    b.size = (uint16_t)(limit[num_diffs - 1] + 1 - b.base);
+    return b;
+}
+
+TVMAF_HD bool cambi_in_band(CambiBand b, uint16_t v)
+{
+    return (uint16_t)(v - b.base) < b.size;
+}
+
+/*
+ * The c-value of a pixel of value v (10-bit) from the histogram column of its
+ * window: hist(r) = count of value base + r. With p0 = hist(v) and, for each
+ * contrast step d + 1, pd the larger of hist(v + d + 1) and hist(v - d - 1):
+ *   c = max over the steps that pass the visibility gates of
+ *       float(w_d * p0 * pd) * recip[p0 + pd].
+ * `limit` holds the visibility limits already offset by num_diffs, as the
+ * reference stores them (and the gates compare v + num_diffs with them).
+ */
+TVMAF_HD float cambi_c_value(const uint16_t *hist, ptrdiff_t row_pitch, uint16_t v,
+                             CambiBand band, int num_diffs, const uint16_t *limit,
+                             int vlt_code, const float *recip)
+{
+    const int shifted = v + num_diffs;
+    const int r0 = (int)v - (int)band.base; /* = shifted - (base + num_diffs) */
+    if ((unsigned)r0 >= band.size) return 0.0f;
+    const uint16_t p0 = hist[r0 * row_pitch];
+    float c = 0.0f;
+    for (int d = 0; d < num_diffs; d++) {
+        if (shifted <= limit[d] && shifted + d + 1 > vlt_code) {
+            const int up = r0 + d + 1, down = r0 - d - 1;
+            const uint16_t p_up = hist[up * row_pitch];
+            const uint16_t p_down = down >= 0 ? hist[down * row_pitch] : 0;
+            const uint16_t pd = p_up > p_down ? p_up : p_down;
+            const float val = (float)(cambi_contrast_weight(d) * p0 * pd) * recip[pd + p0];
+            if (val > c) c = val;
+        }
+    }
+    return c;
+}
+
+/* adds `delta` (1 or 0xffff) to hist row cells [lo, hi) */
+TVMAF_HD void cambi_hist_range(uint16_t *row, int lo, int hi, uint16_t delta)
+{
+    for (int x = lo; x < hi; x++) row[x] = (uint16_t)(row[x] + delta);
+}
+
+/* ---------------------------------------------------------------------------
+ * Pooling
+ */
+
+/* Partially orders arr so that arr[0..k) are the k largest values, with the
+ * reference's Hoare-style quickselect (pivot arr[k]); the order it leaves
+ * fixes the rounding of the sum that follows. */
+TVMAF_HD void cambi_quickselect(float *arr, int n, int k)
+{
+    if (n == k) return;
+    int left = 0, right = n - 1;
+    while (left < right) {
+        const float pivot = arr[k];
+        int i = left, j = right;
+        do {
+            while (arr[i] > pivot) i++;
+            while (arr[j] < pivot) j--;
+            if (i <= j) {
+                const float t = arr[i];
+                arr[i] = arr[j];
+                arr[j] = t;
+                i++;
+                j--;
+            }
+        } while (i <= j);
+        if (j < k) left = i;
+        if (k < i) right = j;
+    }
+}
+
+/* mean of the top `topk` fraction of the w x h c-values (reorders them) */
+TVMAF_HD double cambi_pool(float *c, double topk, unsigned w, unsigned h)
+{
+    const int n = (int)(h * w);
+    int k = (int)(topk * n); /* truncated, as the reference's int parameter */
+    k = k < 1 ? 1 : (k > n ? n : k);
+    cambi_quickselect(c, n, k);
+    double sum = 0;
+    for (int i = 0; i < k; i++) sum += c[i];
+    return sum / k;
+}
+
+/* weighted sum of the scale scores over the window's pixel count */
+TVMAF_HD double cambi_combine_scales(const double *scale_score, int window)
+{
+    const uint16_t side = (uint16_t)(2 * (window >> 1) + 1);
+    const uint16_t pixels = (uint16_t)(side * side);
+    double s = 0.0;
+    for (int k = 0; k < CAMBI_NUM_SCALES; k++) s += scale_score[k] * cambi_scale_weight(k);
+    return s / pixels;
+}
+
+/* the heat-map sample of a c-value: x86's truncation of the scaled value to
+ * 32 bits, kept modulo 2^16 (0 for NaN or out of the 32-bit range) */
+TVMAF_HD uint16_t cambi_heat_sample(double scaled)
+{
+    if (scaled > -2147483649.0 && scaled < 2147483648.0)
+        return (uint16_t)(uint32_t)(int32_t)scaled;
+    return 0;
+}
+
+#endif
