@@ -181,11 +181,11 @@ def main():
             print(('ok   ' if ok else 'FAIL ') + line)
             passed += ok
             failed += not ok
-    # the pipeline's other paths give the same bits: pictures in ordinary
-    # memory (staged uploads), one frame at a time, many frames in flight,
+    # the pipeline's other paths give the same bits: pictures in page-locked
+    # memory, one frame at a time, many frames in flight,
     # and luma-only reading (the models' features read luma only) next to
     # full reading (psnr and ciede need chroma)
-    variants = [('staged uploads', [], {'TVMAF_CUDA_PINNED': '0'}),
+    variants = [('page-locked pictures', [], {'TVMAF_CUDA_PINNED': '1'}),
                 ('threads 1', ['--threads', '1'], None),
                 ('threads 7', ['--threads', '7'], None)]
     for clip in clips:

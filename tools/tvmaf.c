@@ -15,8 +15,10 @@
 #include "io/prefetch.h"
 #include "io/video_reader.h"
 
-/* frames each input is read ahead of scoring */
-#define READ_AHEAD 4
+/* Each input is read ahead of scoring by up to READ_AHEAD_BYTES of
+ * pictures (at least 4, at most 64 frames): enough to keep reading while
+ * the first frame waits for the device to start up. */
+#define READ_AHEAD_BYTES ((size_t)96 << 20)
 #include "numerics/rcpss.h"
 
 enum {
@@ -454,8 +456,15 @@ int main(int argc, char **argv)
         tvmaf_reader_set_luma_only(rd_ref, 1);
         tvmaf_reader_set_luma_only(rd_dis, 1);
     }
-    if ((err = tvmaf_prefetch_start(&pf_ref, rd_ref, READ_AHEAD, frame_cnt)) ||
-        (err = tvmaf_prefetch_start(&pf_dis, rd_dis, READ_AHEAD, frame_cnt))) {
+    const TvmafVideoFormat *vf = tvmaf_reader_format(rd_ref);
+    size_t fbytes = (size_t)vf->w * vf->h * (vf->bpc > 8 ? 2 : 1) *
+                    (vf->pix_fmt == TVMAF_PIX_FMT_YUV444P ? 3 :
+                     vf->pix_fmt == TVMAF_PIX_FMT_YUV422P ? 2 :
+                     vf->pix_fmt == TVMAF_PIX_FMT_YUV420P ? 1.5 : 1);
+    unsigned ahead = (unsigned)(READ_AHEAD_BYTES / (fbytes ? fbytes : 1));
+    ahead = ahead < 4 ? 4 : ahead > 64 ? 64 : ahead;
+    if ((err = tvmaf_prefetch_start(&pf_ref, rd_ref, ahead, frame_cnt)) ||
+        (err = tvmaf_prefetch_start(&pf_dis, rd_dis, ahead, frame_cnt))) {
         fprintf(stderr, "%s: cannot start reading: %s\n", app, strerror(-err));
         goto end;
     }

@@ -112,6 +112,13 @@ struct TvmafContext {
     TvmafTwinFrame *dframes;
     unsigned n_dframes;
     TvmafCudaDevice *dev;
+    /* the device's context is created (about 120 ms on the H200 host) on a
+     * thread of its own from tvmaf_init on, while the caller loads models,
+     * registers features and reads the first frames */
+    pthread_t opener;
+    bool opening;
+    TvmafCudaDevice *dev_early;
+    int early_err;
     bool pinned; /* pictures come from page-locked memory */
     bool stats;
     TvmafCudaCounts counts0;
@@ -148,6 +155,25 @@ unsigned tvmaf_context_subsample(const TvmafContext *ctx)
 
 static void *worker_main(void *arg);
 
+#if TVMAF_HAVE_CUDA
+static void *open_early(void *arg)
+{
+    TvmafContext *ctx = arg;
+    char msg[8];
+    ctx->early_err = tvmaf_cuda_acquire(&ctx->dev_early, msg, sizeof(msg));
+    return NULL;
+}
+
+/* Waits for the early open; its reference is dropped at close (a failure
+ * there is reported again by whoever acquires the device next). */
+static void join_opener(TvmafContext *ctx)
+{
+    if (!ctx->opening) return;
+    pthread_join(ctx->opener, NULL);
+    ctx->opening = false;
+}
+#endif
+
 int tvmaf_init(TvmafContext **out, const TvmafConfiguration *cfg)
 {
     if (!out) return -EINVAL;
@@ -178,12 +204,17 @@ int tvmaf_init(TvmafContext **out, const TvmafConfiguration *cfg)
         ctx->backend = tvmaf_cuda_available() ? TVMAF_BACKEND_CUDA : TVMAF_BACKEND_CPU;
     }
 #if TVMAF_HAVE_CUDA
+    if (ctx->backend == TVMAF_BACKEND_CUDA)
+        ctx->opening = !pthread_create(&ctx->opener, NULL, open_early, ctx);
     if (ctx->backend == TVMAF_BACKEND_CUDA) {
-        /* pictures read from now on are page-locked: uploads need no staging
-         * (TVMAF_CUDA_PINNED=0 keeps ordinary memory, e.g. to test the
-         * staged path that pictures allocated before the context take) */
+        /* Pictures stay in ordinary memory: the driver copies them to the
+         * device at about 12 GB/s (H200 host), while page-locking a picture
+         * buffer costs 2-7 ms (3-12 MB) and the in-flight pictures of a run
+         * need dozens, which a run of a few hundred frames never earns back.
+         * TVMAF_CUDA_PINNED=1 page-locks them (DMA at about 50 GB/s), for
+         * long runs and to measure the trade. */
         const char *e = getenv("TVMAF_CUDA_PINNED");
-        if (!e || strcmp(e, "0")) {
+        if (e && !strcmp(e, "1")) {
             tvmaf_picture_set_allocator(tvmaf_cuda_pinned_allocator());
             ctx->pinned = true;
         }
@@ -204,7 +235,7 @@ int tvmaf_init(TvmafContext **out, const TvmafConfiguration *cfg)
     }
 #endif
     if (ctx->n_workers) {
-        ctx->q_cap = 2 * ctx->n_workers;
+        ctx->q_cap = ctx->n_workers > 4 ? ctx->n_workers : 4;
         ctx->queue = calloc(ctx->q_cap, sizeof(*ctx->queue));
         ctx->workers = calloc(ctx->n_workers, sizeof(*ctx->workers));
         ctx->worker_args = calloc(ctx->n_workers, sizeof(*ctx->worker_args));
@@ -403,6 +434,7 @@ static int start(TvmafContext *ctx, const TvmafPicture *ref)
 {
 #if TVMAF_HAVE_CUDA
     if (ctx->stats) ctx->t_start0 = mono_ms();
+    join_opener(ctx);
 #endif
     ctx->vi = (TvmafVideoInfo){ ref->pix_fmt, ref->bpc, ref->w[0], ref->h[0] };
     if (!ctx->n_slots) {
@@ -700,6 +732,8 @@ void tvmaf_close(TvmafContext *ctx)
         free(s->opt_spec);
     }
 #if TVMAF_HAVE_CUDA
+    join_opener(ctx);
+    if (!ctx->early_err && ctx->dev_early) tvmaf_cuda_release(ctx->dev_early);
     if (ctx->n_dframes && !tvmaf_cuda_push(ctx->dev)) {
         for (unsigned i = 0; i < ctx->n_dframes; i++) tvmaf_twin_frame_free(&ctx->dframes[i]);
         tvmaf_cuda_pop(ctx->dev);

@@ -16,7 +16,7 @@
 #include "core/picture_pool.h"
 
 #define PIC_ALIGN 64
-#define CACHE_SLOTS 64
+#define CACHE_SLOTS 160
 
 /* priv points to this header, placed before the planes */
 typedef struct Block {
@@ -138,6 +138,37 @@ int tvmaf_plane_dims(enum TvmafPixelFormat fmt, unsigned w, unsigned h,
     return 0;
 }
 
+int tvmaf_picture_layout(enum TvmafPixelFormat fmt, unsigned bpc, unsigned w, unsigned h,
+                         size_t stride[3], size_t off[3], size_t *total)
+{
+    unsigned pw[3], ph[3];
+    if (bpc < 8 || bpc > 16 || tvmaf_plane_dims(fmt, w, h, pw, ph)) return -EINVAL;
+    const size_t bytes = bpc > 8 ? 2 : 1;
+    *total = 0;
+    for (int p = 0; p < 3; p++) {
+        /* rows padded to the alignment so SIMD and DMA can work on whole rows */
+        stride[p] = (pw[p] * bytes + PIC_ALIGN - 1) & ~(size_t)(PIC_ALIGN - 1);
+        off[p] = *total;
+        *total += stride[p] * ph[p];
+    }
+    return 0;
+}
+
+bool tvmaf_picture_has_layout(const TvmafPicture *pic)
+{
+    size_t stride[3], off[3], total;
+    if (!pic->data[0] || tvmaf_picture_layout(pic->pix_fmt, pic->bpc, pic->w[0], pic->h[0],
+                                              stride, off, &total))
+        return false;
+    for (int p = 0; p < 3; p++) {
+        if (!pic->w[p]) continue;
+        if ((size_t)pic->stride[p] != stride[p] ||
+            (const unsigned char *)pic->data[p] != (const unsigned char *)pic->data[0] + off[p])
+            return false;
+    }
+    return true;
+}
+
 int tvmaf_picture_alloc(TvmafPicture *pic, enum TvmafPixelFormat fmt,
                         unsigned bpc, unsigned w, unsigned h)
 {
@@ -148,14 +179,9 @@ int tvmaf_picture_alloc(TvmafPicture *pic, enum TvmafPixelFormat fmt,
     unsigned pw[3], ph[3];
     if (tvmaf_plane_dims(fmt, w, h, pw, ph)) return -EINVAL;
     const size_t bytes = bpc > 8 ? 2 : 1;
-    size_t off[3], total = 0;
-    for (int p = 0; p < 3; p++) {
-        /* rows padded to the alignment so SIMD and DMA can work on whole rows */
-        const size_t stride = (pw[p] * bytes + PIC_ALIGN - 1) & ~(size_t)(PIC_ALIGN - 1);
-        pic->stride[p] = (ptrdiff_t)stride;
-        off[p] = total;
-        total += stride * ph[p];
-    }
+    size_t off[3], total, stride[3];
+    tvmaf_picture_layout(fmt, bpc, w, h, stride, off, &total);
+    for (int p = 0; p < 3; p++) pic->stride[p] = (ptrdiff_t)stride[p];
     bool fresh;
     Block *blk = block_get(total, &fresh);
     if (!blk) return -ENOMEM;
@@ -169,10 +195,10 @@ int tvmaf_picture_alloc(TvmafPicture *pic, enum TvmafPixelFormat fmt,
         memset(buf, 0, total);
     } else {
         for (int p = 0; p < 3; p++) {
-            const size_t row = pw[p] * bytes, stride = (size_t)pic->stride[p];
-            if (stride == row) continue;
+            const size_t row = pw[p] * bytes;
+            if (stride[p] == row) continue;
             for (unsigned y = 0; y < ph[p]; y++)
-                memset(buf + off[p] + y * stride + row, 0, stride - row);
+                memset(buf + off[p] + y * stride[p] + row, 0, stride[p] - row);
         }
     }
     pic->pix_fmt = fmt;

@@ -18,6 +18,17 @@ typedef struct TvmafHostAllocator {
     void *opaque;
 } TvmafHostAllocator;
 
+/*
+ * The layout of tvmaf_picture_alloc's pictures: planes back to back in one
+ * buffer, plane p at byte off[p], its rows stride[p] bytes apart (64-byte
+ * aligned); `total` bytes in all. A device copy with the same layout is one
+ * contiguous copy of the picture.
+ */
+int tvmaf_picture_layout(enum TvmafPixelFormat fmt, unsigned bpc, unsigned w, unsigned h,
+                         size_t stride[3], size_t off[3], size_t *total);
+/* Whether a picture's planes lie as tvmaf_picture_layout says. */
+bool tvmaf_picture_has_layout(const TvmafPicture *pic);
+
 /* New picture buffers come from `a` (NULL: the default) from now on. */
 void tvmaf_picture_set_allocator(const TvmafHostAllocator *a);
 /* Frees the cached free buffers of `a` and stops using it for new ones;

@@ -20,8 +20,6 @@
 
 extern const unsigned char tvmaf_motion_fatbin[];
 
-/* Device rows start on this many bytes. */
-#define ROW_ALIGN 256
 /* CUDA's limit on a grid's y dimension; the kernel strides over the rest. */
 #define GRID_Y_MAX 65535u
 
@@ -63,7 +61,12 @@ static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
     if (err) return err;
     m->n_slots = motion_lag(&m->s) + 1;
     m->row_bytes = (size_t)vi->w * (vi->bpc > 8 ? 2 : 1);
-    m->pitch = (m->row_bytes + ROW_ALIGN - 1) & ~(size_t)(ROW_ALIGN - 1);
+    /* the ring's rows as the frame's device copy has them, so a plane moves
+     * in one contiguous copy */
+    size_t stride[3], off[3], total;
+    if (tvmaf_picture_layout(vi->pix_fmt, vi->bpc, vi->w, vi->h, stride, off, &total))
+        return -EINVAL;
+    m->pitch = stride[0];
     const size_t plane = m->pitch * vi->h, sums = sizeof(uint32_t) * vi->h;
     if ((err = tvmaf_cuda_acquire(&m->dev, msg, len))) return err;
     if ((err = tvmaf_cuda_module_load(m->dev, tvmaf_motion_fatbin, &m->mod, msg, len))) goto fail;

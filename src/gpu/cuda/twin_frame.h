@@ -5,9 +5,14 @@
  * makes its stream wait for `ready` and reads the planes. The luma planes
  * only, when every twin in use reads luma only. Feature-independent.
  *
- * Uploads go straight from the pictures when their memory is page-locked
- * (pictures from tvmaf_cuda_pinned_allocator), else through a page-locked
- * staging buffer allocated on first need.
+ * The device planes have the layout of tvmaf_picture_alloc's pictures
+ * (core/picture_pool.h), so a picture goes up in one contiguous copy: its
+ * luma plane, or the whole picture when the chroma is needed. Pictures of
+ * another layout (built by an API user) go plane by plane. The copies are
+ * made from ordinary memory by default: the driver stages them at about
+ * 12 GB/s, while page-locking picture buffers costs more start-up time than
+ * a short run saves (TVMAF_CUDA_PINNED=1 page-locks them, measured in
+ * bench/; see context.c).
  *
  * Reuse: the next upload into a frame may start once every twin that waited
  * for its `ready` has finished with it; the context ensures this by running
@@ -31,7 +36,7 @@ typedef struct TvmafTwinFrame {
     CUstream stream;         /* the uploads' stream */
     CUdeviceptr d_buf;
     size_t size;
-    unsigned char *h_stage;  /* page-locked, for pictures that are not */
+    size_t copy_bytes;       /* bytes of one picture copied: its luma, or all */
     TvmafCudaSpan span;
 } TvmafTwinFrame;
 
