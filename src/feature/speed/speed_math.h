@@ -1,0 +1,736 @@
+/*
+ * SpEED (libvmaf's speed_chroma and speed_temporal): the arithmetic, written
+ * once for the CPU extractor and a later device twin.
+ *
+ * One "image" is scored as follows (the chroma extractor feeds it a U or V
+ * plane, the temporal one the difference of two consecutive luma planes):
+ *
+ *   1. samples become floats centred on zero, as float_vif's input;
+ *   2. an optional prescale resizes the image with one of float_vif's
+ *      scalers (nearest, bilinear, bicubic, lanczos4) to
+ *      (int)(side * prescale + 0.5) per side;
+ *   3. an anti-alias Gaussian (the width of float_vif's scale-1 filter, its
+ *      deviation widened by sqrt(4)) is applied and every 16th sample of
+ *      every 16th row is kept (float_vif's separable filter: vertical pass
+ *      first, taps in index order from 0, mirrored borders);
+ *   4. the local mean (float_vif's scale-4 Gaussian) of that small image is
+ *      subtracted from it;
+ *   5. the image is cut into 5x5 blocks (sides truncated to multiples of 5);
+ *      the 25x25 covariance of the 25 positions of a block is estimated
+ *      over every placement of a 5x5 window; its eigenvalues come from a
+ *      Householder tridiagonalisation and implicit QR steps (GSL's
+ *      symmetric algorithm, in float); a QR factorisation (Householder, in
+ *      float) solves K X = B for the blocks' samples B;
+ *   6. per block, the variance is the sum over the 25 positions of X * B / 25
+ *      and the entropy the sum over the eigenvalues L of
+ *      log2(L * variance + sigma_nn) + log2(2 pi e).
+ * The score of a pair of images compares entropies weighted by log2(1 +
+ * variance), block by block (speed_score()).
+ *
+ * Types follow the reference exactly: the image and every matrix are float;
+ * the covariance sums are double; several expressions promote to double
+ * through a double constant (noted where it happens). log2 is the C
+ * library's double log2, exp and sqrt are double too. No operation is fused.
+ *
+ * A covariance matrix with an eigenvalue below 1e-6 (or a triangular factor
+ * with a diagonal entry below 1e-6 in magnitude) is "singular": the solution
+ * is taken as zero, so every variance is 0 and every entropy 25 times
+ * log2(sigma_nn) + log2(2 pi e) (rounded along the way), and the pair's score
+ * follows the rules in speed.c.
+ */
+#ifndef TVMAF_SPEED_MATH_H
+#define TVMAF_SPEED_MATH_H
+
+#include <math.h>
+#include <stddef.h>
+
+#include "core/hd.h"
+#include "feature/float_vif/float_vif_math.h"
+
+#define SPEED_BLOCK 5                           /* block side */
+#define SPEED_NE (SPEED_BLOCK * SPEED_BLOCK)    /* positions in a block: 25 */
+#define SPEED_N_SCALES 4
+#define SPEED_DECIMATION (1 << SPEED_N_SCALES) /* 16 */
+/* Smallest side of the (prescaled) image: one block after decimation. */
+#define SPEED_MIN_SIDE (SPEED_BLOCK << SPEED_N_SCALES) /* 80 */
+
+#define SPEED_EIG_EPS 1e-6          /* a double, as in the reference's comparisons */
+#define SPEED_EIG_MAX_ITERS 500
+
+/* log2(2 pi e) as a double: what glibc's log2 returns for the double product
+ * 2 * pi * e, which is also the correctly rounded value that the compiler's
+ * constant folding gives. */
+#define SPEED_LOG2_2PIE 0x1.06073a671183dp+2
+
+/* The scalers' border rule and the separable filter are float_vif's; the
+ * values the reference's vif_tools.c computes for speed are the same. */
+
+/* ------------------------------------------------------------------------ */
+/* Geometry                                                                 */
+/* ------------------------------------------------------------------------ */
+
+/* Side after the prescale: (int)(side * prescale + 0.5), in double. */
+TVMAF_HD int speed_scaled_side(int side, double prescale)
+{
+    return (int)((double)side * prescale + 0.5);
+}
+
+/* Whether the reference treats the prescale as 1 (no resizing; the scaled
+ * sides are still computed from it). */
+TVMAF_HD int speed_prescale_is_unity(double prescale)
+{
+    return fabs(prescale - 1.0) < 1.0e-3;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Prescale (float_vif's scalers, with per-axis tables)                     */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * The reference's scalers compute, for every destination sample, source
+ * positions and weights that depend only on its column (x) or only on its
+ * row (y). speed_axis() computes them once per column and per row; the
+ * per-sample arithmetic (speed_resample()) is the reference's, in its order.
+ */
+
+/* Source samples a scaler reads along one axis. */
+TVMAF_HD int speed_scaler_taps(enum FvifScaler m)
+{
+    return m == FVIF_SCALE_LANCZOS4 ? 2 * FVIF_LANCZOS_A + 1
+         : m == FVIF_SCALE_BICUBIC ? 4
+         : m == FVIF_SCALE_BILINEAR ? 2 : 1;
+}
+#define SPEED_MAX_SCALER_TAPS (2 * FVIF_LANCZOS_A + 1)
+
+/*
+ * Destination index x of an axis of src_n source samples (ratio =
+ * fvif_scale_ratio(src_n, dst_n)): source indices idx[0..taps) and weights
+ * w[0..taps). Bilinear keeps its single fraction in w[0]; nearest has none.
+ */
+TVMAF_HD void speed_axis(enum FvifScaler m, int x, float ratio, int src_n, int *idx, float *w)
+{
+    if (m == FVIF_SCALE_NEAREST) {
+        idx[0] = fvif_nearest_index(x, ratio);
+        w[0] = 1.0f;
+        return;
+    }
+    if (m == FVIF_SCALE_BILINEAR) {
+        fvif_bilinear_axis(x, ratio, src_n, &idx[0], &idx[1], &w[0]);
+        w[1] = 0.0f;
+        return;
+    }
+    const float pos = fvif_scale_pos(x, ratio);
+    const int x0 = (int)floor((double)pos);
+    const float d = pos - (float)x0;
+    const float last = (float)(src_n - 1);
+    if (m == FVIF_SCALE_BICUBIC) {
+        for (int i = -1; i <= 2; i++) {
+            w[i + 1] = fvif_bicubic_weight((float)i - d);
+            idx[i + 1] = (int)fvif_scale_mirror((float)(x0 + i), 0.0f, last);
+        }
+        return;
+    }
+    const int a = FVIF_LANCZOS_A;
+    for (int i = -a; i <= a; i++) {
+        w[i + a] = fvif_lanczos_weight((float)i - d, (float)a);
+        idx[i + a] = (int)fvif_scale_mirror((float)(x0 + i), 0.0f, last);
+    }
+}
+
+/*
+ * One destination sample from the tables of its column (xi, xw) and row
+ * (yi, yw):
+ *   nearest  the sample at (yi[0], xi[0]);
+ *   bilinear (1-dy)(1-dx) a + (1-dy) dx b + dy (1-dx) c + dy dx d, products
+ *            left to right, sums left to right;
+ *   bicubic  sum over rows j, then columns i, of sample * (wx[i] * wy[j]),
+ *            into a float from 0;
+ *   lanczos4 the same over 9x9 taps, the weights also summed, then the
+ *            quotient of the two sums.
+ */
+TVMAF_HD float speed_resample(enum FvifScaler m, const float *src, ptrdiff_t stride,
+                              const int *xi, const float *xw, const int *yi, const float *yw)
+{
+    if (m == FVIF_SCALE_NEAREST) return src[yi[0] * stride + xi[0]];
+    if (m == FVIF_SCALE_BILINEAR) {
+        const float *r1 = src + yi[0] * stride, *r2 = src + yi[1] * stride;
+        const float dx = xw[0], dy = yw[0];
+        const int a = xi[0], b = xi[1];
+        return (1 - dy) * (1 - dx) * r1[a] + (1 - dy) * dx * r1[b] +
+               dy * (1 - dx) * r2[a] + dy * dx * r2[b];
+    }
+    if (m == FVIF_SCALE_BICUBIC) {
+        float v = 0.0f;
+        for (int j = 0; j < 4; j++) {
+            const float *row = src + yi[j] * stride;
+            for (int i = 0; i < 4; i++) {
+                const float wt = xw[i] * yw[j];
+                v += row[xi[i]] * wt;
+            }
+        }
+        return v;
+    }
+    const int n = 2 * FVIF_LANCZOS_A + 1;
+    float value = 0.0f, wsum = 0.0f;
+    for (int j = 0; j < n; j++) {
+        const float *row = src + yi[j] * stride;
+        for (int i = 0; i < n; i++) {
+            const float wt = xw[i] * yw[j];
+            wsum += wt;
+            value += row[xi[i]] * wt;
+        }
+    }
+    return value / wsum;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Small float helpers with the reference's promotions                     */
+/* ------------------------------------------------------------------------ */
+
+/* float square root taken in double (the reference calls sqrt on a float) */
+TVMAF_HD float speed_sqrt(float x)
+{
+    return (float)sqrt((double)x);
+}
+
+/* sqrt(x*x + y*y): squares and sum in float, root in double */
+TVMAF_HD float speed_hypot(float x, float y)
+{
+    return speed_sqrt(x * x + y * y);
+}
+
+TVMAF_HD int speed_sign(float x)
+{
+    return x >= 0 ? 1 : -1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Symmetric eigenvalues (25x25, float)                                     */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Householder vector for column `col` of the n x n matrix a, rows r0 .. n-1:
+ * scales a[r0+1.., col] in place to the vector's tail, puts beta in
+ * a[r0][col] and returns tau (0 when there is nothing to annihilate).
+ */
+TVMAF_HD float speed_householder(float *a, int col, int r0, int n)
+{
+    if (n - r0 == 1) return 0.0f;
+    float tail = 0;
+    for (int i = r0 + 1; i < n; i++) tail += a[i * n + col] * a[i * n + col];
+    tail = speed_sqrt(tail);
+    if (tail == 0.0f) return 0.0f;
+    const float alpha = a[r0 * n + col];
+    const float beta = (float)(-speed_sign(alpha)) * speed_hypot(alpha, tail);
+    const float tau = (beta - alpha) / beta;
+    const float s = alpha - beta;
+    if (s != 0.0f) {
+        for (int i = r0; i < n; i++) a[i * n + col] /= s;
+        a[r0 * n + col] = beta;
+    }
+    return tau;
+}
+
+/*
+ * Reduces the symmetric n x n matrix a (destroyed) to tridiagonal form:
+ * diagonal d[0..n), subdiagonal e[0..n-1). v and x are n-float scratch.
+ * Each step i applies the reflection that clears a[i+2.., i] to the trailing
+ * block [i+1, n) x [i+1, n): x = tau A v, x += (-tau/2 (x.v)) v (that
+ * factor formed in double), A -= x v' + v x'.
+ */
+TVMAF_HD void speed_tridiagonalize(float *a, int n, float *d, float *e, float *v, float *x)
+{
+    for (int i = 0; i + 2 < n; i++) {
+        const float tau = speed_householder(a, i, i + 1, n);
+        for (int j = i + 1; j < n; j++) v[j] = a[j * n + i];
+        if (tau == 0.0f) continue;
+        a[(i + 1) * n + i] = v[i + 1];
+        v[i + 1] = 1.0f;
+        const int lo = i + 1;
+        for (int r = lo; r < n; r++) {
+            float acc = 0.0f;
+            for (int c = lo; c < n; c++) acc += tau * a[r * n + c] * v[c];
+            x[r] = acc;
+        }
+        float xv = 0;
+        for (int r = lo; r < n; r++) xv += x[r] * v[r];
+        const float k = (float)(-0.5 * (double)tau * (double)xv);
+        for (int r = lo; r < n; r++) x[r] += k * v[r];
+        for (int r = lo; r < n; r++)
+            for (int c = lo; c < n; c++) a[r * n + c] -= x[r] * v[c] + v[r] * x[c];
+    }
+    for (int i = 0; i < n; i++) d[i] = a[i * n + i];
+    for (int i = 0; i + 1 < n; i++) e[i] = a[(i + 1) * n + i];
+}
+
+/* Zeroes the subdiagonal entries that are negligible next to their two
+ * diagonal neighbours (the bound formed in double). */
+TVMAF_HD void speed_chop(const float *d, float *e, int n)
+{
+    for (int i = 0; i + 1 < n; i++)
+        if ((double)fabsf(e[i]) < SPEED_EIG_EPS * (double)(fabsf(d[i]) + fabsf(d[i + 1])))
+            e[i] = 0.0f;
+}
+
+/* Wilkinson shift: the eigenvalue of the trailing 2x2 block closer to its
+ * last diagonal entry. */
+TVMAF_HD float speed_wilkinson(const float *d, const float *e, int n)
+{
+    const float ta = d[n - 2], tb = d[n - 1], tab = e[n - 2];
+    const float dt = (float)((double)(ta - tb) / 2.0);
+    if (dt > 0) return tb - tab * (tab / (dt + speed_hypot(dt, tab)));
+    if (dt == 0) return tb - fabsf(tab);
+    return tb + tab * (tab / (-dt + speed_hypot(dt, tab)));
+}
+
+/* Givens rotation (c, s) for the pair (a, b); the root in double. */
+TVMAF_HD void speed_givens(float a, float b, float *c, float *s)
+{
+    if (b == 0) {
+        *c = 1;
+        *s = 0;
+    } else if (fabsf(b) > fabsf(a)) {
+        const float t = -a / b;
+        const float u = (float)(1.0 / sqrt((double)(1 + t * t)));
+        *s = u;
+        *c = u * t;
+    } else {
+        const float t = -b / a;
+        const float u = (float)(1.0 / sqrt((double)(1 + t * t)));
+        *c = u;
+        *s = u * t;
+    }
+}
+
+/* One implicit symmetric QR step with Wilkinson shift on the unreduced
+ * tridiagonal block d[0..n), e[0..n-1), n >= 2 (chasing the bulge down). */
+TVMAF_HD void speed_qr_step(float *d, float *e, int n)
+{
+    float mu = speed_wilkinson(d, e, n);
+    if (SPEED_EIG_EPS * (double)fabsf(mu) > (double)(fabsf(d[0]) + fabsf(e[0]))) mu = 0;
+
+    float x = d[0] - mu, z = e[0];
+    float bk = 0, zk = 0;
+    float ap = d[0], bp = e[0], aq = d[1];
+
+    if (n == 2) {
+        float c, s;
+        speed_givens(x, z, &c, &s);
+        const float ap1 = c * (c * ap - s * bp) + s * (s * aq - c * bp);
+        const float bp1 = c * (s * ap + c * bp) - s * (s * bp + c * aq);
+        const float aq1 = s * (s * ap + c * bp) + c * (s * bp + c * aq);
+        d[0] = ap1;
+        e[0] = bp1;
+        d[1] = aq1;
+        return;
+    }
+
+    float bq = e[1];
+    for (int k = 0; k < n - 1; k++) {
+        float c, s;
+        speed_givens(x, z, &c, &s);
+        const float bk1 = c * bk - s * zk;
+        const float ap1 = c * (c * ap - s * bp) + s * (s * aq - c * bp);
+        const float bp1 = c * (s * ap + c * bp) - s * (s * bp + c * aq);
+        const float zp1 = -s * bq;
+        const float aq1 = s * (s * ap + c * bp) + c * (s * bp + c * aq);
+        const float bq1 = c * bq;
+
+        const float ak = ap1;
+        bk = bp1;
+        zk = zp1;
+        ap = aq1;
+        bp = bq1;
+        if (k < n - 2) aq = d[k + 2];
+        if (k < n - 3) bq = e[k + 2];
+        d[k] = ak;
+        if (k > 0) e[k - 1] = bk1;
+        if (k < n - 2) e[k + 1] = bp;
+        x = bk;
+        z = zk;
+    }
+    d[n - 1] = ap;
+    e[n - 2] = bk;
+}
+
+/*
+ * Eigenvalues of the tridiagonal (d, e), into d, in the order the iteration
+ * leaves them (unsorted). Works from the bottom: the largest unreduced block
+ * ending at row b gets one QR step, then negligible subdiagonals are
+ * chopped; at most SPEED_EIG_MAX_ITERS steps. Returns 0, or -1 when the
+ * step limit was reached.
+ */
+TVMAF_HD int speed_tridiagonal_eigen(float *d, float *e, int n)
+{
+    speed_chop(d, e, n);
+    int b = n - 1, iter = 0;
+    while (b > 0 && iter < SPEED_EIG_MAX_ITERS) {
+        if (e[b - 1] == 0.0f) {
+            b--;
+            continue;
+        }
+        int a = b - 1;
+        while (a > 0 && e[a - 1] != 0.0f) a--;
+        const int m = b - a + 1;
+        speed_qr_step(d + a, e + a, m);
+        speed_chop(d + a, e + a, m);
+        iter++;
+    }
+    return iter == SPEED_EIG_MAX_ITERS ? -1 : 0;
+}
+
+/* Scratch floats speed_eigenvalues needs for an n x n matrix. */
+#define SPEED_EIG_SCRATCH(n) ((n) * (n) + 4 * (n))
+
+/* Eigenvalues of the symmetric n x n matrix k (kept) into ev. */
+TVMAF_HD int speed_eigenvalues(const float *k, float *ev, int n, float *scratch)
+{
+    float *a = scratch, *d = a + n * n, *e = d + n, *v = e + n, *x = v + n;
+    for (int i = 0; i < n * n; i++) a[i] = k[i];
+    if (n == 1) {
+        ev[0] = a[0];
+        return 0;
+    }
+    speed_tridiagonalize(a, n, d, e, v, x);
+    const int r = speed_tridiagonal_eigen(d, e, n);
+    for (int i = 0; i < n; i++) ev[i] = d[i];
+    return r;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Linear system K X = B by Householder QR (float)                          */
+/* ------------------------------------------------------------------------ */
+
+/* dst = x * y for n x n matrices; each entry summed over the inner index in
+ * order, from 0. */
+TVMAF_HD void speed_matmul_sq(float *dst, const float *x, const float *y, int n)
+{
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            float acc = 0.0f;
+            for (int k = 0; k < n; k++) acc += x[i * n + k] * y[k * n + j];
+            dst[i * n + j] = acc;
+        }
+}
+
+/* Euclidean norm of an n-vector: squares summed in float, root in double. */
+TVMAF_HD float speed_norm(const float *x, int n)
+{
+    float sum = 0;
+    for (int i = 0; i < n; i++) sum += x[i] * x[i];
+    return speed_sqrt(sum);
+}
+
+/* Scratch floats speed_qr needs for an n x n matrix. */
+#define SPEED_QR_SCRATCH(n) (4 * (n) * (n) + (n))
+
+/*
+ * Householder QR of the n x n matrix a: q receives H_{n-2} ... H_1 H_0 (so
+ * that q a = r) and r receives that product times a, in full (the solver
+ * reads its upper triangle). Each reflection is the full matrix
+ * I - 2 v v' (v = the column below the diagonal of the partly reduced
+ * matrix, its first entry moved by sign(a[k][k]) * norm, then normalised),
+ * applied by plain matrix products as the reference does; the sign is taken
+ * from the original matrix's diagonal.
+ */
+TVMAF_HD void speed_qr(const float *a, float *q, float *r, int n, float *scratch)
+{
+    float *z = scratch, *h = z + n * n, *t = h + n * n, *v = t + n * n;
+    for (int i = 0; i < n * n; i++) z[i] = a[i];
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) q[i * n + j] = (i == j ? 1 : 0);
+
+    for (int k = 0; k + 1 < n; k++) {
+        /* the rows and columns before k become the identity's */
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++)
+                if (i < k || j < k) z[i * n + j] = (i == j ? 1 : 0);
+        for (int i = 0; i < n; i++) v[i] = z[i * n + k];
+        const float norm = speed_norm(v, n);
+        v[k] += (float)speed_sign(a[k * n + k]) * norm;
+        const float vn = speed_norm(v, n);
+        for (int i = 0; i < n; i++) v[i] = v[i] / vn;
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++) h[i * n + j] = -2 * v[i] * v[j];
+        for (int i = 0; i < n; i++) h[i * n + i] += 1;
+        speed_matmul_sq(t, h, z, n);
+        for (int i = 0; i < n * n; i++) z[i] = t[i];
+        speed_matmul_sq(t, h, q, n);
+        for (int i = 0; i < n * n; i++) q[i] = t[i];
+    }
+    speed_matmul_sq(r, q, a, n);
+}
+
+/*
+ * Solves K X = B (K n x n, B and X n x m, row-major) through K = Q' R:
+ * X = R^-1 (Q B), back substitution in float, the terms of each row
+ * subtracted in increasing column order. Returns -1 (X incomplete) when a
+ * diagonal entry of R is below 1e-6 in magnitude.
+ */
+TVMAF_HD int speed_solve(const float *k, const float *b, float *x, float *qb, int n, int m,
+                         float *scratch)
+{
+    float *q = scratch, *r = q + n * n, *qr_scratch = r + n * n;
+    speed_qr(k, q, r, n, qr_scratch);
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < m; j++) {
+            float acc = 0.0f;
+            for (int l = 0; l < n; l++) acc += q[i * n + l] * b[l * m + j];
+            qb[i * m + j] = acc;
+        }
+    for (int i = n - 1; i >= 0; i--) {
+        const float den = r[i * n + i];
+        if ((double)fabsf(den) < SPEED_EIG_EPS) return -1;
+        for (int j = 0; j < m; j++) {
+            float t = qb[i * m + j];
+            for (int l = i + 1; l < n; l++) t -= x[l * m + j] * r[i * n + l];
+            x[i * m + j] = t / den;
+        }
+    }
+    return 0;
+}
+
+/* Scratch floats speed_solve needs. */
+#define SPEED_SOLVE_SCRATCH(n) (2 * (n) * (n) + SPEED_QR_SCRATCH(n))
+
+/* ------------------------------------------------------------------------ */
+/* Statistics of one image                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* Block grid of an operating image of ow x oh samples (see speed_grid()). */
+typedef struct SpeedGrid {
+    int ow, oh;       /* operating image */
+    int tw, th;       /* truncated to multiples of the block side */
+    int nbh, nbv, nb; /* blocks across, down, in all */
+    int subw, subh;   /* placements of a block: tw - 4, th - 4 */
+} SpeedGrid;
+
+TVMAF_HD SpeedGrid speed_grid(int ow, int oh)
+{
+    SpeedGrid g;
+    g.ow = ow;
+    g.oh = oh;
+    g.tw = ow / SPEED_BLOCK * SPEED_BLOCK;
+    g.th = oh / SPEED_BLOCK * SPEED_BLOCK;
+    g.nbh = g.tw / SPEED_BLOCK;
+    g.nbv = g.th / SPEED_BLOCK;
+    g.nb = g.nbh * g.nbv;
+    g.subw = g.tw - SPEED_BLOCK + 1;
+    g.subh = g.th - SPEED_BLOCK + 1;
+    return g;
+}
+
+/* Mean of the subw x subh window at (r, c): a float sum row by row, divided
+ * by the (float) count. */
+TVMAF_HD float speed_window_mean(const float *img, int stride, const SpeedGrid *g, int r, int c)
+{
+    float acc = 0;
+    for (int i = 0; i < g->subh; i++) {
+        const float *row = img + (size_t)(r + i) * stride + c;
+        for (int j = 0; j < g->subw; j++) acc += row[j];
+    }
+    return acc / (float)((size_t)g->subw * (size_t)g->subh);
+}
+
+/* Covariance of the windows at (rx, cx) and (ry, cy) given their means: the
+ * products of the centred samples summed in double, divided by the count in
+ * double, rounded to float. */
+TVMAF_HD float speed_window_cov(const float *img, int stride, const SpeedGrid *g, int rx, int cx,
+                                int ry, int cy, float mean_x, float mean_y)
+{
+    const double mx = mean_x, my = mean_y;
+    double acc = 0;
+    for (int i = 0; i < g->subh; i++) {
+        const float *px = img + (size_t)(rx + i) * stride + cx;
+        const float *py = img + (size_t)(ry + i) * stride + cy;
+        for (int j = 0; j < g->subw; j++) acc += ((double)px[j] - mx) * ((double)py[j] - my);
+    }
+    return (float)(acc / (double)((size_t)g->subw * (size_t)g->subh));
+}
+
+/* The 25x25 covariance matrix of the block positions (k, symmetric) and the
+ * window means (25 floats). */
+TVMAF_HD void speed_covariance(const float *img, int stride, const SpeedGrid *g, float *k,
+                               float *means)
+{
+    for (int r = 0; r < SPEED_BLOCK; r++)
+        for (int c = 0; c < SPEED_BLOCK; c++)
+            means[r * SPEED_BLOCK + c] = speed_window_mean(img, stride, g, r, c);
+    for (int x = 0; x < SPEED_NE; x++)
+        for (int y = 0; y <= x; y++) {
+            const int rx = x / SPEED_BLOCK, cx = x % SPEED_BLOCK;
+            const int ry = y / SPEED_BLOCK, cy = y % SPEED_BLOCK;
+            const float v = speed_window_cov(img, stride, g, rx, cx, ry, cy, means[x], means[y]);
+            k[x * SPEED_NE + y] = v;
+            k[y * SPEED_NE + x] = v;
+        }
+}
+
+/* B[p][blk]: the sample at position p (row-major in the block) of block blk
+ * (row-major over the grid). */
+TVMAF_HD void speed_block_samples(const float *img, int stride, const SpeedGrid *g, float *b)
+{
+    for (int bi = 0; bi < g->nbv; bi++)
+        for (int bj = 0; bj < g->nbh; bj++) {
+            const int blk = bi * g->nbh + bj;
+            for (int r = 0; r < SPEED_BLOCK; r++)
+                for (int c = 0; c < SPEED_BLOCK; c++)
+                    b[(size_t)(r * SPEED_BLOCK + c) * g->nb + blk] =
+                        img[(size_t)(bi * SPEED_BLOCK + r) * stride + bj * SPEED_BLOCK + c];
+        }
+}
+
+/* Whether every eigenvalue is at least 1e-6 (compared in double; a NaN
+ * passes, as in the reference). */
+TVMAF_HD int speed_regular(const float *ev)
+{
+    for (int i = 0; i < SPEED_NE; i++)
+        if ((double)ev[i] < SPEED_EIG_EPS) return 0;
+    return 1;
+}
+
+/*
+ * Variance of block blk from the solution x and the samples b (both 25 x nb):
+ * the products x*b/25 in float, added from position 0 down.
+ */
+TVMAF_HD float speed_block_variance(const float *x, const float *b, int nb, int blk)
+{
+    float s = (x[blk] * b[blk]) / 25.0f;
+    for (int p = 1; p < SPEED_NE; p++) {
+        const size_t i = (size_t)p * nb + blk;
+        s += (x[i] * b[i]) / 25.0f;
+    }
+    return s;
+}
+
+/* Entropy of a block of variance s: for every eigenvalue L (negatives as 0)
+ * in order, entropy = float(entropy + (log2(L*s + sigma_nn) + log2(2 pi e))),
+ * the log argument in float, the sum in double. */
+TVMAF_HD float speed_block_entropy(const float *ev, float s, float sigma_nn)
+{
+    float h = 0;
+    for (int k = 0; k < SPEED_NE; k++) {
+        const float l = ev[k] < 0 ? 0 : ev[k];
+        h = (float)((double)h + (log2((double)(l * s + sigma_nn)) + SPEED_LOG2_2PIE));
+    }
+    return h;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Score of a pair                                                          */
+/* ------------------------------------------------------------------------ */
+
+/* Entropy below which a block counts as invisible:
+ * 25 * (log2((1 + nn_floor) * sigma_nn) + log2(2 pi e)), the product inside
+ * in float, the rest in double, rounded to float. */
+TVMAF_HD float speed_base_entropy(float sigma_nn, float nn_floor)
+{
+    return (float)((double)SPEED_NE *
+                   (log2((double)((1 + nn_floor) * sigma_nn)) + SPEED_LOG2_2PIE));
+}
+
+/*
+ * Weighted entropies of one block for speed_weight_var_mode 0..6: each side's
+ * entropy times log2(1 + a variance), that variance being the side's own (0),
+ * the reference's (1), the distorted's (2), their mean (3), the reference's
+ * for ref and the mean for dis (4), or 3:1 (5) / 1:3 (6) blends for dis.
+ * "1 + v" is float for a single variance and double for a mean or blend
+ * (formed with the double constants 2.0, 0.75, 0.25).
+ */
+TVMAF_HD void speed_weighted(int mode, float he_r, float he_d, float v_r, float v_d,
+                             float *w_r, float *w_d)
+{
+    const double lr = log2((double)(1 + v_r));
+    const double ld = log2((double)(1 + v_d));
+    switch (mode) {
+    case 0:
+        *w_r = (float)((double)he_r * lr);
+        *w_d = (float)((double)he_d * ld);
+        break;
+    case 1:
+        *w_r = (float)((double)he_r * lr);
+        *w_d = (float)((double)he_d * lr);
+        break;
+    case 2:
+        *w_r = (float)((double)he_r * ld);
+        *w_d = (float)((double)he_d * ld);
+        break;
+    case 3: {
+        const double lm = log2(1 + (double)(v_r + v_d) / 2.0);
+        *w_r = (float)((double)he_r * lm);
+        *w_d = (float)((double)he_d * lm);
+        break;
+    }
+    case 4:
+        *w_r = (float)((double)he_r * lr);
+        *w_d = (float)((double)he_d * log2(1 + (double)(v_r + v_d) / 2.0));
+        break;
+    case 5:
+        *w_r = (float)((double)he_r * lr);
+        *w_d = (float)((double)he_d * log2(1 + (0.75 * (double)v_r + 0.25 * (double)v_d)));
+        break;
+    default: /* 6 */
+        *w_r = (float)((double)he_r * lr);
+        *w_d = (float)((double)he_d * log2(1 + (0.25 * (double)v_r + 0.75 * (double)v_d)));
+        break;
+    }
+}
+
+/*
+ * Score of a pair of images from their per-block entropies and variances:
+ * the mean over blocks of |weighted ref - weighted dis| (float sum in block
+ * order, divided by the float block count); a block whose two entropies are
+ * both below the base entropy adds 0.
+ */
+TVMAF_HD float speed_score(const float *he_r, const float *v_r, const float *he_d,
+                           const float *v_d, int nb, float sigma_nn, float nn_floor, int mode)
+{
+    const float base = speed_base_entropy(sigma_nn, nn_floor);
+    float score = 0;
+    for (int i = 0; i < nb; i++) {
+        if (he_r[i] < base && he_d[i] < base) {
+            score += 0;
+            continue;
+        }
+        float w_r, w_d;
+        speed_weighted(mode, he_r[i], he_d[i], v_r[i], v_d[i], &w_r, &w_d);
+        score += fabsf(w_r - w_d);
+    }
+    return score / (float)nb;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Gaussian taps (host)                                                     */
+/* ------------------------------------------------------------------------ */
+
+#if !TVMAF_DEVICE_CODE
+
+/*
+ * Gaussian of `size` taps (odd) with deviation sd, normalised to sum 1 in
+ * float: tap i (x = i - size/2) is exp(-0.5 * x / sd * x / sd) (double, to
+ * float) divided by 1 / (sd * sqrt(2 pi)) (double, to float), in float.
+ */
+static inline void speed_gaussian(float *out, int size, float sd)
+{
+    const int half = (size - 1) / 2;
+    float sum = 0;
+    for (int i = 0; i < size; i++) {
+        const float x = (float)(i - half);
+        const float num = (float)exp(-0.5 * (double)x / (double)sd * (double)x / (double)sd);
+        const float den = (float)(1 / ((double)sd * sqrt(2 * 3.14159265358979323846)));
+        out[i] = num / den;
+        sum += out[i];
+    }
+    for (int i = 0; i < size; i++) out[i] /= sum;
+}
+
+/* Deviation of the anti-alias filter of `size` taps:
+ * sqrt(4) * size / 5 in double, rounded to float. */
+static inline float speed_antialias_sd(int size)
+{
+    return (float)(sqrt((double)SPEED_N_SCALES) * (double)size / (double)5.0f);
+}
+
+#endif /* !TVMAF_DEVICE_CODE */
+
+#endif
