@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
 
 #include "gpu/cuda/cuda_runtime.h"
 
@@ -44,6 +45,8 @@
     X(cuEventRecord)                                                                          \
     X(cuEventSynchronize)                                                                     \
     X(cuStreamWaitEvent)                                                                      \
+    X(cuMemHostRegister)                                                                      \
+    X(cuMemHostUnregister)                                                                    \
     X(cuMemcpyDtoDAsync)                                                                      \
     X(cuEventElapsedTime)                                                                     \
     X(cuMemAlloc)                                                                             \
@@ -609,6 +612,42 @@ int tvmaf_cuda_launch(CUfunction fn, unsigned grid_x, unsigned grid_y, unsigned 
     CU_CHECK(cuLaunchKernel, fn, grid_x, grid_y, grid_z, block_x, block_y, block_z,
              shared_bytes, stream, args, NULL);
     return 0;
+}
+
+/* ---- page-locked staging memory ------------------------------------------------ */
+
+/* Large page-locked buffers: anonymous memory backed by transparent huge
+ * pages where the kernel offers them, faulted in, then registered with the
+ * driver. Measured on the H200 host: 12 MB in 3.5 ms, against 6.9 ms for
+ * cuMemHostAlloc (page-locking costs per page, and a huge page is one). */
+#define HUGE_PAGE ((size_t)2 << 20)
+
+int tvmaf_cuda_stage_alloc(void **ptr, size_t size)
+{
+    *ptr = NULL;
+    const size_t len = (size + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+    void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return fail(-ENOMEM, "mmap of a staging buffer failed");
+#ifdef MADV_HUGEPAGE
+    madvise(p, len, MADV_HUGEPAGE); /* a hint: without it the buffer still works */
+#endif
+    memset(p, 0, len);
+    COUNT(host_allocs);
+    const CUresult r = drv.cuMemHostRegister(p, len, 0);
+    if (r != CUDA_SUCCESS) {
+        munmap(p, len);
+        return cu_fail(r, CU_NAME(cuMemHostRegister));
+    }
+    *ptr = p;
+    return 0;
+}
+
+void tvmaf_cuda_stage_free(void *ptr, size_t size)
+{
+    if (!ptr) return;
+    const size_t len = (size + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+    drv.cuMemHostUnregister(ptr);
+    munmap(ptr, len);
 }
 
 /* ---- page-locked picture memory ----------------------------------------------- */

@@ -116,6 +116,11 @@ int tvmaf_cuda_launch(CUfunction fn, unsigned grid_x, unsigned grid_y, unsigned 
                       unsigned block_x, unsigned block_y, unsigned block_z,
                       unsigned shared_bytes, CUstream stream, void **args);
 
+/* Page-locked staging buffers, cheaper to create than tvmaf_cuda_host_alloc
+ * for large sizes (huge pages where available); free with the same size. */
+int tvmaf_cuda_stage_alloc(void **ptr, size_t size);
+void tvmaf_cuda_stage_free(void *ptr, size_t size);
+
 /*
  * Page-locked host memory for pictures (core/picture_pool.h): a context on
  * this backend installs it, so frames are read straight into memory the

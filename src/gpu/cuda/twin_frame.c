@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "gpu/cuda/twin_frame.h"
@@ -39,6 +40,7 @@ void tvmaf_twin_frame_free(TvmafTwinFrame *f)
     tvmaf_cuda_event_destroy(f->ready);
     tvmaf_cuda_stream_destroy(f->stream);
     tvmaf_cuda_mem_free(f->d_buf);
+    tvmaf_cuda_stage_free(f->h_stage, f->size);
     memset(f, 0, sizeof(*f));
 }
 
@@ -58,13 +60,26 @@ static int upload_picture(TvmafTwinFrame *f, const TvmafPicture *pic, const CUde
 
 int tvmaf_twin_frame_upload(TvmafTwinFrame *f, const TvmafPicture *ref, const TvmafPicture *dis)
 {
+    const TvmafHostAllocator *pinned = tvmaf_cuda_pinned_allocator();
+    const bool staged = tvmaf_picture_has_layout(ref) && tvmaf_picture_has_layout(dis) &&
+                        !(tvmaf_picture_is_pinned(ref, pinned) && tvmaf_picture_is_pinned(dis, pinned));
     int err;
-    if ((err = tvmaf_cuda_span_begin(&f->span, f->stream)) ||
-        (err = upload_picture(f, ref, f->d_ref)) ||
-        (err = upload_picture(f, dis, f->d_dis)) ||
-        (err = tvmaf_cuda_span_end(&f->span, f->stream)))
+    if (staged && !f->h_stage && (err = tvmaf_cuda_stage_alloc((void **)&f->h_stage, f->size)))
         return err;
-    return tvmaf_cuda_event_record(f->ready, f->stream);
+    if ((err = tvmaf_cuda_span_begin(&f->span, f->stream))) return err;
+    if (staged) {
+        /* the staging buffer is free: the frame's previous upload was waited
+         * for by every twin before the worker took this frame */
+        memcpy(f->h_stage, ref->data[0], f->copy_bytes);
+        memcpy(f->h_stage + f->copy_bytes, dis->data[0], f->copy_bytes);
+        err = tvmaf_cuda_copy_h2d(f->d_buf, f->h_stage, f->size, f->stream);
+    } else {
+        err = upload_picture(f, ref, f->d_ref);
+        if (!err) err = upload_picture(f, dis, f->d_dis);
+    }
+    if (!err) err = tvmaf_cuda_span_end(&f->span, f->stream);
+    if (!err) err = tvmaf_cuda_event_record(f->ready, f->stream);
+    return err;
 }
 
 int tvmaf_twin_frame_account(TvmafTwinFrame *f)

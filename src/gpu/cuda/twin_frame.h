@@ -6,13 +6,14 @@
  * only, when every twin in use reads luma only. Feature-independent.
  *
  * The device planes have the layout of tvmaf_picture_alloc's pictures
- * (core/picture_pool.h), so a picture goes up in one contiguous copy: its
- * luma plane, or the whole picture when the chroma is needed. Pictures of
- * another layout (built by an API user) go plane by plane. The copies are
- * made from ordinary memory by default: the driver stages them at about
- * 12 GB/s, while page-locking picture buffers costs more start-up time than
- * a short run saves (TVMAF_CUDA_PINNED=1 page-locks them, measured in
- * bench/; see context.c).
+ * (core/picture_pool.h), so a picture goes up as one contiguous block: its
+ * luma plane, or the whole picture when the chroma is needed. The worker
+ * copies both pictures' blocks into the frame's own page-locked staging
+ * buffer (allocated on the frame's first upload, by the worker, so the
+ * workers set theirs up in parallel) and sends them with one DMA. Pictures
+ * that are page-locked already (TVMAF_CUDA_PINNED=1) go straight up, and
+ * pictures of another layout (built by an API user) plane by plane from
+ * their own memory through the driver.
  *
  * Reuse: the next upload into a frame may start once every twin that waited
  * for its `ready` has finished with it; the context ensures this by running
@@ -37,6 +38,7 @@ typedef struct TvmafTwinFrame {
     CUdeviceptr d_buf;
     size_t size;
     size_t copy_bytes;       /* bytes of one picture copied: its luma, or all */
+    unsigned char *h_stage;  /* page-locked, 2 x copy_bytes */
     TvmafCudaSpan span;
 } TvmafTwinFrame;
 
