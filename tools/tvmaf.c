@@ -79,7 +79,7 @@ static void usage(FILE *f, const char *app)
         " --no_prediction/-n         features only, no model score\n"
         " --backend cpu|cuda|auto    where to run (default auto: CUDA when a GPU is usable)\n"
         " --threads N                frames scored in parallel (same bits as 1 thread; default 1,\n"
-        "                            with --backend cuda min(cores, 16) frames in flight)\n"
+        "                            with --backend cuda min(cores, 8) frames in flight)\n"
         " --subsample N              score every Nth frame\n"
         " --frame_cnt N              score at most N frames\n"
         " --frame_skip_ref N, --frame_skip_dist N  skip the first N frames of an input\n"

@@ -52,7 +52,7 @@ enum TvmafPoolMethod {
 
 typedef struct TvmafConfiguration {
     unsigned n_threads;        /* worker threads; 0 or 1: score frames on the calling thread
-                                  (0 on the CUDA backend: min(cores, 16) frames in flight) */
+                                  (0 on the CUDA backend: min(cores, 8) frames in flight) */
     unsigned n_subsample;      /* score every Nth frame; 0 or 1: every frame */
     enum TvmafBackend backend;
     enum TvmafLogLevel log_level;
