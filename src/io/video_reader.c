@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "io/video_reader.h"
 
@@ -58,6 +59,9 @@ struct TvmafVideoReader {
     unsigned char *scratch;   /* DISCARD_CHUNK bytes, allocated on first skip */
     int luma_only;            /* chroma planes are skipped, not read */
     int seekable;             /* a regular file: skipping may seek */
+    /* random access (tvmaf_reader_begin_random_access) */
+    uint64_t base;            /* file offset of the next unread frame */
+    uint64_t file_size;
 };
 
 __attribute__((format(printf, 3, 4)))
@@ -663,4 +667,79 @@ void tvmaf_reader_close(TvmafVideoReader *r)
     free(r->scratch);
     free(r->name);
     free(r);
+}
+
+/* Random access ---------------------------------------------------------- */
+
+int tvmaf_reader_begin_random_access(TvmafVideoReader *r)
+{
+    if (r->y4m || !r->seekable || (r->sample_bytes == 2 && !host_little_endian())) return 0;
+    struct stat st;
+    const off_t pos = ftello(r->f);
+    if (pos < 0 || fstat(fileno(r->f), &st)) return 0;
+    /* bytes peeked at open belong to the next frame */
+    r->base = (uint64_t)pos - (r->pend_len - r->pend_pos);
+    r->file_size = (uint64_t)st.st_size;
+    return 1;
+}
+
+/* pread until n bytes or the end of the file; returns how many it got. */
+static size_t pread_full(int fd, unsigned char *d, size_t n, uint64_t off)
+{
+    size_t got = 0;
+    while (got < n) {
+        const ssize_t k = pread(fd, d + got, n - got, (off_t)(off + got));
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) break;
+        got += (size_t)k;
+    }
+    return got;
+}
+
+int tvmaf_reader_read_at(TvmafVideoReader *r, uint64_t k, TvmafPicture *pic, char *msg,
+                         size_t msg_len)
+{
+    clear_msg(msg, msg_len);
+    memset(pic, 0, sizeof(*pic));
+    const uint64_t start = r->base + k * r->frame_bytes;
+    if (start >= r->file_size) return 0;
+    const uint64_t frame_no = r->frame_no + k;
+    if (start + r->frame_bytes > r->file_size) {
+        set_msg(msg, msg_len, "Raw input %s is truncated: frame %llu has %llu of its %llu bytes.",
+                r->name, (unsigned long long)frame_no,
+                (unsigned long long)(r->file_size - start), (unsigned long long)r->frame_bytes);
+        return -EIO;
+    }
+    int rc = tvmaf_picture_alloc(pic, r->fmt.pix_fmt, r->fmt.bpc, r->fmt.w, r->fmt.h);
+    if (rc) {
+        set_msg(msg, msg_len, "Cannot allocate a %ux%u %u-bit %s picture for %s.",
+                r->fmt.w, r->fmt.h, r->fmt.bpc, pix_fmt_name(r->fmt.pix_fmt), r->name);
+        memset(pic, 0, sizeof(*pic));
+        return rc;
+    }
+    uint64_t off = start;
+    const unsigned planes = r->luma_only ? 1 : r->nplanes;
+    for (unsigned p = 0; p < planes; p++) {
+        unsigned char *d = pic->data[p];
+        const size_t row = (size_t)r->pw[p] * r->sample_bytes, rows = r->ph[p];
+        const size_t stride = (size_t)pic->stride[p];
+        const size_t got = pread_full(fileno(r->f), d, row * rows, off);
+        if (got < row * rows) {
+            /* the file shrank since the reading began */
+            int e = errno;
+            set_msg(msg, msg_len, "Cannot read frame %llu of %s: %s.",
+                    (unsigned long long)frame_no, r->name,
+                    got || !e ? "the file is shorter than when it was opened" : strerror(e));
+            tvmaf_picture_unref(pic);
+            memset(pic, 0, sizeof(*pic));
+            return -EIO;
+        }
+        if (stride != row)
+            for (size_t y = rows; y-- > 0;) {
+                if (y) memmove(d + y * stride, d + y * row, row);
+                memset(d + y * stride + row, 0, stride - row);
+            }
+        off += row * rows;
+    }
+    return 1;
 }

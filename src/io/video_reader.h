@@ -11,6 +11,7 @@
 #define TVMAF_IO_VIDEO_READER_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "tvmaf/tvmaf.h"
 
@@ -62,6 +63,19 @@ int tvmaf_reader_read(TvmafVideoReader *r, TvmafPicture *pic,
  * convention, 1 = all skipped (also for n == 0). */
 int tvmaf_reader_skip(TvmafVideoReader *r, unsigned n,
                       char *msg, size_t msg_len);
+
+/*
+ * Random access for raw YUV in a regular file (frames of a fixed size): from
+ * the frame the reader would read next on, frame k (0 = that frame) can be
+ * read by any thread at any time with tvmaf_reader_read_at, which
+ * returns as tvmaf_reader_read does (0 past the last frame, -EIO with the
+ * truncation message for a partial last frame) and honours luma_only.
+ * begin returns 1 when the input allows it (else use tvmaf_reader_read);
+ * the sequential functions must not be used afterwards.
+ */
+int tvmaf_reader_begin_random_access(TvmafVideoReader *r);
+int tvmaf_reader_read_at(TvmafVideoReader *r, uint64_t k, TvmafPicture *pic, char *msg,
+                         size_t msg_len);
 
 /* Closes the file (never stdin) and frees the reader; NULL is a no-op. */
 void tvmaf_reader_close(TvmafVideoReader *r);
