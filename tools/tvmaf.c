@@ -112,17 +112,6 @@ static int parse_uint(const char *app, const char *opt, const char *s, unsigned 
 
 #define MAX_FEATURES 64
 
-static const char *layout_name(enum TvmafPixelFormat f)
-{
-    switch (f) {
-    case TVMAF_PIX_FMT_YUV420P: return "4:2:0";
-    case TVMAF_PIX_FMT_YUV422P: return "4:2:2";
-    case TVMAF_PIX_FMT_YUV444P: return "4:4:4";
-    case TVMAF_PIX_FMT_YUV400P: return "4:0:0";
-    default: return "unknown";
-    }
-}
-
 /* Whether `path` can be created or overwritten, checked before any work. */
 static int writable(const char *path)
 {
@@ -395,8 +384,8 @@ int main(int argc, char **argv)
     const TvmafVideoFormat *fr = tvmaf_reader_format(rd_ref), *fd = tvmaf_reader_format(rd_dis);
     if (fr->w != fd->w || fr->h != fd->h || fr->pix_fmt != fd->pix_fmt || fr->bpc != fd->bpc) {
         fprintf(stderr, "%s: reference (%ux%u %s %u-bit) and distorted (%ux%u %s %u-bit) "
-                "differ in size or format\n", app, fr->w, fr->h, layout_name(fr->pix_fmt), fr->bpc,
-                fd->w, fd->h, layout_name(fd->pix_fmt), fd->bpc);
+                "differ in size or format\n", app, fr->w, fr->h, tvmaf_pix_fmt_name(fr->pix_fmt), fr->bpc,
+                fd->w, fd->h, tvmaf_pix_fmt_name(fd->pix_fmt), fd->bpc);
         goto end;
     }
 

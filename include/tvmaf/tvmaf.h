@@ -73,6 +73,9 @@ typedef struct TvmafPicture {
     void *priv; /* owned by the library */
 } TvmafPicture;
 
+/* "4:2:0", "4:2:2", "4:4:4", "4:0:0" or "unknown", for messages. */
+const char *tvmaf_pix_fmt_name(enum TvmafPixelFormat fmt);
+
 /* Plane sizes of a format; returns -EINVAL for a bad format or size. */
 int tvmaf_plane_dims(enum TvmafPixelFormat fmt, unsigned w, unsigned h,
                      unsigned pw[3], unsigned ph[3]);

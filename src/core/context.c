@@ -349,17 +349,6 @@ const char *tvmaf_feature_backend(const TvmafContext *ctx, const char *name)
     return NULL;
 }
 
-static const char *fmt_name(enum TvmafPixelFormat f)
-{
-    switch (f) {
-    case TVMAF_PIX_FMT_YUV420P: return "4:2:0";
-    case TVMAF_PIX_FMT_YUV422P: return "4:2:2";
-    case TVMAF_PIX_FMT_YUV444P: return "4:4:4";
-    case TVMAF_PIX_FMT_YUV400P: return "4:0:0";
-    default: return "unknown";
-    }
-}
-
 #if TVMAF_HAVE_CUDA
 /* The per-worker device frames, when a twin runs: luma only when every twin
  * in use reads luma only. */
@@ -465,7 +454,7 @@ static int start(TvmafContext *ctx, const TvmafPicture *ref)
                 if (!msg[0])
                     snprintf(msg, sizeof(msg), "feature \"%s\" cannot score %ux%u %s "
                              "%u-bit input", s->name, ctx->vi.w, ctx->vi.h,
-                             fmt_name(ctx->vi.pix_fmt), ctx->vi.bpc);
+                             tvmaf_pix_fmt_name(ctx->vi.pix_fmt), ctx->vi.bpc);
                 set_error(ctx, err, "%s", msg);
                 return err;
             }
@@ -615,8 +604,8 @@ int tvmaf_read_pictures(TvmafContext *ctx, TvmafPicture *ref, TvmafPicture *dis,
     if (ref->w[0] != dis->w[0] || ref->h[0] != dis->h[0] || ref->pix_fmt != dis->pix_fmt ||
         ref->bpc != dis->bpc) {
         set_error(ctx, -EINVAL, "reference (%ux%u %s %u-bit) and distorted (%ux%u %s %u-bit) "
-                  "differ in size or format", ref->w[0], ref->h[0], fmt_name(ref->pix_fmt),
-                  ref->bpc, dis->w[0], dis->h[0], fmt_name(dis->pix_fmt), dis->bpc);
+                  "differ in size or format", ref->w[0], ref->h[0], tvmaf_pix_fmt_name(ref->pix_fmt),
+                  ref->bpc, dis->w[0], dis->h[0], tvmaf_pix_fmt_name(dis->pix_fmt), dis->bpc);
         err = -EINVAL;
         goto drop;
     }

@@ -120,6 +120,17 @@ bool tvmaf_picture_is_pinned(const TvmafPicture *pic, const TvmafHostAllocator *
     return pic && pic->priv && a && ((const Block *)pic->priv)->alloc == a;
 }
 
+const char *tvmaf_pix_fmt_name(enum TvmafPixelFormat f)
+{
+    switch (f) {
+    case TVMAF_PIX_FMT_YUV420P: return "4:2:0";
+    case TVMAF_PIX_FMT_YUV422P: return "4:2:2";
+    case TVMAF_PIX_FMT_YUV444P: return "4:4:4";
+    case TVMAF_PIX_FMT_YUV400P: return "4:0:0";
+    default: return "unknown";
+    }
+}
+
 int tvmaf_plane_dims(enum TvmafPixelFormat fmt, unsigned w, unsigned h,
                      unsigned pw[3], unsigned ph[3])
 {

@@ -81,17 +81,6 @@ static void note_singular(int which, const char *name, unsigned index)
 /* Shared init                                                              */
 /* ------------------------------------------------------------------------ */
 
-static const char *layout_name(enum TvmafPixelFormat f)
-{
-    switch (f) {
-    case TVMAF_PIX_FMT_YUV420P: return "4:2:0";
-    case TVMAF_PIX_FMT_YUV422P: return "4:2:2";
-    case TVMAF_PIX_FMT_YUV444P: return "4:4:4";
-    case TVMAF_PIX_FMT_YUV400P: return "4:0:0";
-    default: return "unknown";
-    }
-}
-
 /* Checks the depth and starts the pipeline on planes of pw x ph; on failure
  * writes the refusal. plane: "chroma" or "luma"; sub_x / sub_y: whether that
  * plane is subsampled across / down (for the minimum frame size). */
@@ -129,7 +118,7 @@ static int start_pipeline(SpeedPipeline *pl, const char *name, const SpeedParams
         snprintf(msg, len, "feature \"%s\" needs a frame of at least %dx%d for %s input "
                  "(its %s plane must have at least %d samples on each side%s: SpEED "
                  "decimates by %d and needs one %dx%d block); the input is %ux%u, the "
-                 "plane %dx%d", name, fw, fh, layout_name(vi->pix_fmt),
+                 "plane %dx%d", name, fw, fh, tvmaf_pix_fmt_name(vi->pix_fmt),
                  plane, n,
                  scaled, SPEED_DECIMATION, SPEED_BLOCK, SPEED_BLOCK, vi->w, vi->h, pw, ph);
         return -EINVAL;
