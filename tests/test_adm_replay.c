@@ -5,10 +5,10 @@
  * parity test confirms it on hardware.
  *
  * What is replayed, as the twin does it:
- * - the upload: each picture's luma copied at the device pitch (rows of 256
- *   bytes; the padding holds garbage); the approximation bands, the decouple
- *   and csf planes kept between frames (and scales) in buffers that start as
- *   garbage, so a value read before this frame's launch wrote it changes the
+ * - the upload: each picture's luma copied at the device pitch (the rows of
+ *   tvmaf_picture_layout, 64-byte aligned; the padding holds garbage); the
+ *   approximation bands, the decouple and csf planes kept between frames
+ *   (and scales) in buffers that start as garbage, so a value read before this frame's launch wrote it changes the
  *   result;
  * - per frame, the row accumulators zeroed, then per scale the coef launch
  *   and (unless scale 0 is skipped) the cm launch over their grids (one block
@@ -33,11 +33,12 @@
 
 #include "tvmaf/tvmaf.h"
 #include "core/options.h"
+#include "core/picture_pool.h"
 #include "feature/adm/adm_math.h"
 #include "feature/adm/adm_state.h"
 #include "feature/adm/adm_tile.h"
 
-/* adm_cuda.c's and twin_frame.c's alignment of device rows and planes */
+/* adm_cuda.c's alignment of its device planes */
 #define ROW_ALIGN 256
 #define MAX_FRAMES 4
 
@@ -114,7 +115,11 @@ static int device_alloc(Device *d, const AdmState *s)
     memset(d, 0, sizeof(*d));
     for (int k = 0; k < ADM_N_SCALES; k++)
         d->n_rows += adm_tile_scale_init(&d->f.sc[k], s, k, d->n_rows);
-    d->pitch = align_up((size_t)s->w * (s->bpc == 8 ? 1 : 2));
+    /* the frame's device copy has the pictures' layout (twin_frame.c) */
+    size_t stride[3], off[3], total;
+    if (tvmaf_picture_layout(TVMAF_PIX_FMT_YUV420P, s->bpc, s->w, s->h, stride, off, &total))
+        return -EINVAL;
+    d->pitch = stride[0];
     const size_t n0 = (size_t)s->sc[0].w * s->sc[0].h, n1 = (size_t)s->sc[1].w * s->sc[1].h;
     d->plane_bytes = align_up(2 * n0 > 4 * n1 ? 2 * n0 : 4 * n1);
     int ok = (d->ref0 = malloc(d->pitch * s->h)) && (d->dis0 = malloc(d->pitch * s->h));

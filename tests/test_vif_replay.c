@@ -5,9 +5,9 @@
  * without a GPU; the device parity test confirms it on hardware.
  *
  * What is replayed, as the twin does it:
- * - the upload: each picture's luma copied at the device pitch (rows of 256
- *   bytes; the padding holds garbage), and the decimated planes of scales
- *   1..3 kept between frames in buffers that start as garbage;
+ * - the upload: each picture's luma copied at the device pitch (the rows of
+ *   tvmaf_picture_layout, 64-byte aligned; the padding holds garbage), and
+ *   the decimated planes of scales 1..3 (rows of 256 bytes) kept between frames in buffers that start as garbage;
  * - per frame, the VifSums of the four scales zeroed, then one launch per
  *   scale over a grid of ceil(w / VIF_TILE_W) x ceil(h / VIF_TILE_H) blocks,
  *   visited in a scrambled order; each block runs the phases of vif_tile.h
@@ -37,11 +37,12 @@
 
 #include "tvmaf/tvmaf.h"
 #include "core/options.h"
+#include "core/picture_pool.h"
 #include "feature/vif/vif_math.h"
 #include "feature/vif/vif_state.h"
 #include "feature/vif/vif_tile.h"
 
-/* vif_cuda.c's and twin_frame.c's row alignment of device planes */
+/* vif_cuda.c's row alignment of its decimated planes */
 #define ROW_ALIGN 256
 #define MAX_FRAMES 4
 
@@ -130,6 +131,13 @@ static int device_alloc(Device *d, const VifParams *p)
         d->w[s] = p->w[s];
         d->h[s] = p->h[s];
         d->pitch[s] = align_row((size_t)d->w[s] * (s == 0 && p->bpc == 8 ? 1 : 2));
+        if (s == 0) { /* the frame's device copy has the pictures' layout */
+            size_t stride[3], off[3], total;
+            if (tvmaf_picture_layout(TVMAF_PIX_FMT_YUV420P, p->bpc, p->w[0], p->h[0], stride, off,
+                                     &total))
+                return -EINVAL;
+            d->pitch[0] = stride[0];
+        }
         const size_t plane = d->pitch[s] * d->h[s];
         ok &= (d->ref[s] = malloc(plane)) && (d->dis[s] = malloc(plane));
         if (ok) {
