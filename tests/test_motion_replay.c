@@ -39,7 +39,6 @@
 
 /* CUDA's limit on a grid's y dimension, as motion_cuda.c caps it. */
 #define GRID_Y_MAX 65535u
-#define ROW_ALIGN 256
 #define WARPS (MOTION_TILE / 32)
 #define POISON ((int32_t)0x7f5a5a5a)
 
@@ -263,7 +262,8 @@ static void run_case(enum TvmafPixelFormat fmt, unsigned bpc, unsigned w, unsign
     }
     Device d = { .w = w, .h = h, .bpc = bpc, .n_slots = motion_lag(&st) + 1 };
     d.row_bytes = (size_t)w * (bpc > 8 ? 2 : 1);
-    d.pitch = (d.row_bytes + ROW_ALIGN - 1) & ~(size_t)(ROW_ALIGN - 1);
+    /* the ring's rows are the frame's device copy's: the pictures' layout */
+    d.pitch = (d.row_bytes + 63) & ~(size_t)63;
     d.luma = malloc(d.pitch * h * d.n_slots);
     d.row_sad = malloc(sizeof(uint32_t) * h);
 
