@@ -654,9 +654,95 @@ static void test_pipes(void)
     buf_free(&b);
 }
 
+/* Luma only matches frame f's luma (the chroma planes are not looked at). */
+static int check_luma(const TvmafPicture *pic, unsigned bpc, unsigned f)
+{
+    for (unsigned y = 0; y < pic->h[0]; y++) {
+        const unsigned char *row = (const unsigned char *)pic->data[0] + y * pic->stride[0];
+        for (unsigned x = 0; x < pic->w[0]; x++) {
+            unsigned got = bpc > 8 ? ((const uint16_t *)row)[x] : row[x];
+            if (got != sample(f, 0, x, y, bpc)) return 1;
+        }
+    }
+    return 0;
+}
+
+/* tvmaf_reader_begin_random_access / read_at, and luma-only reading: the
+ * frames a sequential reader would return, in any order, at any offset
+ * after skipped frames; past the end 0; a partial last frame the same
+ * truncation error; luma-only reading lands on the next frame's luma. */
+static void test_random_access(void)
+{
+    static const struct { enum TvmafPixelFormat fmt; unsigned bpc, w, h; } cases[] = {
+        { TVMAF_PIX_FMT_YUV420P, 8, 7, 5 },
+        { TVMAF_PIX_FMT_YUV420P, 10, 96, 6 },
+        { TVMAF_PIX_FMT_YUV422P, 12, 9, 4 },
+        { TVMAF_PIX_FMT_YUV444P, 16, 5, 3 },
+        { TVMAF_PIX_FMT_YUV400P, 8, 3, 7 },
+    };
+    enum { N = 5 };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const enum TvmafPixelFormat fmt = cases[i].fmt;
+        const unsigned bpc = cases[i].bpc, w = cases[i].w, h = cases[i].h;
+        for (int partial = 0; partial < 2; partial++) {
+            for (int luma_only = 0; luma_only < 2; luma_only++) {
+                Buf b = { 0 };
+                for (unsigned f = 0; f < N; f++) put_frame(&b, fmt, bpc, w, h, f);
+                if (partial) buf_put(&b, b.p, 3); /* 3 bytes of a sixth frame */
+                const char *path = write_tmp(b.p, b.len);
+                TvmafVideoFormat raw = { fmt, bpc, w, h };
+                TvmafVideoReader *r = NULL;
+                char msg[512];
+                CHECK(!tvmaf_reader_open(&r, path, &raw, msg, sizeof(msg)), "%s", msg);
+                if (!r) { buf_free(&b); continue; }
+                tvmaf_reader_set_luma_only(r, luma_only);
+                CHECK(tvmaf_reader_skip(r, 1, msg, sizeof(msg)) == 1, "%s", msg);
+                CHECK(tvmaf_reader_begin_random_access(r) == 1, "case %zu", i);
+                for (int k = N - 2; k >= 0; k--) { /* backwards: any order works */
+                    TvmafPicture pic;
+                    int rc = tvmaf_reader_read_at(r, (uint64_t)k, &pic, msg, sizeof(msg));
+                    CHECK(rc == 1, "case %zu frame %d: %d %s", i, k, rc, msg);
+                    if (rc != 1) continue;
+                    CHECK(!(luma_only ? check_luma(&pic, bpc, (unsigned)k + 1)
+                                      : check_pic(&pic, fmt, bpc, w, h, (unsigned)k + 1, "read_at")),
+                          "case %zu frame %d luma_only %d", i, k, luma_only);
+                    tvmaf_picture_unref(&pic);
+                }
+                TvmafPicture pic;
+                int rc = tvmaf_reader_read_at(r, N - 1, &pic, msg, sizeof(msg));
+                if (partial)
+                    CHECK(rc == -EIO && strstr(msg, "truncated") && strstr(msg, "frame 5 has 3 of"),
+                          "case %zu: %d %s", i, rc, msg);
+                else
+                    CHECK(rc == 0, "case %zu past the end: %d %s", i, rc, msg);
+                CHECK(tvmaf_reader_read_at(r, N + 3, &pic, msg, sizeof(msg)) == 0, "case %zu", i);
+                tvmaf_reader_close(r);
+
+                /* sequential luma-only reading: every frame's luma, then the end */
+                r = NULL;
+                CHECK(!tvmaf_reader_open(&r, path, &raw, msg, sizeof(msg)), "%s", msg);
+                if (r) {
+                    tvmaf_reader_set_luma_only(r, luma_only);
+                    for (unsigned f = 0; f < N; f++) {
+                        rc = tvmaf_reader_read(r, &pic, msg, sizeof(msg));
+                        CHECK(rc == 1 && !check_luma(&pic, bpc, f), "case %zu seq frame %u: %d %s",
+                              i, f, rc, msg);
+                        if (rc == 1) tvmaf_picture_unref(&pic);
+                    }
+                    rc = tvmaf_reader_read(r, &pic, msg, sizeof(msg));
+                    CHECK(partial ? rc == -EIO : rc == 0, "case %zu seq end: %d %s", i, rc, msg);
+                    tvmaf_reader_close(r);
+                }
+                buf_free(&b);
+            }
+        }
+    }
+}
+
 int main(void)
 {
     atexit(remove_tmp);
+    test_random_access();
     test_raw_roundtrip();
     test_raw_errors();
     test_skip();
