@@ -44,6 +44,7 @@
 #include <stdint.h>
 
 #include "core/hd.h"
+#include "feature/adm/adm_csf.h"
 #include "numerics/rcpss.h"
 
 #define FADM_N_SCALES 4
@@ -312,98 +313,12 @@ enum FadmCsfMode {
 /* luminance (cd/m2) the reference evaluates its CSFs at */
 #define FADM_CSF_LUMINANCE 100.0
 
-/* display resolution, pixels per degree of visual angle (double, kept in float) */
-static inline float fadm_pixels_per_degree(double norm_view_dist, int ref_display_height)
-{
-    return norm_view_dist * ref_display_height * M_PI / 180.0;
-}
-
-/*
- * Watson, Yang, Solomon, Villasenor 1997: quantization step of luma band
- * lambda (0..3), orientation theta (1 = h/v, 2 = d), from the model of
- * formula (9) with the Y-channel parameters and the 7-9 wavelet's basis
- * amplitudes. float storage, double evaluation, as the reference.
- */
-static inline float fadm_watson_step(int lambda, int theta, double norm_view_dist,
-                                     int ref_display_height)
-{
-    static const float a = 0.495, k = 0.466, f0 = 0.401;
-    static const float g[4] = { 1.501, 1.0, 0.534, 1.0 };
-    static const float amplitude[4][4] = {
-        { 0.62171, 0.67234, 0.72709, 0.67234 },
-        { 0.34537, 0.41317, 0.49428, 0.41317 },
-        { 0.18004, 0.22727, 0.28688, 0.22727 },
-        { 0.091401, 0.11792, 0.15214, 0.11792 },
-    };
-    const float r = fadm_pixels_per_degree(norm_view_dist, ref_display_height);
-    const float lg = log10(pow(2.0, lambda + 1) * f0 * g[theta] / r);
-    const float q = 2.0 * a * pow(10.0, k * lg * lg) / amplitude[lambda][theta];
-    return q;
-}
-
-/* Barten's CSF as simplified in HDR-VDP-2: luminance-dependent gain */
-static inline float fadm_barten_lum_gain(float lum)
-{
-    static const float p5 = 30.162, p6 = 4.0627, p7 = 1.6596, p8 = 0.2712;
-    return p5 * pow(pow(p6 / lum, p7) + 1, -p8);
-}
-
-/* ... its optical modulation transfer, accumulated in float */
-static inline float fadm_barten_mtf(float freq)
-{
-    static const float a[4] = { 0.424838596301290, 0.572435103936480, 0.000167576239164937,
-                                0.00255872352306433 };
-    static const float b[4] = { 0.028, 0.37, 37, 360 };
-    float mtf = 0.0;
-    for (int i = 0; i < 4; i++) mtf = mtf + a[i] * exp(-b[i] * freq);
-    return mtf;
-}
-
-static inline float fadm_lerp(float x0, float y0, float x1, float y1, float x)
-{
-    return y0 + ((y1 - y0) / (x1 - x0)) * (x - x0);
-}
-
-static inline float fadm_barten_csf(int lambda, double norm_view_dist, int ref_display_height,
-                                    double lum, double scale)
-{
-    /* the six adaptation luminances with measured parameters, and those
-     * parameters (the first column is unused) */
-    static const float lum_at[6] = { 0.002, 0.02, 0.2, 2, 20, 150 };
-    static const float par[6][5] = {
-        { 0.0160737, 0.991265, 3.74038, 0.50722, 4.46044 },
-        { 0.383873, 0.800889, 3.54104, 0.682505, 4.94958 },
-        { 0.929301, 0.476505, 4.37453, 0.750315, 5.28678 },
-        { 1.29776, 0.405782, 4.40602, 0.935314, 5.61425 },
-        { 1.49222, 0.334278, 3.79542, 1.07327, 6.4635 },
-        { 1.46213, 0.394533, 2.7755, 1.16577, 7.45665 },
-    };
-    const float r = fadm_pixels_per_degree(norm_view_dist, ref_display_height);
-    const float freq = r / pow(2, lambda + 1);
-    const double l = lum > lum_at[5] ? lum_at[5] : (lum < lum_at[0] ? lum_at[0] : lum);
-    int lo = 0, hi = 0;
-    for (int i = 0; i < 5; i++) {
-        if (l >= lum_at[i] && l <= lum_at[i + 1]) {
-            lo = i;
-            hi = i + 1;
-            break;
-        }
-    }
-    const float x0 = log10(lum_at[lo]), x1 = log10(lum_at[hi]), x = log10(l);
-    float p[4];
-    for (int i = 0; i < 4; i++) p[i] = fadm_lerp(x0, par[lo][i + 1], x1, par[hi][i + 1], x);
-    const float ta = 1.0f + pow(p[0] * freq, p[1]);
-    const float tb = 1.0f / pow(1 - exp(-pow(freq / 7, 2)), p[2]);
-    const float ncsf = p[3] / pow(ta * tb, 0.5);
-    return ncsf * fadm_barten_mtf(freq) * fadm_barten_lum_gain(lum) * scale;
-}
-
 /* The DLM paper's CSF (Li, Zhang, Ma, Ngan 2011); diagonal bands see a
  * frequency 1/0.7 times higher (oblique effect). */
 static inline float fadm_native_csf(int lambda, double norm_view_dist, int ref_display_height,
                                     int diag)
 {
-    const float r = fadm_pixels_per_degree(norm_view_dist, ref_display_height);
+    const float r = adm_pixels_per_degree(norm_view_dist, ref_display_height);
     float freq = r / pow(2, lambda + 1);
     if (diag) freq /= 0.7;
     return (0.31 + 0.69 * freq) * exp(-0.29 * freq);
@@ -420,16 +335,16 @@ static inline void fadm_csf_weights(int mode, int lambda, double norm_view_dist,
 {
     float hv, d;
     if (mode == FADM_CSF_BARTEN) {
-        hv = fadm_barten_csf(lambda, norm_view_dist, ref_display_height, FADM_CSF_LUMINANCE,
+        hv = adm_barten_csf(lambda, norm_view_dist, ref_display_height, FADM_CSF_LUMINANCE,
                              csf_scale);
-        d = fadm_barten_csf(lambda, norm_view_dist, ref_display_height, FADM_CSF_LUMINANCE,
+        d = adm_barten_csf(lambda, norm_view_dist, ref_display_height, FADM_CSF_LUMINANCE,
                             csf_diag_scale);
     } else if (mode == FADM_CSF_ADM) {
         hv = fadm_native_csf(lambda, norm_view_dist, ref_display_height, 0);
         d = fadm_native_csf(lambda, norm_view_dist, ref_display_height, 1);
     } else {
-        hv = 1.0f / fadm_watson_step(lambda, 1, norm_view_dist, ref_display_height);
-        d = 1.0f / fadm_watson_step(lambda, 2, norm_view_dist, ref_display_height);
+        hv = 1.0f / adm_watson_step(lambda, 1, norm_view_dist, ref_display_height);
+        d = 1.0f / adm_watson_step(lambda, 2, norm_view_dist, ref_display_height);
     }
     if (f1 >= 0) hv = f1;
     if (f2 >= 0) d = f2;
