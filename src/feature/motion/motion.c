@@ -253,7 +253,7 @@ static int flush(void *priv, TvmafSink *sink)
     return tvmaf_motion_flush(&((MotionCpu *)priv)->s, sink);
 }
 
-static const char *const provided[] = {
+const char *const tvmaf_motion_provided[] = {
     "VMAF_integer_feature_motion_sad_score",
     "VMAF_integer_feature_motion_score",
     "VMAF_integer_feature_motion2_score",
@@ -271,5 +271,5 @@ const TvmafExtractor tvmaf_fex_motion = {
     .extract = extract,
     .flush = flush,
     .close = close_cpu,
-    .provided_features = provided,
+    .provided_features = tvmaf_motion_provided,
 };

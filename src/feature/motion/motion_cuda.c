@@ -140,13 +140,6 @@ static int flush(void *priv, TvmafSink *sink)
     return tvmaf_motion_flush(&((MotionCuda *)priv)->s, sink);
 }
 
-static const char *const provided[] = {
-    "VMAF_integer_feature_motion_sad_score",
-    "VMAF_integer_feature_motion_score",
-    "VMAF_integer_feature_motion2_score",
-    "VMAF_integer_feature_motion3_score",
-    NULL,
-};
 
 const TvmafExtractor tvmaf_fex_motion_cuda = {
     .name = "motion",
@@ -158,5 +151,5 @@ const TvmafExtractor tvmaf_fex_motion_cuda = {
     .extract = extract,
     .flush = flush,
     .close = close_twin,
-    .provided_features = provided,
+    .provided_features = tvmaf_motion_provided,
 };

@@ -42,6 +42,8 @@ typedef struct MotionState {
 } MotionState;
 
 extern const TvmafOption tvmaf_motion_options[];
+/* the outputs of both extractors (CPU and twin), NULL-terminated */
+extern const char *const tvmaf_motion_provided[];
 
 /* Frames between the two pictures compared: 2 with the five-frame window. */
 static inline unsigned motion_lag(const MotionState *s)
