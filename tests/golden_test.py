@@ -16,10 +16,11 @@ import argparse
 import json
 import math
 import os
-import struct
 import subprocess
 import sys
 import tempfile
+
+from golden_common import Result, bits, choose_adm_division, read_clips, same, strip_volatile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -48,50 +49,6 @@ FEATURE_KEYS = {
     'speed_temporal': ['speed_temporal'],
 }
 POOLS = ['min', 'max', 'mean', 'harmonic_mean']
-
-
-def bits(v):
-    """A value as comparable bits: None for JSON null (non-finite)."""
-    if v is None:
-        return None
-    return struct.pack('<d', float(v))
-
-
-def same(a, b):
-    return bits(a) == bits(b)
-
-
-class Result:
-    def __init__(self):
-        self.passed = 0
-        self.failed = 0
-
-    def check(self, ok, name, detail=''):
-        if ok:
-            self.passed += 1
-            print(f'ok    {name}')
-        else:
-            self.failed += 1
-            print(f'FAIL  {name}: {detail}')
-        sys.stdout.flush()
-
-
-def read_clips(shared):
-    clips = []
-    with open(os.path.join(shared, 'testdata', 'clips.tsv')) as f:
-        for line in f:
-            if not line.strip() or line.startswith('#'):
-                continue
-            c = line.rstrip('\n').split('\t')
-            clips.append(dict(name=c[0], w=int(c[2]), h=int(c[3]), frames=int(c[4]),
-                              layout=c[5], bits=int(c[6])))
-    if os.environ.get('TVMAF_TEST_QUICK') == '1':
-        # the sanitizer pass (.ci/run): the clips up to 576x324 only (every
-        # layout and depth is among them); the plain pass runs every clip
-        big = [c['name'] for c in clips if c['w'] * c['h'] > 576 * 324]
-        clips = [c for c in clips if c['w'] * c['h'] <= 576 * 324]
-        print(f"TVMAF_TEST_QUICK=1: leaving out {', '.join(big)}")
-    return clips
 
 
 def ensure_clips(shared, clip_dir):
@@ -154,33 +111,6 @@ def compare(ours, gold, keys, label, res, aggregates=False):
         res.check(False, label, 'no golden value compared')
         return
     res.check(not bad, f'{label} ({n - len(bad)}/{n} identical)', '; '.join(bad[:5]))
-
-
-def strip_volatile(text, fmt):
-    """Drops what is not to be matched: fps and the version string."""
-    out = []
-    for line in text.splitlines():
-        s = line.strip()
-        if fmt == 'json' and (s.startswith('"fps"') or s.startswith('"version"')):
-            continue
-        if fmt == 'xml' and (s.startswith('<fyi fps=') or s.startswith('<VMAF version=')):
-            continue
-        out.append(line)
-    return '\n'.join(out)
-
-
-
-def choose_adm_division(exe):
-    """float_adm divides through the processor's reciprocal estimate, as the
-    reference did on the goldens host. Where this processor's estimate is that
-    host's (equal fingerprints) its own instruction reproduces the goldens;
-    elsewhere the goldens host's table is replayed. Prints the choice."""
-    p = subprocess.run([exe, '--rcpss-fingerprint'], capture_output=True, text=True)
-    info = dict(l.split(None, 1) for l in p.stdout.splitlines() if ' ' in l)
-    mode = 'host' if info.get('host') == info.get('goldens') else 'table'
-    os.environ['TVMAF_ADM_DIV'] = mode
-    print(f"float_adm division: {mode} (this processor's RCPSS fingerprint {info.get('host')}, "
-          f"goldens host {info.get('goldens')})")
 
 
 def main():
