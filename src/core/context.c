@@ -207,12 +207,12 @@ int tvmaf_init(TvmafContext **out, const TvmafConfiguration *cfg)
     if (ctx->backend == TVMAF_BACKEND_CUDA)
         ctx->opening = !pthread_create(&ctx->opener, NULL, open_early, ctx);
     if (ctx->backend == TVMAF_BACKEND_CUDA) {
-        /* Pictures stay in ordinary memory: the driver copies them to the
-         * device at about 12 GB/s (H200 host), while page-locking a picture
-         * buffer costs 2-7 ms (3-12 MB) and the in-flight pictures of a run
-         * need dozens, which a run of a few hundred frames never earns back.
-         * TVMAF_CUDA_PINNED=1 page-locks them (DMA at about 50 GB/s), for
-         * long runs and to measure the trade. */
+        /* Pictures stay in ordinary memory and each worker copies the
+         * frame into its own page-locked staging buffer (twin_frame.c):
+         * page-locking every picture buffer costs 2-7 ms each (3-12 MB, H200
+         * host) for the dozens in flight, which a run of a few hundred frames
+         * never earns back. TVMAF_CUDA_PINNED=1 page-locks the pictures
+         * instead (uploaded straight from them), to measure the trade. */
         const char *e = getenv("TVMAF_CUDA_PINNED");
         if (e && !strcmp(e, "1")) {
             tvmaf_picture_set_allocator(tvmaf_cuda_pinned_allocator());
