@@ -123,8 +123,10 @@ void tvmaf_cuda_stage_free(void *ptr, size_t size);
 
 /*
  * Page-locked host memory for pictures (core/picture_pool.h): a context on
- * this backend installs it, so frames are read straight into memory the
- * device copies from. Each block keeps the device acquired while it lives.
+ * this backend installs it with TVMAF_CUDA_PINNED=1, so frames are read
+ * straight into memory the device copies from (by default the workers copy
+ * into their staging buffers instead). Each block keeps the device acquired
+ * while it lives.
  */
 const TvmafHostAllocator *tvmaf_cuda_pinned_allocator(void);
 /* Buffers it allocated so far and the milliseconds that took. */
