@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "core/hd.h"
+#include "numerics/float_bits.h"
 
 #define TVMAF_RCPSS_TABLE_BITS 12
 #define TVMAF_RCPSS_TABLE_LEN (1 << TVMAF_RCPSS_TABLE_BITS)
@@ -46,28 +47,6 @@ enum TvmafRcpDiv {
     TVMAF_RCP_DIV_TABLE = 1, /* a table's estimate (the model), one Newton step */
     TVMAF_RCP_DIV_IEEE = 2,  /* the IEEE quotient (the reference's non-SSE2 build) */
 };
-
-TVMAF_HD uint32_t tvmaf_f2bits(float x)
-{
-#if TVMAF_DEVICE_CODE
-    return (uint32_t)__float_as_uint(x);
-#else
-    uint32_t u;
-    memcpy(&u, &x, sizeof(u));
-    return u;
-#endif
-}
-
-TVMAF_HD float tvmaf_bits2f(uint32_t u)
-{
-#if TVMAF_DEVICE_CODE
-    return __uint_as_float(u);
-#else
-    float x;
-    memcpy(&x, &u, sizeof(x));
-    return x;
-#endif
-}
 
 /* The model's estimate for the float with bit pattern x, as a bit pattern. */
 TVMAF_HD uint32_t tvmaf_rcpss_model_bits(uint32_t x, const uint32_t *table)

@@ -43,6 +43,7 @@
 #include <string.h>
 
 #include "core/hd.h"
+#include "numerics/float_bits.h"
 
 #define FVIF_N_SCALES 4
 
@@ -197,28 +198,6 @@ TVMAF_HD void fvif_hpass(const float *f, int fw, const float *ext, float *out, i
 /* Per-pixel statistic                                                      */
 /* ------------------------------------------------------------------------ */
 
-TVMAF_HD uint32_t fvif_float_bits(float x)
-{
-#if TVMAF_DEVICE_CODE
-    return __float_as_uint(x);
-#else
-    uint32_t u;
-    memcpy(&u, &x, sizeof(u));
-    return u;
-#endif
-}
-
-TVMAF_HD float fvif_bits_float(uint32_t u)
-{
-#if TVMAF_DEVICE_CODE
-    return __uint_as_float(u);
-#else
-    float x;
-    memcpy(&x, &u, sizeof(x));
-    return x;
-#endif
-}
-
 /*
  * The reference's log2 approximation: the unbiased exponent plus a degree-8
  * polynomial (Horner, in float) of (mantissa in [1, 2)) - 1. Zero gives
@@ -229,9 +208,9 @@ TVMAF_HD float fvif_log2f(float x)
 {
     if (x == 0) return -INFINITY;
     if (x < 0) return NAN;
-    const uint32_t u = fvif_float_bits(x);
+    const uint32_t u = tvmaf_f2bits(x);
     const uint32_t exponent = (u & 0x7F800000u) >> 23;
-    const float mant = fvif_bits_float((u & 0x007FFFFFu) | 0x3F800000u);
+    const float mant = tvmaf_bits2f((u & 0x007FFFFFu) | 0x3F800000u);
     const float base = (float)((int32_t)exponent - 127);
     const float t = mant - 1.0f;
     const float poly[FVIF_LOG2_POLY_LEN] = FVIF_LOG2_POLY;
