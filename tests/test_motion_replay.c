@@ -34,6 +34,7 @@
 
 #include "tvmaf/tvmaf.h"
 #include "core/options.h"
+#include "core/picture_pool.h"
 #include "feature/motion/motion_math.h"
 #include "feature/motion/motion_state.h"
 
@@ -263,7 +264,9 @@ static void run_case(enum TvmafPixelFormat fmt, unsigned bpc, unsigned w, unsign
     Device d = { .w = w, .h = h, .bpc = bpc, .n_slots = motion_lag(&st) + 1 };
     d.row_bytes = (size_t)w * (bpc > 8 ? 2 : 1);
     /* the ring's rows are the frame's device copy's: the pictures' layout */
-    d.pitch = (d.row_bytes + 63) & ~(size_t)63;
+    size_t stride[3], off[3], total;
+    tvmaf_picture_layout(fmt, bpc, w, h, stride, off, &total);
+    d.pitch = stride[0];
     d.luma = malloc(d.pitch * h * d.n_slots);
     d.row_sad = malloc(sizeof(uint32_t) * h);
 
