@@ -24,7 +24,8 @@
 enum {
     ARG_XML = 256, ARG_JSON, ARG_CSV, ARG_SUB, ARG_THREADS, ARG_FEATURE, ARG_SUBSAMPLE,
     ARG_CPUMASK, ARG_FRAME_CNT, ARG_SKIP_REF, ARG_SKIP_DIST, ARG_BACKEND, ARG_PRECISION,
-    ARG_LIST, ARG_HELP, ARG_RCPSS,
+    ARG_LIST, ARG_HELP, ARG_RCPSS, ARG_ADM_DIV, ARG_GPU, ARG_PINNED, ARG_GPU_STATS,
+    ARG_GPU_MEM_LIMIT,
 };
 
 static const struct option long_opts[] = {
@@ -55,6 +56,11 @@ static const struct option long_opts[] = {
     { "list-features", no_argument, NULL, ARG_LIST },
     { "help", no_argument, NULL, ARG_HELP },
     { "rcpss-fingerprint", no_argument, NULL, ARG_RCPSS },
+    { "adm-div", required_argument, NULL, ARG_ADM_DIV },
+    { "gpu", required_argument, NULL, ARG_GPU },
+    { "pinned-pictures", no_argument, NULL, ARG_PINNED },
+    { "gpu-stats", no_argument, NULL, ARG_GPU_STATS },
+    { "gpu-mem-limit", required_argument, NULL, ARG_GPU_MEM_LIMIT },
     { NULL, 0, NULL, 0 },
 };
 
@@ -84,6 +90,13 @@ static void usage(FILE *f, const char *app)
         " --frame_cnt N              score at most N frames\n"
         " --frame_skip_ref N, --frame_skip_dist N  skip the first N frames of an input\n"
         " --cpumask MASK             SIMD levels to disable (accepted; all kernels are scalar)\n"
+        " --adm-div host|table|ieee  float_adm's division, for every instance (default host:\n"
+        "                            this processor's reciprocal estimate, as libvmaf here)\n"
+        "GPU backends:\n"
+        " --gpu N                    device index (default 0)\n"
+        " --pinned-pictures          read frames into page-locked memory, uploaded from there\n"
+        " --gpu-stats                print device work per frame and device times to stderr\n"
+        " --gpu-mem-limit BYTES      fail as out of memory past this much device memory\n"
         "Output:\n"
         " --output/-o PATH           write scores to PATH (- for stdout)\n"
         " --xml (default), --json, --csv, --sub  output format\n"
@@ -224,6 +237,9 @@ int main(int argc, char **argv)
     ModelArg models[MAX_MODELS];
     unsigned n_model_args = 0;
     uint64_t cpumask = 0;
+    unsigned gpu_index = 0, gpu_flags = 0;
+    unsigned long long gpu_mem_limit = 0;
+    char feature_defaults[128] = "";
 
     int c;
     opterr = 0;
@@ -280,6 +296,29 @@ int main(int argc, char **argv)
             cpumask = strtoull(optarg, &end, 0);
             if (errno || end == optarg || *end) {
                 fprintf(stderr, "%s: invalid value \"%s\" for --cpumask\n", app, optarg);
+                return 1;
+            }
+            break;
+        }
+        case ARG_ADM_DIV:
+            if (strcmp(optarg, "host") && strcmp(optarg, "table") && strcmp(optarg, "ieee") &&
+                strcmp(optarg, "auto")) {
+                fprintf(stderr, "%s: invalid value \"%s\" for --adm-div (host, table, ieee or "
+                        "auto)\n", app, optarg);
+                return 1;
+            }
+            snprintf(feature_defaults, sizeof(feature_defaults), "float_adm=adm_div=%s", optarg);
+            break;
+        case ARG_GPU: if (parse_uint(app, "--gpu", optarg, &gpu_index, 0, 1024)) return 1; break;
+        case ARG_PINNED: gpu_flags |= TVMAF_GPU_PINNED_PICTURES; break;
+        case ARG_GPU_STATS: gpu_flags |= TVMAF_GPU_STATS; break;
+        case ARG_GPU_MEM_LIMIT: {
+            char *end;
+            errno = 0;
+            gpu_mem_limit = strtoull(optarg, &end, 0);
+            if (errno || end == optarg || *end || optarg[0] == '-') {
+                fprintf(stderr, "%s: invalid value \"%s\" for --gpu-mem-limit (bytes)\n", app,
+                        optarg);
                 return 1;
             }
             break;
@@ -392,6 +431,8 @@ int main(int argc, char **argv)
     TvmafConfiguration cfg = {
         .n_threads = threads, .n_subsample = subsample, .backend = backend,
         .log_level = TVMAF_LOG_WARNING, .cpumask = cpumask,
+        .gpu_index = gpu_index, .gpu_flags = gpu_flags, .gpu_mem_limit = (size_t)gpu_mem_limit,
+        .feature_defaults = feature_defaults[0] ? feature_defaults : NULL,
     };
     if ((err = tvmaf_init(&ctx, &cfg))) {
         fprintf(stderr, "%s: %s\n", app, tvmaf_last_error(ctx));

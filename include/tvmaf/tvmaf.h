@@ -57,7 +57,25 @@ typedef struct TvmafConfiguration {
     enum TvmafBackend backend;
     enum TvmafLogLevel log_level;
     uint64_t cpumask;          /* SIMD levels to disable (libvmaf's --cpumask) */
+    /* GPU backends (ignored by the CPU backend) */
+    unsigned gpu_index;        /* device ordinal on the chosen backend (0: the first) */
+    unsigned gpu_flags;        /* TVMAF_GPU_* flags below */
+    size_t gpu_mem_limit;      /* device memory the context may allocate, in bytes (0: no
+                                  limit); an allocation past it fails as out of memory */
+    /* Option defaults for every instance of a feature, those a model registers
+     * included: "name=opt=val[:opt=val]", several separated by ';'. Options a
+     * registration names itself still win. NULL: none. Copied by tvmaf_init. */
+    const char *feature_defaults;
 } TvmafConfiguration;
+
+enum {
+    /* pictures from tvmaf_picture_alloc are page-locked and uploaded straight
+     * from there (default: ordinary memory, copied into per-worker staging) */
+    TVMAF_GPU_PINNED_PICTURES = 1u << 0,
+    /* at flush and close, print the per-frame counts of device work, each twin's
+     * device time and the start-up times to stderr */
+    TVMAF_GPU_STATS = 1u << 1,
+};
 
 /*
  * A picture: planar YUV, 8 bits in uint8_t samples, 9..16 bits in uint16_t

@@ -106,6 +106,7 @@ struct TvmafContext {
 
     int err; /* first error */
     char msg[1024];
+    char *defaults; /* cfg.feature_defaults, owned */
 
 #if TVMAF_HAVE_CUDA
     /* one device copy of the frame per worker, uploaded once for every twin */
@@ -155,6 +156,57 @@ unsigned tvmaf_context_subsample(const TvmafContext *ctx)
 
 static void *worker_main(void *arg);
 
+/* Sets an instance's options: the extractor's defaults, then the entries of
+ * cfg.feature_defaults naming `name`, then the registration's own. */
+static int parse_options(const char *defaults, const TvmafExtractor *ex, const char *name,
+                         void *priv, const char *spec, char *msg, size_t len)
+{
+    tvmaf_options_set_defaults(ex->options, priv);
+    const size_t n = strlen(name);
+    for (const char *e = defaults; e && *e;) {
+        const char *end = strchr(e, ';');
+        const size_t elen = end ? (size_t)(end - e) : strlen(e);
+        if (elen > n && !strncmp(e, name, n) && e[n] == '=') {
+            char opts[512];
+            snprintf(opts, sizeof(opts), "%.*s", (int)(elen - n - 1), e + n + 1);
+            int err = tvmaf_options_parse(ex->options, priv, opts, name, msg, len);
+            if (err) return err;
+        }
+        e = end ? end + 1 : e + elen;
+    }
+    return tvmaf_options_parse(ex->options, priv, spec, name, msg, len);
+}
+
+/* Every entry of cfg.feature_defaults names a feature and options it has. */
+static int check_defaults(TvmafContext *ctx)
+{
+    for (const char *e = ctx->defaults; e && *e;) {
+        const char *end = strchr(e, ';');
+        const size_t elen = end ? (size_t)(end - e) : strlen(e);
+        char name[128];
+        const char *eq = memchr(e, '=', elen);
+        const size_t nlen = eq ? (size_t)(eq - e) : elen;
+        snprintf(name, sizeof(name), "%.*s", (int)nlen, e);
+        const TvmafExtractor *ex = tvmaf_find_extractor(name, TVMAF_BACKEND_CPU);
+        if (!ex) {
+            snprintf(ctx->msg, sizeof(ctx->msg), "feature defaults: unknown feature \"%s\"",
+                     name);
+            return -EINVAL;
+        }
+        void *probe = calloc(1, ex->priv_size ? ex->priv_size : 1);
+        if (!probe) return -ENOMEM;
+        char msg[512] = "";
+        int err = parse_options(ctx->defaults, ex, name, probe, NULL, msg, sizeof(msg));
+        free(probe);
+        if (err) {
+            snprintf(ctx->msg, sizeof(ctx->msg), "feature defaults: %s", msg);
+            return err;
+        }
+        e = end ? end + 1 : e + elen;
+    }
+    return 0;
+}
+
 #if TVMAF_HAVE_CUDA
 static void *open_early(void *arg)
 {
@@ -181,14 +233,27 @@ int tvmaf_init(TvmafContext **out, const TvmafConfiguration *cfg)
     TvmafContext *ctx = calloc(1, sizeof(*ctx));
     if (!ctx) return -ENOMEM;
     if (cfg) ctx->cfg = *cfg;
+    ctx->cfg.feature_defaults = NULL;
+    if (cfg && cfg->feature_defaults && !(ctx->defaults = strdup(cfg->feature_defaults))) {
+        free(ctx);
+        return -ENOMEM;
+    }
     int err = tvmaf_collector_create(&ctx->collector);
-    if (err) { free(ctx); return err; }
+    if (err) { free(ctx->defaults); free(ctx); return err; }
     pthread_mutex_init(&ctx->lock, NULL);
     pthread_cond_init(&ctx->cond_job, NULL);
     pthread_cond_init(&ctx->cond_space, NULL);
     pthread_cond_init(&ctx->cond_turn, NULL);
     pthread_cond_init(&ctx->cond_idle, NULL);
 
+    if ((err = check_defaults(ctx))) {
+        *out = ctx;
+        return err;
+    }
+#if TVMAF_HAVE_CUDA
+    tvmaf_cuda_select(ctx->cfg.gpu_index);
+    tvmaf_cuda_set_mem_limit(ctx->cfg.gpu_mem_limit);
+#endif
     switch (ctx->cfg.backend) {
     case TVMAF_BACKEND_CPU: ctx->backend = TVMAF_BACKEND_CPU; break;
     case TVMAF_BACKEND_CUDA:
@@ -213,12 +278,12 @@ int tvmaf_init(TvmafContext **out, const TvmafConfiguration *cfg)
          * host) for the dozens in flight, which a run of a few hundred frames
          * never earns back. TVMAF_CUDA_PINNED=1 page-locks the pictures
          * instead (uploaded straight from them), to measure the trade. */
-        const char *e = getenv("TVMAF_CUDA_PINNED");
-        if (e && !strcmp(e, "1")) {
+        if (ctx->cfg.gpu_flags & TVMAF_GPU_PINNED_PICTURES) {
             tvmaf_picture_set_allocator(tvmaf_cuda_pinned_allocator());
             ctx->pinned = true;
         }
-        ctx->stats = tvmaf_cuda_stats_enabled();
+        ctx->stats = (ctx->cfg.gpu_flags & TVMAF_GPU_STATS) != 0;
+        tvmaf_cuda_stats_enable(ctx->stats);
         ctx->t_init = mono_ms();
     }
 #endif
@@ -290,18 +355,16 @@ int tvmaf_use_feature(TvmafContext *ctx, const char *spec)
     /* validate the options now, so a bad value fails before any frame */
     void *probe = calloc(1, ex->priv_size ? ex->priv_size : 1);
     if (!probe) { free(name); return -ENOMEM; }
-    tvmaf_options_set_defaults(ex->options, probe);
     char msg[512] = "";
-    int err = tvmaf_options_parse(ex->options, probe, opts, name, msg, sizeof(msg));
+    int err = parse_options(ctx->defaults, ex, name, probe, opts, msg, sizeof(msg));
     /* with other options, its outputs must get other names (option suffixes) */
     for (unsigned i = 0; !err && i < ctx->n_slots; i++) {
         const Slot *s = &ctx->slots[i];
         if (strcmp(s->name, name)) continue;
         void *other = calloc(1, ex->priv_size ? ex->priv_size : 1);
         if (!other) { err = -ENOMEM; break; }
-        tvmaf_options_set_defaults(ex->options, other);
         char m2[256];
-        tvmaf_options_parse(ex->options, other, s->opt_spec, name, m2, sizeof(m2));
+        parse_options(ctx->defaults, ex, name, other, s->opt_spec, m2, sizeof(m2));
         for (unsigned k = 0; ex->provided_features && ex->provided_features[k]; k++) {
             char a[256], b[256];
             tvmaf_feature_key(a, sizeof(a), ex->provided_features[k], ex->options, probe);
@@ -444,10 +507,9 @@ static int start(TvmafContext *ctx, const TvmafPicture *ref)
         for (unsigned k = 0; k < s->n_inst; k++) {
             s->inst[k] = calloc(1, s->ex->priv_size ? s->ex->priv_size : 1);
             if (!s->inst[k]) return -ENOMEM;
-            tvmaf_options_set_defaults(s->ex->options, s->inst[k]);
             char msg[512] = "";
-            int err = tvmaf_options_parse(s->ex->options, s->inst[k], s->opt_spec,
-                                          s->name, msg, sizeof(msg));
+            int err = parse_options(ctx->defaults, s->ex, s->name, s->inst[k], s->opt_spec,
+                                    msg, sizeof(msg));
             if (!err && s->ex->init)
                 err = s->ex->init(s->inst[k], &ctx->vi, msg, sizeof(msg));
             if (err) {
@@ -739,6 +801,7 @@ void tvmaf_close(TvmafContext *ctx)
     free(ctx->workers);
     free(ctx->worker_args);
     tvmaf_collector_destroy(ctx->collector);
+    free(ctx->defaults);
     pthread_mutex_destroy(&ctx->lock);
     pthread_cond_destroy(&ctx->cond_job);
     pthread_cond_destroy(&ctx->cond_space);

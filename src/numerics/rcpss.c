@@ -132,11 +132,7 @@ int tvmaf_rcp_div_parse(const char *name)
 int tvmaf_rcp_div_resolve(const char *name, char *msg, size_t msg_len)
 {
     const char *from = "option adm_div";
-    if (!name || !*name || !strcmp(name, "auto")) {
-        const char *env = getenv("TVMAF_ADM_DIV");
-        from = env && *env ? "TVMAF_ADM_DIV" : "default";
-        name = env && *env ? env : "host";
-    }
+    if (!name || !*name || !strcmp(name, "auto")) name = "host";
     const int div = tvmaf_rcp_div_parse(name);
     if (div < 0) {
         snprintf(msg, msg_len, "feature \"float_adm\": %s is \"%s\"; expected host, table, "

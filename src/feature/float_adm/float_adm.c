@@ -13,9 +13,11 @@
  * processor family (numerics/rcpss.h). "host" uses this processor's
  * instruction (the scores libvmaf gives on this machine), "table" replays the
  * goldens host's estimates (the goldens' scores on any machine), "ieee"
- * divides (libvmaf built without SSE2). The default, "auto", takes the
- * environment variable TVMAF_ADM_DIV if it is set, else "host"; without an
- * RCPSS instruction "host" falls back to "table" (tvmaf_rcp_div_resolve).
+ * divides (libvmaf built without SSE2). The default, "auto", is "host";
+ * without an RCPSS instruction "host" falls back to "table"
+ * (tvmaf_rcp_div_resolve). A run sets the mode of every instance, those a
+ * model registers included, through TvmafConfiguration.feature_defaults
+ * (the CLI's --adm-div).
  */
 #include <errno.h>
 #include <math.h>
@@ -147,7 +149,8 @@ static const TvmafOption options[] = {
       offsetof(FloatAdm, skip_scale0), TVMAF_OPT_BOOL, { .b = false }, 0, 0, FP, "ssz" },
     { "adm_div", "division t / o: host (this processor's RCPSS reciprocal estimate plus one "
       "Newton step, as libvmaf on this machine), table (the goldens host's estimates), ieee "
-      "(plain division), auto (TVMAF_ADM_DIV if set, else host); not part of output names",
+      "(plain division), auto (host); not part of output names; the CLI's --adm-div sets it for "
+      "every instance",
       offsetof(FloatAdm, div_name), TVMAF_OPT_STRING, { .s = "auto" }, 0, 0, 0, NULL },
     { 0 },
 };

@@ -51,6 +51,7 @@
     X(cuEventElapsedTime)                                                                     \
     X(cuMemAlloc)                                                                             \
     X(cuMemFree)                                                                              \
+    X(cuMemGetAddressRange)                                                                   \
     X(cuMemHostAlloc)                                                                         \
     X(cuMemFreeHost)                                                                          \
     X(cuMemcpyHtoDAsync)                                                                      \
@@ -191,17 +192,20 @@ static int driver_ready(void)
     return 0;
 }
 
-/* Device index from TVMAF_CUDA_DEVICE (default 0), or -1 if malformed. */
+/* The device a context chose (TvmafConfiguration.gpu_index). */
+static int the_ordinal;
+
+int tvmaf_cuda_select(unsigned ordinal)
+{
+    if (ordinal > 1024)
+        return -EINVAL;
+    the_ordinal = (int)ordinal;
+    return 0;
+}
+
 static int selected_ordinal(void)
 {
-    const char *s = getenv("TVMAF_CUDA_DEVICE");
-    if (!s || !*s)
-        return 0;
-    char *end;
-    const long v = strtol(s, &end, 10);
-    if (*end || v < 0 || v > 1024)
-        return -1;
-    return (int)v;
+    return the_ordinal;
 }
 
 int tvmaf_cuda_available(void)
@@ -240,7 +244,7 @@ static int device_open(TvmafCudaDevice *d)
     CU_CHECK(cuDeviceGetCount, &count);
     const int ordinal = selected_ordinal();
     if (ordinal < 0)
-        return fail(-EINVAL, "TVMAF_CUDA_DEVICE is not a device index");
+        return fail(-EINVAL, "not a CUDA device index");
     if (ordinal >= count) {
         snprintf(last_error, sizeof(last_error), "CUDA device %d requested, %d present",
                  ordinal, count);
@@ -381,17 +385,53 @@ int tvmaf_cuda_event_elapsed_ms(float *ms, CUevent start, CUevent end)
 
 /* ---- memory ---------------------------------------------------------------- */
 
+/* Device memory allocated through this runtime, and the limit past which an
+ * allocation fails as out of memory (0: none). */
+static size_t mem_in_use, mem_limit;
+static pthread_mutex_t mem_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void tvmaf_cuda_set_mem_limit(size_t bytes)
+{
+    pthread_mutex_lock(&mem_lock);
+    mem_limit = bytes;
+    pthread_mutex_unlock(&mem_lock);
+}
+
 int tvmaf_cuda_mem_alloc(CUdeviceptr *ptr, size_t size)
 {
     COUNT(dev_allocs);
-    CU_CHECK(cuMemAlloc, ptr, size);
+    pthread_mutex_lock(&mem_lock);
+    const bool over = mem_limit && (size > mem_limit || mem_in_use > mem_limit - size);
+    if (!over) mem_in_use += size;
+    pthread_mutex_unlock(&mem_lock);
+    if (over) {
+        *ptr = 0;
+        snprintf(last_error, sizeof(last_error), "cuMemAlloc: %zu bytes would pass the device "
+                 "memory limit of %zu bytes (out of memory)", size, mem_limit);
+        return -ENOMEM;
+    }
+    const CUresult r = drv.cuMemAlloc(ptr, size);
+    if (r != CUDA_SUCCESS) {
+        pthread_mutex_lock(&mem_lock);
+        mem_in_use -= size;
+        pthread_mutex_unlock(&mem_lock);
+        return cu_fail(r, "cuMemAlloc");
+    }
     return 0;
 }
 
 int tvmaf_cuda_mem_free(CUdeviceptr ptr)
 {
-    if (ptr)
-        CU_CHECK(cuMemFree, ptr);
+    if (!ptr)
+        return 0;
+    CUdeviceptr base = 0;
+    size_t size = 0;
+    if (drv.cuMemGetAddressRange(&base, &size, ptr) != CUDA_SUCCESS)
+        size = 0;
+    CU_CHECK(cuMemFree, ptr);
+    pthread_mutex_lock(&mem_lock);
+    mem_in_use -= size < mem_in_use ? size : mem_in_use;
+    pthread_mutex_unlock(&mem_lock);
     return 0;
 }
 
@@ -722,14 +762,17 @@ static struct {
     struct { char name[48]; double ms; unsigned long long count; } e[SPAN_NAMES];
 } spans = { PTHREAD_MUTEX_INITIALIZER, -1, 0, { { "", 0, 0 } } };
 
+void tvmaf_cuda_stats_enable(int on)
+{
+    pthread_mutex_lock(&spans.lock);
+    spans.enabled = on;
+    pthread_mutex_unlock(&spans.lock);
+}
+
 int tvmaf_cuda_stats_enabled(void)
 {
     pthread_mutex_lock(&spans.lock);
-    if (spans.enabled < 0) {
-        const char *e = getenv("TVMAF_CUDA_STATS");
-        spans.enabled = e && *e && strcmp(e, "0");
-    }
-    const int on = spans.enabled;
+    const int on = spans.enabled > 0;
     pthread_mutex_unlock(&spans.lock);
     return on;
 }

@@ -81,7 +81,8 @@ int tvmaf_cuda_event_create_sync_only(CUevent *event);
 /* Work queued on `stream` after this call waits for `event`'s last record. */
 int tvmaf_cuda_stream_wait_event(CUstream stream, CUevent event);
 
-/* Device memory. */
+/* Device memory. Past the limit (0: none), an allocation fails with -ENOMEM. */
+void tvmaf_cuda_set_mem_limit(size_t bytes);
 int tvmaf_cuda_mem_alloc(CUdeviceptr *ptr, size_t size);
 int tvmaf_cuda_mem_free(CUdeviceptr ptr); /* 0 is ignored */
 
@@ -143,6 +144,9 @@ typedef struct TvmafCudaCounts {
 } TvmafCudaCounts;
 void tvmaf_cuda_counts(TvmafCudaCounts *c);
 int tvmaf_cuda_stats_enabled(void);
+void tvmaf_cuda_stats_enable(int on);
+/* The device later acquisitions open (default 0). */
+int tvmaf_cuda_select(unsigned ordinal);
 /* Milliseconds the device took to open (driver load, cuInit, primary context). */
 double tvmaf_cuda_open_ms(void);
 
