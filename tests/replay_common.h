@@ -1,0 +1,488 @@
+/*
+ * Scaffolding shared by the host replays of the CUDA twins (tests/replay/):
+ * one random generator, the fill patterns, picture helpers, the case loop,
+ * the emulated warp/block fold and the bit comparison with its report.
+ *
+ * A replay executes a twin's device decomposition on the host (per-thread
+ * work, block folds, atomics in any order, what is read back, the host's
+ * final sum) with the decomposition constants taken from the headers the
+ * kernels include, and compares the outputs bit for bit with the CPU
+ * extractor run through the public API. No GPU is needed.
+ *
+ * Header only (each replay is one executable); every function is static.
+ */
+#ifndef TVMAF_TESTS_REPLAY_COMMON_H
+#define TVMAF_TESTS_REPLAY_COMMON_H
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tvmaf/tvmaf.h"
+
+#define REPLAY_MAX_FRAMES 8
+/* lanes of a warp (the kernels' __shfl_down_sync folds) */
+#define REPLAY_WARP 32
+#define REPLAY_COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+static int replay_failures;
+static unsigned replay_cases;
+
+/* ---- failures and the report ---- */
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 1, 2)))
+#endif
+static void replay_fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("FAIL ", stdout);
+    vprintf(fmt, ap);
+    fputc('\n', stdout);
+    va_end(ap);
+    replay_failures++;
+}
+
+static int replay_same_bits(double a, double b)
+{
+    return !memcmp(&a, &b, sizeof(a));
+}
+
+/* Compares a replayed output with the CPU's, as bits. */
+static void replay_check_bits(const char *what, const char *key, unsigned frame, double cpu,
+                              double replay)
+{
+    if (!replay_same_bits(cpu, replay))
+        replay_fail("%s: %s frame %u: cpu %.17g replay %.17g", what, key, frame, cpu, replay);
+}
+
+/* The last line of every replay; the exit status. */
+static int replay_report(const char *feature)
+{
+    printf("%s replay: %u cases, %d failures\n", feature, replay_cases, replay_failures);
+    return replay_failures ? 1 : 0;
+}
+
+/* ---- the random generator (xorshift64) ---- */
+
+static uint64_t replay_rng = 0x9e3779b97f4a7c15ull;
+
+static void replay_seed(uint64_t seed)
+{
+    replay_rng = seed ? seed : 0x9e3779b97f4a7c15ull;
+}
+
+static uint32_t replay_next(void)
+{
+    replay_rng ^= replay_rng << 13;
+    replay_rng ^= replay_rng >> 7;
+    replay_rng ^= replay_rng << 17;
+    return (uint32_t)(replay_rng >> 11);
+}
+
+/* Random bytes: device memory or shared memory before anything wrote it. */
+static void replay_garbage(void *p, size_t n)
+{
+    unsigned char *b = p;
+    for (size_t i = 0; i < n; i++) b[i] = (unsigned char)replay_next();
+}
+
+/* A permutation of 0..n-1 (blocks and threads run in any order). */
+static void replay_scramble(unsigned *order, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) order[i] = i;
+    for (unsigned i = n; i > 1; i--) {
+        const unsigned j = replay_next() % i, t = order[i - 1];
+        order[i - 1] = order[j];
+        order[j] = t;
+    }
+}
+
+/* ---- the kernels' integer folds ---- */
+
+/*
+ * A block's fold of n_threads values (n_threads whole warps): each warp
+ * folds by __shfl_down_sync with offsets 16, 8, .., 1 (a lane whose source is
+ * past lane 31 gets its own value back), lane 0 keeps the warp's sum, then
+ * one thread adds the warps' sums in warp order. Modulo 2^64; a 32-bit fold
+ * is this one truncated.
+ */
+static uint64_t replay_block_fold(const uint64_t *v, unsigned n_threads)
+{
+    uint64_t total = 0;
+    for (unsigned wp = 0; wp < n_threads / REPLAY_WARP; wp++) {
+        uint64_t lane[REPLAY_WARP], old[REPLAY_WARP];
+        memcpy(lane, v + (size_t)REPLAY_WARP * wp, sizeof(lane));
+        for (unsigned o = REPLAY_WARP / 2; o > 0; o >>= 1) {
+            memcpy(old, lane, sizeof(old));
+            for (unsigned l = 0; l < REPLAY_WARP; l++)
+                lane[l] = old[l] + (l + o < REPLAY_WARP ? old[l + o] : old[l]);
+        }
+        total += lane[0];
+    }
+    return total;
+}
+
+/* ---- pictures ---- */
+
+static unsigned replay_get(const TvmafPicture *p, int pl, unsigned x, unsigned y)
+{
+    const unsigned char *row = (const unsigned char *)p->data[pl] + (size_t)y * p->stride[pl];
+    return p->bpc == 8 ? row[x] : ((const uint16_t *)(const void *)row)[x];
+}
+
+static void replay_put(TvmafPicture *p, int pl, unsigned x, unsigned y, unsigned v)
+{
+    unsigned char *row = (unsigned char *)p->data[pl] + (size_t)y * p->stride[pl];
+    if (p->bpc == 8) row[x] = (unsigned char)v;
+    else ((uint16_t *)(void *)row)[x] = (uint16_t)v;
+}
+
+static int replay_n_planes(const TvmafPicture *p)
+{
+    return p->pix_fmt == TVMAF_PIX_FMT_YUV400P ? 1 : 3;
+}
+
+/* A picture with src's format and samples (the CPU extractor takes its own). */
+static int replay_copy_picture(TvmafPicture *dst, const TvmafPicture *src)
+{
+    int err = tvmaf_picture_alloc(dst, src->pix_fmt, src->bpc, src->w[0], src->h[0]);
+    if (err) return err;
+    for (int pl = 0; pl < replay_n_planes(src); pl++) {
+        const size_t row = (size_t)src->w[pl] * (src->bpc > 8 ? 2 : 1);
+        for (unsigned y = 0; y < src->h[pl]; y++)
+            memcpy((unsigned char *)dst->data[pl] + (size_t)y * dst->stride[pl],
+                   (const unsigned char *)src->data[pl] + (size_t)y * src->stride[pl], row);
+    }
+    return 0;
+}
+
+/* ---- fill patterns ---- */
+
+typedef enum ReplayFill {
+    REPLAY_RANDOM,    /* independent random samples */
+    REPLAY_NEAR,      /* dis: ref plus noise of at most +-8 (clamped) */
+    REPLAY_SMOOTH,    /* gentle gradients, dis +-1: much below vif's noise floor */
+    REPLAY_LEVELS,    /* ref: a hash of the position; dis: a ramp through every level */
+    REPLAY_EXTREMES,  /* 0 or max at random */
+    REPLAY_CONST0,    /* both 0 */
+    REPLAY_CONSTMAX,  /* both max */
+    REPLAY_EQUAL,     /* dis = ref, random */
+    REPLAY_REF_FLAT,  /* ref mid-grey, dis random */
+    REPLAY_EDGES,     /* full-swing stripes and a checker touching every border */
+    REPLAY_INVERT,    /* dis = max - ref */
+    REPLAY_LINES,     /* lone one-pixel lines on black; dis: some moved, plus noise */
+    REPLAY_LINES_DIM, /* as lines, dis's lines dimmed */
+    REPLAY_SWEEP,     /* every level of a plane of 2^bpc samples, permuted per plane */
+    REPLAY_N_FILLS
+} ReplayFill;
+
+static const char *const replay_fill_names[REPLAY_N_FILLS] = {
+    "random", "near", "smooth", "levels", "extremes", "const0", "constmax",
+    "equal", "ref-flat", "edges", "invert", "lines", "lines-dim", "sweep",
+};
+
+/* Whether dis is derived from ref (used by replay_fill_next). */
+static int replay_fill_relative(ReplayFill f)
+{
+    return f == REPLAY_NEAR || f == REPLAY_SMOOTH || f == REPLAY_EQUAL || f == REPLAY_INVERT;
+}
+
+static unsigned replay_clamp(int v, unsigned maxv)
+{
+    return v < 0 ? 0 : v > (int)maxv ? maxv : (unsigned)v;
+}
+
+/* Sample (x, y) of plane pl (k: its raster index) of ref (*a) and dis (*b);
+ * with fixed_a, ref's sample is *a already (relative fills only). */
+static void replay_sample(ReplayFill how, unsigned bpc, int pl, unsigned x, unsigned y,
+                          unsigned k, unsigned seed, int fixed_a, unsigned *a, unsigned *b)
+{
+    const unsigned maxv = (1u << bpc) - 1;
+    unsigned ra = fixed_a ? *a : 0, rb;
+    switch (how) {
+    case REPLAY_RANDOM: ra = replay_next() & maxv; rb = replay_next() & maxv; break;
+    case REPLAY_NEAR:
+        if (!fixed_a) ra = replay_next() & maxv;
+        rb = replay_clamp((int)ra + (int)(replay_next() % 17) - 8, maxv);
+        break;
+    case REPLAY_SMOOTH:
+        if (!fixed_a) ra = (((x * 3 + y * 5 + seed * 7 + (unsigned)pl) % 256) << (bpc - 8)) & maxv;
+        rb = replay_clamp((int)ra + (int)(replay_next() % 3) - 1, maxv);
+        break;
+    case REPLAY_LEVELS:
+        ra = ((x + 1) * 2654435761u ^ (y + seed) * 40503u ^ (unsigned)pl * 97u) & maxv;
+        rb = (k + 1 + (unsigned)pl + seed) & maxv;
+        break;
+    case REPLAY_EXTREMES:
+        ra = (replay_next() & 1) ? maxv : 0;
+        rb = (replay_next() & 1) ? maxv : 0;
+        break;
+    case REPLAY_CONST0: ra = rb = 0; break;
+    case REPLAY_CONSTMAX: ra = rb = maxv; break;
+    case REPLAY_EQUAL:
+        if (!fixed_a) ra = replay_next() & maxv;
+        rb = ra;
+        break;
+    case REPLAY_REF_FLAT: ra = maxv / 2; rb = replay_next() & maxv; break;
+    case REPLAY_EDGES:
+        ra = ((x + seed) % 3 == 0) ^ ((y / (1 + seed % 2)) % 2 == 0) ? maxv : 0;
+        rb = ((x / 2 + y) % 4 < 2) ? maxv : ra;
+        break;
+    case REPLAY_INVERT:
+        if (!fixed_a) ra = replay_next() & maxv;
+        rb = maxv - ra;
+        break;
+    case REPLAY_LINES:
+    case REPLAY_LINES_DIM: {
+        /* full swing on black (adm's threshold centre exceeds 2^15 there) */
+        const int on = (x % 23 == 5 + seed % 3) || (y % 19 == 7) || (x == y + seed);
+        const int on_d = (x % 23 == 6 + seed % 3) || (y % 19 == 7) || (x == y + seed);
+        ra = on ? maxv : 0;
+        rb = on_d ? (how == REPLAY_LINES_DIM ? maxv / 2 + (replay_next() & 15) : maxv)
+                  : (replay_next() & 3);
+        rb = rb > maxv ? maxv : rb;
+        break;
+    }
+    default: /* REPLAY_SWEEP */
+        ra = (k * (pl == 1 ? 40503u : 1u) + (pl == 2 ? maxv / 3 : 0)) & maxv;
+        rb = pl == 0 ? (k * 7u) & maxv : pl == 1 ? k & maxv : maxv - (k & maxv);
+        if (pl == 1) ra = maxv - ra;
+        break;
+    }
+    *a = ra;
+    *b = rb;
+}
+
+/* Every plane of ref and dis from one fill. */
+static void replay_fill(TvmafPicture *r, TvmafPicture *d, ReplayFill how, unsigned seed)
+{
+    for (int pl = 0; pl < replay_n_planes(r); pl++)
+        for (unsigned y = 0, k = 0; y < r->h[pl]; y++)
+            for (unsigned x = 0; x < r->w[pl]; x++, k++) {
+                unsigned a, b;
+                replay_sample(how, r->bpc, pl, x, y, k, seed, 0, &a, &b);
+                replay_put(r, pl, x, y, a);
+                replay_put(d, pl, x, y, b);
+            }
+}
+
+/* A frame of a sequence: from the previous frame for a relative fill (dis of
+ * the pair whose ref is prev), else ref's pattern. prev NULL: a relative fill
+ * gives random samples. */
+static void replay_fill_next(TvmafPicture *f, const TvmafPicture *prev, ReplayFill how,
+                             unsigned seed)
+{
+    const int rel = replay_fill_relative(how);
+    if (rel && !prev) how = REPLAY_RANDOM;
+    for (int pl = 0; pl < replay_n_planes(f); pl++)
+        for (unsigned y = 0, k = 0; y < f->h[pl]; y++)
+            for (unsigned x = 0; x < f->w[pl]; x++, k++) {
+                unsigned a = rel && prev ? replay_get(prev, pl, x, y) : 0, b;
+                replay_sample(how, f->bpc, pl, x, y, k, seed, rel && prev, &a, &b);
+                replay_put(f, pl, x, y, rel && prev ? b : a);
+            }
+}
+
+/* ---- the CPU extractor through the public API ---- */
+
+/* A CPU context using `feature` with options `opts` ("" for none); NULL
+ * (and a failure) when the library refuses. */
+static TvmafContext *replay_cpu_open(const char *feature, const char *opts, const char *what)
+{
+    TvmafConfiguration cfg = { .backend = TVMAF_BACKEND_CPU };
+    TvmafContext *ctx = NULL;
+    char spec[256];
+    if (opts && opts[0]) snprintf(spec, sizeof(spec), "%s=%s", feature, opts);
+    else snprintf(spec, sizeof(spec), "%s", feature);
+    if (tvmaf_init(&ctx, &cfg) || tvmaf_use_feature(ctx, spec)) {
+        replay_fail("%s: CPU context: %s", what, ctx ? tvmaf_last_error(ctx) : "init");
+        tvmaf_close(ctx);
+        return NULL;
+    }
+    return ctx;
+}
+
+/* Feeds copies of ref and dis as frame `index`. */
+static int replay_cpu_read(TvmafContext *ctx, const TvmafPicture *ref, const TvmafPicture *dis,
+                           unsigned index, const char *what)
+{
+    TvmafPicture rc, dc;
+    if (replay_copy_picture(&rc, ref)) goto fail;
+    if (replay_copy_picture(&dc, dis)) {
+        tvmaf_picture_unref(&rc);
+        goto fail;
+    }
+    if (tvmaf_read_pictures(ctx, &rc, &dc, index)) {
+        replay_fail("%s: CPU frame %u: %s", what, index, tvmaf_last_error(ctx));
+        return -EINVAL;
+    }
+    return 0;
+fail:
+    replay_fail("%s: picture alloc", what);
+    return -ENOMEM;
+}
+
+static int replay_cpu_flush(TvmafContext *ctx, const char *what)
+{
+    if (!tvmaf_flush(ctx)) return 0;
+    replay_fail("%s: CPU flush: %s", what, tvmaf_last_error(ctx));
+    return -EINVAL;
+}
+
+/* Compares the replay's value of `key` at `frame` with the CPU's, as bits. */
+static void replay_check_key(TvmafContext *ctx, const char *key, unsigned frame, double replay,
+                             const char *what)
+{
+    double cpu;
+    if (tvmaf_feature_score_at_index(ctx, key, &cpu, frame))
+        replay_fail("%s: CPU has no %s at frame %u", what, key, frame);
+    else
+        replay_check_bits(what, key, frame, cpu, replay);
+}
+
+/* The CPU extractor refuses a zero frame of this format (it is the twin's
+ * shared setup that refused it too). */
+static void replay_check_cpu_refuses(const char *feature, const char *opts,
+                                     enum TvmafPixelFormat fmt, unsigned bpc, unsigned w,
+                                     unsigned h)
+{
+    char what[160];
+    snprintf(what, sizeof(what), "refusal %ux%u %u-bit [%s]", w, h, bpc, opts);
+    TvmafContext *ctx = replay_cpu_open(feature, opts, what);
+    TvmafPicture r, d;
+    if (!ctx) return;
+    if (tvmaf_picture_alloc(&r, fmt, bpc, w, h)) {
+        replay_fail("%s: picture alloc", what);
+        tvmaf_close(ctx);
+        return;
+    }
+    if (tvmaf_picture_alloc(&d, fmt, bpc, w, h)) {
+        tvmaf_picture_unref(&r);
+        replay_fail("%s: picture alloc", what);
+        tvmaf_close(ctx);
+        return;
+    }
+    for (int pl = 0; pl < replay_n_planes(&r); pl++) {
+        memset(r.data[pl], 0, (size_t)r.stride[pl] * r.h[pl]);
+        memset(d.data[pl], 0, (size_t)d.stride[pl] * d.h[pl]);
+    }
+    const int e1 = tvmaf_read_pictures(ctx, &r, &d, 0);
+    const int e2 = tvmaf_flush(ctx);
+    if (!e1 && !e2) replay_fail("%s: the CPU extractor scored it", what);
+    tvmaf_close(ctx);
+}
+
+/* ---- the case loop ---- */
+
+typedef struct ReplaySize {
+    unsigned w, h;
+} ReplaySize;
+
+/* One case: a sequence of n_frames pictures of one format and options. */
+typedef struct ReplayCase {
+    enum TvmafPixelFormat fmt;
+    unsigned bpc, w, h;
+    const char *opts;
+    ReplayFill fills[REPLAY_MAX_FRAMES];
+    unsigned n_frames;
+    unsigned flags; /* the replay's own (e.g. another grid) */
+    char what[256]; /* for the reports */
+} ReplayCase;
+
+/*
+ * A matrix of cases: every option set x layout x size x depth x sequence x
+ * length. Absent lists (NULL) mean: options "", the length of the sequence
+ * (n_frames, or 1).
+ */
+typedef struct ReplayMatrix {
+    const char *name;
+    const char *const *opts;
+    unsigned n_opts;
+    const enum TvmafPixelFormat *fmts;
+    unsigned n_fmts;
+    const ReplaySize *sizes;
+    unsigned n_sizes;
+    const unsigned *depths;
+    unsigned n_depths;
+    const ReplayFill (*seqs)[REPLAY_MAX_FRAMES];
+    unsigned n_seqs;
+    const unsigned *lengths;
+    unsigned n_lengths;
+    unsigned n_frames; /* without lengths: frames of every sequence */
+    unsigned flags;
+} ReplayMatrix;
+
+static const char *replay_fmt_name(enum TvmafPixelFormat f)
+{
+    return f == TVMAF_PIX_FMT_YUV420P ? "420" : f == TVMAF_PIX_FMT_YUV422P ? "422"
+         : f == TVMAF_PIX_FMT_YUV444P ? "444" : f == TVMAF_PIX_FMT_YUV400P ? "400" : "?";
+}
+
+/* Allocates ref and dis for case c, or fails the case. */
+static int replay_pictures(const ReplayCase *c, TvmafPicture *ref, TvmafPicture *dis)
+{
+    if (tvmaf_picture_alloc(ref, c->fmt, c->bpc, c->w, c->h)) goto fail;
+    if (tvmaf_picture_alloc(dis, c->fmt, c->bpc, c->w, c->h)) {
+        tvmaf_picture_unref(ref);
+        goto fail;
+    }
+    return 0;
+fail:
+    replay_fail("%s: picture alloc", c->what);
+    return -ENOMEM;
+}
+
+/* Runs every case of m; prints and returns how many. */
+static unsigned replay_matrix(const ReplayMatrix *m, void (*run)(const ReplayCase *))
+{
+    static const char *const no_opts[] = { "" };
+    const char *const *opts = m->opts ? m->opts : no_opts;
+    const unsigned n_opts = m->opts ? m->n_opts : 1;
+    const unsigned n_len = m->lengths ? m->n_lengths : 1;
+    unsigned n = 0;
+    for (unsigned o = 0; o < n_opts; o++)
+        for (unsigned f = 0; f < m->n_fmts; f++)
+            for (unsigned s = 0; s < m->n_sizes; s++)
+                for (unsigned b = 0; b < m->n_depths; b++)
+                    for (unsigned q = 0; q < m->n_seqs; q++)
+                        for (unsigned l = 0; l < n_len; l++, n++) {
+                            ReplayCase c;
+                            memset(&c, 0, sizeof(c));
+                            c.fmt = m->fmts[f];
+                            c.bpc = m->depths[b];
+                            c.w = m->sizes[s].w;
+                            c.h = m->sizes[s].h;
+                            c.opts = opts[o];
+                            c.n_frames = m->lengths ? m->lengths[l]
+                                       : m->n_frames ? m->n_frames : 1;
+                            if (c.n_frames > REPLAY_MAX_FRAMES) c.n_frames = REPLAY_MAX_FRAMES;
+                            memcpy(c.fills, m->seqs[q], sizeof(c.fills));
+                            c.flags = m->flags;
+                            snprintf(c.what, sizeof(c.what), "%s: %ux%u %u-bit %s [%s] %u "
+                                     "frame(s) from %s", m->name, c.w, c.h, c.bpc,
+                                     replay_fmt_name(c.fmt), c.opts, c.n_frames,
+                                     replay_fill_names[c.fills[0]]);
+                            run(&c);
+                        }
+    printf("%s: %u cases (%u option sets x %u layouts x %u sizes x %u depths x %u sequences"
+           " x %u lengths)\n", m->name, n, n_opts, m->n_fmts, m->n_sizes, m->n_depths,
+           m->n_seqs, n_len);
+    replay_cases += n;
+    return n;
+}
+
+/* A check outside the matrices counts as one case. */
+static void replay_count(const char *name, unsigned n)
+{
+    printf("%s: %u case(s)\n", name, n);
+    replay_cases += n;
+}
+
+#endif
