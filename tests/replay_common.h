@@ -38,7 +38,7 @@ static unsigned replay_cases;
 #if defined(__GNUC__)
 __attribute__((format(printf, 1, 2)))
 #endif
-static void replay_fail(const char *fmt, ...)
+static inline void replay_fail(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -49,13 +49,13 @@ static void replay_fail(const char *fmt, ...)
     replay_failures++;
 }
 
-static int replay_same_bits(double a, double b)
+static inline int replay_same_bits(double a, double b)
 {
     return !memcmp(&a, &b, sizeof(a));
 }
 
 /* Compares a replayed output with the CPU's, as bits. */
-static void replay_check_bits(const char *what, const char *key, unsigned frame, double cpu,
+static inline void replay_check_bits(const char *what, const char *key, unsigned frame, double cpu,
                               double replay)
 {
     if (!replay_same_bits(cpu, replay))
@@ -63,7 +63,7 @@ static void replay_check_bits(const char *what, const char *key, unsigned frame,
 }
 
 /* The last line of every replay; the exit status. */
-static int replay_report(const char *feature)
+static inline int replay_report(const char *feature)
 {
     printf("%s replay: %u cases, %d failures\n", feature, replay_cases, replay_failures);
     return replay_failures ? 1 : 0;
@@ -73,12 +73,12 @@ static int replay_report(const char *feature)
 
 static uint64_t replay_rng = 0x9e3779b97f4a7c15ull;
 
-static void replay_seed(uint64_t seed)
+static inline void replay_seed(uint64_t seed)
 {
     replay_rng = seed ? seed : 0x9e3779b97f4a7c15ull;
 }
 
-static uint32_t replay_next(void)
+static inline uint32_t replay_next(void)
 {
     replay_rng ^= replay_rng << 13;
     replay_rng ^= replay_rng >> 7;
@@ -87,14 +87,14 @@ static uint32_t replay_next(void)
 }
 
 /* Random bytes: device memory or shared memory before anything wrote it. */
-static void replay_garbage(void *p, size_t n)
+static inline void replay_garbage(void *p, size_t n)
 {
     unsigned char *b = p;
     for (size_t i = 0; i < n; i++) b[i] = (unsigned char)replay_next();
 }
 
 /* A permutation of 0..n-1 (blocks and threads run in any order). */
-static void replay_scramble(unsigned *order, unsigned n)
+static inline void replay_scramble(unsigned *order, unsigned n)
 {
     for (unsigned i = 0; i < n; i++) order[i] = i;
     for (unsigned i = n; i > 1; i--) {
@@ -113,7 +113,7 @@ static void replay_scramble(unsigned *order, unsigned n)
  * one thread adds the warps' sums in warp order. Modulo 2^64; a 32-bit fold
  * is this one truncated.
  */
-static uint64_t replay_block_fold(const uint64_t *v, unsigned n_threads)
+static inline uint64_t replay_block_fold(const uint64_t *v, unsigned n_threads)
 {
     uint64_t total = 0;
     for (unsigned wp = 0; wp < n_threads / REPLAY_WARP; wp++) {
@@ -131,26 +131,26 @@ static uint64_t replay_block_fold(const uint64_t *v, unsigned n_threads)
 
 /* ---- pictures ---- */
 
-static unsigned replay_get(const TvmafPicture *p, int pl, unsigned x, unsigned y)
+static inline unsigned replay_get(const TvmafPicture *p, int pl, unsigned x, unsigned y)
 {
     const unsigned char *row = (const unsigned char *)p->data[pl] + (size_t)y * p->stride[pl];
     return p->bpc == 8 ? row[x] : ((const uint16_t *)(const void *)row)[x];
 }
 
-static void replay_put(TvmafPicture *p, int pl, unsigned x, unsigned y, unsigned v)
+static inline void replay_put(TvmafPicture *p, int pl, unsigned x, unsigned y, unsigned v)
 {
     unsigned char *row = (unsigned char *)p->data[pl] + (size_t)y * p->stride[pl];
     if (p->bpc == 8) row[x] = (unsigned char)v;
     else ((uint16_t *)(void *)row)[x] = (uint16_t)v;
 }
 
-static int replay_n_planes(const TvmafPicture *p)
+static inline int replay_n_planes(const TvmafPicture *p)
 {
     return p->pix_fmt == TVMAF_PIX_FMT_YUV400P ? 1 : 3;
 }
 
 /* A picture with src's format and samples (the CPU extractor takes its own). */
-static int replay_copy_picture(TvmafPicture *dst, const TvmafPicture *src)
+static inline int replay_copy_picture(TvmafPicture *dst, const TvmafPicture *src)
 {
     int err = tvmaf_picture_alloc(dst, src->pix_fmt, src->bpc, src->w[0], src->h[0]);
     if (err) return err;
@@ -189,19 +189,19 @@ static const char *const replay_fill_names[REPLAY_N_FILLS] = {
 };
 
 /* Whether dis is derived from ref (used by replay_fill_next). */
-static int replay_fill_relative(ReplayFill f)
+static inline int replay_fill_relative(ReplayFill f)
 {
     return f == REPLAY_NEAR || f == REPLAY_SMOOTH || f == REPLAY_EQUAL || f == REPLAY_INVERT;
 }
 
-static unsigned replay_clamp(int v, unsigned maxv)
+static inline unsigned replay_clamp(int v, unsigned maxv)
 {
     return v < 0 ? 0 : v > (int)maxv ? maxv : (unsigned)v;
 }
 
 /* Sample (x, y) of plane pl (k: its raster index) of ref (*a) and dis (*b);
  * with fixed_a, ref's sample is *a already (relative fills only). */
-static void replay_sample(ReplayFill how, unsigned bpc, int pl, unsigned x, unsigned y,
+static inline void replay_sample(ReplayFill how, unsigned bpc, int pl, unsigned x, unsigned y,
                           unsigned k, unsigned seed, int fixed_a, unsigned *a, unsigned *b)
 {
     const unsigned maxv = (1u << bpc) - 1;
@@ -261,7 +261,7 @@ static void replay_sample(ReplayFill how, unsigned bpc, int pl, unsigned x, unsi
 }
 
 /* Every plane of ref and dis from one fill. */
-static void replay_fill(TvmafPicture *r, TvmafPicture *d, ReplayFill how, unsigned seed)
+static inline void replay_fill(TvmafPicture *r, TvmafPicture *d, ReplayFill how, unsigned seed)
 {
     for (int pl = 0; pl < replay_n_planes(r); pl++)
         for (unsigned y = 0, k = 0; y < r->h[pl]; y++)
@@ -276,7 +276,7 @@ static void replay_fill(TvmafPicture *r, TvmafPicture *d, ReplayFill how, unsign
 /* A frame of a sequence: from the previous frame for a relative fill (dis of
  * the pair whose ref is prev), else ref's pattern. prev NULL: a relative fill
  * gives random samples. */
-static void replay_fill_next(TvmafPicture *f, const TvmafPicture *prev, ReplayFill how,
+static inline void replay_fill_next(TvmafPicture *f, const TvmafPicture *prev, ReplayFill how,
                              unsigned seed)
 {
     const int rel = replay_fill_relative(how);
@@ -294,7 +294,7 @@ static void replay_fill_next(TvmafPicture *f, const TvmafPicture *prev, ReplayFi
 
 /* A CPU context using `feature` with options `opts` ("" for none); NULL
  * (and a failure) when the library refuses. */
-static TvmafContext *replay_cpu_open(const char *feature, const char *opts, const char *what)
+static inline TvmafContext *replay_cpu_open(const char *feature, const char *opts, const char *what)
 {
     TvmafConfiguration cfg = { .backend = TVMAF_BACKEND_CPU };
     TvmafContext *ctx = NULL;
@@ -310,7 +310,7 @@ static TvmafContext *replay_cpu_open(const char *feature, const char *opts, cons
 }
 
 /* Feeds copies of ref and dis as frame `index`. */
-static int replay_cpu_read(TvmafContext *ctx, const TvmafPicture *ref, const TvmafPicture *dis,
+static inline int replay_cpu_read(TvmafContext *ctx, const TvmafPicture *ref, const TvmafPicture *dis,
                            unsigned index, const char *what)
 {
     TvmafPicture rc, dc;
@@ -329,7 +329,7 @@ fail:
     return -ENOMEM;
 }
 
-static int replay_cpu_flush(TvmafContext *ctx, const char *what)
+static inline int replay_cpu_flush(TvmafContext *ctx, const char *what)
 {
     if (!tvmaf_flush(ctx)) return 0;
     replay_fail("%s: CPU flush: %s", what, tvmaf_last_error(ctx));
@@ -337,7 +337,7 @@ static int replay_cpu_flush(TvmafContext *ctx, const char *what)
 }
 
 /* Compares the replay's value of `key` at `frame` with the CPU's, as bits. */
-static void replay_check_key(TvmafContext *ctx, const char *key, unsigned frame, double replay,
+static inline void replay_check_key(TvmafContext *ctx, const char *key, unsigned frame, double replay,
                              const char *what)
 {
     double cpu;
@@ -349,7 +349,7 @@ static void replay_check_key(TvmafContext *ctx, const char *key, unsigned frame,
 
 /* The CPU extractor refuses a zero frame of this format (it is the twin's
  * shared setup that refused it too). */
-static void replay_check_cpu_refuses(const char *feature, const char *opts,
+static inline void replay_check_cpu_refuses(const char *feature, const char *opts,
                                      enum TvmafPixelFormat fmt, unsigned bpc, unsigned w,
                                      unsigned h)
 {
@@ -419,14 +419,14 @@ typedef struct ReplayMatrix {
     unsigned flags;
 } ReplayMatrix;
 
-static const char *replay_fmt_name(enum TvmafPixelFormat f)
+static inline const char *replay_fmt_name(enum TvmafPixelFormat f)
 {
     return f == TVMAF_PIX_FMT_YUV420P ? "420" : f == TVMAF_PIX_FMT_YUV422P ? "422"
          : f == TVMAF_PIX_FMT_YUV444P ? "444" : f == TVMAF_PIX_FMT_YUV400P ? "400" : "?";
 }
 
 /* Allocates ref and dis for case c, or fails the case. */
-static int replay_pictures(const ReplayCase *c, TvmafPicture *ref, TvmafPicture *dis)
+static inline int replay_pictures(const ReplayCase *c, TvmafPicture *ref, TvmafPicture *dis)
 {
     if (tvmaf_picture_alloc(ref, c->fmt, c->bpc, c->w, c->h)) goto fail;
     if (tvmaf_picture_alloc(dis, c->fmt, c->bpc, c->w, c->h)) {
@@ -440,7 +440,7 @@ fail:
 }
 
 /* Runs every case of m; prints and returns how many. */
-static unsigned replay_matrix(const ReplayMatrix *m, void (*run)(const ReplayCase *))
+static inline unsigned replay_matrix(const ReplayMatrix *m, void (*run)(const ReplayCase *))
 {
     static const char *const no_opts[] = { "" };
     const char *const *opts = m->opts ? m->opts : no_opts;
@@ -479,7 +479,7 @@ static unsigned replay_matrix(const ReplayMatrix *m, void (*run)(const ReplayCas
 }
 
 /* A check outside the matrices counts as one case. */
-static void replay_count(const char *name, unsigned n)
+static inline void replay_count(const char *name, unsigned n)
 {
     printf("%s: %u case(s)\n", name, n);
     replay_cases += n;

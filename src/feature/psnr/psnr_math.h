@@ -48,6 +48,33 @@ TVMAF_HD uint32_t psnr_sample_se(unsigned r, unsigned d)
     return e * e;
 }
 
+/*
+ * The CUDA twin's decomposition (psnr.cu; replayed by tests/replay/psnr_replay.c):
+ * one block of PSNR_THREADS threads per plane row (grid PSNR_GRID_X(h) x 1);
+ * thread t adds the squared errors of samples t, t + PSNR_THREADS, ... of its
+ * row (psnr_lane_sse_*), each warp folds its lanes by shuffles, thread 0 adds
+ * the PSNR_THREADS / 32 warp sums and adds the row into the plane's uint64
+ * total with an atomic; the host reads the three totals back.
+ */
+#define PSNR_THREADS 256
+#define PSNR_GRID_X(h) (h)
+
+/* What thread t of a row's block adds (8-bit and 9..16-bit samples). */
+TVMAF_HD uint64_t psnr_lane_sse_8(const uint8_t *ref, const uint8_t *dis, unsigned t, unsigned w)
+{
+    uint64_t s = 0;
+    for (unsigned x = t; x < w; x += PSNR_THREADS) s += psnr_sample_se(ref[x], dis[x]);
+    return s;
+}
+
+TVMAF_HD uint64_t psnr_lane_sse_16(const uint16_t *ref, const uint16_t *dis, unsigned t,
+                                   unsigned w)
+{
+    uint64_t s = 0;
+    for (unsigned x = t; x < w; x += PSNR_THREADS) s += psnr_sample_se(ref[x], dis[x]);
+    return s;
+}
+
 #if !TVMAF_DEVICE_CODE
 #include <math.h>
 
