@@ -47,6 +47,16 @@
 
 #define ADM_GRID_X(n) (((n) + ADM_THREADS - 1) / ADM_THREADS)
 
+/* The device's buffers start on ADM_PLANE_ALIGN bytes. Per frame there are
+ * ADM_N_PLANES per-coefficient planes (AdmTilePlanes: r, a, csf[2], flt[2] of
+ * each orientation), each ADM_PLANE_BYTES(n0, n1) for n0 coefficients at
+ * scale 0 (int16) and n1 at scale 1 (int32). */
+#define ADM_PLANE_ALIGN 256
+#define ADM_ALIGN_UP(n) (((size_t)(n) + ADM_PLANE_ALIGN - 1) & ~(size_t)(ADM_PLANE_ALIGN - 1))
+#define ADM_N_PLANES 18
+#define ADM_PLANE_BYTES(n0, n1) \
+    ADM_ALIGN_UP(2 * (size_t)(n0) > 4 * (size_t)(n1) ? 2 * (size_t)(n0) : 4 * (size_t)(n1))
+
 /* What every thread of a scale's launches needs. */
 typedef struct AdmTileScale {
     int k;                              /* scale */

@@ -32,7 +32,7 @@ __device__ void rows_sad(const unsigned char *prev, const unsigned char *cur, si
                          unsigned w, unsigned h, unsigned bpc, unsigned *row_sad)
 {
     // ys[s] is the vertical pass at column x0 - MOTION_RADIUS + s (mirrored)
-    __shared__ int32_t ys[MOTION_TILE + 2 * MOTION_RADIUS];
+    __shared__ int32_t ys[MOTION_TILE_SLOTS];
     __shared__ uint32_t partial[MOTION_TILE / 32];
     const unsigned x0 = blockIdx.x * MOTION_TILE;
     const unsigned t = threadIdx.x;
@@ -44,7 +44,7 @@ __device__ void rows_sad(const unsigned char *prev, const unsigned char *cur, si
             p[k] = (const T *)(prev + (size_t)rows[k] * pitch);
             c[k] = (const T *)(cur + (size_t)rows[k] * pitch);
         }
-        for (unsigned s = t; s < MOTION_TILE + 2 * MOTION_RADIUS; s += MOTION_TILE) {
+        for (unsigned s = t; s < MOTION_TILE_SLOTS; s += MOTION_TILE) {
             const int col = (int)x0 - MOTION_RADIUS + (int)s;
             // columns past w + 1 feed no output of this tile
             if (col < (int)w + MOTION_RADIUS)

@@ -156,12 +156,20 @@ TVMAF_HD uint32_t motion_hrow_sad(const int32_t *y, unsigned w)
     return sad;
 }
 
-/* The CUDA twin's decomposition (motion.cu; replayed by the host test): a
- * block of MOTION_TILE threads takes MOTION_TILE columns of one row, runs the
- * vertical pass over them and MOTION_RADIUS mirrored columns on either side,
- * then one horizontal output per thread, and adds its uint32 sum into the
- * row's uint32 (so a row wraps modulo 2^32 as motion_hrow_sad does). */
+/* The CUDA twin's decomposition (motion.cu; replayed by
+ * tests/replay/motion_replay.c): a grid of MOTION_GRID_X(w) x MOTION_GRID_Y(h)
+ * blocks of MOTION_TILE threads; block (bx, by) takes columns bx MOTION_TILE ..
+ * + MOTION_TILE - 1 of rows by, by + MOTION_GRID_Y(h), ...; per row it runs
+ * the vertical pass over those columns and MOTION_RADIUS mirrored columns on
+ * either side (MOTION_TILE_SLOTS slots of shared memory), then one horizontal
+ * output per thread, and adds its uint32 sum into the row's uint32 (so a row
+ * wraps modulo 2^32 as motion_hrow_sad does). */
 #define MOTION_TILE 256
+#define MOTION_TILE_SLOTS (MOTION_TILE + 2 * MOTION_RADIUS)
+/* CUDA's limit on a grid's y dimension: past it, blocks stride over rows */
+#define MOTION_GRID_Y_MAX 65535u
+#define MOTION_GRID_X(w) (((w) + MOTION_TILE - 1) / MOTION_TILE)
+#define MOTION_GRID_Y(h) ((h) < MOTION_GRID_Y_MAX ? (h) : MOTION_GRID_Y_MAX)
 
 /* The frame's SAD from the per-row sums. */
 TVMAF_HD uint64_t motion_sum_rows(const uint32_t *row_sad, unsigned h)

@@ -40,6 +40,11 @@
 #define VIF_TILE_W 64
 #define VIF_TILE_H 16
 #define VIF_THREADS 256
+/* The device's decimated planes of scales 1..3: rows start on this many bytes
+ * (16-bit samples, VIF_ROW_BYTES(w) bytes per row). */
+#define VIF_ROW_ALIGN 256
+#define VIF_ROW_BYTES(w) ((((size_t)(w) * sizeof(uint16_t)) + VIF_ROW_ALIGN - 1) & \
+                          ~(size_t)(VIF_ROW_ALIGN - 1))
 
 /* half the filter of scale s (17, 9, 5, 3 taps); 0 past the last scale */
 #define VIF_HALF(s) (8u >> (s))

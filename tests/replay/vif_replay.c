@@ -1,13 +1,17 @@
 /*
- * Device replay of the integer vif twin: vif_cuda.c's frame handling and
+ * Host replay of the integer vif twin: vif_cuda.c's frame handling and
  * vif.cu's launches executed on the host, compared bit for bit with the CPU
  * extractor run through the public API, over random and edge inputs. Runs
- * without a GPU; the device parity test confirms it on hardware.
+ * without a GPU; the device parity test confirms it on hardware. The
+ * decomposition (VIF_TILE_*, VIF_THREADS, VIF_GRID_*, VIF_ROW_BYTES, the
+ * phases) is vif_tile.h's, the header the kernels compile; the scaffolding
+ * (inputs, orders, folds, comparison) is tests/replay_common.h.
  *
  * What is replayed, as the twin does it:
  * - the upload: each picture's luma copied at the device pitch (the rows of
  *   tvmaf_picture_layout, 64-byte aligned; the padding holds garbage), and
- *   the decimated planes of scales 1..3 (rows of 256 bytes) kept between frames in buffers that start as garbage;
+ *   the decimated planes of scales 1..3 (rows of VIF_ROW_BYTES) kept between
+ *   frames in buffers that start as garbage;
  * - per frame, the VifSums of the four scales zeroed, then one launch per
  *   scale over a grid of ceil(w / VIF_TILE_W) x ceil(h / VIF_TILE_H) blocks,
  *   visited in a scrambled order; each block runs the phases of vif_tile.h
@@ -35,54 +39,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tvmaf/tvmaf.h"
 #include "core/options.h"
 #include "core/picture_pool.h"
 #include "feature/vif/vif_math.h"
 #include "feature/vif/vif_state.h"
 #include "feature/vif/vif_tile.h"
+#include "../replay_common.h"
 
-/* vif_cuda.c's row alignment of its decimated planes */
-#define ROW_ALIGN 256
 #define MAX_FRAMES 4
 
-static int failures;
-static uint64_t rng = 0x9b05688c2b3e6c1full;
-
-static uint32_t next(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (uint32_t)(rng >> 11);
-}
-
-static void garbage(void *p, size_t n)
-{
-    unsigned char *b = p;
-    for (size_t i = 0; i < n; i++) b[i] = (unsigned char)next();
-}
-
-static int same_bits(double a, double b)
-{
-    return !memcmp(&a, &b, sizeof(a));
-}
-
-static size_t align_row(size_t bytes)
-{
-    return (bytes + ROW_ALIGN - 1) & ~(size_t)(ROW_ALIGN - 1);
-}
-
-/* A permutation of 0..n-1 visiting in a scrambled order. */
-static void scramble(unsigned *order, unsigned n)
-{
-    for (unsigned i = 0; i < n; i++) order[i] = i;
-    for (unsigned i = n; i > 1; i--) {
-        const unsigned j = next() % i, t = order[i - 1];
-        order[i - 1] = order[j];
-        order[j] = t;
-    }
-}
+_Static_assert(VIF_THREADS % REPLAY_WARP == 0, "a block is whole warps");
 
 /* ---- the device (vif_cuda.c) ---- */
 
@@ -130,7 +96,7 @@ static int device_alloc(Device *d, const VifParams *p)
     for (unsigned s = 0; s < VIF_N_SCALES; s++) {
         d->w[s] = p->w[s];
         d->h[s] = p->h[s];
-        d->pitch[s] = align_row((size_t)d->w[s] * (s == 0 && p->bpc == 8 ? 1 : 2));
+        d->pitch[s] = VIF_ROW_BYTES(d->w[s]);
         if (s == 0) { /* the frame's device copy has the pictures' layout */
             size_t stride[3], off[3], total;
             if (tvmaf_picture_layout(TVMAF_PIX_FMT_YUV420P, p->bpc, p->w[0], p->h[0], stride, off,
@@ -141,8 +107,8 @@ static int device_alloc(Device *d, const VifParams *p)
         const size_t plane = d->pitch[s] * d->h[s];
         ok &= (d->ref[s] = malloc(plane)) && (d->dis[s] = malloc(plane));
         if (ok) {
-            garbage(d->ref[s], plane);
-            garbage(d->dis[s], plane);
+            replay_garbage(d->ref[s], plane);
+            replay_garbage(d->dis[s], plane);
         }
         ok &= (d->in_r[s] = malloc(in_len(s) * 2)) && (d->in_d[s] = malloc(in_len(s) * 2)) &&
               (d->mu1[s] = malloc(v_len(s) * 2)) && (d->mu2[s] = malloc(v_len(s) * 2)) &&
@@ -174,24 +140,9 @@ static void upload(Device *d, const TvmafPicture *ref, const TvmafPicture *dis)
 /* The kernel's fold of a block's VifSums, one field (warp_sum + the warps). */
 static uint64_t block_fold(const int64_t *v)
 {
-    int64_t partial[VIF_THREADS / 32];
-    for (unsigned wp = 0; wp < VIF_THREADS / 32; wp++) {
-        int64_t lane[32];
-        memcpy(lane, v + 32 * wp, sizeof(lane));
-        for (unsigned o = 16; o > 0; o >>= 1) {
-            int64_t old[32];
-            memcpy(old, lane, sizeof(old));
-            /* __shfl_down_sync: a lane whose source is past lane 31 gets its own value */
-            for (unsigned l = 0; l < 32; l++) {
-                const int64_t src = l + o < 32 ? old[l + o] : old[l];
-                lane[l] = (int64_t)((uint64_t)old[l] + (uint64_t)src);
-            }
-        }
-        partial[wp] = lane[0];
-    }
-    uint64_t total = 0;
-    for (unsigned k = 0; k < VIF_THREADS / 32; k++) total += (uint64_t)partial[k];
-    return total;
+    uint64_t u[VIF_THREADS];
+    for (unsigned t = 0; t < VIF_THREADS; t++) u[t] = (uint64_t)v[t];
+    return replay_block_fold(u, VIF_THREADS);
 }
 
 /* One block of scale s's launch. */
@@ -206,28 +157,28 @@ static void run_block(Device *d, const VifParams *p, unsigned s, unsigned bx, un
     const VifTileMem m = { d->in_r[s], d->in_d[s], d->mu1[s], d->mu2[s], d->xx[s], d->yy[s],
                            d->xy[s], d->dv_r[s], d->dv_d[s] };
     /* shared memory holds whatever the previous block left, or anything */
-    garbage(m.in_r, in_len(s) * 2);
-    garbage(m.in_d, in_len(s) * 2);
-    garbage(m.mu1, v_len(s) * 2);
-    garbage(m.mu2, v_len(s) * 2);
-    garbage(m.xx, v_len(s) * 4);
-    garbage(m.yy, v_len(s) * 4);
-    garbage(m.xy, v_len(s) * 4);
-    garbage(m.dv_r, dv_len(s) * 2);
-    garbage(m.dv_d, dv_len(s) * 2);
+    replay_garbage(m.in_r, in_len(s) * 2);
+    replay_garbage(m.in_d, in_len(s) * 2);
+    replay_garbage(m.mu1, v_len(s) * 2);
+    replay_garbage(m.mu2, v_len(s) * 2);
+    replay_garbage(m.xx, v_len(s) * 4);
+    replay_garbage(m.yy, v_len(s) * 4);
+    replay_garbage(m.xy, v_len(s) * 4);
+    replay_garbage(m.dv_r, dv_len(s) * 2);
+    replay_garbage(m.dv_d, dv_len(s) * 2);
 
     unsigned order[VIF_THREADS];
-    scramble(order, VIF_THREADS);
+    replay_scramble(order, VIF_THREADS);
     for (unsigned i = 0; i < VIF_THREADS; i++)
         vif_tile_load(order[i], &tl, d->ref[s], d->dis[s], d->pitch[s], &m);
     /* barrier */
-    scramble(order, VIF_THREADS);
+    replay_scramble(order, VIF_THREADS);
     for (unsigned i = 0; i < VIF_THREADS; i++) {
         if (score) vif_tile_stat_v(order[i], &tl, &m);
         if (s < last) vif_tile_down_v(order[i], &tl, &m);
     }
     /* barrier */
-    scramble(order, VIF_THREADS);
+    replay_scramble(order, VIF_THREADS);
     for (unsigned i = 0; i < VIF_THREADS; i++)
         if (s < last)
             vif_tile_down_h(order[i], &tl, &m, d->ref[s + 1], d->dis[s + 1], d->pitch[s + 1]);
@@ -260,10 +211,10 @@ static void run_frame(Device *d, const VifParams *p, const TvmafPicture *ref,
         const unsigned gx = VIF_GRID_X(d->w[s]), gy = VIF_GRID_Y(d->h[s]);
         unsigned *order = malloc(sizeof(unsigned) * gx * gy);
         if (!order) {
-            failures++;
+            replay_fail("out of memory");
             return;
         }
-        scramble(order, gx * gy);
+        replay_scramble(order, gx * gy);
         for (unsigned b = 0; b < gx * gy; b++) run_block(d, p, s, order[b] % gx, order[b] / gx);
         free(order);
     }
@@ -311,7 +262,7 @@ static void reference_scale(const Plane *r, const Plane *dd, unsigned s, const V
         const uint16_t *taps = vif_filter_taps[s];
         uint64_t *v = malloc(sizeof(uint64_t) * 5 * w);
         if (!v) {
-            failures++;
+            replay_fail("out of memory");
             return;
         }
         for (unsigned i = 0; i < h; i++) {
@@ -329,10 +280,8 @@ static void reference_scale(const Plane *r, const Plane *dd, unsigned s, const V
                 }
                 for (int q = 0; q < 5; q++) {
                     v[q * w + j] = round_shift(a[q], q < 2 ? mu_sh : sq_sh);
-                    if (v[q * w + j] >> (q < 2 ? 16 : 32)) {
-                        printf("FAIL reference: vertical value too wide\n");
-                        failures++;
-                    }
+                    if (v[q * w + j] >> (q < 2 ? 16 : 32))
+                        replay_fail("reference: vertical value too wide");
                 }
             }
             /* horizontal pass and the statistic */
@@ -370,75 +319,6 @@ static void reference_scale(const Plane *r, const Plane *dd, unsigned s, const V
         }
 }
 
-/* ---- inputs ---- */
-
-enum Fill { RANDOM, NEAR, SMOOTH, LEVELS, EXTREMES, CONST0, CONSTMAX, EQUAL, REF_FLAT, EDGES };
-static const char *fill_names[] = { "random", "near", "smooth", "levels", "extremes",
-                                    "const0", "constmax", "equal", "ref-flat", "edges" };
-
-static void put(TvmafPicture *pic, unsigned x, unsigned y, unsigned v)
-{
-    unsigned char *row = (unsigned char *)pic->data[0] + (size_t)y * pic->stride[0];
-    if (pic->bpc == 8) row[x] = (unsigned char)v;
-    else ((uint16_t *)row)[x] = (uint16_t)v;
-}
-
-static unsigned clampv(int v, unsigned maxv)
-{
-    return v < 0 ? 0 : v > (int)maxv ? maxv : (unsigned)v;
-}
-
-/* Luma of ref and dis (chroma, never read by vif, gets random values). */
-static void fill(TvmafPicture *r, TvmafPicture *d, enum Fill how, unsigned seed)
-{
-    const unsigned maxv = (1u << r->bpc) - 1, w = r->w[0], h = r->h[0];
-    for (unsigned y = 0; y < h; y++)
-        for (unsigned x = 0; x < w; x++) {
-            unsigned a, b;
-            switch (how) {
-            case RANDOM: a = next() & maxv; b = next() & maxv; break;
-            case NEAR:
-                a = next() & maxv;
-                b = clampv((int)a + (int)(next() % 17) - 8, maxv);
-                break;
-            case SMOOTH: { /* gentle gradients: many pixels below the noise floor */
-                const unsigned base = (x * 3 + y * 5 + seed * 7) % 256;
-                a = (base << (r->bpc - 8)) & maxv;
-                b = clampv((int)a + (int)(next() % 3) - 1, maxv);
-                break;
-            }
-            case LEVELS:
-                a = ((x + 1) * 2654435761u ^ (y + seed) * 40503u) & maxv;
-                b = (a * 3 / 4 + (next() & 7)) & maxv;
-                break;
-            case EXTREMES: a = (next() & 1) ? maxv : 0; b = (next() & 1) ? maxv : 0; break;
-            case CONST0: a = b = 0; break;
-            case CONSTMAX: a = b = maxv; break;
-            case EQUAL: a = b = next() & maxv; break;
-            case REF_FLAT: a = maxv / 2; b = next() & maxv; break;
-            default: /* stripes and a checker touching every border */
-                a = ((x + seed) % 3 == 0) ^ ((y / (1 + seed % 2)) % 2 == 0) ? maxv : 0;
-                b = ((x / 2 + y) % 4 < 2) ? maxv : a;
-                break;
-            }
-            put(r, x, y, a);
-            put(d, x, y, b);
-        }
-    for (int pl = 1; pl < 3; pl++)
-        for (unsigned y = 0; y < r->h[pl]; y++)
-            for (unsigned x = 0; x < r->w[pl]; x++) {
-                unsigned char *rr = (unsigned char *)r->data[pl] + (size_t)y * r->stride[pl];
-                unsigned char *dr = (unsigned char *)d->data[pl] + (size_t)y * d->stride[pl];
-                if (r->bpc == 8) {
-                    rr[x] = (unsigned char)next();
-                    dr[x] = (unsigned char)next();
-                } else {
-                    ((uint16_t *)rr)[x] = (uint16_t)(next() & maxv);
-                    ((uint16_t *)dr)[x] = (uint16_t)(next() & maxv);
-                }
-            }
-}
-
 /* ---- one case ---- */
 
 static void check_reference(const Device *d, const VifParams *p, const TvmafPicture *ref,
@@ -454,18 +334,18 @@ static void check_reference(const Device *d, const VifParams *p, const TvmafPict
             nr = img[s + 1][0] = malloc(sizeof(uint16_t) * p->w[s + 1] * p->h[s + 1]);
             nd = img[s + 1][1] = malloc(sizeof(uint16_t) * p->w[s + 1] * p->h[s + 1]);
             if (!nr || !nd) {
-                failures++;
+                replay_fail("out of memory");
                 break;
             }
         }
         reference_scale(&r, &dd, s, p, d->log2_table, &sums, nr, nd);
         if (vif_scale_scored(p, s) && memcmp(&sums, &d->sums[s], sizeof(sums))) {
-            printf("FAIL %s frame %u scale %u: sums replay %lld %lld %lld %lld, definition "
-                   "%lld %lld %lld %lld\n", what, frame, s, (long long)d->sums[s].num_log,
+            replay_fail("%s frame %u scale %u: sums replay %lld %lld %lld %lld, definition "
+                        "%lld %lld %lld %lld", what, frame, s, (long long)d->sums[s].num_log,
                    (long long)d->sums[s].den_log, (long long)d->sums[s].num_lin,
-                   (long long)d->sums[s].den_lin, (long long)sums.num_log,
-                   (long long)sums.den_log, (long long)sums.num_lin, (long long)sums.den_lin);
-            failures++;
+                        (long long)d->sums[s].den_lin, (long long)sums.num_log,
+                        (long long)sums.den_log, (long long)sums.num_lin,
+                        (long long)sums.den_lin);
         }
         if (s + 1 == VIF_N_SCALES) break;
         /* the planes of scale s + 1 on the replayed device */
@@ -477,11 +357,9 @@ static void check_reference(const Device *d, const VifParams *p, const TvmafPict
                 const uint16_t b = ((const uint16_t *)(d->dis[s + 1] + i * d->pitch[s + 1]))[j];
                 bad += a != nr[i * w2 + j] || b != nd[i * w2 + j];
             }
-        if (bad) {
-            printf("FAIL %s frame %u: %u samples of scale %u differ from the definition\n",
-                   what, frame, bad, s + 1);
-            failures++;
-        }
+        if (bad)
+            replay_fail("%s frame %u: %u samples of scale %u differ from the definition", what,
+                        frame, bad, s + 1);
         r = (Plane){ (const unsigned char *)nr, sizeof(uint16_t) * w2, 0, w2, h2 };
         dd = (Plane){ (const unsigned char *)nd, sizeof(uint16_t) * w2, 0, w2, h2 };
     }
@@ -491,83 +369,45 @@ static void check_reference(const Device *d, const VifParams *p, const TvmafPict
     }
 }
 
-static void run_case(enum TvmafPixelFormat fmt, unsigned bpc, unsigned w, unsigned h,
-                     const char *opts, const enum Fill *fills, unsigned n_frames)
+static void run_case(const ReplayCase *c)
 {
-    char what[256];
-    snprintf(what, sizeof(what), "%ux%u %u-bit fmt %d [%s] from %s", w, h, bpc, (int)fmt, opts,
-             fill_names[fills[0]]);
+    const char *what = c->what;
     char msg[512] = "";
     VifParams p;
     memset(&p, 0, sizeof(p));
     tvmaf_options_set_defaults(tvmaf_vif_options, &p);
-    const TvmafVideoInfo vi = { fmt, bpc, w, h };
-    if (tvmaf_options_parse(tvmaf_vif_options, &p, opts, "vif", msg, sizeof(msg)) ||
+    const TvmafVideoInfo vi = { c->fmt, c->bpc, c->w, c->h };
+    if (tvmaf_options_parse(tvmaf_vif_options, &p, c->opts, "vif", msg, sizeof(msg)) ||
         tvmaf_vif_setup(&p, &vi, msg, sizeof(msg))) {
-        printf("FAIL %s: setup: %s\n", what, msg);
-        failures++;
+        replay_fail("%s: setup: %s", what, msg);
         return;
     }
     Device d;
     if (device_alloc(&d, &p)) {
-        printf("FAIL %s: out of memory\n", what);
-        failures++;
+        replay_fail("%s: out of memory", what);
         return;
     }
     double values[MAX_FRAMES][VIF_N_KEYS];
     unsigned n_values = 0;
-
-    TvmafConfiguration cfg = { .backend = TVMAF_BACKEND_CPU };
-    TvmafContext *ctx = NULL;
-    char spec[256];
-    snprintf(spec, sizeof(spec), opts[0] ? "vif=%s" : "vif", opts);
-    if (tvmaf_init(&ctx, &cfg) || tvmaf_use_feature(ctx, spec)) {
-        printf("FAIL %s: CPU context: %s\n", what, ctx ? tvmaf_last_error(ctx) : "init");
-        failures++;
-        goto done;
-    }
-    for (unsigned k = 0; k < n_frames; k++) {
+    TvmafContext *ctx = replay_cpu_open("vif", c->opts, what);
+    if (!ctx) goto done;
+    for (unsigned k = 0; k < c->n_frames && k < MAX_FRAMES; k++) {
         TvmafPicture ref, dis;
-        if (tvmaf_picture_alloc(&ref, fmt, bpc, w, h)) {
-            printf("FAIL %s: picture alloc\n", what);
-            failures++;
-            goto done;
-        }
-        if (tvmaf_picture_alloc(&dis, fmt, bpc, w, h)) {
-            tvmaf_picture_unref(&ref);
-            printf("FAIL %s: picture alloc\n", what);
-            failures++;
-            goto done;
-        }
-        fill(&ref, &dis, fills[k], k);
+        if (replay_pictures(c, &ref, &dis)) goto done;
+        replay_fill(&ref, &dis, c->fills[k], k);
         /* the replayed twin (vif_cuda.c's extract) */
         run_frame(&d, &p, &ref, &dis);
         n_values = tvmaf_vif_values(&p, d.sums, values[k]);
         check_reference(&d, &p, &ref, &dis, what, k);
-        /* the CPU extractor (takes the pictures) */
-        if (tvmaf_read_pictures(ctx, &ref, &dis, k)) {
-            printf("FAIL %s: CPU frame %u: %s\n", what, k, tvmaf_last_error(ctx));
-            failures++;
-            goto done;
-        }
+        /* the CPU extractor */
+        const int err = replay_cpu_read(ctx, &ref, &dis, k, what);
+        tvmaf_picture_unref(&ref);
+        tvmaf_picture_unref(&dis);
+        if (err) goto done;
     }
-    if (tvmaf_flush(ctx)) {
-        printf("FAIL %s: CPU flush: %s\n", what, tvmaf_last_error(ctx));
-        failures++;
-        goto done;
-    }
-    for (unsigned k = 0; k < n_frames; k++)
-        for (unsigned q = 0; q < n_values; q++) {
-            double cpu;
-            if (tvmaf_feature_score_at_index(ctx, p.key[q], &cpu, k)) {
-                printf("FAIL %s: CPU has no %s at frame %u\n", what, p.key[q], k);
-                failures++;
-            } else if (!same_bits(cpu, values[k][q])) {
-                printf("FAIL %s: %s frame %u: cpu %.17g replay %.17g\n", what, p.key[q], k, cpu,
-                       values[k][q]);
-                failures++;
-            }
-        }
+    if (replay_cpu_flush(ctx, what)) goto done;
+    for (unsigned k = 0; k < c->n_frames && k < MAX_FRAMES; k++)
+        for (unsigned q = 0; q < n_values; q++) replay_check_key(ctx, p.key[q], k, values[k][q], what);
 done:
     tvmaf_close(ctx);
     device_free(&d);
@@ -587,93 +427,74 @@ static void check_refusals(void)
         const TvmafVideoInfo vi = { TVMAF_PIX_FMT_YUV420P, cases[i].bpc, cases[i].w, cases[i].h };
         char msg[256] = "";
         const int err = tvmaf_vif_setup(&p, &vi, msg, sizeof(msg));
-        if (cases[i].ok ? err != 0 : (err != -EINVAL || !strstr(msg, "vif"))) {
-            printf("FAIL refusal %ux%u %u-bit: err %d msg \"%s\"\n", cases[i].w, cases[i].h,
-                   cases[i].bpc, err, msg);
-            failures++;
-        }
+        if (cases[i].ok ? err != 0 : (err != -EINVAL || !strstr(msg, "vif")))
+            replay_fail("refusal %ux%u %u-bit: err %d msg \"%s\"", cases[i].w, cases[i].h,
+                        cases[i].bpc, err, msg);
         if (cases[i].ok || cases[i].bpc < 8 || cases[i].bpc > 16) continue;
         /* the CPU extractor refuses the same frame */
-        TvmafConfiguration cfg = { .backend = TVMAF_BACKEND_CPU };
-        TvmafContext *ctx = NULL;
-        TvmafPicture r, d;
-        if (tvmaf_init(&ctx, &cfg) || tvmaf_use_feature(ctx, "vif") ||
-            tvmaf_picture_alloc(&r, vi.pix_fmt, vi.bpc, vi.w, vi.h)) {
-            printf("FAIL refusal setup %ux%u\n", vi.w, vi.h);
-            failures++;
-            tvmaf_close(ctx);
-            continue;
-        }
-        if (tvmaf_picture_alloc(&d, vi.pix_fmt, vi.bpc, vi.w, vi.h)) {
-            tvmaf_picture_unref(&r);
-            failures++;
-            tvmaf_close(ctx);
-            continue;
-        }
-        memset(r.data[0], 0, (size_t)r.stride[0] * r.h[0]);
-        memset(d.data[0], 0, (size_t)d.stride[0] * d.h[0]);
-        const int e1 = tvmaf_read_pictures(ctx, &r, &d, 0);
-        const int e2 = tvmaf_flush(ctx);
-        if (!e1 && !e2) {
-            printf("FAIL refusal: the CPU extractor scored a %ux%u frame\n", vi.w, vi.h);
-            failures++;
-        }
-        tvmaf_close(ctx);
+        replay_check_cpu_refuses("vif", "", vi.pix_fmt, vi.bpc, vi.w, vi.h);
     }
 }
 
 int main(void)
 {
-    static const unsigned depths[] = { 8, 10, 12, 16 };
-    static const struct { unsigned w, h; } sizes[] = {
+    static const unsigned depths[] = { 8, 10, 12, 16 }, d8_16[] = { 8, 16 };
+    static const ReplaySize sizes[] = {
         { 16, 16 }, { 17, 17 }, { 177, 99 }, { 16, 40 }, { 41, 16 }, { 64, 16 }, { 65, 33 },
         { 128, 32 }, { 130, 34 }, { 23, 71 }, { 199, 18 }, { 31, 31 }, { 96, 80 },
+        { VIF_TILE_W + 1, VIF_TILE_H + 1 }, { 2 * VIF_TILE_W, 2 * VIF_TILE_H },
     };
-    static const enum Fill seqs[][MAX_FRAMES] = {
-        { RANDOM, NEAR, SMOOTH },
-        { LEVELS, EXTREMES, EDGES },
-        { CONST0, CONSTMAX, EQUAL },
-        { REF_FLAT, SMOOTH, NEAR },
+    static const ReplaySize s17[] = { { 17, 17 } }, s177[] = { { 177, 99 } };
+    static const ReplaySize s33[] = { { 33, 19 } }, s67[] = { { 67, 45 } };
+    static const ReplaySize s353[] = { { 353, 147 } }, hd[] = { { 1920, 1080 } };
+    static const ReplayFill seqs[][REPLAY_MAX_FRAMES] = {
+        { REPLAY_RANDOM, REPLAY_NEAR, REPLAY_SMOOTH },
+        { REPLAY_LEVELS, REPLAY_EXTREMES, REPLAY_EDGES },
+        { REPLAY_CONST0, REPLAY_CONSTMAX, REPLAY_EQUAL },
+        { REPLAY_REF_FLAT, REPLAY_SMOOTH, REPLAY_NEAR },
     };
-    static const char *opt_sets[] = {
-        "",
+    static const ReplayFill near[][REPLAY_MAX_FRAMES] = { { REPLAY_NEAR } };
+    static const char *const opt_sets[] = {
         "vif_enhn_gain_limit=1.0",
         "vif_skip_scale0=true:debug=true",
         "debug=true",
         "vif_enhn_gain_limit=1.5:debug=true",
         "vif_skip_scale0=true",
     };
-    unsigned cases = 0;
+    static const char *const debug[] = { "debug=true" };
+    static const unsigned two[] = { 2 };
+    static const enum TvmafPixelFormat f420[] = { TVMAF_PIX_FMT_YUV420P };
+    static const enum TvmafPixelFormat f444[] = { TVMAF_PIX_FMT_YUV444P };
+    static const enum TvmafPixelFormat f400[] = { TVMAF_PIX_FMT_YUV400P };
+    static const enum TvmafPixelFormat f422[] = { TVMAF_PIX_FMT_YUV422P };
+#define SEQS .seqs = seqs, .n_seqs = REPLAY_COUNT(seqs), .n_frames = 3
+#define DEPTHS .depths = depths, .n_depths = REPLAY_COUNT(depths)
+    const ReplayMatrix m[] = {
+        /* every size and depth, default options, every sequence */
+        { .name = "vif sizes x depths", .fmts = f420, .n_fmts = 1, .sizes = sizes,
+          .n_sizes = REPLAY_COUNT(sizes), DEPTHS, SEQS },
+        /* every option set, every depth and sequence, two sizes */
+        { .name = "vif options 17x17", .opts = opt_sets, .n_opts = REPLAY_COUNT(opt_sets),
+          .fmts = f420, .n_fmts = 1, .sizes = s17, .n_sizes = 1, DEPTHS, SEQS },
+        { .name = "vif options 177x99 444", .opts = opt_sets, .n_opts = REPLAY_COUNT(opt_sets),
+          .fmts = f444, .n_fmts = 1, .sizes = s177, .n_sizes = 1, DEPTHS, SEQS },
+        /* other layouts (vif reads luma only), and larger frames */
+        { .name = "vif 400", .opts = debug, .n_opts = 1, .fmts = f400, .n_fmts = 1,
+          .sizes = s33, .n_sizes = 1, DEPTHS, SEQS },
+        { .name = "vif 422", .fmts = f422, .n_fmts = 1, .sizes = s67, .n_sizes = 1, DEPTHS, SEQS },
+        { .name = "vif 353x147", .opts = debug, .n_opts = 1, .fmts = f420, .n_fmts = 1,
+          .sizes = s353, .n_sizes = 1, DEPTHS, .seqs = seqs, .n_seqs = REPLAY_COUNT(seqs),
+          .lengths = two, .n_lengths = 1 },
+        /* a full HD frame, 8 and 16 bits */
+        { .name = "vif 1920x1080", .opts = debug, .n_opts = 1, .fmts = f420, .n_fmts = 1,
+          .sizes = hd, .n_sizes = 1, .depths = d8_16, .n_depths = 2, .seqs = near, .n_seqs = 1 },
+    };
+    replay_seed(0x9b05688c2b3e6c1full);
     for (unsigned s = 0; s < VIF_N_SCALES; s++)
-        if (2 * VIF_HALF(s) + 1 != vif_filter_width[s]) {
-            printf("FAIL VIF_HALF(%u) is not half of the filter\n", s);
-            failures++;
-        }
-    /* every size and depth, default options, every sequence */
-    for (unsigned s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
-        for (unsigned b = 0; b < 4; b++)
-            for (unsigned q = 0; q < 4; q++, cases++)
-                run_case(TVMAF_PIX_FMT_YUV420P, depths[b], sizes[s].w, sizes[s].h, "", seqs[q], 3);
-    /* every option set, every depth and sequence, two sizes */
-    for (unsigned o = 1; o < sizeof(opt_sets) / sizeof(opt_sets[0]); o++)
-        for (unsigned b = 0; b < 4; b++)
-            for (unsigned q = 0; q < 4; q++, cases += 2) {
-                run_case(TVMAF_PIX_FMT_YUV420P, depths[b], 17, 17, opt_sets[o], seqs[q], 3);
-                run_case(TVMAF_PIX_FMT_YUV444P, depths[b], 177, 99, opt_sets[o], seqs[q], 3);
-            }
-    /* other layouts (vif reads luma only), and larger frames */
-    for (unsigned b = 0; b < 4; b++)
-        for (unsigned q = 0; q < 4; q++, cases += 3) {
-            run_case(TVMAF_PIX_FMT_YUV400P, depths[b], 33, 19, "debug=true", seqs[q], 3);
-            run_case(TVMAF_PIX_FMT_YUV422P, depths[b], 67, 45, "", seqs[q], 3);
-            run_case(TVMAF_PIX_FMT_YUV420P, depths[b], 353, 147, "debug=true", seqs[q], 2);
-        }
-    /* a full HD frame, 8 and 16 bits */
-    static const enum Fill hd[] = { NEAR };
-    for (unsigned b = 0; b < 4; b += 3, cases++)
-        run_case(TVMAF_PIX_FMT_YUV420P, depths[b], 1920, 1080, "debug=true", hd, 1);
+        if (2 * VIF_HALF(s) + 1 != vif_filter_width[s])
+            replay_fail("VIF_HALF(%u) is not half of the filter", s);
+    for (unsigned i = 0; i < REPLAY_COUNT(m); i++) replay_matrix(&m[i], run_case);
     check_refusals();
-    cases++;
-    printf("%u cases, %d failures\n", cases, failures);
-    return failures ? 1 : 0;
+    replay_count("vif refusals", 1);
+    return replay_report("vif");
 }

@@ -1,0 +1,397 @@
+/*
+ * Host replay of the integer adm twin: adm_cuda.c's frame handling and
+ * adm.cu's launches executed on the host, compared bit for bit with the CPU
+ * extractor, over random and edge inputs. Runs without a GPU; the device
+ * parity test confirms it on hardware. The decomposition (ADM_THREADS,
+ * ADM_FINISH_THREADS, ADM_GRID_X, the planes, the per-thread functions) is
+ * adm_tile.h's, the header the kernels compile; the scaffolding (inputs,
+ * orders, folds, comparison) is tests/replay_common.h.
+ *
+ * What is replayed, as the twin does it:
+ * - the upload: each picture's luma copied at the device pitch (the rows of
+ *   tvmaf_picture_layout, 64-byte aligned; the padding holds garbage); the
+ *   approximation bands, the decouple and csf planes kept between frames
+ *   (and scales) in buffers that start as garbage, so a value read before this frame's launch wrote it changes the
+ *   result;
+ * - per frame, the row accumulators zeroed, then per scale the coef launch
+ *   and (unless scale 0 is skipped) the cm launch over their grids (one block
+ *   per ADM_THREADS columns of one band row), blocks and threads visited in
+ *   scrambled orders, each thread running the adm_tile.h function the kernel
+ *   runs; each block's terms folded as the kernel folds them (shuffle-down
+ *   within each warp, one thread per sum adding the warps) and added into the
+ *   row accumulators modulo 2^64 (the 64-bit atomics); then the finish launch
+ *   (per sum and scale: strided rows per thread, rounded, folded);
+ * - the read-back of the four AdmScaleSums and the shared host code
+ *   (tvmaf_adm_values) that turns them into the outputs.
+ * Checked: the replayed AdmScaleSums against the CPU extractor's integer
+ * totals (tvmaf_adm_cpu_sums; exact, so no float rounding can hide a
+ * difference), and the outputs against the CPU extractor's through the
+ * public API (every key, as bits).
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/options.h"
+#include "core/picture_pool.h"
+#include "feature/adm/adm_math.h"
+#include "feature/adm/adm_state.h"
+#include "feature/adm/adm_tile.h"
+#include "../replay_common.h"
+
+#define MAX_FRAMES 4
+
+_Static_assert(ADM_THREADS % REPLAY_WARP == 0 && ADM_FINISH_THREADS % REPLAY_WARP == 0,
+               "blocks are whole warps");
+
+/* ---- the device (adm_cuda.c) ---- */
+
+typedef struct Device {
+    AdmTileFrame f;
+    size_t pitch;                 /* luma rows */
+    unsigned char *ref0, *dis0;   /* uploaded luma */
+    int32_t *a_ref[2], *a_dis[2]; /* approximation bands */
+    AdmTilePlanes planes;
+    void *plane_mem[ADM_N_PLANES];
+    size_t plane_bytes;
+    int32_t *recip_table;
+    uint64_t *rows;
+    size_t n_rows;
+    AdmScaleSums sums[ADM_N_SCALES];
+} Device;
+
+static void device_free(Device *d)
+{
+    free(d->ref0);
+    free(d->dis0);
+    for (int k = 0; k < 2; k++) {
+        free(d->a_ref[k]);
+        free(d->a_dis[k]);
+    }
+    for (int q = 0; q < ADM_N_PLANES; q++) free(d->plane_mem[q]);
+    free(d->recip_table);
+    free(d->rows);
+    memset(d, 0, sizeof(*d));
+}
+
+static int device_alloc(Device *d, const AdmState *s)
+{
+    memset(d, 0, sizeof(*d));
+    for (int k = 0; k < ADM_N_SCALES; k++)
+        d->n_rows += adm_tile_scale_init(&d->f.sc[k], s, k, d->n_rows);
+    /* the frame's device copy has the pictures' layout (twin_frame.c) */
+    size_t stride[3], off[3], total;
+    if (tvmaf_picture_layout(TVMAF_PIX_FMT_YUV420P, s->bpc, s->w, s->h, stride, off, &total))
+        return -EINVAL;
+    d->pitch = stride[0];
+    const size_t n0 = (size_t)s->sc[0].w * s->sc[0].h, n1 = (size_t)s->sc[1].w * s->sc[1].h;
+    d->plane_bytes = ADM_PLANE_BYTES(n0, n1);
+    int ok = (d->ref0 = malloc(d->pitch * s->h)) && (d->dis0 = malloc(d->pitch * s->h));
+    for (int k = 0; k < 2; k++)
+        ok &= (d->a_ref[k] = malloc(n0 * 4)) && (d->a_dis[k] = malloc(n0 * 4));
+    for (int q = 0; q < ADM_N_PLANES; q++) ok &= (d->plane_mem[q] = malloc(d->plane_bytes)) != NULL;
+    ok &= (d->recip_table = malloc(ADM_RECIP_LEN * sizeof(int32_t))) &&
+          (d->rows = malloc(d->n_rows * sizeof(uint64_t)));
+    if (!ok) {
+        device_free(d);
+        return -ENOMEM;
+    }
+    replay_garbage(d->ref0, d->pitch * s->h);
+    replay_garbage(d->dis0, d->pitch * s->h);
+    for (int k = 0; k < 2; k++) {
+        replay_garbage(d->a_ref[k], n0 * 4);
+        replay_garbage(d->a_dis[k], n0 * 4);
+    }
+    for (int q = 0; q < ADM_N_PLANES; q++) replay_garbage(d->plane_mem[q], d->plane_bytes);
+    replay_garbage(d->rows, d->n_rows * sizeof(uint64_t));
+    int q = 0;
+    for (int o = 0; o < 3; o++) {
+        d->planes.r[o] = d->plane_mem[q++];
+        d->planes.a[o] = d->plane_mem[q++];
+        for (int p = 0; p < 2; p++) {
+            d->planes.csf[p][o] = d->plane_mem[q++];
+            d->planes.flt[p][o] = d->plane_mem[q++];
+        }
+    }
+    for (int v = -32768; v <= 32768; v++) d->recip_table[v + ADM_RECIP_ZERO] = adm_recip_q30(v);
+    return 0;
+}
+
+/* tvmaf_twin_frame_upload of the luma: rows at the device pitch. */
+static void upload(Device *d, const AdmState *s, const TvmafPicture *ref,
+                   const TvmafPicture *dis)
+{
+    const size_t row = (size_t)s->w * (s->bpc == 8 ? 1 : 2);
+    for (unsigned i = 0; i < s->h; i++) {
+        memcpy(d->ref0 + i * d->pitch, (const unsigned char *)ref->data[0] + i * ref->stride[0],
+               row);
+        memcpy(d->dis0 + i * d->pitch, (const unsigned char *)dis->data[0] + i * dis->stride[0],
+               row);
+    }
+}
+
+/* One block of a coef (cm = 0) or cm (cm = 1) launch of scale k. */
+static void run_block(Device *d, int k, int cm, unsigned bx, unsigned by)
+{
+    const AdmTileScale *c = &d->f.sc[k];
+    uint64_t v[6][ADM_THREADS];
+    memset(v, 0, sizeof(v));
+    unsigned order[ADM_THREADS];
+    replay_scramble(order, ADM_THREADS);
+    const int i = cm ? c->t + (int)by : (int)by;
+    for (unsigned n = 0; n < ADM_THREADS; n++) {
+        const unsigned t = order[n];
+        if (cm) {
+            const int j = c->l + (int)(bx * ADM_THREADS + t);
+            int64_t out[6] = { 0, 0, 0, 0, 0, 0 };
+            if (j < c->r) adm_tile_cm(c, i, j, &d->planes, out);
+            for (int q = 0; q < 6; q++) v[q][t] = (uint64_t)out[q];
+        } else {
+            const int j = (int)(bx * ADM_THREADS + t);
+            uint64_t den[3] = { 0, 0, 0 };
+            const int32_t *recip = d->recip_table + ADM_RECIP_ZERO;
+            if (j < c->w) {
+                if (k == 0)
+                    adm_tile_coef0(c, i, j, d->ref0, d->dis0, d->pitch, recip, d->a_ref[0],
+                                   d->a_dis[0], &d->planes, den);
+                else
+                    adm_tile_coef32(c, i, j, d->a_ref[(k - 1) & 1], d->a_dis[(k - 1) & 1],
+                                    recip, d->a_ref[k & 1], d->a_dis[k & 1], &d->planes, den);
+            }
+            for (int q = 0; q < 3; q++) v[q][t] = den[q];
+        }
+    }
+    if (!cm && (!c->stats || i < c->t || i >= c->b)) return;
+    const int n = cm ? 6 : 3, q0 = cm ? 3 : 0;
+    for (int q = 0; q < n; q++) {
+        uint64_t *acc = d->rows + c->rows_off + (size_t)(q0 + q) * c->h + i;
+        *acc += replay_block_fold(v[q], ADM_THREADS); /* 64-bit atomic */
+    }
+}
+
+static void run_launch(Device *d, int k, int cm)
+{
+    const AdmTileScale *c = &d->f.sc[k];
+    const unsigned gx = ADM_GRID_X((unsigned)(cm ? c->r - c->l : c->w));
+    const unsigned gy = (unsigned)(cm ? c->b - c->t : c->h);
+    unsigned *order = malloc(sizeof(unsigned) * gx * gy);
+    if (!order) {
+        replay_fail("out of memory");
+        return;
+    }
+    replay_scramble(order, gx * gy);
+    for (unsigned b = 0; b < gx * gy; b++) run_block(d, k, cm, order[b] % gx, order[b] / gx);
+    free(order);
+}
+
+/* The finish launch: block (q, k). */
+static void run_finish(Device *d)
+{
+    uint64_t *out = (uint64_t *)(void *)d->sums;
+    for (int k = 0; k < ADM_N_SCALES; k++)
+        for (int q = 0; q < ADM_N_SUMS; q++) {
+            const AdmTileScale *c = &d->f.sc[k];
+            const uint64_t *acc = d->rows + c->rows_off + (size_t)q * c->h;
+            uint64_t v[ADM_FINISH_THREADS];
+            for (unsigned t = 0; t < ADM_FINISH_THREADS; t++) {
+                v[t] = 0;
+                for (int i = c->t + (int)t; i < c->b; i += ADM_FINISH_THREADS)
+                    v[t] += adm_tile_row(c, q, acc[i]);
+            }
+            out[ADM_N_SUMS * k + q] = replay_block_fold(v, ADM_FINISH_THREADS);
+        }
+}
+
+/* One frame on the replayed device. */
+static void run_frame(Device *d, const AdmState *s, const TvmafPicture *ref,
+                      const TvmafPicture *dis)
+{
+    upload(d, s, ref, dis);
+    memset(d->rows, 0, d->n_rows * sizeof(uint64_t));
+    for (int k = 0; k < ADM_N_SCALES; k++) {
+        run_launch(d, k, 0);
+        if (d->f.sc[k].stats) run_launch(d, k, 1);
+    }
+    run_finish(d);
+}
+
+/* ---- one case ---- */
+
+static void check_sums(const Device *d, const AdmState *s, const TvmafVideoInfo *vi,
+                       const TvmafPicture *ref, const TvmafPicture *dis, const char *what,
+                       unsigned frame)
+{
+    AdmScaleSums cpu[ADM_N_SCALES];
+    if (tvmaf_adm_cpu_sums(s, vi, ref, dis, cpu)) {
+        replay_fail("%s: CPU sums", what);
+        return;
+    }
+    for (int k = 0; k < ADM_N_SCALES; k++) {
+        if (k == 0 && s->skip_scale0) continue;
+        AdmScaleSums a = cpu[k], b = d->sums[k];
+        if (s->skip_aim) memset(a.aim, 0, sizeof(a.aim)), memset(b.aim, 0, sizeof(b.aim));
+        if (memcmp(&a, &b, sizeof(a))) {
+            replay_fail("%s frame %u scale %d: sums cpu den %llu %llu %llu num %lld %lld %lld "
+                   "aim %lld %lld %lld; replay den %llu %llu %llu num %lld %lld %lld aim %lld "
+                   "%lld %lld", what, frame, k,
+                   (unsigned long long)a.den[0], (unsigned long long)a.den[1],
+                   (unsigned long long)a.den[2], (long long)a.num[0], (long long)a.num[1],
+                   (long long)a.num[2], (long long)a.aim[0], (long long)a.aim[1],
+                   (long long)a.aim[2], (unsigned long long)b.den[0],
+                   (unsigned long long)b.den[1], (unsigned long long)b.den[2],
+                   (long long)b.num[0], (long long)b.num[1], (long long)b.num[2],
+                   (long long)b.aim[0], (long long)b.aim[1], (long long)b.aim[2]);
+        }
+    }
+}
+
+static void run_case(const ReplayCase *c)
+{
+    const char *what = c->what;
+    char msg[512] = "";
+    AdmState s;
+    memset(&s, 0, sizeof(s));
+    tvmaf_options_set_defaults(tvmaf_adm_options, &s);
+    const TvmafVideoInfo vi = { c->fmt, c->bpc, c->w, c->h };
+    if (tvmaf_options_parse(tvmaf_adm_options, &s, c->opts, "adm", msg, sizeof(msg)) ||
+        tvmaf_adm_setup(&s, &vi, msg, sizeof(msg))) {
+        replay_fail("%s: setup: %s", what, msg);
+        return;
+    }
+    Device d;
+    if (device_alloc(&d, &s)) {
+        replay_fail("%s: out of memory", what);
+        return;
+    }
+    double values[MAX_FRAMES][ADM_N_KEYS];
+    unsigned n_values = 0;
+    TvmafContext *ctx = replay_cpu_open("adm", c->opts, what);
+    if (!ctx) goto done;
+    for (unsigned k = 0; k < c->n_frames && k < MAX_FRAMES; k++) {
+        TvmafPicture ref, dis;
+        if (replay_pictures(c, &ref, &dis)) goto done;
+        replay_fill(&ref, &dis, c->fills[k], k);
+        /* the replayed twin (adm_cuda.c's extract) */
+        run_frame(&d, &s, &ref, &dis);
+        n_values = tvmaf_adm_values(&s, d.sums, values[k]);
+        check_sums(&d, &s, &vi, &ref, &dis, what, k);
+        /* the CPU extractor */
+        const int err = replay_cpu_read(ctx, &ref, &dis, k, what);
+        tvmaf_picture_unref(&ref);
+        tvmaf_picture_unref(&dis);
+        if (err) goto done;
+    }
+    if (replay_cpu_flush(ctx, what)) goto done;
+    for (unsigned k = 0; k < c->n_frames && k < MAX_FRAMES; k++)
+        for (unsigned q = 0; q < n_values; q++) replay_check_key(ctx, s.key[q], k, values[k][q], what);
+done:
+    tvmaf_close(ctx);
+    device_free(&d);
+}
+
+/* Inputs the twin (through the shared setup) and the CPU extractor refuse. */
+static void check_refusals(void)
+{
+    static const struct { unsigned w, h, bpc; const char *opts; int ok; } cases[] = {
+        { 32, 33, 8, "", 0 },  { 33, 32, 8, "", 0 },  { 33, 33, 8, "", 1 },
+        { 33, 33, 16, "", 1 }, { 33, 33, 7, "", 0 },  { 33, 33, 17, "", 0 },
+        { 64, 64, 8, "adm_norm_view_dist=2.9", 0 },
+        { 64, 64, 8, "adm_ref_display_height=720", 0 },
+        { 64, 64, 8, "adm_norm_view_dist=1.5:adm_ref_display_height=2160", 1 },
+    };
+    for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        AdmState s;
+        memset(&s, 0, sizeof(s));
+        tvmaf_options_set_defaults(tvmaf_adm_options, &s);
+        const TvmafVideoInfo vi = { TVMAF_PIX_FMT_YUV420P, cases[i].bpc, cases[i].w, cases[i].h };
+        char msg[256] = "";
+        int err = tvmaf_options_parse(tvmaf_adm_options, &s, cases[i].opts, "adm", msg,
+                                      sizeof(msg));
+        if (!err) err = tvmaf_adm_setup(&s, &vi, msg, sizeof(msg));
+        if (cases[i].ok ? err != 0 : (err != -EINVAL || !strstr(msg, "adm")))
+            replay_fail("refusal %ux%u %u-bit [%s]: err %d msg \"%s\"", cases[i].w, cases[i].h,
+                        cases[i].bpc, cases[i].opts, err, msg);
+        if (cases[i].ok || cases[i].bpc < 8 || cases[i].bpc > 16) continue;
+        /* the CPU extractor refuses the same input */
+        replay_check_cpu_refuses("adm", cases[i].opts, vi.pix_fmt, vi.bpc, vi.w, vi.h);
+    }
+}
+
+int main(void)
+{
+    static const unsigned depths[] = { 8, 10, 12, 16 }, d8[] = { 8 }, d16[] = { 16 };
+    /* widths chosen so the lane blocks (16 over the work range, 14 / 6 over
+     * the cm columns) end differently at every scale, plus odd sizes */
+    static const ReplaySize sizes[] = {
+        { 33, 33 }, { 34, 35 }, { 177, 99 }, { 130, 70 }, { 144, 41 }, { 200, 52 },
+        { 64, 64 }, { 257, 37 }, { 45, 120 }, { 97, 33 }, { 321, 45 },
+        { 2 * ADM_THREADS + 1, 40 },
+    };
+    static const ReplaySize s33[] = { { 33, 33 } }, s177[] = { { 177, 99 } };
+    static const ReplaySize s130[] = { { 130, 70 } }, s67[] = { { 67, 45 } };
+    static const ReplaySize s99[] = { { 99, 40 } }, hd[] = { { 1920, 1080 } };
+    static const ReplayFill seqs[][REPLAY_MAX_FRAMES] = {
+        { REPLAY_RANDOM, REPLAY_NEAR, REPLAY_SMOOTH },
+        { REPLAY_LEVELS, REPLAY_EXTREMES, REPLAY_EDGES },
+        { REPLAY_CONST0, REPLAY_CONSTMAX, REPLAY_EQUAL },
+        { REPLAY_REF_FLAT, REPLAY_LINES, REPLAY_LINES_DIM },
+    };
+    static const ReplayFill near[][REPLAY_MAX_FRAMES] = { { REPLAY_NEAR } };
+    static const ReplayFill lines[][REPLAY_MAX_FRAMES] = { { REPLAY_LINES } };
+    static const char *const opt_sets[] = {
+        "debug=true",
+        "adm_csf_mode=1:debug=true",
+        "adm_csf_mode=2:debug=true",
+        "adm_csf_mode=3:debug=true",
+        "adm_enhn_gain_limit=1.2:debug=true",
+        "adm_enhn_gain_limit=1.2:adm_csf_mode=1",
+        "adm_enhn_gain_limit=1.0:adm_skip_aim=true:debug=true",
+        "adm_skip_aim=true",
+        "adm_skip_scale0=true:debug=true",
+        "adm_skip_scale0=true:adm_csf_mode=1:adm_enhn_gain_limit=1.7",
+        "adm_noise_weight=0.5:adm_min_val=0.9:adm_dlm_weight=0.8:debug=true",
+        "adm_csf_mode=2:adm_norm_view_dist=5:adm_ref_display_height=2160",
+        "adm_csf_mode=3:adm_norm_view_dist=4:adm_ref_display_height=1000:debug=true",
+        "adm_csf_mode=1:adm_csf_scale=3:adm_csf_diag_scale=0.25:debug=true",
+        "adm_norm_view_dist=6:adm_ref_display_height=2160:debug=true",
+    };
+    static const char *const debug[] = { "debug=true" };
+    static const char *const hd16_opts[] = { "adm_csf_mode=1:debug=true" };
+    static const enum TvmafPixelFormat f420[] = { TVMAF_PIX_FMT_YUV420P };
+    static const enum TvmafPixelFormat f444[] = { TVMAF_PIX_FMT_YUV444P };
+    static const enum TvmafPixelFormat f400[] = { TVMAF_PIX_FMT_YUV400P };
+    static const enum TvmafPixelFormat f422[] = { TVMAF_PIX_FMT_YUV422P };
+#define SEQS .seqs = seqs, .n_seqs = REPLAY_COUNT(seqs), .n_frames = 3
+#define DEPTHS .depths = depths, .n_depths = REPLAY_COUNT(depths)
+#define OPTS .opts = opt_sets, .n_opts = REPLAY_COUNT(opt_sets)
+    const ReplayMatrix m[] = {
+        /* every size and depth, default options, every sequence */
+        { .name = "adm sizes x depths", .fmts = f420, .n_fmts = 1, .sizes = sizes,
+          .n_sizes = REPLAY_COUNT(sizes), DEPTHS, SEQS },
+        /* every option set, every depth and sequence, three sizes */
+        { .name = "adm options 33x33", OPTS, .fmts = f420, .n_fmts = 1, .sizes = s33,
+          .n_sizes = 1, DEPTHS, SEQS },
+        { .name = "adm options 177x99 444", OPTS, .fmts = f444, .n_fmts = 1, .sizes = s177,
+          .n_sizes = 1, DEPTHS, SEQS },
+        { .name = "adm options 130x70", OPTS, .fmts = f420, .n_fmts = 1, .sizes = s130,
+          .n_sizes = 1, DEPTHS, SEQS },
+        /* other layouts (adm reads luma only) */
+        { .name = "adm 400", .opts = debug, .n_opts = 1, .fmts = f400, .n_fmts = 1,
+          .sizes = s67, .n_sizes = 1, DEPTHS, SEQS },
+        { .name = "adm 422", .fmts = f422, .n_fmts = 1, .sizes = s99, .n_sizes = 1, DEPTHS,
+          SEQS },
+        /* a full HD frame, 8 and 16 bits */
+        { .name = "adm 1920x1080 8-bit", .opts = debug, .n_opts = 1, .fmts = f420, .n_fmts = 1,
+          .sizes = hd, .n_sizes = 1, .depths = d8, .n_depths = 1, .seqs = near, .n_seqs = 1 },
+        { .name = "adm 1920x1080 16-bit", .opts = hd16_opts, .n_opts = 1, .fmts = f420,
+          .n_fmts = 1, .sizes = hd, .n_sizes = 1, .depths = d16, .n_depths = 1, .seqs = lines,
+          .n_seqs = 1 },
+    };
+    replay_seed(0x3c6ef372fe94f82bull);
+    for (unsigned i = 0; i < REPLAY_COUNT(m); i++) replay_matrix(&m[i], run_case);
+    check_refusals();
+    replay_count("adm refusals", 1);
+    return replay_report("adm");
+}
