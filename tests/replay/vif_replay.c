@@ -442,7 +442,7 @@ int main(void)
     static const ReplaySize sizes[] = {
         { 16, 16 }, { 17, 17 }, { 177, 99 }, { 16, 40 }, { 41, 16 }, { 64, 16 }, { 65, 33 },
         { 128, 32 }, { 130, 34 }, { 23, 71 }, { 199, 18 }, { 31, 31 }, { 96, 80 },
-        { VIF_TILE_W + 1, VIF_TILE_H + 1 }, { 2 * VIF_TILE_W, 2 * VIF_TILE_H },
+        { VIF_TILE_W + 1, VIF_TILE_H + 1 }, { VIF_TILE_W - 1, 2 * VIF_TILE_H - 1 },
     };
     static const ReplaySize s17[] = { { 17, 17 } }, s177[] = { { 177, 99 } };
     static const ReplaySize s33[] = { { 33, 19 } }, s67[] = { { 67, 45 } };
