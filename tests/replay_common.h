@@ -55,8 +55,8 @@ static inline int replay_same_bits(double a, double b)
 }
 
 /* Compares a replayed output with the CPU's, as bits. */
-static inline void replay_check_bits(const char *what, const char *key, unsigned frame, double cpu,
-                              double replay)
+static inline void replay_check_bits(const char *what, const char *key, unsigned frame,
+                                     double cpu, double replay)
 {
     if (!replay_same_bits(cpu, replay))
         replay_fail("%s: %s frame %u: cpu %.17g replay %.17g", what, key, frame, cpu, replay);
@@ -202,7 +202,7 @@ static inline unsigned replay_clamp(int v, unsigned maxv)
 /* Sample (x, y) of plane pl (k: its raster index) of ref (*a) and dis (*b);
  * with fixed_a, ref's sample is *a already (relative fills only). */
 static inline void replay_sample(ReplayFill how, unsigned bpc, int pl, unsigned x, unsigned y,
-                          unsigned k, unsigned seed, int fixed_a, unsigned *a, unsigned *b)
+                                 unsigned k, unsigned seed, int fixed_a, unsigned *a, unsigned *b)
 {
     const unsigned maxv = (1u << bpc) - 1;
     unsigned ra = fixed_a ? *a : 0, rb;
@@ -277,7 +277,7 @@ static inline void replay_fill(TvmafPicture *r, TvmafPicture *d, ReplayFill how,
  * the pair whose ref is prev), else ref's pattern. prev NULL: a relative fill
  * gives random samples. */
 static inline void replay_fill_next(TvmafPicture *f, const TvmafPicture *prev, ReplayFill how,
-                             unsigned seed)
+                                    unsigned seed)
 {
     const int rel = replay_fill_relative(how);
     if (rel && !prev) how = REPLAY_RANDOM;
@@ -294,7 +294,8 @@ static inline void replay_fill_next(TvmafPicture *f, const TvmafPicture *prev, R
 
 /* A CPU context using `feature` with options `opts` ("" for none); NULL
  * (and a failure) when the library refuses. */
-static inline TvmafContext *replay_cpu_open(const char *feature, const char *opts, const char *what)
+static inline TvmafContext *replay_cpu_open(const char *feature, const char *opts,
+                                            const char *what)
 {
     TvmafConfiguration cfg = { .backend = TVMAF_BACKEND_CPU };
     TvmafContext *ctx = NULL;
@@ -310,8 +311,8 @@ static inline TvmafContext *replay_cpu_open(const char *feature, const char *opt
 }
 
 /* Feeds copies of ref and dis as frame `index`. */
-static inline int replay_cpu_read(TvmafContext *ctx, const TvmafPicture *ref, const TvmafPicture *dis,
-                           unsigned index, const char *what)
+static inline int replay_cpu_read(TvmafContext *ctx, const TvmafPicture *ref,
+                                  const TvmafPicture *dis, unsigned index, const char *what)
 {
     TvmafPicture rc, dc;
     if (replay_copy_picture(&rc, ref)) goto fail;
@@ -337,8 +338,8 @@ static inline int replay_cpu_flush(TvmafContext *ctx, const char *what)
 }
 
 /* Compares the replay's value of `key` at `frame` with the CPU's, as bits. */
-static inline void replay_check_key(TvmafContext *ctx, const char *key, unsigned frame, double replay,
-                             const char *what)
+static inline void replay_check_key(TvmafContext *ctx, const char *key, unsigned frame,
+                                    double replay, const char *what)
 {
     double cpu;
     if (tvmaf_feature_score_at_index(ctx, key, &cpu, frame))
@@ -350,8 +351,8 @@ static inline void replay_check_key(TvmafContext *ctx, const char *key, unsigned
 /* The CPU extractor refuses a zero frame of this format (it is the twin's
  * shared setup that refused it too). */
 static inline void replay_check_cpu_refuses(const char *feature, const char *opts,
-                                     enum TvmafPixelFormat fmt, unsigned bpc, unsigned w,
-                                     unsigned h)
+                                            enum TvmafPixelFormat fmt, unsigned bpc,
+                                            unsigned w, unsigned h)
 {
     char what[160];
     snprintf(what, sizeof(what), "refusal %ux%u %u-bit [%s]", w, h, bpc, opts);

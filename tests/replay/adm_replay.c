@@ -11,8 +11,8 @@
  * - the upload: each picture's luma copied at the device pitch (the rows of
  *   tvmaf_picture_layout, 64-byte aligned; the padding holds garbage); the
  *   approximation bands, the decouple and csf planes kept between frames
- *   (and scales) in buffers that start as garbage, so a value read before this frame's launch wrote it changes the
- *   result;
+ *   (and scales) in buffers that start as garbage, so a value read before
+ *   this frame's launch wrote it changes the result;
  * - per frame, the row accumulators zeroed, then per scale the coef launch
  *   and (unless scale 0 is skipped) the cm launch over their grids (one block
  *   per ADM_THREADS columns of one band row), blocks and threads visited in
@@ -285,7 +285,8 @@ static void run_case(const ReplayCase *c)
     }
     if (replay_cpu_flush(ctx, what)) goto done;
     for (unsigned k = 0; k < c->n_frames && k < MAX_FRAMES; k++)
-        for (unsigned q = 0; q < n_values; q++) replay_check_key(ctx, s.key[q], k, values[k][q], what);
+        for (unsigned q = 0; q < n_values; q++)
+            replay_check_key(ctx, s.key[q], k, values[k][q], what);
 done:
     tvmaf_close(ctx);
     device_free(&d);

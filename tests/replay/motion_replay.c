@@ -86,13 +86,14 @@ static void upload(Device *d, const TvmafPicture *ref, unsigned k)
     unsigned char *dst = slot(d, k);
     memset(dst, 0xa5, d->pitch * d->h); /* padding: whatever the staging held */
     for (unsigned i = 0; i < d->h; i++)
-        memcpy(dst + i * d->pitch, (const unsigned char *)ref->data[0] + (ptrdiff_t)i * ref->stride[0],
+        memcpy(dst + i * d->pitch,
+               (const unsigned char *)ref->data[0] + (ptrdiff_t)i * ref->stride[0],
                d->row_bytes);
 }
 
 /* Vertical pass at column j of the rows p[], c[] (the kernel's v_col). */
-static int32_t v_col(const Device *d, const unsigned char *const p[5], const unsigned char *const c[5],
-                     unsigned j)
+static int32_t v_col(const Device *d, const unsigned char *const p[5],
+                     const unsigned char *const c[5], unsigned j)
 {
     if (d->bpc == 8) return motion_v_col_8((const uint8_t *const *)p, (const uint8_t *const *)c, j);
     const uint16_t *p16[5], *c16[5];

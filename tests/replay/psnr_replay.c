@@ -72,7 +72,8 @@ int main(void)
     static const ReplaySize sizes[] = { { 64, 36 }, { 177, 99 }, { 33, 2 }, { 1, 1 },
                                         { PSNR_THREADS + 1, 3 } };
     static const ReplayFill fills[][REPLAY_MAX_FRAMES] = {
-        { REPLAY_RANDOM }, { REPLAY_NEAR }, { REPLAY_LEVELS }, { REPLAY_EXTREMES }, { REPLAY_EQUAL },
+        { REPLAY_RANDOM },   { REPLAY_NEAR },  { REPLAY_LEVELS },
+        { REPLAY_EXTREMES }, { REPLAY_EQUAL },
     };
     static const ReplayFill sweep[][REPLAY_MAX_FRAMES] = { { REPLAY_SWEEP } };
     static const enum TvmafPixelFormat f444[] = { TVMAF_PIX_FMT_YUV444P };

@@ -407,7 +407,8 @@ static void run_case(const ReplayCase *c)
     }
     if (replay_cpu_flush(ctx, what)) goto done;
     for (unsigned k = 0; k < c->n_frames && k < MAX_FRAMES; k++)
-        for (unsigned q = 0; q < n_values; q++) replay_check_key(ctx, p.key[q], k, values[k][q], what);
+        for (unsigned q = 0; q < n_values; q++)
+            replay_check_key(ctx, p.key[q], k, values[k][q], what);
 done:
     tvmaf_close(ctx);
     device_free(&d);
@@ -442,7 +443,9 @@ int main(void)
     static const ReplaySize sizes[] = {
         { 16, 16 }, { 17, 17 }, { 177, 99 }, { 16, 40 }, { 41, 16 }, { 64, 16 }, { 65, 33 },
         { 128, 32 }, { 130, 34 }, { 23, 71 }, { 199, 18 }, { 31, 31 }, { 96, 80 },
-        { VIF_TILE_W + 1, VIF_TILE_H + 1 }, { VIF_TILE_W - 1, 2 * VIF_TILE_H - 1 },
+        /* one past a tile (at least vif's 16 rows), one short of a tile */
+        { VIF_TILE_W + 1, VIF_TILE_H < 15 ? 16 : VIF_TILE_H + 1 },
+        { VIF_TILE_W - 1, 2 * VIF_TILE_H - 1 },
     };
     static const ReplaySize s17[] = { { 17, 17 } }, s177[] = { { 177, 99 } };
     static const ReplaySize s33[] = { { 33, 19 } }, s67[] = { { 67, 45 } };
