@@ -1,6 +1,6 @@
 /*
  * adm: the CUDA twin's decomposition, written once for the kernels (adm.cu)
- * and for their host replay (tests/test_adm_replay.c), which runs these very
+ * and for their host replay (tests/replay/adm_replay.c), which runs these very
  * functions thread by thread.
  *
  * Per frame, per scale k (band w x h, DWT input in_w x in_h):

@@ -55,7 +55,7 @@ typedef struct CiedeLibm {
 /*
  * powf(x, 7) with the context lm. CIEDE_REPLAY_POWF7, defined by a host test
  * before including this header, names a host function (float, CiedeLibm) that
- * replays the device's evaluation in place of glibc's (tests/test_twin_replay.c).
+ * replays the device's evaluation in place of glibc's (tests/replay/ciede_replay.c).
  */
 #if TVMAF_DEVICE_CODE
 #include "numerics/powf_table.h"

@@ -1,6 +1,6 @@
 /*
  * vif: the CUDA twin's decomposition of one scale, written once for the
- * kernels (vif.cu) and for their host replay (tests/test_vif_replay.c), which
+ * kernels (vif.cu) and for their host replay (tests/replay/vif_replay.c), which
  * runs these very functions thread by thread, phase by phase.
  *
  * One launch per scale s (w x h samples, filter half R = 8 >> s). A block of
