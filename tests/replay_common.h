@@ -440,6 +440,56 @@ fail:
     return -ENOMEM;
 }
 
+/* A twin scoring (ref, dis) pairs: the replay of one frame and its keys. */
+#define REPLAY_MAX_KEYS 32
+typedef struct ReplayPairTwin {
+    const char *feature;
+    void *priv;
+    /* Replays frame k; writes its outputs in key order into out (at most
+     * REPLAY_MAX_KEYS) and returns how many. */
+    unsigned (*frame)(void *priv, const ReplayCase *c, const TvmafPicture *ref,
+                      const TvmafPicture *dis, unsigned k, double *out);
+    const char *(*key)(void *priv, unsigned q);
+} ReplayPairTwin;
+
+/* Case c for a pair twin: frame k is (ref, dis) filled by c->fills[k] with
+ * seed k, replayed by t->frame and read by the CPU extractor; then every
+ * output of every frame is compared with the CPU's, as bits. */
+static inline void replay_pair_case(const ReplayCase *c, const ReplayPairTwin *t)
+{
+    static double values[REPLAY_MAX_FRAMES][REPLAY_MAX_KEYS];
+    unsigned n_values[REPLAY_MAX_FRAMES] = { 0 }, k = 0;
+    TvmafContext *ctx = replay_cpu_open(t->feature, c->opts, c->what);
+    if (!ctx) return;
+    for (; k < c->n_frames; k++) {
+        TvmafPicture ref, dis;
+        if (replay_pictures(c, &ref, &dis)) break;
+        replay_fill(&ref, &dis, c->fills[k], k);
+        n_values[k] = t->frame(t->priv, c, &ref, &dis, k, values[k]);
+        const int err = replay_cpu_read(ctx, &ref, &dis, k, c->what);
+        tvmaf_picture_unref(&ref);
+        tvmaf_picture_unref(&dis);
+        if (err) break;
+    }
+    if (k == c->n_frames && !replay_cpu_flush(ctx, c->what))
+        for (unsigned i = 0; i < c->n_frames; i++)
+            for (unsigned q = 0; q < n_values[i]; q++)
+                replay_check_key(ctx, t->key(t->priv, q), i, values[i][q], c->what);
+    tvmaf_close(ctx);
+}
+
+/* One-entry and common lists for matrices. */
+static const enum TvmafPixelFormat replay_420[] = { TVMAF_PIX_FMT_YUV420P };
+static const enum TvmafPixelFormat replay_422[] = { TVMAF_PIX_FMT_YUV422P };
+static const enum TvmafPixelFormat replay_444[] = { TVMAF_PIX_FMT_YUV444P };
+static const enum TvmafPixelFormat replay_400[] = { TVMAF_PIX_FMT_YUV400P };
+static const unsigned replay_depths[] = { 8, 10, 12, 16 };
+static const unsigned replay_8_16[] = { 8, 16 };
+static const char *const replay_debug[] = { "debug=true" };
+
+/* A list of a ReplayMatrix: REPLAY_SET(sizes, my_sizes) sets sizes and n_sizes. */
+#define REPLAY_SET(field, array) .field = (array), .n_##field = REPLAY_COUNT(array)
+
 /* Runs every case of m; prints and returns how many. */
 static inline unsigned replay_matrix(const ReplayMatrix *m, void (*run)(const ReplayCase *))
 {
@@ -477,6 +527,37 @@ static inline unsigned replay_matrix(const ReplayMatrix *m, void (*run)(const Re
            m->n_seqs, n_len);
     replay_cases += n;
     return n;
+}
+
+/*
+ * The matrix of a twin scoring single pictures of every layout:
+ * 4:2:0, 4:2:2, 4:4:4 x 8, 10, 12, 16 bits x five sizes (including one
+ * block and one sample past a block of block_w x block_h) x five fills, and
+ * one 4:4:4 16-bit picture holding every level in every plane.
+ */
+static inline void replay_picture_matrices(const char *feature, unsigned block_w,
+                                           unsigned block_h, void (*run)(const ReplayCase *))
+{
+    static const enum TvmafPixelFormat fmts[] = { TVMAF_PIX_FMT_YUV420P, TVMAF_PIX_FMT_YUV422P,
+                                                  TVMAF_PIX_FMT_YUV444P };
+    static const ReplayFill fills[][REPLAY_MAX_FRAMES] = {
+        { REPLAY_RANDOM },   { REPLAY_NEAR },  { REPLAY_LEVELS },
+        { REPLAY_EXTREMES }, { REPLAY_EQUAL },
+    };
+    static const ReplayFill sweep[][REPLAY_MAX_FRAMES] = { { REPLAY_SWEEP } };
+    static const unsigned d16[] = { 16 };
+    static const ReplaySize s256[] = { { 256, 256 } };
+    const ReplaySize sizes[] = { { 64, 36 }, { 177, 99 }, { 33, 2 }, { 1, 1 },
+                                 { block_w + 1, block_h + 1 } };
+    char name[2][96];
+    snprintf(name[0], sizeof(name[0]), "%s layouts x depths x sizes x fills", feature);
+    snprintf(name[1], sizeof(name[1]), "%s every 16-bit level", feature);
+    const ReplayMatrix all = { .name = name[0], REPLAY_SET(fmts, fmts), REPLAY_SET(sizes, sizes),
+                               REPLAY_SET(depths, replay_depths), REPLAY_SET(seqs, fills) };
+    const ReplayMatrix levels = { .name = name[1], REPLAY_SET(fmts, replay_444), REPLAY_SET(sizes, s256),
+                                  REPLAY_SET(depths, d16), REPLAY_SET(seqs, sweep) };
+    replay_matrix(&all, run);
+    replay_matrix(&levels, run);
 }
 
 /* A check outside the matrices counts as one case. */

@@ -41,8 +41,6 @@
 #include "feature/adm/adm_tile.h"
 #include "../replay_common.h"
 
-#define MAX_FRAMES 4
-
 _Static_assert(ADM_THREADS % REPLAY_WARP == 0 && ADM_FINISH_THREADS % REPLAY_WARP == 0,
                "blocks are whole warps");
 
@@ -247,49 +245,49 @@ static void check_sums(const Device *d, const AdmState *s, const TvmafVideoInfo 
     }
 }
 
+/* The replayed twin of one case: its device and its setup. */
+typedef struct Twin {
+    Device d;
+    AdmState s;
+    TvmafVideoInfo vi;
+} Twin;
+
+/* adm_cuda.c's extract of frame k, and its sums against the CPU's. */
+static unsigned replay_frame(void *priv, const ReplayCase *c, const TvmafPicture *ref,
+                             const TvmafPicture *dis, unsigned k, double *out)
+{
+    Twin *t = priv;
+    run_frame(&t->d, &t->s, ref, dis);
+    const unsigned n = tvmaf_adm_values(&t->s, t->d.sums, out);
+    check_sums(&t->d, &t->s, &t->vi, ref, dis, c->what, k);
+    return n;
+}
+
+static const char *key(void *priv, unsigned q)
+{
+    return ((const Twin *)priv)->s.key[q];
+}
+
 static void run_case(const ReplayCase *c)
 {
-    const char *what = c->what;
+    Twin t;
+    memset(&t, 0, sizeof(t));
     char msg[512] = "";
-    AdmState s;
-    memset(&s, 0, sizeof(s));
-    tvmaf_options_set_defaults(tvmaf_adm_options, &s);
-    const TvmafVideoInfo vi = { c->fmt, c->bpc, c->w, c->h };
-    if (tvmaf_options_parse(tvmaf_adm_options, &s, c->opts, "adm", msg, sizeof(msg)) ||
-        tvmaf_adm_setup(&s, &vi, msg, sizeof(msg))) {
-        replay_fail("%s: setup: %s", what, msg);
+    memset(&t.s, 0, sizeof(t.s));
+    tvmaf_options_set_defaults(tvmaf_adm_options, &t.s);
+    t.vi = (TvmafVideoInfo){ c->fmt, c->bpc, c->w, c->h };
+    if (tvmaf_options_parse(tvmaf_adm_options, &t.s, c->opts, "adm", msg, sizeof(msg)) ||
+        tvmaf_adm_setup(&t.s, &t.vi, msg, sizeof(msg))) {
+        replay_fail("%s: setup: %s", c->what, msg);
         return;
     }
-    Device d;
-    if (device_alloc(&d, &s)) {
-        replay_fail("%s: out of memory", what);
+    if (device_alloc(&t.d, &t.s)) {
+        replay_fail("%s: out of memory", c->what);
         return;
     }
-    double values[MAX_FRAMES][ADM_N_KEYS];
-    unsigned n_values = 0;
-    TvmafContext *ctx = replay_cpu_open("adm", c->opts, what);
-    if (!ctx) goto done;
-    for (unsigned k = 0; k < c->n_frames && k < MAX_FRAMES; k++) {
-        TvmafPicture ref, dis;
-        if (replay_pictures(c, &ref, &dis)) goto done;
-        replay_fill(&ref, &dis, c->fills[k], k);
-        /* the replayed twin (adm_cuda.c's extract) */
-        run_frame(&d, &s, &ref, &dis);
-        n_values = tvmaf_adm_values(&s, d.sums, values[k]);
-        check_sums(&d, &s, &vi, &ref, &dis, what, k);
-        /* the CPU extractor */
-        const int err = replay_cpu_read(ctx, &ref, &dis, k, what);
-        tvmaf_picture_unref(&ref);
-        tvmaf_picture_unref(&dis);
-        if (err) goto done;
-    }
-    if (replay_cpu_flush(ctx, what)) goto done;
-    for (unsigned k = 0; k < c->n_frames && k < MAX_FRAMES; k++)
-        for (unsigned q = 0; q < n_values; q++)
-            replay_check_key(ctx, s.key[q], k, values[k][q], what);
-done:
-    tvmaf_close(ctx);
-    device_free(&d);
+    const ReplayPairTwin twin = { "adm", &t, replay_frame, key };
+    replay_pair_case(c, &twin);
+    device_free(&t.d);
 }
 
 /* Inputs the twin (through the shared setup) and the CPU extractor refuse. */
@@ -322,7 +320,7 @@ static void check_refusals(void)
 
 int main(void)
 {
-    static const unsigned depths[] = { 8, 10, 12, 16 }, d8[] = { 8 }, d16[] = { 16 };
+    static const unsigned d8[] = { 8 }, d16[] = { 16 };
     /* widths chosen so the lane blocks (16 over the work range, 14 / 6 over
      * the cm columns) end differently at every scale, plus odd sizes */
     static const ReplaySize sizes[] = {
@@ -358,37 +356,33 @@ int main(void)
         "adm_csf_mode=1:adm_csf_scale=3:adm_csf_diag_scale=0.25:debug=true",
         "adm_norm_view_dist=6:adm_ref_display_height=2160:debug=true",
     };
-    static const char *const debug[] = { "debug=true" };
     static const char *const hd16_opts[] = { "adm_csf_mode=1:debug=true" };
-    static const enum TvmafPixelFormat f420[] = { TVMAF_PIX_FMT_YUV420P };
-    static const enum TvmafPixelFormat f444[] = { TVMAF_PIX_FMT_YUV444P };
-    static const enum TvmafPixelFormat f400[] = { TVMAF_PIX_FMT_YUV400P };
-    static const enum TvmafPixelFormat f422[] = { TVMAF_PIX_FMT_YUV422P };
-#define SEQS .seqs = seqs, .n_seqs = REPLAY_COUNT(seqs), .n_frames = 3
-#define DEPTHS .depths = depths, .n_depths = REPLAY_COUNT(depths)
-#define OPTS .opts = opt_sets, .n_opts = REPLAY_COUNT(opt_sets)
     const ReplayMatrix m[] = {
         /* every size and depth, default options, every sequence */
-        { .name = "adm sizes x depths", .fmts = f420, .n_fmts = 1, .sizes = sizes,
-          .n_sizes = REPLAY_COUNT(sizes), DEPTHS, SEQS },
+        { .name = "adm sizes x depths", REPLAY_SET(fmts, replay_420), REPLAY_SET(sizes, sizes),
+          REPLAY_SET(depths, replay_depths), REPLAY_SET(seqs, seqs), .n_frames = 3 },
         /* every option set, every depth and sequence, three sizes */
-        { .name = "adm options 33x33", OPTS, .fmts = f420, .n_fmts = 1, .sizes = s33,
-          .n_sizes = 1, DEPTHS, SEQS },
-        { .name = "adm options 177x99 444", OPTS, .fmts = f444, .n_fmts = 1, .sizes = s177,
-          .n_sizes = 1, DEPTHS, SEQS },
-        { .name = "adm options 130x70", OPTS, .fmts = f420, .n_fmts = 1, .sizes = s130,
-          .n_sizes = 1, DEPTHS, SEQS },
+        { .name = "adm options 33x33", REPLAY_SET(opts, opt_sets), REPLAY_SET(fmts, replay_420),
+          REPLAY_SET(sizes, s33), REPLAY_SET(depths, replay_depths), REPLAY_SET(seqs, seqs),
+          .n_frames = 3 },
+        { .name = "adm options 177x99 444", REPLAY_SET(opts, opt_sets),
+          REPLAY_SET(fmts, replay_444), REPLAY_SET(sizes, s177), REPLAY_SET(depths, replay_depths),
+          REPLAY_SET(seqs, seqs), .n_frames = 3 },
+        { .name = "adm options 130x70", REPLAY_SET(opts, opt_sets), REPLAY_SET(fmts, replay_420),
+          REPLAY_SET(sizes, s130), REPLAY_SET(depths, replay_depths), REPLAY_SET(seqs, seqs),
+          .n_frames = 3 },
         /* other layouts (adm reads luma only) */
-        { .name = "adm 400", .opts = debug, .n_opts = 1, .fmts = f400, .n_fmts = 1,
-          .sizes = s67, .n_sizes = 1, DEPTHS, SEQS },
-        { .name = "adm 422", .fmts = f422, .n_fmts = 1, .sizes = s99, .n_sizes = 1, DEPTHS,
-          SEQS },
+        { .name = "adm 400", REPLAY_SET(opts, replay_debug), REPLAY_SET(fmts, replay_400),
+          REPLAY_SET(sizes, s67), REPLAY_SET(depths, replay_depths), REPLAY_SET(seqs, seqs),
+          .n_frames = 3 },
+        { .name = "adm 422", REPLAY_SET(fmts, replay_422), REPLAY_SET(sizes, s99),
+          REPLAY_SET(depths, replay_depths), REPLAY_SET(seqs, seqs), .n_frames = 3 },
         /* a full HD frame, 8 and 16 bits */
-        { .name = "adm 1920x1080 8-bit", .opts = debug, .n_opts = 1, .fmts = f420, .n_fmts = 1,
-          .sizes = hd, .n_sizes = 1, .depths = d8, .n_depths = 1, .seqs = near, .n_seqs = 1 },
-        { .name = "adm 1920x1080 16-bit", .opts = hd16_opts, .n_opts = 1, .fmts = f420,
-          .n_fmts = 1, .sizes = hd, .n_sizes = 1, .depths = d16, .n_depths = 1, .seqs = lines,
-          .n_seqs = 1 },
+        { .name = "adm 1920x1080 8-bit", REPLAY_SET(opts, replay_debug),
+          REPLAY_SET(fmts, replay_420), REPLAY_SET(sizes, hd), REPLAY_SET(depths, d8),
+          REPLAY_SET(seqs, near) },
+        { .name = "adm 1920x1080 16-bit", REPLAY_SET(opts, hd16_opts), REPLAY_SET(fmts, replay_420),
+          REPLAY_SET(sizes, hd), REPLAY_SET(depths, d16), REPLAY_SET(seqs, lines) },
     };
     replay_seed(0x3c6ef372fe94f82bull);
     for (unsigned i = 0; i < REPLAY_COUNT(m); i++) replay_matrix(&m[i], run_case);

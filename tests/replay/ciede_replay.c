@@ -50,8 +50,12 @@ static const CiedeLibm ciede_lm = { 0, 0 };
 #endif
 
 /* The launch on the pictures r and d; the frame's score as the host makes it. */
-static double replay_frame(const TvmafPicture *r, const TvmafPicture *d)
+static unsigned replay_frame(void *priv, const ReplayCase *c, const TvmafPicture *r,
+                             const TvmafPicture *d, unsigned k, double *out)
 {
+    (void)priv;
+    (void)c;
+    (void)k;
     const int layout = r->pix_fmt == TVMAF_PIX_FMT_YUV420P ? 420
                      : r->pix_fmt == TVMAF_PIX_FMT_YUV422P ? 422 : 444;
     const unsigned w = r->w[0], h = r->h[0], cw = r->w[1], ch = r->h[1], bpc = r->bpc;
@@ -68,7 +72,7 @@ static double replay_frame(const TvmafPicture *r, const TvmafPicture *d)
         free(de);
         free(blocks);
         replay_fail("out of memory");
-        return NAN;
+        return 0;
     }
     replay_garbage(de, sizeof(float) * w * h);
     replay_scramble(blocks, gx * gy);
@@ -84,57 +88,33 @@ static double replay_frame(const TvmafPicture *r, const TvmafPicture *d)
         }
     }
     /* the read-back plane, added on the host */
-    const double score = ciede_score(ciede_sum_raster(de, w, h), w, h);
+    out[0] = ciede_score(ciede_sum_raster(de, w, h), w, h);
     free(de);
     free(blocks);
-    return score;
+    return 1;
+}
+
+static const char *key(void *priv, unsigned q)
+{
+    (void)priv;
+    (void)q;
+    return "ciede2000";
 }
 
 static void run_case(const ReplayCase *c)
 {
-    TvmafPicture r, d;
-    if (replay_pictures(c, &r, &d)) return;
-    replay_fill(&r, &d, c->fills[0], 0);
-    const double dev = replay_frame(&r, &d);
-    TvmafContext *ctx = replay_cpu_open("ciede", c->opts, c->what);
-    if (ctx && !replay_cpu_read(ctx, &r, &d, 0, c->what) && !replay_cpu_flush(ctx, c->what))
-        replay_check_key(ctx, "ciede2000", 0, dev, c->what);
-    tvmaf_close(ctx);
-    tvmaf_picture_unref(&r);
-    tvmaf_picture_unref(&d);
+    const ReplayPairTwin twin = { "ciede", NULL, replay_frame, key };
+    replay_pair_case(c, &twin);
 }
 
 int main(void)
 {
-    static const enum TvmafPixelFormat fmts[] = { TVMAF_PIX_FMT_YUV420P, TVMAF_PIX_FMT_YUV422P,
-                                                  TVMAF_PIX_FMT_YUV444P };
-    static const unsigned depths[] = { 8, 10, 12, 16 };
-    static const ReplaySize sizes[] = { { 64, 36 }, { 177, 99 }, { 33, 2 }, { 1, 1 },
-                                        { CIEDE_BLOCK_W + 1, CIEDE_BLOCK_H + 1 } };
-    static const ReplayFill fills[][REPLAY_MAX_FRAMES] = {
-        { REPLAY_RANDOM },   { REPLAY_NEAR },  { REPLAY_LEVELS },
-        { REPLAY_EXTREMES }, { REPLAY_EQUAL },
-    };
-    static const ReplayFill sweep[][REPLAY_MAX_FRAMES] = { { REPLAY_SWEEP } };
-    static const enum TvmafPixelFormat f444[] = { TVMAF_PIX_FMT_YUV444P };
-    static const unsigned d16[] = { 16 };
-    static const ReplaySize s256[] = { { 256, 256 } };
 #if TVMAF_HAVE_CUDA
     ciede_lm.powf7_tab = tvmaf_powf7_table;
     ciede_lm.powf7_n = tvmaf_powf7_table_n;
 #endif
     replay_seed(0x6a09e667f3bcc909ull);
-    const ReplayMatrix all = { .name = "ciede layouts x depths x sizes x fills",
-                               .fmts = fmts, .n_fmts = REPLAY_COUNT(fmts),
-                               .sizes = sizes, .n_sizes = REPLAY_COUNT(sizes),
-                               .depths = depths, .n_depths = REPLAY_COUNT(depths),
-                               .seqs = fills, .n_seqs = REPLAY_COUNT(fills) };
-    /* every 16-bit level in luma and chroma */
-    const ReplayMatrix levels = { .name = "ciede every 16-bit level", .fmts = f444, .n_fmts = 1,
-                                  .sizes = s256, .n_sizes = 1, .depths = d16, .n_depths = 1,
-                                  .seqs = sweep, .n_seqs = 1 };
-    replay_matrix(&all, run_case);
-    replay_matrix(&levels, run_case);
+    replay_picture_matrices("ciede", CIEDE_BLOCK_W, CIEDE_BLOCK_H, run_case);
 #if TVMAF_HAVE_CUDA
     printf("ciede: the device's powf(x, 7) replayed: %" PRIu64 " calls, %" PRIu64
            " corrected by the table\n", powf7_calls, powf7_corrected);

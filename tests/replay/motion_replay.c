@@ -255,7 +255,6 @@ static void check_row_wrap(void)
 
 int main(void)
 {
-    static const unsigned depths[] = { 8, 10, 12, 16 }, d8_16[] = { 8, 16 };
     static const ReplaySize sizes[] = {
         { 3, 3 }, { 4, 3 }, { 3, 7 }, { 5, 5 }, { 64, 36 }, { 177, 99 }, { 254, 4 },
         { 256, 5 }, { 257, 9 }, { 258, 3 }, { 259, 6 }, { 511, 4 }, { 513, 17 },
@@ -288,33 +287,30 @@ int main(void)
         "motion_blend_factor=0:motion_blend_offset=0.25:motion_five_frame_window=true",
     };
     static const char *const five[] = { "motion_five_frame_window=true" };
-    static const enum TvmafPixelFormat f420[] = { TVMAF_PIX_FMT_YUV420P };
-    static const enum TvmafPixelFormat f444[] = { TVMAF_PIX_FMT_YUV444P };
-    static const enum TvmafPixelFormat f400[] = { TVMAF_PIX_FMT_YUV400P };
-    static const enum TvmafPixelFormat f422[] = { TVMAF_PIX_FMT_YUV422P };
-#define SEQS .seqs = seqs, .n_seqs = REPLAY_COUNT(seqs)
-#define DEPTHS .depths = depths, .n_depths = REPLAY_COUNT(depths)
-#define OPTS .opts = opt_sets, .n_opts = REPLAY_COUNT(opt_sets)
-#define LENGTHS .lengths = lengths, .n_lengths = REPLAY_COUNT(lengths)
     const ReplayMatrix m[] = {
         /* every size and depth, default options, every sequence at full length */
-        { .name = "motion sizes x depths", .fmts = f420, .n_fmts = 1, .sizes = sizes,
-          .n_sizes = REPLAY_COUNT(sizes), DEPTHS, SEQS, .n_frames = 8 },
+        { .name = "motion sizes x depths", REPLAY_SET(fmts, replay_420), REPLAY_SET(sizes, sizes),
+          REPLAY_SET(depths, replay_depths), REPLAY_SET(seqs, seqs), .n_frames = 8 },
         /* every option set and sequence length, two sizes, every depth */
-        { .name = "motion options 37x11", OPTS, .fmts = f420, .n_fmts = 1, .sizes = s37,
-          .n_sizes = 1, DEPTHS, SEQS, LENGTHS },
-        { .name = "motion options 259x5 444", OPTS, .fmts = f444, .n_fmts = 1, .sizes = s259,
-          .n_sizes = 1, DEPTHS, SEQS, LENGTHS },
+        { .name = "motion options 37x11", REPLAY_SET(opts, opt_sets), REPLAY_SET(fmts, replay_420),
+          REPLAY_SET(sizes, s37), REPLAY_SET(depths, replay_depths), REPLAY_SET(seqs, seqs),
+          REPLAY_SET(lengths, lengths) },
+        { .name = "motion options 259x5 444", REPLAY_SET(opts, opt_sets),
+          REPLAY_SET(fmts, replay_444), REPLAY_SET(sizes, s259), REPLAY_SET(depths, replay_depths),
+          REPLAY_SET(seqs, seqs), REPLAY_SET(lengths, lengths) },
         /* other layouts (luma is all motion reads), and the kernel's row stride */
-        { .name = "motion 400", .fmts = f400, .n_fmts = 1, .sizes = s177, .n_sizes = 1, DEPTHS,
-          SEQS, .n_frames = 8 },
-        { .name = "motion 422", .opts = five, .n_opts = 1, .fmts = f422, .n_fmts = 1,
-          .sizes = s257, .n_sizes = 1, DEPTHS, SEQS, .n_frames = 8 },
-        { .name = "motion grid-y 3", .fmts = f420, .n_fmts = 1, .sizes = s513, .n_sizes = 1,
-          DEPTHS, SEQS, .n_frames = 8, .flags = SMALL_GRID },
+        { .name = "motion 400", REPLAY_SET(fmts, replay_400), REPLAY_SET(sizes, s177),
+          REPLAY_SET(depths, replay_depths), REPLAY_SET(seqs, seqs), .n_frames = 8 },
+        { .name = "motion 422", REPLAY_SET(opts, five), REPLAY_SET(fmts, replay_422),
+          REPLAY_SET(sizes, s257), REPLAY_SET(depths, replay_depths), REPLAY_SET(seqs, seqs),
+          .n_frames = 8 },
+        { .name = "motion grid-y 3", REPLAY_SET(fmts, replay_420), REPLAY_SET(sizes, s513),
+          REPLAY_SET(depths, replay_depths), REPLAY_SET(seqs, seqs), .n_frames = 8,
+          .flags = SMALL_GRID },
         /* a larger frame, 8 and 16 bits */
-        { .name = "motion 1283x131", .opts = five, .n_opts = 1, .fmts = f420, .n_fmts = 1,
-          .sizes = s1283, .n_sizes = 1, .depths = d8_16, .n_depths = 2, SEQS, .n_frames = 6 },
+        { .name = "motion 1283x131", REPLAY_SET(opts, five), REPLAY_SET(fmts, replay_420),
+          REPLAY_SET(sizes, s1283), REPLAY_SET(depths, replay_8_16), REPLAY_SET(seqs, seqs),
+          .n_frames = 6 },
     };
     replay_seed(0x2545f4914f6cdd1dull);
     for (unsigned i = 0; i < REPLAY_COUNT(m); i++) replay_matrix(&m[i], run_case);

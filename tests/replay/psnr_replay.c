@@ -44,52 +44,38 @@ static uint64_t replay_plane_sse(const TvmafPicture *r, const TvmafPicture *d, i
     return total;
 }
 
+static const char *const keys[3] = { "psnr_y", "psnr_cb", "psnr_cr" };
+
+/* The twin on one frame: the three planes' psnr as the host makes them. */
+static unsigned replay_frame(void *priv, const ReplayCase *c, const TvmafPicture *r,
+                             const TvmafPicture *d, unsigned k, double *out)
+{
+    (void)priv;
+    (void)k;
+    const uint32_t peak = psnr_peak(c->bpc, 0);
+    for (int pl = 0; pl < 3; pl++) {
+        const double mse = psnr_mse(replay_plane_sse(r, d, pl), r->w[pl], r->h[pl]);
+        out[pl] = psnr_db(mse, peak, psnr_max_db(peak, c->bpc, 0.0, r->w[pl], r->h[pl]));
+    }
+    return 3;
+}
+
+static const char *key(void *priv, unsigned q)
+{
+    (void)priv;
+    return keys[q];
+}
+
 static void run_case(const ReplayCase *c)
 {
-    static const char *const keys[3] = { "psnr_y", "psnr_cb", "psnr_cr" };
-    TvmafPicture r, d;
-    if (replay_pictures(c, &r, &d)) return;
-    replay_fill(&r, &d, c->fills[0], 0);
-    const uint32_t peak = psnr_peak(c->bpc, 0);
-    double dev[3];
-    for (int pl = 0; pl < 3; pl++) {
-        const double mse = psnr_mse(replay_plane_sse(&r, &d, pl), r.w[pl], r.h[pl]);
-        dev[pl] = psnr_db(mse, peak, psnr_max_db(peak, c->bpc, 0.0, r.w[pl], r.h[pl]));
-    }
-    TvmafContext *ctx = replay_cpu_open("psnr", c->opts, c->what);
-    if (ctx && !replay_cpu_read(ctx, &r, &d, 0, c->what) && !replay_cpu_flush(ctx, c->what))
-        for (int pl = 0; pl < 3; pl++) replay_check_key(ctx, keys[pl], 0, dev[pl], c->what);
-    tvmaf_close(ctx);
-    tvmaf_picture_unref(&r);
-    tvmaf_picture_unref(&d);
+    const ReplayPairTwin twin = { "psnr", NULL, replay_frame, key };
+    replay_pair_case(c, &twin);
 }
 
 int main(void)
 {
-    static const enum TvmafPixelFormat fmts[] = { TVMAF_PIX_FMT_YUV420P, TVMAF_PIX_FMT_YUV422P,
-                                                  TVMAF_PIX_FMT_YUV444P };
-    static const unsigned depths[] = { 8, 10, 12, 16 };
-    static const ReplaySize sizes[] = { { 64, 36 }, { 177, 99 }, { 33, 2 }, { 1, 1 },
-                                        { PSNR_THREADS + 1, 3 } };
-    static const ReplayFill fills[][REPLAY_MAX_FRAMES] = {
-        { REPLAY_RANDOM },   { REPLAY_NEAR },  { REPLAY_LEVELS },
-        { REPLAY_EXTREMES }, { REPLAY_EQUAL },
-    };
-    static const ReplayFill sweep[][REPLAY_MAX_FRAMES] = { { REPLAY_SWEEP } };
-    static const enum TvmafPixelFormat f444[] = { TVMAF_PIX_FMT_YUV444P };
-    static const unsigned d16[] = { 16 };
-    static const ReplaySize s256[] = { { 256, 256 } };
     replay_seed(0x9e3779b97f4a7c15ull);
-    const ReplayMatrix all = { .name = "psnr layouts x depths x sizes x fills",
-                               .fmts = fmts, .n_fmts = REPLAY_COUNT(fmts),
-                               .sizes = sizes, .n_sizes = REPLAY_COUNT(sizes),
-                               .depths = depths, .n_depths = REPLAY_COUNT(depths),
-                               .seqs = fills, .n_seqs = REPLAY_COUNT(fills) };
-    /* every 16-bit level in every plane */
-    const ReplayMatrix levels = { .name = "psnr every 16-bit level", .fmts = f444, .n_fmts = 1,
-                                  .sizes = s256, .n_sizes = 1, .depths = d16, .n_depths = 1,
-                                  .seqs = sweep, .n_seqs = 1 };
-    replay_matrix(&all, run_case);
-    replay_matrix(&levels, run_case);
+    /* one block per row: a row one sample past a block */
+    replay_picture_matrices("psnr", PSNR_THREADS, 1, run_case);
     return replay_report("psnr");
 }

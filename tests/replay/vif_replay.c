@@ -46,8 +46,6 @@
 #include "feature/vif/vif_tile.h"
 #include "../replay_common.h"
 
-#define MAX_FRAMES 4
-
 _Static_assert(VIF_THREADS % REPLAY_WARP == 0, "a block is whole warps");
 
 /* ---- the device (vif_cuda.c) ---- */
@@ -369,49 +367,48 @@ static void check_reference(const Device *d, const VifParams *p, const TvmafPict
     }
 }
 
+/* The replayed twin of one case: its device and its setup. */
+typedef struct Twin {
+    Device d;
+    VifParams p;
+} Twin;
+
+/* vif_cuda.c's extract of frame k, and the definition's check of its sums. */
+static unsigned replay_frame(void *priv, const ReplayCase *c, const TvmafPicture *ref,
+                             const TvmafPicture *dis, unsigned k, double *out)
+{
+    Twin *t = priv;
+    run_frame(&t->d, &t->p, ref, dis);
+    const unsigned n = tvmaf_vif_values(&t->p, t->d.sums, out);
+    check_reference(&t->d, &t->p, ref, dis, c->what, k);
+    return n;
+}
+
+static const char *key(void *priv, unsigned q)
+{
+    return ((const Twin *)priv)->p.key[q];
+}
+
 static void run_case(const ReplayCase *c)
 {
-    const char *what = c->what;
+    Twin t;
+    memset(&t, 0, sizeof(t));
     char msg[512] = "";
-    VifParams p;
-    memset(&p, 0, sizeof(p));
-    tvmaf_options_set_defaults(tvmaf_vif_options, &p);
+    memset(&t.p, 0, sizeof(t.p));
+    tvmaf_options_set_defaults(tvmaf_vif_options, &t.p);
     const TvmafVideoInfo vi = { c->fmt, c->bpc, c->w, c->h };
-    if (tvmaf_options_parse(tvmaf_vif_options, &p, c->opts, "vif", msg, sizeof(msg)) ||
-        tvmaf_vif_setup(&p, &vi, msg, sizeof(msg))) {
-        replay_fail("%s: setup: %s", what, msg);
+    if (tvmaf_options_parse(tvmaf_vif_options, &t.p, c->opts, "vif", msg, sizeof(msg)) ||
+        tvmaf_vif_setup(&t.p, &vi, msg, sizeof(msg))) {
+        replay_fail("%s: setup: %s", c->what, msg);
         return;
     }
-    Device d;
-    if (device_alloc(&d, &p)) {
-        replay_fail("%s: out of memory", what);
+    if (device_alloc(&t.d, &t.p)) {
+        replay_fail("%s: out of memory", c->what);
         return;
     }
-    double values[MAX_FRAMES][VIF_N_KEYS];
-    unsigned n_values = 0;
-    TvmafContext *ctx = replay_cpu_open("vif", c->opts, what);
-    if (!ctx) goto done;
-    for (unsigned k = 0; k < c->n_frames && k < MAX_FRAMES; k++) {
-        TvmafPicture ref, dis;
-        if (replay_pictures(c, &ref, &dis)) goto done;
-        replay_fill(&ref, &dis, c->fills[k], k);
-        /* the replayed twin (vif_cuda.c's extract) */
-        run_frame(&d, &p, &ref, &dis);
-        n_values = tvmaf_vif_values(&p, d.sums, values[k]);
-        check_reference(&d, &p, &ref, &dis, what, k);
-        /* the CPU extractor */
-        const int err = replay_cpu_read(ctx, &ref, &dis, k, what);
-        tvmaf_picture_unref(&ref);
-        tvmaf_picture_unref(&dis);
-        if (err) goto done;
-    }
-    if (replay_cpu_flush(ctx, what)) goto done;
-    for (unsigned k = 0; k < c->n_frames && k < MAX_FRAMES; k++)
-        for (unsigned q = 0; q < n_values; q++)
-            replay_check_key(ctx, p.key[q], k, values[k][q], what);
-done:
-    tvmaf_close(ctx);
-    device_free(&d);
+    const ReplayPairTwin twin = { "vif", &t, replay_frame, key };
+    replay_pair_case(c, &twin);
+    device_free(&t.d);
 }
 
 /* Frames the twin (through the shared setup) and the CPU extractor refuse. */
@@ -439,7 +436,6 @@ static void check_refusals(void)
 
 int main(void)
 {
-    static const unsigned depths[] = { 8, 10, 12, 16 }, d8_16[] = { 8, 16 };
     static const ReplaySize sizes[] = {
         { 16, 16 }, { 17, 17 }, { 177, 99 }, { 16, 40 }, { 41, 16 }, { 64, 16 }, { 65, 33 },
         { 128, 32 }, { 130, 34 }, { 23, 71 }, { 199, 18 }, { 31, 31 }, { 96, 80 },
@@ -464,33 +460,30 @@ int main(void)
         "vif_enhn_gain_limit=1.5:debug=true",
         "vif_skip_scale0=true",
     };
-    static const char *const debug[] = { "debug=true" };
     static const unsigned two[] = { 2 };
-    static const enum TvmafPixelFormat f420[] = { TVMAF_PIX_FMT_YUV420P };
-    static const enum TvmafPixelFormat f444[] = { TVMAF_PIX_FMT_YUV444P };
-    static const enum TvmafPixelFormat f400[] = { TVMAF_PIX_FMT_YUV400P };
-    static const enum TvmafPixelFormat f422[] = { TVMAF_PIX_FMT_YUV422P };
-#define SEQS .seqs = seqs, .n_seqs = REPLAY_COUNT(seqs), .n_frames = 3
-#define DEPTHS .depths = depths, .n_depths = REPLAY_COUNT(depths)
     const ReplayMatrix m[] = {
         /* every size and depth, default options, every sequence */
-        { .name = "vif sizes x depths", .fmts = f420, .n_fmts = 1, .sizes = sizes,
-          .n_sizes = REPLAY_COUNT(sizes), DEPTHS, SEQS },
+        { .name = "vif sizes x depths", REPLAY_SET(fmts, replay_420), REPLAY_SET(sizes, sizes),
+          REPLAY_SET(depths, replay_depths), REPLAY_SET(seqs, seqs), .n_frames = 3 },
         /* every option set, every depth and sequence, two sizes */
-        { .name = "vif options 17x17", .opts = opt_sets, .n_opts = REPLAY_COUNT(opt_sets),
-          .fmts = f420, .n_fmts = 1, .sizes = s17, .n_sizes = 1, DEPTHS, SEQS },
-        { .name = "vif options 177x99 444", .opts = opt_sets, .n_opts = REPLAY_COUNT(opt_sets),
-          .fmts = f444, .n_fmts = 1, .sizes = s177, .n_sizes = 1, DEPTHS, SEQS },
+        { .name = "vif options 17x17", REPLAY_SET(opts, opt_sets), REPLAY_SET(fmts, replay_420),
+          REPLAY_SET(sizes, s17), REPLAY_SET(depths, replay_depths), REPLAY_SET(seqs, seqs),
+          .n_frames = 3 },
+        { .name = "vif options 177x99 444", REPLAY_SET(opts, opt_sets),
+          REPLAY_SET(fmts, replay_444), REPLAY_SET(sizes, s177), REPLAY_SET(depths, replay_depths),
+          REPLAY_SET(seqs, seqs), .n_frames = 3 },
         /* other layouts (vif reads luma only), and larger frames */
-        { .name = "vif 400", .opts = debug, .n_opts = 1, .fmts = f400, .n_fmts = 1,
-          .sizes = s33, .n_sizes = 1, DEPTHS, SEQS },
-        { .name = "vif 422", .fmts = f422, .n_fmts = 1, .sizes = s67, .n_sizes = 1, DEPTHS, SEQS },
-        { .name = "vif 353x147", .opts = debug, .n_opts = 1, .fmts = f420, .n_fmts = 1,
-          .sizes = s353, .n_sizes = 1, DEPTHS, .seqs = seqs, .n_seqs = REPLAY_COUNT(seqs),
-          .lengths = two, .n_lengths = 1 },
+        { .name = "vif 400", REPLAY_SET(opts, replay_debug), REPLAY_SET(fmts, replay_400),
+          REPLAY_SET(sizes, s33), REPLAY_SET(depths, replay_depths), REPLAY_SET(seqs, seqs),
+          .n_frames = 3 },
+        { .name = "vif 422", REPLAY_SET(fmts, replay_422), REPLAY_SET(sizes, s67),
+          REPLAY_SET(depths, replay_depths), REPLAY_SET(seqs, seqs), .n_frames = 3 },
+        { .name = "vif 353x147", REPLAY_SET(opts, replay_debug), REPLAY_SET(fmts, replay_420),
+          REPLAY_SET(sizes, s353), REPLAY_SET(depths, replay_depths), REPLAY_SET(seqs, seqs),
+          REPLAY_SET(lengths, two) },
         /* a full HD frame, 8 and 16 bits */
-        { .name = "vif 1920x1080", .opts = debug, .n_opts = 1, .fmts = f420, .n_fmts = 1,
-          .sizes = hd, .n_sizes = 1, .depths = d8_16, .n_depths = 2, .seqs = near, .n_seqs = 1 },
+        { .name = "vif 1920x1080", REPLAY_SET(opts, replay_debug), REPLAY_SET(fmts, replay_420),
+          REPLAY_SET(sizes, hd), REPLAY_SET(depths, replay_8_16), REPLAY_SET(seqs, near) },
     };
     replay_seed(0x9b05688c2b3e6c1full);
     for (unsigned s = 0; s < VIF_N_SCALES; s++)
