@@ -554,8 +554,9 @@ static inline void replay_picture_matrices(const char *feature, unsigned block_w
     snprintf(name[1], sizeof(name[1]), "%s every 16-bit level", feature);
     const ReplayMatrix all = { .name = name[0], REPLAY_SET(fmts, fmts), REPLAY_SET(sizes, sizes),
                                REPLAY_SET(depths, replay_depths), REPLAY_SET(seqs, fills) };
-    const ReplayMatrix levels = { .name = name[1], REPLAY_SET(fmts, replay_444), REPLAY_SET(sizes, s256),
-                                  REPLAY_SET(depths, d16), REPLAY_SET(seqs, sweep) };
+    const ReplayMatrix levels = { .name = name[1], REPLAY_SET(fmts, replay_444),
+                                  REPLAY_SET(sizes, s256), REPLAY_SET(depths, d16),
+                                  REPLAY_SET(seqs, sweep) };
     replay_matrix(&all, run);
     replay_matrix(&levels, run);
 }
