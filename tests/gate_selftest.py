@@ -135,7 +135,7 @@ def main():
         gate("a column refusing a clip the reference scores: FAIL", [], "refuse:tiny_177x99", 1,
              [r"gate: FAIL", r"error psnr/psnr_y/cuda: tiny_177x99: exit 1"])
         gate("no device, --skip-without cuda: exit 77", ["--skip-without", "cuda"], "nodevice", 77,
-             [r"no usable device: skipped"])
+             [r"gate: skipped: cuda unusable: .*no usable CUDA device"])
         gate("no device, --require-cuda: FAIL", [], "nodevice", 1, [r"gate: FAIL \(cuda unusable"])
     print(f"{res.passed} passed, {res.failed} failed")
     return 1 if res.failed else 0
