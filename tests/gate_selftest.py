@@ -8,7 +8,9 @@ changes one value of its output or says it has no device. The gate must then:
   fail when one value moves by one ulp (a feature key; a model key; a frame and a pooled value);
   pass a ciede2000 difference inside its LIBM bound, marked (LIBM), and fail one outside;
   fail when a column refuses a clip the reference scores;
-  exit 77 under --skip-without cuda and fail under --require-cuda without a device.
+  exit 77 under --skip-without cuda and fail under --require-cuda without a device, show the
+  cuda columns as n/a without a device when nothing requires them, and fail when the device
+  probe fails for another reason.
 
 usage: gate_selftest.py TVMAF_EXE [--clips DIR] [--shared DIR]
 """
@@ -55,6 +57,8 @@ while i < len(argv):
 mode = os.environ.get("FAKE_MODE", "")
 if cuda and mode == "nodevice":
     sys.exit(print("tvmaf: backend cuda: no usable CUDA device (stand-in)", file=sys.stderr) or 1)
+if cuda and mode == "broken":
+    sys.exit(print("tvmaf: cuda: kernel launch failed (stand-in)", file=sys.stderr) or 1)
 if cuda and mode.startswith("refuse:") and any(mode[7:] in a for a in argv):
     sys.exit(print("tvmaf: stand-in refuses this clip", file=sys.stderr) or 1)
 rc = subprocess.call([REAL] + clean)
@@ -96,7 +100,8 @@ def main():
             f.write(FAKE % {"real": os.path.abspath(a.tvmaf)})
         os.chmod(fake, os.stat(fake).st_mode | stat.S_IXUSR)
         base = [sys.executable, GATE, "--tvmaf", fake, "--clips", a.clips, "--shared", a.shared,
-                "--clip", "tiny_177x99", "--columns", "cuda*", "--require-cuda"]
+                "--clip", "tiny_177x99", "--columns", "cuda*"]
+        req = ["--require-cuda"]
         models = ["--clip", "flat_64x64"]
         if not os.environ.get("TVMAF_MODEL_PATH"):
             os.environ["TVMAF_MODEL_PATH"] = os.path.join(a.shared, "models")
@@ -116,27 +121,31 @@ def main():
                       % (p.returncode, want_rc, bad))
             return out
 
-        out = gate("identical stand-in: PASS, models included", models, "", 0,
+        out = gate("identical stand-in: PASS, models included", req + models, "", 0,
                    [r"gate: PASS", r"\nciede\s+ciede2000\s+\d+/\d+\s+(\d+)/\1\s+\1/\1\s+\1/\1\s+\1/\1",
                     r"vmaf_v0.6.1 \(model\)\s+\S+\s+\d+/\d+\s+\d+/\d+",
                     r"\n\s+vmaf_b_ci_p95_hi\s", r"column cuda-pinned\s+--backend cuda --pinned-pictures"],
                    [r"FAIL"])
         print(out, flush=True)
-        gate("adm moved one ulp on frame 0: FAIL", [], "move:integer_adm2:frame0:ulp", 1,
+        gate("adm moved one ulp on frame 0: FAIL", req, "move:integer_adm2:frame0:ulp", 1,
              [r"integer_adm2\s+\d+/\d+\s+FAIL \d+/\d+ max\|d\|", r"gate: FAIL .*adm/integer_adm2/cuda"])
-        gate("psnr pooled mean moved one ulp: FAIL", [], "move:psnr_y:pooled:ulp", 1,
+        gate("psnr pooled mean moved one ulp: FAIL", req, "move:psnr_y:pooled:ulp", 1,
              [r"psnr_y\s+\d+/\d+\s+FAIL", r"gate: FAIL"])
-        gate("model score moved one ulp: FAIL", models, "move:vmaf:frame0:ulp", 1,
+        gate("model score moved one ulp: FAIL", req + models, "move:vmaf:frame0:ulp", 1,
              [r"gate: FAIL .*vmaf_v0.6.1/vmaf/cuda"])
-        gate("ciede2000 moved inside its LIBM bound: PASS (LIBM)", [], "move:ciede2000:frame0:1e-9", 0,
+        gate("ciede2000 moved inside its LIBM bound: PASS (LIBM)", req, "move:ciede2000:frame0:1e-9", 0,
              [r"ciede2000\s+\d+/\d+\s+\d+/\d+ max\|d\|=1e-09 \(LIBM\)", r"gate: PASS"])
-        gate("ciede2000 moved outside its LIBM bound: FAIL", [], "move:ciede2000:frame0:1e-4", 1,
+        gate("ciede2000 moved outside its LIBM bound: FAIL", req, "move:ciede2000:frame0:1e-4", 1,
              [r"ciede2000\s+\d+/\d+\s+FAIL", r"gate: FAIL"])
-        gate("a column refusing a clip the reference scores: FAIL", [], "refuse:tiny_177x99", 1,
+        gate("a column refusing a clip the reference scores: FAIL", req, "refuse:tiny_177x99", 1,
              [r"gate: FAIL", r"error psnr/psnr_y/cuda: tiny_177x99: exit 1"])
         gate("no device, --skip-without cuda: exit 77", ["--skip-without", "cuda"], "nodevice", 77,
              [r"gate: skipped: cuda unusable: .*no usable CUDA device"])
-        gate("no device, --require-cuda: FAIL", [], "nodevice", 1, [r"gate: FAIL \(cuda unusable"])
+        gate("no device, --require-cuda: FAIL", req, "nodevice", 1, [r"gate: FAIL \(cuda unusable"])
+        gate("no device, nothing required: PASS, cuda columns n/a", [], "nodevice", 0,
+             [r"column cuda-7t\s.*n/a \(cuda unusable", r"gate: PASS"])
+        gate("a device whose probe fails otherwise: FAIL, nothing required", [], "broken", 1,
+             [r"gate: FAIL \(cuda unusable"])
     print(f"{res.passed} passed, {res.failed} failed")
     return 1 if res.failed else 0
 
