@@ -73,7 +73,7 @@ def main():
     ap.add_argument('--features', default='', help='comma-separated --feature list (with -n when no model)')
     ap.add_argument('--clip', action='append')
     ap.add_argument('--stats', action='store_true',
-                    help='after the timed runs, one more with TVMAF_CUDA_STATS=1, printing its '
+                    help='after the timed runs, one more with --gpu-stats, printing its '
                          'per-frame counts and device times')
     a = ap.parse_args()
     rows = []
@@ -118,8 +118,7 @@ def main():
             print('  command: ' + ' '.join(cmd))
             sys.stdout.flush()
             if a.stats:
-                env = dict(os.environ, TVMAF_CUDA_STATS='1')
-                p = subprocess.run(cmd, capture_output=True, text=True, env=env)
+                p = subprocess.run(cmd + ['--gpu-stats'], capture_output=True, text=True)
                 for line in p.stderr.splitlines():
                     if 'stats' in line:
                         print('  ' + line)

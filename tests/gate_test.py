@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""CI entry of the cross-backend gate: scripts/gate --quick on the small clips.
+"""CI entry of the cross-backend gate: scripts/gate --quick, the clips up to 576x324, every
+column (the CPU's: threads and the SIMD levels of --quick; the GPU's where a GPU is usable).
 
 Usage: tests/gate_test.py [TVMAF_EXE]   (default: $TVMAF_EXE, else the gate's default)
 Prints the gate's matrix and exits with the gate's status.

@@ -24,6 +24,7 @@ from golden_common import Result, bits, choose_adm_division, read_clips, same, s
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+ADM_DIV = []  # the --adm-div arguments of every run (choose_adm_division)
 
 # Output keys of each extractor, as libvmaf names them. An extractor's keys
 # are checked once `tvmaf --list-features` lists it.
@@ -62,7 +63,7 @@ def run_tvmaf(exe, clip, clip_dir, args, fmt='--json', precision='max'):
         cmd = [exe, '-r', os.path.join(clip_dir, clip['name'] + '.ref.yuv'),
                '-d', os.path.join(clip_dir, clip['name'] + '.dis.yuv'),
                '-w', str(clip['w']), '-h', str(clip['h']), '-p', clip['layout'],
-               '-b', str(clip['bits']), '-q', '-n', fmt, '-o', out] + args
+               '-b', str(clip['bits']), '-q', '-n', fmt, '-o', out] + ADM_DIV + args
         if precision:
             cmd += ['--precision', precision]
         p = subprocess.run(cmd, capture_output=True, text=True)
@@ -121,7 +122,7 @@ def main():
     ap.add_argument('--threads', default='2')
     a = ap.parse_args()
     exe = os.path.abspath(a.tvmaf)
-    choose_adm_division(exe)
+    ADM_DIV[:] = choose_adm_division(exe)
     shared = os.path.abspath(a.shared)
     goldens = os.path.join(shared, 'testdata', 'goldens')
     ensure_clips(shared, a.clips)

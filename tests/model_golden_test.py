@@ -35,6 +35,7 @@ INTEGER_EXTRACTORS = ['vif', 'adm', 'motion']
 FLOAT_EXTRACTORS = ['float_vif', 'float_adm', 'float_motion']
 MODELS_RUN = [('vmaf_v0.6.1neg', 'vmaf_neg'), ('vmaf_float_v0.6.1', 'vmaf_float'),
               ('vmaf_4k_v0.6.1', 'vmaf_4k'), ('vmaf_b_v0.6.3', 'vmaf_b')]
+ADM_DIV = []  # the --adm-div arguments of every scoring run (choose_adm_division)
 COLLECTION_KEYS = (['vmaf_b'] + [f'vmaf_b_{i:04d}' for i in range(1, 21)] +
                    ['vmaf_b_bagging', 'vmaf_b_stddev', 'vmaf_b_ci_p95_lo', 'vmaf_b_ci_p95_hi'])
 
@@ -49,7 +50,7 @@ def run(exe, clip, clip_dir, args, env, fmt='--json', precision='max'):
     """Returns (output text, None) or (None, error text)."""
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, 'out')
-        cmd = [exe] + clip_args(clip, clip_dir) + ['-q', fmt, '-o', out] + args
+        cmd = [exe] + clip_args(clip, clip_dir) + ['-q', fmt, '-o', out] + ADM_DIV + args
         if precision:
             cmd += ['--precision', precision]
         p = subprocess.run(cmd, capture_output=True, text=True, env=env)
@@ -169,7 +170,7 @@ def main():
     ap.add_argument('--shared', default=os.environ.get('TVMAF_SHARED', os.path.join(ROOT, '..', 'shared')))
     a = ap.parse_args()
     exe = os.path.abspath(a.tvmaf)
-    choose_adm_division(exe)
+    ADM_DIV[:] = choose_adm_division(exe)
     shared = os.path.abspath(a.shared)
     goldens = os.path.join(shared, 'testdata', 'goldens')
     subprocess.run(['bash', os.path.join(shared, 'testdata', 'make_clips.sh'), a.clips], check=True)
