@@ -169,8 +169,14 @@ def cases(i, gpu_present):
         ("ciede_on_mono_y4m", ["-r", i.y4m_mono_ref, "-d", i.y4m_mono_dis, "-n", "--feature", "ciede"], "ciede"),
         ("ciede_on_raw_400", ["-r", i.raw_ref, "-d", i.raw_dis, "-w", str(W), "-h", str(H),
                               "-p", "400", "-b", "8", "-n", "--feature", "ciede"], "ciede"),
-        ("frame_count_mismatch", raw_args(i.raw_ref, i.raw_3f, F), "--frame_cnt"),
-        ("frame_count_mismatch_dis_short", raw_args(i.raw_3f, i.raw_1f, F), "--frame_cnt"),
+        # inputs of different lengths are scored on their common frames, as libvmaf does
+        # (cli_dropin_test.py); --strict-frame-count refuses them
+        ("frame_count_mismatch", raw_args(i.raw_ref, i.raw_3f, F + ["--strict-frame-count"]),
+         "--frame_cnt"),
+        ("frame_count_mismatch_dis_short", raw_args(i.raw_3f, i.raw_1f, F + ["--strict-frame-count"]),
+         "--frame_cnt"),
+        ("frame_count_mismatch_stdin", raw_args(i.raw_ref, "-", F + ["--strict-frame-count"]),
+         "--frame_cnt", "stdin:3f"),
         # an empty file is named as such; "--frame_cnt 0" (no limit) is no way out of it
         ("empty_input_file", raw_args(i.raw_ref, i.empty, F), ("empty", "no frame")),
         ("empty_reference_file", raw_args(i.empty, i.raw_dis, F), ("empty", "no frame")),
@@ -183,7 +189,11 @@ def cases(i, gpu_present):
          ("skip", "fewer frames")),
         ("unknown_cli_option", raw_args(i.raw_ref, i.raw_dis, F + ["--bogus-option"]), "bogus-option"),
         ("option_missing_value", raw_args(i.raw_ref, i.raw_dis, F + ["--threads"]), "threads"),
-        ("no_feature", raw_args(i.raw_ref, i.raw_dis, ["-n"]), "feature"),
+        # -w/-h/-p/-b that contradict a Y4M header (libvmaf would read the file as raw YUV)
+        ("y4m_header_contradicts_width", ["-r", i.y4m_ref, "-d", i.y4m_dis, "-w", str(W + 2)] + F,
+         ("header", "-w")),
+        ("y4m_header_contradicts_depth", ["-r", i.y4m_ref, "-d", i.raw_dis, "-w", str(W), "-h", str(H),
+                                          "-p", "420", "-b", "10"] + F, ("header", "-b")),
         # without -n the default model runs; its adm cannot score a 16x8 frame
         ("default_model_frame_too_small", raw_args(i.raw_ref, i.raw_dis, ["--feature", "psnr"]),
          ("adm", "33x33", "model")),

@@ -2,7 +2,9 @@
  * tvmaf: the command-line tool, flag-compatible with libvmaf's `vmaf`.
  */
 #include <errno.h>
+#include <float.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +27,7 @@ enum {
     ARG_XML = 256, ARG_JSON, ARG_CSV, ARG_SUB, ARG_THREADS, ARG_FEATURE, ARG_SUBSAMPLE,
     ARG_CPUMASK, ARG_FRAME_CNT, ARG_SKIP_REF, ARG_SKIP_DIST, ARG_BACKEND, ARG_PRECISION,
     ARG_LIST, ARG_HELP, ARG_RCPSS, ARG_ADM_DIV, ARG_GPU, ARG_PINNED, ARG_GPU_STATS,
-    ARG_GPU_MEM_LIMIT,
+    ARG_GPU_MEM_LIMIT, ARG_STRICT_FRAMES,
 };
 
 static const struct option long_opts[] = {
@@ -61,6 +63,7 @@ static const struct option long_opts[] = {
     { "pinned-pictures", no_argument, NULL, ARG_PINNED },
     { "gpu-stats", no_argument, NULL, ARG_GPU_STATS },
     { "gpu-mem-limit", required_argument, NULL, ARG_GPU_MEM_LIMIT },
+    { "strict-frame-count", no_argument, NULL, ARG_STRICT_FRAMES },
     { NULL, 0, NULL, 0 },
 };
 
@@ -89,6 +92,8 @@ static void usage(FILE *f, const char *app)
         " --subsample N              score every Nth frame\n"
         " --frame_cnt N              score at most N frames\n"
         " --frame_skip_ref N, --frame_skip_dist N  skip the first N frames of an input\n"
+        " --strict-frame-count       inputs of different lengths are an error (default: as\n"
+        "                            libvmaf, the common frames are scored, with a warning)\n"
         " --cpumask MASK             SIMD levels to disable (accepted; all kernels are scalar)\n"
         " --adm-div host|table|ieee  float_adm's division, for every instance (default host:\n"
         "                            this processor's reciprocal estimate, as libvmaf here)\n"
@@ -103,9 +108,71 @@ static void usage(FILE *f, const char *app)
         " --precision N|max          print numbers as %%.Ng (max: %%.17g, exact);\n"
         "                            default prints as libvmaf (%%.6f)\n"
         " --quiet/-q                 no progress line\n"
-        " --list-features            extractors and the backends they run on\n"
+        " --list-features [-v]       extractors and the backends they run on (-v: and their\n"
+        "                            options; --feature NAME=help: one extractor's options)\n"
         " --rcpss-fingerprint        this processor's reciprocal-estimate fingerprint (float_adm)\n"
-        " --version/-v, --help\n", app);
+        " --version/-v, --help\n"
+        "\nExamples:\n"
+        " %s -r ref.yuv -d dis.yuv -w 1920 -h 1080 -p 420 -b 8 --json -o out.json\n"
+        " %s -r ref.y4m -d dis.y4m -m version=vmaf_4k_v0.6.1 --feature psnr --csv -o -\n"
+        "   (Y4M gives its own size and format: no -w/-h/-p/-b)\n"
+        " encoded video, decoded by ffmpeg into a pipe (bash process substitution;\n"
+        " -vf scale brings the distorted video to the reference size):\n"
+        " %s -r <(ffmpeg -v error -i ref.mp4 -f yuv4mpegpipe -) \\\n"
+        "      -d <(ffmpeg -v error -i dis.mp4 -vf scale=1920:1080 -f yuv4mpegpipe -) --json -o -\n"
+        " ffmpeg -v error -i dis.mp4 -f yuv4mpegpipe - | %s -r ref.y4m -d - --json -o out.json\n"
+        " %s --feature adm=help       the options of adm, their types, defaults and ranges\n",
+        app, app, app, app, app, app);
+}
+
+/* A number as short as it can be printed and still read back exactly. */
+static void put_short(FILE *f, double v)
+{
+    char buf[64];
+    for (int p = 6; p <= 17; p++) {
+        snprintf(buf, sizeof(buf), "%.*g", p, v);
+        if (strtod(buf, NULL) == v) break;
+    }
+    fputs(buf, f);
+}
+
+/* The backends extractor `name` runs on ("cpu cuda"). */
+static const char *backends_of(const char *name)
+{
+    for (unsigned i = 0; i < tvmaf_feature_count(); i++)
+        if (!strcmp(tvmaf_feature_name(i), name)) return tvmaf_feature_backends(i);
+    return "";
+}
+
+/* The options of extractor `name`, one paragraph each (--feature NAME=help,
+ * --list-features -v). Returns -ENOENT for an unknown extractor. */
+static int describe_options(FILE *f, const char *name)
+{
+    const int n = tvmaf_feature_option(name, 0, NULL);
+    if (n < 0) return n;
+    if (!n) {
+        fprintf(f, "  (no options)\n");
+        return 0;
+    }
+    for (int j = 0; j < n; j++) {
+        TvmafFeatureOptionInfo o;
+        tvmaf_feature_option(name, (unsigned)j, &o);
+        fprintf(f, "  %-24s %-6s default ", o.name, o.type);
+        if (!strcmp(o.type, "string")) {
+            fprintf(f, "\"%s\"", o.def_string);
+        } else if (!strcmp(o.type, "bool")) {
+            fputs(o.def ? "true" : "false", f);
+        } else {
+            put_short(f, o.def);
+            fputs(", range [", f);
+            put_short(f, o.min);
+            fputs(", ", f);
+            if (o.max >= DBL_MAX) fputs("inf", f); else put_short(f, o.max);
+            fputs("]", f);
+        }
+        fprintf(f, "\n      %s\n", o.help);
+    }
+    return 0;
 }
 
 static int parse_uint(const char *app, const char *opt, const char *s, unsigned *out,
@@ -216,6 +283,37 @@ static int parse_model_arg(const char *app, const char *arg, ModelArg *m)
     return 0;
 }
 
+/* -w/-h/-p/-b describe raw YUV; a Y4M input's header gives its format. A
+ * value that contradicts the header is refused (libvmaf would read the Y4M
+ * file as raw YUV with them). Returns -1 after printing the error. */
+static int check_y4m_flags(const char *app, const char *path, const TvmafVideoReader *r,
+                           const TvmafVideoFormat *given)
+{
+    if (!tvmaf_reader_is_y4m(r)) return 0;
+    const TvmafVideoFormat *f = tvmaf_reader_format(r);
+    char bad[160] = "";
+    size_t n = 0;
+    if (given->w && given->w != f->w)
+        n += snprintf(bad + n, sizeof(bad) - n, "%s-w %u", n ? ", " : "", given->w);
+    if (given->h && given->h != f->h)
+        n += snprintf(bad + n, sizeof(bad) - n, "%s-h %u", n ? ", " : "", given->h);
+    if (given->pix_fmt && given->pix_fmt != f->pix_fmt)
+        n += snprintf(bad + n, sizeof(bad) - n, "%s-p %s", n ? ", " : "",
+                      given->pix_fmt == TVMAF_PIX_FMT_YUV420P ? "420" :
+                      given->pix_fmt == TVMAF_PIX_FMT_YUV422P ? "422" :
+                      given->pix_fmt == TVMAF_PIX_FMT_YUV444P ? "444" : "400");
+    if (given->bpc && given->bpc != f->bpc)
+        n += snprintf(bad + n, sizeof(bad) - n, "%s-b %u", n ? ", " : "", given->bpc);
+    if (!n) return 0;
+    const int is_stdin = !strcmp(path, "-");
+    fprintf(stderr, "%s: %s%s%s is Y4M and its header says %ux%u %s %u-bit, not %s "
+            "(-w/-h/-p/-b describe raw YUV: leave them out for Y4M input)\n", app,
+            is_stdin ? "" : "\"", is_stdin ? "standard input" : path, is_stdin ? "" : "\"",
+            f->w, f->h,
+            tvmaf_pix_fmt_name(f->pix_fmt), f->bpc, bad);
+    return -1;
+}
+
 /* What the model is called in messages: its version, else its path. */
 static const char *model_label(const ModelArg *m)
 {
@@ -239,6 +337,7 @@ int main(int argc, char **argv)
     uint64_t cpumask = 0;
     unsigned gpu_index = 0, gpu_flags = 0;
     unsigned long long gpu_mem_limit = 0;
+    int strict_frames = 0, list = 0, version = 0;
     char feature_defaults[128] = "";
 
     int c;
@@ -280,7 +379,7 @@ int main(int argc, char **argv)
         case 'o': out_path = optarg; break;
         case 'n': no_prediction = 1; break;
         case 'q': quiet = 1; break;
-        case 'v': printf("tvmaf %s\n", tvmaf_version()); return 0;
+        case 'v': version = 1; break; /* with --list-features: verbose */
         case ARG_XML: ofmt = TVMAF_OUTPUT_XML; break;
         case ARG_JSON: ofmt = TVMAF_OUTPUT_JSON; break;
         case ARG_CSV: ofmt = TVMAF_OUTPUT_CSV; break;
@@ -329,6 +428,23 @@ int main(int argc, char **argv)
                 return 1;
             }
             features[n_features++] = optarg;
+            {
+                /* NAME=help: the extractor's options, nothing scored */
+                const char *eq = strchr(optarg, '=');
+                if (eq && !strcmp(eq + 1, "help")) {
+                    char name[128];
+                    snprintf(name, sizeof(name), "%.*s", (int)(eq - optarg), optarg);
+                    if (tvmaf_feature_option(name, 0, NULL) < 0) {
+                        fprintf(stderr, "%s: unknown feature \"%s\" (tvmaf --list-features "
+                                "lists them)\n", app, name);
+                        return 1;
+                    }
+                    printf("%s (%s), options as --feature %s=opt=val:opt=val:\n", name,
+                           backends_of(name), name);
+                    describe_options(stdout, name);
+                    return 0;
+                }
+            }
             break;
         case ARG_BACKEND:
             if (!strcmp(optarg, "cpu")) backend = TVMAF_BACKEND_CPU;
@@ -347,10 +463,8 @@ int main(int argc, char **argv)
                 precision = (int)p;
             }
             break;
-        case ARG_LIST:
-            for (unsigned i = 0; i < tvmaf_feature_count(); i++)
-                printf("%-16s %s\n", tvmaf_feature_name(i), tvmaf_feature_backends(i));
-            return 0;
+        case ARG_LIST: list = 1; break;
+        case ARG_STRICT_FRAMES: strict_frames = 1; break;
         case ARG_HELP: usage(stdout, app); return 0;
         case ARG_RCPSS: {
             /* float_adm divides through the processor's reciprocal estimate, as
@@ -375,6 +489,18 @@ int main(int argc, char **argv)
     if (optind < argc) {
         fprintf(stderr, "%s: unexpected argument \"%s\" (see --help)\n", app, argv[optind]);
         return 1;
+    }
+    if (list) {
+        /* -v (verbose) adds every extractor's options */
+        for (unsigned i = 0; i < tvmaf_feature_count(); i++) {
+            printf("%-16s %s\n", tvmaf_feature_name(i), tvmaf_feature_backends(i));
+            if (version) describe_options(stdout, tvmaf_feature_name(i));
+        }
+        return 0;
+    }
+    if (version) {
+        printf("tvmaf %s\n", tvmaf_version());
+        return 0;
     }
     if (!path_ref || !path_dis) {
         fprintf(stderr, "%s: both --reference/-r and --distorted/-d are required (see --help)\n", app);
@@ -401,10 +527,9 @@ int main(int argc, char **argv)
             }
         }
     }
-    if (!n_features && !n_models) {
-        fprintf(stderr, "%s: no feature requested (use --feature NAME; --list-features lists them)\n", app);
-        return 1;
-    }
+    /* -n without --feature: as libvmaf, the inputs are read and the output
+     * holds no score */
+    const int scoring = n_features || n_models;
 
     char msg[1024] = "";
     TvmafVideoFormat raw = { fmt, bpc, w, h };
@@ -420,6 +545,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: %s\n", app, msg);
         goto end;
     }
+    if (check_y4m_flags(app, path_ref, rd_ref, &raw) ||
+        check_y4m_flags(app, path_dis, rd_dis, &raw))
+        goto end;
+    if ((w || h || fmt || bpc) && tvmaf_reader_is_y4m(rd_ref) && tvmaf_reader_is_y4m(rd_dis))
+        fprintf(stderr, "%s: warning: -w/-h/-p/-b are ignored: both inputs are Y4M, whose "
+                "headers give the size and format\n", app);
     const TvmafVideoFormat *fr = tvmaf_reader_format(rd_ref), *fd = tvmaf_reader_format(rd_dis);
     if (fr->w != fd->w || fr->h != fd->h || fr->pix_fmt != fd->pix_fmt || fr->bpc != fd->bpc) {
         fprintf(stderr, "%s: reference (%ux%u %s %u-bit) and distorted (%ux%u %s %u-bit) "
@@ -482,7 +613,7 @@ int main(int argc, char **argv)
 
     /* both inputs are read ahead on threads of their own, at the same time;
      * when every feature reads luma only, chroma is passed over unread */
-    if (tvmaf_luma_only(ctx)) {
+    if (tvmaf_luma_only(ctx) || !scoring) {
         tvmaf_reader_set_luma_only(rd_ref, 1);
         tvmaf_reader_set_luma_only(rd_dis, 1);
     }
@@ -503,6 +634,8 @@ int main(int argc, char **argv)
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     unsigned n = 0;
+    const char *ended = NULL, *longer = NULL; /* inputs of different lengths */
+    int depth_warned = 0;
     for (;; n++) {
         if (frame_cnt && n >= frame_cnt) break;
         TvmafPicture pr, pd;
@@ -521,18 +654,48 @@ int main(int argc, char **argv)
                 fprintf(stderr, "%s: \"%s\" holds no frame\n", app, r1 ? path_dis : path_ref);
                 goto end;
             }
-            if (r1 != r2) {
-                fprintf(stderr, "%s: \"%s\" ended after %u frame%s, before \"%s\"; "
-                        "use --frame_cnt %u to score the common frames\n", app,
-                        r1 ? path_dis : path_ref, n, n == 1 ? "" : "s",
-                        r1 ? path_ref : path_dis, n);
+            if (r1 != r2 && strict_frames) {
+                fprintf(stderr, "%s%s: \"%s\" ended after %u frame%s, before \"%s\"; "
+                        "use --frame_cnt %u to score the common frames\n",
+                        show_progress ? "\n" : "", app, r1 ? path_dis : path_ref, n,
+                        n == 1 ? "" : "s", r1 ? path_ref : path_dis, n);
                 goto end;
+            }
+            if (r1 != r2) {
+                /* libvmaf scores the common frames and says which input ended */
+                ended = r1 ? path_dis : path_ref;
+                longer = r1 ? path_ref : path_dis;
             }
             break;
         }
-        if ((err = tvmaf_read_pictures(ctx, &pr, &pd, n))) {
+        if (!scoring) {
+            tvmaf_picture_unref(&pr);
+            tvmaf_picture_unref(&pd);
+        } else if ((err = tvmaf_read_pictures(ctx, &pr, &pd, n))) {
             fprintf(stderr, "%s%s: %s\n", show_progress ? "\n" : "", app, tvmaf_last_error(ctx));
             goto end;
+        }
+        if (!depth_warned) {
+            /* once per run, naming the inputs found so far */
+            const uint64_t at_r = tvmaf_reader_above_depth_frame(rd_ref);
+            const uint64_t at_d = tvmaf_reader_above_depth_frame(rd_dis);
+            if (at_r != UINT64_MAX || at_d != UINT64_MAX) {
+                depth_warned = 1;
+                const int both = at_r != UINT64_MAX && at_d != UINT64_MAX;
+                char who[1024];
+                if (both)
+                    snprintf(who, sizeof(who), "\"%s\" and \"%s\" hold samples above %u, the "
+                             "largest %u-bit value (first found in frames %llu and %llu)", path_ref,
+                             path_dis, (1u << fr->bpc) - 1, fr->bpc,
+                             (unsigned long long)at_r, (unsigned long long)at_d);
+                else
+                    snprintf(who, sizeof(who), "\"%s\" holds samples above %u, the largest "
+                             "%u-bit value (first found in frame %llu)",
+                             at_r != UINT64_MAX ? path_ref : path_dis, (1u << fr->bpc) - 1,
+                             fr->bpc, (unsigned long long)(at_r != UINT64_MAX ? at_r : at_d));
+                fprintf(stderr, "%s%s: warning: %s; they are scored as they are: is the bit "
+                        "depth right?\n", show_progress && n ? "\n" : "", app, who);
+            }
         }
         if (show_progress && (n % 8 == 0)) {
             clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -541,15 +704,23 @@ int main(int argc, char **argv)
                     s > 0 ? (n + 1) / s : 0.0);
         }
     }
-    if (show_progress) fprintf(stderr, "\n");
     if (!n) {
         fprintf(stderr, "%s: the inputs hold no frame to score\n", app);
         goto end;
     }
-    if ((err = tvmaf_flush(ctx))) {
-        fprintf(stderr, "%s: %s\n", app, tvmaf_last_error(ctx));
+    if (scoring && (err = tvmaf_flush(ctx))) {
+        fprintf(stderr, "%s%s: %s\n", show_progress ? "\n" : "", app, tvmaf_last_error(ctx));
         goto end;
     }
+    if (show_progress) {
+        /* the last line gives the number of frames scored */
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        const double s = (t1.tv_sec - t0.tv_sec) + 1e-9 * (t1.tv_nsec - t0.tv_nsec);
+        fprintf(stderr, "\r%u frame%s %.2f FPS\033[K\n", n, n > 1 ? "s" : " ",
+                s > 0 ? n / s : 0.0);
+    }
+    if (ended) /* libvmaf's words */
+        fprintf(stderr, "\"%s\" ended before \"%s\".\n", ended, longer);
     if (!no_prediction) {
         for (unsigned i = 0; i < n_model_args; i++) {
             if ((err = tvmaf_score_model(ctx, models[i].model))) {
@@ -586,7 +757,8 @@ int main(int argc, char **argv)
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     const double secs = (t1.tv_sec - t0.tv_sec) + 1e-9 * (t1.tv_nsec - t0.tv_nsec);
-    const double fps = secs > 0 ? n / secs : 0.0;
+    /* with nothing scored libvmaf's timer never starts: its fps is inf */
+    const double fps = !scoring ? INFINITY : secs > 0 ? n / secs : 0.0;
     if (out_path) {
         /* opened only now: a failed run leaves an existing file untouched */
         out = strcmp(out_path, "-") ? fopen(out_path, "w") : stdout;

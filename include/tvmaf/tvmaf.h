@@ -220,6 +220,24 @@ const char *tvmaf_feature_name(unsigned i);
 /* Space-separated backends of extractor i, e.g. "cpu cuda". */
 const char *tvmaf_feature_backends(unsigned i);
 
+/* One option of an extractor, as --feature NAME=help lists it. */
+typedef struct TvmafFeatureOptionInfo {
+    const char *name;
+    const char *help;
+    const char *type;       /* "bool", "int", "double" or "string" */
+    double def;             /* default of a bool (0 or 1), int or double option */
+    const char *def_string; /* default of a string option */
+    double min, max;        /* accepted range of an int or double option */
+} TvmafFeatureOptionInfo;
+
+/*
+ * The options of the extractor called `name` (every backend's twin takes the
+ * same ones): returns their number, or -ENOENT for an unknown name. With
+ * info non-NULL and j below that number, fills *info with option j (its
+ * strings belong to the library and live as long as it is loaded).
+ */
+int tvmaf_feature_option(const char *name, unsigned j, TvmafFeatureOptionInfo *info);
+
 /* 1 when a CUDA device can be used by this build on this machine. */
 int tvmaf_cuda_available(void);
 

@@ -64,6 +64,22 @@ range:
     return -EINVAL;
 }
 
+void tvmaf_options_unknown_msg(const TvmafOption *opts, const char *feature, const char *opt,
+                               char *msg, size_t msg_len)
+{
+    if (!opts || !opts->name) {
+        snprintf(msg, msg_len, "feature \"%s\" has no option \"%s\" (it takes no options)",
+                 feature, opt);
+        return;
+    }
+    int n = snprintf(msg, msg_len, "feature \"%s\" has no option \"%s\" (its options:", feature,
+                     opt);
+    for (const TvmafOption *o = opts; o->name && n >= 0 && (size_t)n < msg_len; o++)
+        n += snprintf(msg + n, msg_len - n, "%s %s", o == opts ? "" : ",", o->name);
+    if (n >= 0 && (size_t)n < msg_len)
+        snprintf(msg + n, msg_len - n, "; --feature %s=help describes them)", feature);
+}
+
 int tvmaf_options_parse(const TvmafOption *opts, void *priv, const char *spec,
                         const char *feature, char *msg, size_t msg_len)
 {
@@ -85,7 +101,7 @@ int tvmaf_options_parse(const TvmafOption *opts, void *priv, const char *spec,
         for (; o && o->name; o++)
             if (!strcmp(o->name, kv)) break;
         if (!o || !o->name) {
-            snprintf(msg, msg_len, "feature \"%s\" has no option \"%s\"", feature, kv);
+            tvmaf_options_unknown_msg(opts, feature, kv, msg, msg_len);
             err = -EINVAL;
             break;
         }

@@ -45,4 +45,8 @@ void tvmaf_options_set_defaults(const TvmafOption *opts, void *priv);
 int tvmaf_options_parse(const TvmafOption *opts, void *priv, const char *spec,
                         const char *feature, char *msg, size_t msg_len);
 
+/* "feature X has no option Y" followed by the names of the options it has. */
+void tvmaf_options_unknown_msg(const TvmafOption *opts, const char *feature, const char *opt,
+                               char *msg, size_t msg_len);
+
 #endif

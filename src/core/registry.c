@@ -1,4 +1,5 @@
 /* The built-in extractors and the public registry queries. */
+#include <errno.h>
 #include <string.h>
 
 #include "tvmaf_config.h"
@@ -161,4 +162,32 @@ const char *tvmaf_feature_backends(unsigned i)
     const bool cuda = tvmaf_find_extractor(ex->name, TVMAF_BACKEND_CUDA) != NULL;
     if (cpu && cuda) return "cpu cuda";
     return cuda ? "cuda" : "cpu";
+}
+
+int tvmaf_feature_option(const char *name, unsigned j, TvmafFeatureOptionInfo *info)
+{
+    if (!name) return -EINVAL;
+    const TvmafExtractor *ex = tvmaf_find_extractor(name, TVMAF_BACKEND_CPU);
+    if (!ex) ex = tvmaf_find_extractor(name, TVMAF_BACKEND_CUDA);
+    if (!ex) return -ENOENT;
+    unsigned n = 0;
+    while (ex->options && ex->options[n].name) n++;
+    if (info && j < n) {
+        static const char *const type_name[] = {
+            [TVMAF_OPT_BOOL] = "bool", [TVMAF_OPT_INT] = "int",
+            [TVMAF_OPT_DOUBLE] = "double", [TVMAF_OPT_STRING] = "string",
+        };
+        const TvmafOption *o = &ex->options[j];
+        *info = (TvmafFeatureOptionInfo){
+            .name = o->name, .help = o->help ? o->help : "", .type = type_name[o->type],
+            .min = o->min, .max = o->max,
+        };
+        switch (o->type) {
+        case TVMAF_OPT_BOOL: info->def = o->def.b; break;
+        case TVMAF_OPT_INT: info->def = o->def.i; break;
+        case TVMAF_OPT_DOUBLE: info->def = o->def.d; break;
+        case TVMAF_OPT_STRING: info->def_string = o->def.s ? o->def.s : ""; break;
+        }
+    }
+    return (int)n;
 }

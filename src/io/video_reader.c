@@ -37,6 +37,10 @@
 #define READER_MAX_DIM 32768u
 /* Longest Y4M stream or FRAME header line, terminator excluded. */
 #define Y4M_MAX_LINE 4096u
+/* Frames whose samples are compared with the declared bit depth: frame 0,
+ * then every DEPTH_CHECK_EVERY-th (an OR over the planes read; checking a
+ * fraction of the frames keeps its cost out of the reading threads). */
+#define DEPTH_CHECK_EVERY 16u
 /* Chunk used to read and discard skipped frames. */
 #define DISCARD_CHUNK ((size_t)1 << 20)
 
@@ -62,6 +66,9 @@ struct TvmafVideoReader {
     /* random access (tvmaf_reader_begin_random_access) */
     uint64_t base;            /* file offset of the next unread frame */
     uint64_t file_size;
+    /* first frame found with samples above the declared depth (UINT64_MAX:
+     * none yet); set by whichever reading thread finds it */
+    uint64_t above_depth_frame;
 };
 
 __attribute__((format(printf, 3, 4)))
@@ -513,6 +520,36 @@ static int read_planes(TvmafVideoReader *r, TvmafPicture *pic, char *msg, size_t
     return 0;
 }
 
+/* Samples above the declared depth: set on the frames checked, so that the
+ * caller can warn (the samples are passed on as they are). */
+static void check_depth(TvmafVideoReader *r, const TvmafPicture *pic, uint64_t frame_no)
+{
+    if (r->sample_bytes != 2 || r->fmt.bpc >= 16 || frame_no % DEPTH_CHECK_EVERY ||
+        __atomic_load_n(&r->above_depth_frame, __ATOMIC_RELAXED) != UINT64_MAX)
+        return;
+    unsigned acc = 0;
+    const unsigned planes = r->luma_only ? 1 : r->nplanes;
+    for (unsigned p = 0; p < planes; p++) {
+        for (unsigned y = 0; y < r->ph[p]; y++) {
+            const uint16_t *s = (const uint16_t *)((const unsigned char *)pic->data[p] +
+                                                   (size_t)y * (size_t)pic->stride[p]);
+            uint16_t row = 0;
+            for (unsigned x = 0; x < r->pw[p]; x++) row |= s[x];
+            acc |= row;
+        }
+    }
+    if (acc >> r->fmt.bpc) {
+        uint64_t none = UINT64_MAX;
+        __atomic_compare_exchange_n(&r->above_depth_frame, &none, frame_no, 0,
+                                    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+    }
+}
+
+uint64_t tvmaf_reader_above_depth_frame(const TvmafVideoReader *r)
+{
+    return __atomic_load_n(&r->above_depth_frame, __ATOMIC_RELAXED);
+}
+
 /* Public API ------------------------------------------------------------ */
 
 int tvmaf_reader_open(TvmafVideoReader **out, const char *path,
@@ -526,6 +563,7 @@ int tvmaf_reader_open(TvmafVideoReader **out, const char *path,
     *out = NULL;
     TvmafVideoReader *r = calloc(1, sizeof(*r));
     if (!r) goto nomem;
+    r->above_depth_frame = UINT64_MAX;
     const int is_stdin = !strcmp(path, "-");
     if (is_stdin) {
         r->name = strdup("standard input");
@@ -636,6 +674,7 @@ int tvmaf_reader_read(TvmafVideoReader *r, TvmafPicture *pic, char *msg, size_t 
         memset(pic, 0, sizeof(*pic));
         return rc;
     }
+    check_depth(r, pic, r->frame_no);
     r->frame_no++;
     return 1;
 }
@@ -741,5 +780,6 @@ int tvmaf_reader_read_at(TvmafVideoReader *r, uint64_t k, TvmafPicture *pic, cha
             }
         off += row * rows;
     }
+    check_depth(r, pic, frame_no);
     return 1;
 }

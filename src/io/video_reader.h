@@ -59,6 +59,15 @@ void tvmaf_reader_set_luma_only(TvmafVideoReader *r, int luma_only);
 int tvmaf_reader_read(TvmafVideoReader *r, TvmafPicture *pic,
                       char *msg, size_t msg_len);
 
+/*
+ * The first frame found to hold a sample above the declared bit depth (a
+ * 10-bit input with values over 1023, e.g. an 8-bit file read with -b 10),
+ * or UINT64_MAX while none is. Frame 0 and every 16th frame after it are
+ * checked, on the planes read (luma only with luma_only); the samples are
+ * passed on unchanged. May be called from any thread while reading goes on.
+ */
+uint64_t tvmaf_reader_above_depth_frame(const TvmafVideoReader *r);
+
 /* Skips n frames (reads and discards; works on pipes). Same return
  * convention, 1 = all skipped (also for n == 0). */
 int tvmaf_reader_skip(TvmafVideoReader *r, unsigned n,

@@ -255,7 +255,9 @@ int tvmaf_model_feature_overload(TvmafModel *model, const char *feature,
             const TvmafOption *o = f->ex->options;
             while (o && o->name && strcmp(o->name, opt)) o++;
             if (!o || !o->name) {
-                model_error(model, "feature \"%s\" has no option \"%s\"", feature, opt);
+                char m[512];
+                tvmaf_options_unknown_msg(f->ex->options, feature, opt, m, sizeof(m));
+                model_error(model, "%s", m);
                 return -EINVAL;
             }
             if (tvmaf_model_feature_set_opt(f, opt, norm)) return -ENOMEM;
