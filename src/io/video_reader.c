@@ -457,6 +457,19 @@ static uint64_t seek_over(TvmafVideoReader *r, uint64_t n)
     return k;
 }
 
+/* The bytes left to read in a regular file (the peeked ones included);
+ * UINT64_MAX for a pipe or when it cannot be told. */
+static uint64_t bytes_left(TvmafVideoReader *r)
+{
+    struct stat st;
+    if (!r->seekable) return UINT64_MAX;
+    const off_t pos = ftello(r->f);
+    if (pos < 0 || fstat(fileno(r->f), &st) || !S_ISREG(st.st_mode)) return UINT64_MAX;
+    const uint64_t pend = r->pend_len - r->pend_pos;
+    return (uint64_t)st.st_size > (uint64_t)pos ? (uint64_t)st.st_size - (uint64_t)pos + pend
+                                                : pend;
+}
+
 /* Consumes the chroma bytes of a frame whose chroma is not wanted. */
 static int skip_chroma(TvmafVideoReader *r, uint64_t got_total, char *msg, size_t msg_len)
 {
@@ -623,6 +636,11 @@ int tvmaf_reader_read(TvmafVideoReader *r, TvmafPicture *pic, char *msg, size_t 
     memset(pic, 0, sizeof(*pic));
     int rc = next_frame(r, msg, msg_len);
     if (rc <= 0) return rc;
+    /* A regular file shorter than the frame is reported before a picture
+     * is allocated for it: memory follows the data present, not a
+     * header's claim. */
+    const uint64_t left = bytes_left(r);
+    if (left < r->frame_bytes) return truncated(r, left, msg, msg_len);
     rc = tvmaf_picture_alloc(pic, r->fmt.pix_fmt, r->fmt.bpc, r->fmt.w, r->fmt.h);
     if (rc) {
         set_msg(msg, msg_len, "Cannot allocate a %ux%u %u-bit %s picture for %s.",
