@@ -660,7 +660,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: %ux%u %s %u-bit frames (%.1f MiB each) need about %.0f MiB of "
                 "memory with --threads %u, above the --max-memory limit of %.0f MiB\n", app,
                 vf->w, vf->h, tvmaf_pix_fmt_name(vf->pix_fmt), vf->bpc, fbytes / 1048576.0,
-                2.0 * (scoring + 1) * fbytes / 1048576.0, threads,
+                2.0 * (scoring + 1) * fbytes / 1048576.0, threads ? threads : 1,
                 max_memory / 1048576.0);
         goto end;
     }
