@@ -252,6 +252,16 @@ def case_write_failure_keeps_file(exe, d, R):
         return "the replaced output lost its mode (0%o)" % stat.S_IMODE(os.stat(keep).st_mode)
     if leftovers(d, "keep.json"):
         return "temporary file left behind after success"
+    # a symbolic link is written through, and stays a link
+    link = os.path.join(d, "link.json")
+    os.symlink("keep.json", link)
+    os.unlink(keep)
+    r = run(exe, args + ["-o", link])
+    why = succeeded(r)
+    if why:
+        return "through a link: " + why
+    if not os.path.islink(link) or not os.path.isfile(keep):
+        return "writing through a link replaced the link"
     return None
 
 

@@ -175,6 +175,11 @@ static int same_file(const char *out, const char *in)
     return S_ISREG(so.st_mode) && so.st_dev == si.st_dev && so.st_ino == si.st_ino;
 }
 
+static int write_scores_replacing(const char *app, const char *path, const char *shown,
+                                  const struct stat *st, TvmafContext *ctx,
+                                  enum TvmafOutputFormat ofmt, int precision, double fps,
+                                  unsigned w, unsigned h);
+
 /*
  * Writes the scores to out_path ("-": stdout). A regular file (or a new one)
  * is written to a temporary file beside it that replaces it by rename() only
@@ -217,11 +222,28 @@ static int write_scores(const char *app, const char *out_path, TvmafContext *ctx
         }
         return 0;
     }
+    /* a symbolic link is written through: the file it names is replaced */
+    char *real = exists ? realpath(out_path, NULL) : NULL;
+    const int rc = write_scores_replacing(app, real ? real : out_path, out_path, exists ? &st : NULL,
+                                          ctx, ofmt, precision, fps, w, h);
+    free(real);
+    return rc;
+}
+
+/* write_scores() for a regular file `path` (st: its status, NULL when it
+ * does not exist yet); `shown` names it in messages. */
+static int write_scores_replacing(const char *app, const char *path, const char *shown,
+                                  const struct stat *st, TvmafContext *ctx,
+                                  enum TvmafOutputFormat ofmt, int precision, double fps,
+                                  unsigned w, unsigned h)
+{
+    const char *out_path = shown;
+    const int exists = st != NULL;
     char tmp[4096];
-    const char *slash = strrchr(out_path, '/');
-    const int dlen = slash ? (int)(slash - out_path + 1) : 0;
-    if (snprintf(tmp, sizeof(tmp), "%.*s.%s.tmp-XXXXXX", dlen, out_path,
-                 slash ? slash + 1 : out_path) >= (int)sizeof(tmp)) {
+    const char *slash = strrchr(path, '/');
+    const int dlen = slash ? (int)(slash - path + 1) : 0;
+    if (snprintf(tmp, sizeof(tmp), "%.*s.%s.tmp-XXXXXX", dlen, path,
+                 slash ? slash + 1 : path) >= (int)sizeof(tmp)) {
         fprintf(stderr, "%s: output path \"%s\" is too long\n", app, out_path);
         return 1;
     }
@@ -234,7 +256,7 @@ static int write_scores(const char *app, const char *out_path, TvmafContext *ctx
     /* the mode a plain fopen() would give: the existing file's, else 0666 less the umask */
     mode_t mode;
     if (exists) {
-        mode = st.st_mode & 07777;
+        mode = st->st_mode & 07777;
     } else {
         const mode_t um = umask(022);
         umask(um);
@@ -252,7 +274,7 @@ static int write_scores(const char *app, const char *out_path, TvmafContext *ctx
     } else {
         close(fd);
     }
-    if (!e && rename(tmp, out_path)) e = errno;
+    if (!e && rename(tmp, path)) e = errno;
     if (e) {
         unlink(tmp);
         fprintf(stderr, "%s: writing \"%s\" failed: %s%s\n", app, out_path, strerror(e),
