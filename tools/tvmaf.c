@@ -692,7 +692,11 @@ int main(int argc, char **argv)
     if (ahead > ahead_max) ahead = (unsigned)ahead_max;
     if ((err = tvmaf_prefetch_start(&pf_ref, rd_ref, ahead, frame_cnt)) ||
         (err = tvmaf_prefetch_start(&pf_dis, rd_dis, ahead, frame_cnt))) {
-        fprintf(stderr, "%s: cannot start reading: %s\n", app, strerror(-err));
+        if (err == -ENOMEM)
+            fprintf(stderr, "%s: out of memory allocating the read-ahead queues (%u frames)\n",
+                    app, ahead);
+        else
+            fprintf(stderr, "%s: cannot start reading: %s\n", app, strerror(-err));
         goto end;
     }
 

@@ -696,7 +696,7 @@ int tvmaf_reader_read(TvmafVideoReader *r, TvmafPicture *pic, char *msg, size_t 
     if ((rc = stage_first_frame(r, msg, msg_len))) return rc;
     rc = tvmaf_picture_alloc(pic, r->fmt.pix_fmt, r->fmt.bpc, r->fmt.w, r->fmt.h);
     if (rc) {
-        set_msg(msg, msg_len, "Cannot allocate a %ux%u %u-bit %s picture for %s.",
+        set_msg(msg, msg_len, "Out of memory allocating a %ux%u %u-bit %s picture for %s.",
                 r->fmt.w, r->fmt.h, r->fmt.bpc, pix_fmt_name(r->fmt.pix_fmt), r->name);
         memset(pic, 0, sizeof(*pic));
         return rc;
@@ -784,7 +784,7 @@ int tvmaf_reader_read_at(TvmafVideoReader *r, uint64_t k, TvmafPicture *pic, cha
     }
     int rc = tvmaf_picture_alloc(pic, r->fmt.pix_fmt, r->fmt.bpc, r->fmt.w, r->fmt.h);
     if (rc) {
-        set_msg(msg, msg_len, "Cannot allocate a %ux%u %u-bit %s picture for %s.",
+        set_msg(msg, msg_len, "Out of memory allocating a %ux%u %u-bit %s picture for %s.",
                 r->fmt.w, r->fmt.h, r->fmt.bpc, pix_fmt_name(r->fmt.pix_fmt), r->name);
         memset(pic, 0, sizeof(*pic));
         return rc;
