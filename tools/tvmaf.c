@@ -2,7 +2,6 @@
  * tvmaf: the command-line tool, flag-compatible with libvmaf's `vmaf`.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -175,63 +174,9 @@ static int same_file(const char *out, const char *in)
     return S_ISREG(so.st_mode) && so.st_dev == si.st_dev && so.st_ino == si.st_ino;
 }
 
-static int write_scores_replacing(const char *app, const char *path, const char *shown,
-                                  const struct stat *st, TvmafContext *ctx,
-                                  enum TvmafOutputFormat ofmt, int precision, double fps,
-                                  unsigned w, unsigned h);
-
-/*
- * Writes the scores to out_path ("-": stdout). A regular file (or a new one)
- * is written to a temporary file beside it that replaces it by rename() only
- * once complete, flushed and synced: a failure (disk full, file size limit)
- * leaves an existing file as it was and no partial file. Anything else
- * (/dev/null, a pipe) is written in place. Prints one line and returns
- * non-zero on failure.
- */
-static int write_scores(const char *app, const char *out_path, TvmafContext *ctx,
-                        enum TvmafOutputFormat ofmt, int precision, double fps,
-                        unsigned w, unsigned h)
-{
-    if (!strcmp(out_path, "-")) {
-        errno = 0;
-        const int err = tvmaf_write_output(ctx, stdout, ofmt, precision, fps, w, h);
-        const int e = errno;
-        if (err || fflush(stdout) || ferror(stdout)) {
-            fprintf(stderr, "%s: writing the scores to stdout failed: %s\n", app,
-                    e ? strerror(e) : errno ? strerror(errno) : "write error");
-            return 1;
-        }
-        return 0;
-    }
-    struct stat st;
-    const int exists = !stat(out_path, &st);
-    if (exists && !S_ISREG(st.st_mode)) {
-        FILE *f = fopen(out_path, "w");
-        if (!f) {
-            fprintf(stderr, "%s: cannot write \"%s\": %s\n", app, out_path, strerror(errno));
-            return 1;
-        }
-        errno = 0;
-        int err = tvmaf_write_output(ctx, f, ofmt, precision, fps, w, h);
-        int e = errno;
-        if (fclose(f) && !err) { err = -1; e = errno; }
-        if (err) {
-            fprintf(stderr, "%s: writing \"%s\" failed: %s\n", app, out_path,
-                    e ? strerror(e) : "write error");
-            return 1;
-        }
-        return 0;
-    }
-    /* a symbolic link is written through: the file it names is replaced */
-    char *real = exists ? realpath(out_path, NULL) : NULL;
-    const int rc = write_scores_replacing(app, real ? real : out_path, out_path, exists ? &st : NULL,
-                                          ctx, ofmt, precision, fps, w, h);
-    free(real);
-    return rc;
-}
-
-/* write_scores() for a regular file `path` (st: its status, NULL when it
- * does not exist yet); `shown` names it in messages. */
+/* Writes the scores to the regular file `path` (st: its status, NULL when
+ * it does not exist yet) through a temporary file beside it; `shown` names
+ * it in messages. */
 static int write_scores_replacing(const char *app, const char *path, const char *shown,
                                   const struct stat *st, TvmafContext *ctx,
                                   enum TvmafOutputFormat ofmt, int precision, double fps,
@@ -282,6 +227,56 @@ static int write_scores_replacing(const char *app, const char *path, const char 
         return 1;
     }
     return 0;
+}
+
+/*
+ * Writes the scores to out_path ("-": stdout). A regular file (or a new one)
+ * is written to a temporary file beside it that replaces it by rename() only
+ * once complete, flushed and synced: a failure (disk full, file size limit)
+ * leaves an existing file as it was and no partial file. Anything else
+ * (/dev/null, a pipe) is written in place. Prints one line and returns
+ * non-zero on failure.
+ */
+static int write_scores(const char *app, const char *out_path, TvmafContext *ctx,
+                        enum TvmafOutputFormat ofmt, int precision, double fps,
+                        unsigned w, unsigned h)
+{
+    if (!strcmp(out_path, "-")) {
+        errno = 0;
+        const int err = tvmaf_write_output(ctx, stdout, ofmt, precision, fps, w, h);
+        const int e = errno;
+        if (err || fflush(stdout) || ferror(stdout)) {
+            fprintf(stderr, "%s: writing the scores to stdout failed: %s\n", app,
+                    e ? strerror(e) : errno ? strerror(errno) : "write error");
+            return 1;
+        }
+        return 0;
+    }
+    struct stat st;
+    const int exists = !stat(out_path, &st);
+    if (exists && !S_ISREG(st.st_mode)) {
+        FILE *f = fopen(out_path, "w");
+        if (!f) {
+            fprintf(stderr, "%s: cannot write \"%s\": %s\n", app, out_path, strerror(errno));
+            return 1;
+        }
+        errno = 0;
+        int err = tvmaf_write_output(ctx, f, ofmt, precision, fps, w, h);
+        int e = errno;
+        if (fclose(f) && !err) { err = -1; e = errno; }
+        if (err) {
+            fprintf(stderr, "%s: writing \"%s\" failed: %s\n", app, out_path,
+                    e ? strerror(e) : "write error");
+            return 1;
+        }
+        return 0;
+    }
+    /* a symbolic link is written through: the file it names is replaced */
+    char *real = exists ? realpath(out_path, NULL) : NULL;
+    const int rc = write_scores_replacing(app, real ? real : out_path, out_path, exists ? &st : NULL,
+                                          ctx, ofmt, precision, fps, w, h);
+    free(real);
+    return rc;
 }
 
 #define MAX_MODELS 32
