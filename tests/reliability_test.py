@@ -204,6 +204,11 @@ def case_output_is_input(exe, d, R):
         why = refused(r, "input")
         if why:
             return "-o %s: %s" % (out, why)
+    with open(dis, "rb") as f:  # stdin redirected from the file -o names
+        r = run(exe, ["-r", ref, "-d", "-", "-n", "--feature", "psnr", "-o", dis], stdin=f)
+    why = refused(r, "input")
+    if why:
+        return "-d - < FILE -o FILE: " + why
     with open(dis, "rb") as f:
         if f.read() != dis_data:
             return "the distorted input was modified"

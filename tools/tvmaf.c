@@ -165,12 +165,12 @@ static int writable(const char *path)
     return !access(dir, W_OK);
 }
 
-/* Whether `out` names the same regular file as the input `in` (a score
- * file written over an input would destroy it). */
+/* Whether `out` names the same regular file as the input `in` ("-": the
+ * file stdin is redirected from): the scores would replace the input. */
 static int same_file(const char *out, const char *in)
 {
     struct stat so, si;
-    if (!strcmp(in, "-") || stat(out, &so) || stat(in, &si)) return 0;
+    if (stat(out, &so) || (strcmp(in, "-") ? stat(in, &si) : fstat(STDIN_FILENO, &si))) return 0;
     return S_ISREG(so.st_mode) && so.st_dev == si.st_dev && so.st_ino == si.st_ino;
 }
 
