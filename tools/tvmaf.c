@@ -3,6 +3,7 @@
  */
 #include <errno.h>
 #include <float.h>
+#include <signal.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -27,7 +28,7 @@ enum {
     ARG_XML = 256, ARG_JSON, ARG_CSV, ARG_SUB, ARG_THREADS, ARG_FEATURE, ARG_SUBSAMPLE,
     ARG_CPUMASK, ARG_FRAME_CNT, ARG_SKIP_REF, ARG_SKIP_DIST, ARG_BACKEND, ARG_PRECISION,
     ARG_LIST, ARG_HELP, ARG_RCPSS, ARG_ADM_DIV, ARG_GPU, ARG_PINNED, ARG_GPU_STATS,
-    ARG_GPU_MEM_LIMIT, ARG_STRICT_FRAMES,
+    ARG_GPU_MEM_LIMIT, ARG_STRICT_FRAMES, ARG_MAX_MEMORY,
 };
 
 static const struct option long_opts[] = {
@@ -64,6 +65,7 @@ static const struct option long_opts[] = {
     { "gpu-stats", no_argument, NULL, ARG_GPU_STATS },
     { "gpu-mem-limit", required_argument, NULL, ARG_GPU_MEM_LIMIT },
     { "strict-frame-count", no_argument, NULL, ARG_STRICT_FRAMES },
+    { "max-memory", required_argument, NULL, ARG_MAX_MEMORY },
     { NULL, 0, NULL, 0 },
 };
 
@@ -102,6 +104,9 @@ static void usage(FILE *f, const char *app)
         " --pinned-pictures          read frames into page-locked memory, uploaded from there\n"
         " --gpu-stats                print device work per frame and device times to stderr\n"
         " --gpu-mem-limit BYTES      fail as out of memory past this much device memory\n"
+        " --max-memory N[K|M|G]      memory for the input pictures in flight (both inputs,\n"
+        "                            read ahead and being scored; default 8G): inputs whose\n"
+        "                            frames cannot fit are refused before any is read\n"
         "Output:\n"
         " --output/-o PATH           write scores to PATH (- for stdout)\n"
         " --xml (default), --json, --csv, --sub  output format\n"
@@ -190,6 +195,25 @@ static int parse_uint(const char *app, const char *opt, const char *s, unsigned 
     return 0;
 }
 
+/* Default of --max-memory: the input pictures in flight, both inputs. */
+#define DEFAULT_MAX_MEMORY ((uint64_t)8 << 30)
+
+/* "N", "NK", "NM", "NG" (binary multiples) into bytes, at least 1 MiB. */
+static int parse_size(const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s || s[0] == '-') return -1;
+    unsigned shift = 0;
+    if (*end == 'K' || *end == 'k') shift = 10, end++;
+    else if (*end == 'M' || *end == 'm') shift = 20, end++;
+    else if (*end == 'G' || *end == 'g') shift = 30, end++;
+    if (*end || v > (UINT64_MAX >> shift) || (v << shift) < ((uint64_t)1 << 20)) return -1;
+    *out = (uint64_t)v << shift;
+    return 0;
+}
+
 #define MAX_FEATURES 64
 
 /* Whether `path` can be created or overwritten, checked before any work. */
@@ -208,6 +232,120 @@ static int writable(const char *path)
     return !access(dir, W_OK);
 }
 
+/* Whether `out` names the same regular file as the input `in` ("-": the
+ * file stdin is redirected from): the scores would replace the input. */
+static int same_file(const char *out, const char *in)
+{
+    struct stat so, si;
+    if (stat(out, &so) || (strcmp(in, "-") ? stat(in, &si) : fstat(STDIN_FILENO, &si))) return 0;
+    return S_ISREG(so.st_mode) && so.st_dev == si.st_dev && so.st_ino == si.st_ino;
+}
+
+/* Writes the scores to the regular file `path` (st: its status, NULL when
+ * it does not exist yet) through a temporary file beside it; `shown` names
+ * it in messages. */
+static int write_scores_replacing(const char *app, const char *path, const char *shown,
+                                  const struct stat *st, TvmafContext *ctx,
+                                  enum TvmafOutputFormat ofmt, int precision, double fps,
+                                  unsigned w, unsigned h)
+{
+    const char *out_path = shown;
+    const int exists = st != NULL;
+    char tmp[4096];
+    const char *slash = strrchr(path, '/');
+    const int dlen = slash ? (int)(slash - path + 1) : 0;
+    if (snprintf(tmp, sizeof(tmp), "%.*s.%s.tmp-XXXXXX", dlen, path,
+                 slash ? slash + 1 : path) >= (int)sizeof(tmp)) {
+        fprintf(stderr, "%s: output path \"%s\" is too long\n", app, out_path);
+        return 1;
+    }
+    const int fd = mkstemp(tmp);
+    if (fd < 0) {
+        fprintf(stderr, "%s: cannot write \"%s\": cannot create a file beside it: %s\n", app,
+                out_path, strerror(errno));
+        return 1;
+    }
+    /* the mode a plain fopen() would give: the existing file's, else 0666 less the umask */
+    mode_t mode;
+    if (exists) {
+        mode = st->st_mode & 07777;
+    } else {
+        const mode_t um = umask(022);
+        umask(um);
+        mode = 0666 & ~um;
+    }
+    FILE *f = fchmod(fd, mode) ? NULL : fdopen(fd, "w");
+    int e = f ? 0 : errno;
+    if (f) {
+        errno = 0;
+        if (tvmaf_write_output(ctx, f, ofmt, precision, fps, w, h))
+            e = errno ? errno : EIO;
+        else if (fsync(fileno(f)))
+            e = errno;
+        if (fclose(f) && !e) e = errno ? errno : EIO;
+    } else {
+        close(fd);
+    }
+    if (!e && rename(tmp, path)) e = errno;
+    if (e) {
+        unlink(tmp);
+        fprintf(stderr, "%s: writing \"%s\" failed: %s%s\n", app, out_path, strerror(e),
+                exists ? " (the existing file is unchanged)" : "");
+        return 1;
+    }
+    return 0;
+}
+
+/*
+ * Writes the scores to out_path ("-": stdout). A regular file (or a new one)
+ * is written to a temporary file beside it that replaces it by rename() only
+ * once complete, flushed and synced: a failure (disk full, file size limit)
+ * leaves an existing file as it was and no partial file. Anything else
+ * (/dev/null, a pipe) is written in place. Prints one line and returns
+ * non-zero on failure.
+ */
+static int write_scores(const char *app, const char *out_path, TvmafContext *ctx,
+                        enum TvmafOutputFormat ofmt, int precision, double fps,
+                        unsigned w, unsigned h)
+{
+    if (!strcmp(out_path, "-")) {
+        errno = 0;
+        const int err = tvmaf_write_output(ctx, stdout, ofmt, precision, fps, w, h);
+        const int e = errno;
+        if (err || fflush(stdout) || ferror(stdout)) {
+            fprintf(stderr, "%s: writing the scores to stdout failed: %s\n", app,
+                    e ? strerror(e) : errno ? strerror(errno) : "write error");
+            return 1;
+        }
+        return 0;
+    }
+    struct stat st;
+    const int exists = !stat(out_path, &st);
+    if (exists && !S_ISREG(st.st_mode)) {
+        FILE *f = fopen(out_path, "w");
+        if (!f) {
+            fprintf(stderr, "%s: cannot write \"%s\": %s\n", app, out_path, strerror(errno));
+            return 1;
+        }
+        errno = 0;
+        int err = tvmaf_write_output(ctx, f, ofmt, precision, fps, w, h);
+        int e = errno;
+        if (fclose(f) && !err) { err = -1; e = errno; }
+        if (err) {
+            fprintf(stderr, "%s: writing \"%s\" failed: %s\n", app, out_path,
+                    e ? strerror(e) : "write error");
+            return 1;
+        }
+        return 0;
+    }
+    /* a symbolic link is written through: the file it names is replaced */
+    char *real = exists ? realpath(out_path, NULL) : NULL;
+    const int rc = write_scores_replacing(app, real ? real : out_path, out_path, exists ? &st : NULL,
+                                          ctx, ofmt, precision, fps, w, h);
+    free(real);
+    return rc;
+}
+
 #define MAX_MODELS 32
 #define MAX_OVERLOADS 32
 
@@ -221,7 +359,20 @@ typedef struct ModelArg {
     TvmafModel *model;
 } ModelArg;
 
+static int parse_model_arg_fields(const char *app, const char *arg, ModelArg *m);
+
+/* Parses one -m argument; on failure m owns nothing. */
 static int parse_model_arg(const char *app, const char *arg, ModelArg *m)
+{
+    const int err = parse_model_arg_fields(app, arg, m);
+    if (err) {
+        free(m->buf);
+        m->buf = NULL;
+    }
+    return err;
+}
+
+static int parse_model_arg_fields(const char *app, const char *arg, ModelArg *m)
 {
     memset(m, 0, sizeof(*m));
     m->name = "vmaf";
@@ -314,6 +465,14 @@ static int check_y4m_flags(const char *app, const char *path, const TvmafVideoRe
     return -1;
 }
 
+/* Frees the buffers of the -m arguments parsed so far (for the exits
+ * before any model is loaded); returns rc. */
+static int free_model_args(ModelArg *m, unsigned n, int rc)
+{
+    for (unsigned i = 0; i < n; i++) free(m[i].buf);
+    return rc;
+}
+
 /* What the model is called in messages: its version, else its path. */
 static const char *model_label(const ModelArg *m)
 {
@@ -339,6 +498,12 @@ int main(int argc, char **argv)
     unsigned long long gpu_mem_limit = 0;
     int strict_frames = 0, list = 0, version = 0;
     char feature_defaults[128] = "";
+    uint64_t max_memory = DEFAULT_MAX_MEMORY;
+
+    /* a closed pipe on stdout or a file size limit is a failed write
+     * reported as such, not a silent death by signal */
+    signal(SIGPIPE, SIG_IGN);
+    signal(SIGXFSZ, SIG_IGN);
 
     int c;
     opterr = 0;
@@ -346,14 +511,14 @@ int main(int argc, char **argv)
         switch (c) {
         case 'r': path_ref = optarg; break;
         case 'd': path_dis = optarg; break;
-        case 'w': if (parse_uint(app, "--width", optarg, &w, 1, 65536)) return 1; break;
-        case 'h': if (parse_uint(app, "--height", optarg, &h, 1, 65536)) return 1; break;
+        case 'w': if (parse_uint(app, "--width", optarg, &w, 1, 65536)) return free_model_args(models, n_model_args, 1); break;
+        case 'h': if (parse_uint(app, "--height", optarg, &h, 1, 65536)) return free_model_args(models, n_model_args, 1); break;
         case 'b':
-            if (parse_uint(app, "--bitdepth", optarg, &bpc, 1, 64)) return 1;
+            if (parse_uint(app, "--bitdepth", optarg, &bpc, 1, 64)) return free_model_args(models, n_model_args, 1);
             if (bpc != 8 && bpc != 10 && bpc != 12 && bpc != 16) {
                 fprintf(stderr, "%s: unsupported bit depth %u (supported: 8, 10, 12, 16)\n",
                         app, bpc);
-                return 1;
+                return free_model_args(models, n_model_args, 1);
             }
             break;
         case 'p':
@@ -364,15 +529,15 @@ int main(int argc, char **argv)
             else {
                 fprintf(stderr, "%s: invalid pixel format \"%s\" (420, 422, 444 or 400)\n",
                         app, optarg);
-                return 1;
+                return free_model_args(models, n_model_args, 1);
             }
             break;
         case 'm':
             if (n_model_args == MAX_MODELS) {
                 fprintf(stderr, "%s: at most %d models\n", app, MAX_MODELS);
-                return 1;
+                return free_model_args(models, n_model_args, 1);
             }
-            if (parse_model_arg(app, optarg, &models[n_model_args])) return 1;
+            if (parse_model_arg(app, optarg, &models[n_model_args])) return free_model_args(models, n_model_args, 1);
             n_model_args++;
             n_models++;
             break;
@@ -384,18 +549,18 @@ int main(int argc, char **argv)
         case ARG_JSON: ofmt = TVMAF_OUTPUT_JSON; break;
         case ARG_CSV: ofmt = TVMAF_OUTPUT_CSV; break;
         case ARG_SUB: ofmt = TVMAF_OUTPUT_SUB; break;
-        case ARG_THREADS: if (parse_uint(app, "--threads", optarg, &threads, 0, 1024)) return 1; break;
-        case ARG_SUBSAMPLE: if (parse_uint(app, "--subsample", optarg, &subsample, 0, 1u << 30)) return 1; break;
-        case ARG_FRAME_CNT: if (parse_uint(app, "--frame_cnt", optarg, &frame_cnt, 0, ~0u)) return 1; break;
-        case ARG_SKIP_REF: if (parse_uint(app, "--frame_skip_ref", optarg, &skip_ref, 0, ~0u)) return 1; break;
-        case ARG_SKIP_DIST: if (parse_uint(app, "--frame_skip_dist", optarg, &skip_dis, 0, ~0u)) return 1; break;
+        case ARG_THREADS: if (parse_uint(app, "--threads", optarg, &threads, 0, 1024)) return free_model_args(models, n_model_args, 1); break;
+        case ARG_SUBSAMPLE: if (parse_uint(app, "--subsample", optarg, &subsample, 0, 1u << 30)) return free_model_args(models, n_model_args, 1); break;
+        case ARG_FRAME_CNT: if (parse_uint(app, "--frame_cnt", optarg, &frame_cnt, 0, ~0u)) return free_model_args(models, n_model_args, 1); break;
+        case ARG_SKIP_REF: if (parse_uint(app, "--frame_skip_ref", optarg, &skip_ref, 0, ~0u)) return free_model_args(models, n_model_args, 1); break;
+        case ARG_SKIP_DIST: if (parse_uint(app, "--frame_skip_dist", optarg, &skip_dis, 0, ~0u)) return free_model_args(models, n_model_args, 1); break;
         case ARG_CPUMASK: {
             char *end;
             errno = 0;
             cpumask = strtoull(optarg, &end, 0);
             if (errno || end == optarg || *end) {
                 fprintf(stderr, "%s: invalid value \"%s\" for --cpumask\n", app, optarg);
-                return 1;
+                return free_model_args(models, n_model_args, 1);
             }
             break;
         }
@@ -404,11 +569,11 @@ int main(int argc, char **argv)
                 strcmp(optarg, "auto")) {
                 fprintf(stderr, "%s: invalid value \"%s\" for --adm-div (host, table, ieee or "
                         "auto)\n", app, optarg);
-                return 1;
+                return free_model_args(models, n_model_args, 1);
             }
             snprintf(feature_defaults, sizeof(feature_defaults), "float_adm=adm_div=%s", optarg);
             break;
-        case ARG_GPU: if (parse_uint(app, "--gpu", optarg, &gpu_index, 0, 1024)) return 1; break;
+        case ARG_GPU: if (parse_uint(app, "--gpu", optarg, &gpu_index, 0, 1024)) return free_model_args(models, n_model_args, 1); break;
         case ARG_PINNED: gpu_flags |= TVMAF_GPU_PINNED_PICTURES; break;
         case ARG_GPU_STATS: gpu_flags |= TVMAF_GPU_STATS; break;
         case ARG_GPU_MEM_LIMIT: {
@@ -418,14 +583,21 @@ int main(int argc, char **argv)
             if (errno || end == optarg || *end || optarg[0] == '-') {
                 fprintf(stderr, "%s: invalid value \"%s\" for --gpu-mem-limit (bytes)\n", app,
                         optarg);
-                return 1;
+                return free_model_args(models, n_model_args, 1);
             }
             break;
         }
+        case ARG_MAX_MEMORY:
+            if (parse_size(optarg, &max_memory)) {
+                fprintf(stderr, "%s: invalid value \"%s\" for --max-memory (bytes, or a "
+                        "number with K, M or G)\n", app, optarg);
+                return free_model_args(models, n_model_args, 1);
+            }
+            break;
         case ARG_FEATURE:
             if (n_features == MAX_FEATURES) {
                 fprintf(stderr, "%s: at most %d --feature options\n", app, MAX_FEATURES);
-                return 1;
+                return free_model_args(models, n_model_args, 1);
             }
             features[n_features++] = optarg;
             {
@@ -452,20 +624,20 @@ int main(int argc, char **argv)
             else if (!strcmp(optarg, "auto")) backend = TVMAF_BACKEND_AUTO;
             else {
                 fprintf(stderr, "%s: invalid backend \"%s\" (cpu, cuda or auto)\n", app, optarg);
-                return 1;
+                return free_model_args(models, n_model_args, 1);
             }
             break;
         case ARG_PRECISION:
             if (!strcmp(optarg, "max")) precision = 17;
             else {
                 unsigned p;
-                if (parse_uint(app, "--precision", optarg, &p, 1, 17)) return 1;
+                if (parse_uint(app, "--precision", optarg, &p, 1, 17)) return free_model_args(models, n_model_args, 1);
                 precision = (int)p;
             }
             break;
         case ARG_LIST: list = 1; break;
         case ARG_STRICT_FRAMES: strict_frames = 1; break;
-        case ARG_HELP: usage(stdout, app); return 0;
+        case ARG_HELP: usage(stdout, app); return free_model_args(models, n_model_args, 0);
         case ARG_RCPSS: {
             /* float_adm divides through the processor's reciprocal estimate, as
              * the reference does; this tells whether this processor's estimate
@@ -476,19 +648,19 @@ int main(int argc, char **argv)
             printf("host %016llx\ngoldens %016llx\nmode %s\n", (unsigned long long)fp,
                    (unsigned long long)TVMAF_RCPSS_GOLDENS_FINGERPRINT,
                    mode >= 0 ? tvmaf_rcp_div_name(mode) : m);
-            return 0;
+            return free_model_args(models, n_model_args, 0);
         }
         case ':':
             fprintf(stderr, "%s: option %s needs a value\n", app, argv[optind - 1]);
-            return 1;
+            return free_model_args(models, n_model_args, 1);
         default:
             fprintf(stderr, "%s: unknown option \"%s\" (see --help)\n", app, argv[optind - 1]);
-            return 1;
+            return free_model_args(models, n_model_args, 1);
         }
     }
     if (optind < argc) {
         fprintf(stderr, "%s: unexpected argument \"%s\" (see --help)\n", app, argv[optind]);
-        return 1;
+        return free_model_args(models, n_model_args, 1);
     }
     if (list) {
         /* -v (verbose) adds every extractor's options */
@@ -496,19 +668,19 @@ int main(int argc, char **argv)
             printf("%-16s %s\n", tvmaf_feature_name(i), tvmaf_feature_backends(i));
             if (version) describe_options(stdout, tvmaf_feature_name(i));
         }
-        return 0;
+        return free_model_args(models, n_model_args, 0);
     }
     if (version) {
         printf("tvmaf %s\n", tvmaf_version());
-        return 0;
+        return free_model_args(models, n_model_args, 0);
     }
     if (!path_ref || !path_dis) {
         fprintf(stderr, "%s: both --reference/-r and --distorted/-d are required (see --help)\n", app);
-        return 1;
+        return free_model_args(models, n_model_args, 1);
     }
     if (!strcmp(path_ref, "-") && !strcmp(path_dis, "-")) {
         fprintf(stderr, "%s: only one of the inputs can be stdin\n", app);
-        return 1;
+        return free_model_args(models, n_model_args, 1);
     }
     const unsigned n_models_given = n_model_args;
     if (!n_models && !no_prediction) {
@@ -523,7 +695,7 @@ int main(int argc, char **argv)
             if (!strcmp(models[i].name, models[j].name)) {
                 fprintf(stderr, "%s: two models are named \"%s\"; each model needs its own "
                         "name (-m ...:name=NAME)\n", app, models[i].name);
-                return 1;
+                return free_model_args(models, n_model_args, 1);
             }
         }
     }
@@ -537,7 +709,6 @@ int main(int argc, char **argv)
     TvmafVideoReader *rd_ref = NULL, *rd_dis = NULL;
     TvmafPrefetch *pf_ref = NULL, *pf_dis = NULL;
     TvmafContext *ctx = NULL;
-    FILE *out = NULL;
     int ret = 1, err;
 
     if ((err = tvmaf_reader_open(&rd_ref, path_ref, have_raw ? &raw : NULL, msg, sizeof(msg))) ||
@@ -603,6 +774,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: cannot write \"%s\": %s\n", app, out_path, strerror(errno));
         goto end;
     }
+    if (out_path && (same_file(out_path, path_ref) || same_file(out_path, path_dis))) {
+        fprintf(stderr, "%s: -o \"%s\" is the %s input; the scores would overwrite it\n", app,
+                out_path, same_file(out_path, path_ref) ? "reference" : "distorted");
+        goto end;
+    }
 
     if ((skip_ref && (err = tvmaf_reader_skip(rd_ref, skip_ref, msg, sizeof(msg))) != 1) ||
         (skip_dis && (err = tvmaf_reader_skip(rd_dis, skip_dis, msg, sizeof(msg))) != 1)) {
@@ -622,11 +798,31 @@ int main(int argc, char **argv)
                     (vf->pix_fmt == TVMAF_PIX_FMT_YUV444P ? 3 :
                      vf->pix_fmt == TVMAF_PIX_FMT_YUV422P ? 2 :
                      vf->pix_fmt == TVMAF_PIX_FMT_YUV420P ? 1.5 : 1);
+    /* Pictures of one input in flight: the read-ahead queue, the one being
+     * read, and those being scored (one per worker). An input whose frames
+     * cannot fit even with one frame read ahead is refused now, before a
+     * picture is allocated: a header can claim a size its data never fills. */
+    const uint64_t in_use = (threads ? threads : 1) + 1;
+    const uint64_t per_input = max_memory / 2 / (fbytes ? fbytes : 1);
+    if (per_input < in_use + 1) {
+        fprintf(stderr, "%s: %ux%u %s %u-bit frames (%.1f MiB each) need about %.0f MiB of "
+                "memory with --threads %u, above the --max-memory limit of %.0f MiB\n", app,
+                vf->w, vf->h, tvmaf_pix_fmt_name(vf->pix_fmt), vf->bpc, fbytes / 1048576.0,
+                2.0 * (in_use + 1) * fbytes / 1048576.0, threads ? threads : 1,
+                max_memory / 1048576.0);
+        goto end;
+    }
+    uint64_t ahead_max = per_input - in_use;
     unsigned ahead = (unsigned)(READ_AHEAD_BYTES / (fbytes ? fbytes : 1));
     ahead = ahead < 4 ? 4 : ahead > 64 ? 64 : ahead;
+    if (ahead > ahead_max) ahead = (unsigned)ahead_max;
     if ((err = tvmaf_prefetch_start(&pf_ref, rd_ref, ahead, frame_cnt)) ||
         (err = tvmaf_prefetch_start(&pf_dis, rd_dis, ahead, frame_cnt))) {
-        fprintf(stderr, "%s: cannot start reading: %s\n", app, strerror(-err));
+        if (err == -ENOMEM)
+            fprintf(stderr, "%s: out of memory allocating the read-ahead queues (%u frames)\n",
+                    app, ahead);
+        else
+            fprintf(stderr, "%s: cannot start reading: %s\n", app, strerror(-err));
         goto end;
     }
 
@@ -759,24 +955,10 @@ int main(int argc, char **argv)
     const double secs = (t1.tv_sec - t0.tv_sec) + 1e-9 * (t1.tv_nsec - t0.tv_nsec);
     /* with nothing scored libvmaf's timer never starts: its fps is inf */
     const double fps = !scoring ? INFINITY : secs > 0 ? n / secs : 0.0;
-    if (out_path) {
-        /* opened only now: a failed run leaves an existing file untouched */
-        out = strcmp(out_path, "-") ? fopen(out_path, "w") : stdout;
-        if (!out) {
-            fprintf(stderr, "%s: cannot write \"%s\": %s\n", app, out_path, strerror(errno));
-            goto end;
-        }
-        if ((err = tvmaf_write_output(ctx, out, ofmt, precision, fps, fr->w, fr->h))) {
-            fprintf(stderr, "%s: writing \"%s\" failed\n", app, out_path);
-            goto end;
-        }
-    }
+    if (out_path && write_scores(app, out_path, ctx, ofmt, precision, fps, fr->w, fr->h))
+        goto end;
     ret = 0;
 end:
-    if (out && out != stdout && fclose(out) && !ret) {
-        fprintf(stderr, "%s: writing \"%s\" failed: %s\n", app, out_path, strerror(errno));
-        ret = 1;
-    }
     tvmaf_prefetch_stop(pf_ref);
     tvmaf_prefetch_stop(pf_dis);
     tvmaf_close(ctx);

@@ -9,8 +9,10 @@
  * one-thread run.
  */
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,8 +55,16 @@ const TvmafTwinFrame *tvmaf_twin_frame_of(const TvmafSink *sink)
 }
 #endif
 
+/* Set once a score is NaN or infinite: said once per process on stderr
+ * (the value is kept, as the reference computes it; README lists the cases). */
+static atomic_int nonfinite_noted;
+
 int tvmaf_sink_append(TvmafSink *sink, const char *key, unsigned index, double value)
 {
+    if (!isfinite(value) && !atomic_exchange(&nonfinite_noted, 1))
+        fprintf(stderr, "tvmaf WARNING %s is %s at frame %u (the value the reference "
+                "computes for this input; later ones are not reported)\n", key,
+                isnan(value) ? "NaN" : "infinite", index);
     int err = tvmaf_collector_append(sink->collector, key, index, value, sink->order);
     sink->order.seq++;
     return err;
@@ -503,17 +513,31 @@ static int start(TvmafContext *ctx, const TvmafPicture *ref)
         Slot *s = &ctx->slots[i];
         s->n_inst = (s->ex->flags & TVMAF_FEX_TEMPORAL) ? 1 : n_par;
         s->inst = calloc(s->n_inst, sizeof(*s->inst));
-        if (!s->inst) return -ENOMEM;
+        if (!s->inst) {
+            set_error(ctx, -ENOMEM, "out of memory allocating %u instances of feature \"%s\"",
+                      s->n_inst, s->name);
+            return ctx->err;
+        }
         for (unsigned k = 0; k < s->n_inst; k++) {
             s->inst[k] = calloc(1, s->ex->priv_size ? s->ex->priv_size : 1);
-            if (!s->inst[k]) return -ENOMEM;
+            if (!s->inst[k]) {
+                set_error(ctx, -ENOMEM, "out of memory allocating the state of feature \"%s\"",
+                          s->name);
+                return ctx->err;
+            }
             char msg[512] = "";
             int err = parse_options(ctx->defaults, s->ex, s->name, s->inst[k], s->opt_spec,
                                     msg, sizeof(msg));
             if (!err && s->ex->init)
                 err = s->ex->init(s->inst[k], &ctx->vi, msg, sizeof(msg));
             if (err) {
-                if (!msg[0])
+                /* an extractor's init fails with -ENOMEM (and no message of
+                 * its own) only when its buffers cannot be allocated */
+                if (!msg[0] && err == -ENOMEM)
+                    snprintf(msg, sizeof(msg), "out of memory allocating the buffers of "
+                             "feature \"%s\" for %ux%u %s %u-bit input", s->name, ctx->vi.w,
+                             ctx->vi.h, tvmaf_pix_fmt_name(ctx->vi.pix_fmt), ctx->vi.bpc);
+                else if (!msg[0])
                     snprintf(msg, sizeof(msg), "feature \"%s\" cannot score %ux%u %s "
                              "%u-bit input", s->name, ctx->vi.w, ctx->vi.h,
                              tvmaf_pix_fmt_name(ctx->vi.pix_fmt), ctx->vi.bpc);

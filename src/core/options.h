@@ -34,6 +34,9 @@ typedef struct TvmafOption {
  * key names (libvmaf: "integer_adm2_egl_1.2"), so runs with different values
  * can be told apart. */
 #define TVMAF_OPT_FEATURE_PARAM 1u
+/* The option makes the extractor create directories or write files: a
+ * model file (data) cannot set it, only the command line. */
+#define TVMAF_OPT_WRITES_FILES 2u
 
 /* Writes every option's default into priv. */
 void tvmaf_options_set_defaults(const TvmafOption *opts, void *priv);

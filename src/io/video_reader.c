@@ -61,6 +61,8 @@ struct TvmafVideoReader {
     unsigned char pend[16];   /* read-ahead bytes, handed out first */
     size_t pend_pos, pend_len;
     unsigned char *scratch;   /* DISCARD_CHUNK bytes, allocated on first skip */
+    unsigned char *stage;     /* the first frame of a pipe, gathered before its picture */
+    size_t stage_pos, stage_len;
     int luma_only;            /* chroma planes are skipped, not read */
     int seekable;             /* a regular file: skipping may seek */
     /* random access (tvmaf_reader_begin_random_access) */
@@ -100,6 +102,17 @@ static size_t rd(TvmafVideoReader *r, void *dst, size_t n)
         memcpy(d, r->pend + r->pend_pos, k);
         r->pend_pos += k;
         got = k;
+    }
+    if (got < n && r->stage) {
+        size_t k = r->stage_len - r->stage_pos;
+        if (k > n - got) k = n - got;
+        memcpy(d + got, r->stage + r->stage_pos, k);
+        r->stage_pos += k;
+        got += k;
+        if (r->stage_pos == r->stage_len) {
+            free(r->stage);
+            r->stage = NULL;
+        }
     }
     if (got < n) got += fread(d + got, 1, n - got, r->f);
     return got;
@@ -464,6 +477,58 @@ static uint64_t seek_over(TvmafVideoReader *r, uint64_t n)
     return k;
 }
 
+/* The bytes left to read in a regular file (the peeked ones included);
+ * UINT64_MAX for a pipe or when it cannot be told. */
+static uint64_t bytes_left(TvmafVideoReader *r)
+{
+    struct stat st;
+    if (!r->seekable) return UINT64_MAX;
+    const off_t pos = ftello(r->f);
+    if (pos < 0 || fstat(fileno(r->f), &st) || !S_ISREG(st.st_mode)) return UINT64_MAX;
+    const uint64_t pend = r->pend_len - r->pend_pos;
+    return (uint64_t)st.st_size > (uint64_t)pos ? (uint64_t)st.st_size - (uint64_t)pos + pend
+                                                : pend;
+}
+
+/* A pipe's size is unknown: its first frame is gathered in a buffer that
+ * grows with the bytes that arrive (at most twice them) before its picture
+ * is allocated, so that a header claiming a huge frame over a few bytes
+ * costs what the bytes cost. Once a whole frame has come, the next ones are
+ * read into their pictures directly. */
+static int stage_first_frame(TvmafVideoReader *r, char *msg, size_t msg_len)
+{
+    if (r->seekable || r->frame_no || r->frame_bytes > SIZE_MAX) return 0;
+    size_t cap = 0, got = 0;
+    unsigned char *buf = NULL;
+    while (got < r->frame_bytes) {
+        if (got == cap) {
+            size_t ncap = cap ? cap * 2 : DISCARD_CHUNK;
+            if (ncap > r->frame_bytes) ncap = (size_t)r->frame_bytes;
+            unsigned char *nb = realloc(buf, ncap);
+            if (!nb) {
+                free(buf);
+                set_msg(msg, msg_len, "Out of memory reading frame 0 of %s (%llu bytes).",
+                        r->name, (unsigned long long)r->frame_bytes);
+                return -ENOMEM;
+            }
+            buf = nb;
+            cap = ncap;
+        }
+        const size_t want = cap - got;
+        const size_t k = rd(r, buf + got, want);
+        got += k;
+        if (k < want) break; /* end of stream or error */
+    }
+    if (got < r->frame_bytes) {
+        free(buf);
+        return truncated(r, got, msg, msg_len);
+    }
+    r->stage = buf;
+    r->stage_pos = 0;
+    r->stage_len = got;
+    return 0;
+}
+
 /* Consumes the chroma bytes of a frame whose chroma is not wanted. */
 static int skip_chroma(TvmafVideoReader *r, uint64_t got_total, char *msg, size_t msg_len)
 {
@@ -661,9 +726,15 @@ int tvmaf_reader_read(TvmafVideoReader *r, TvmafPicture *pic, char *msg, size_t 
     memset(pic, 0, sizeof(*pic));
     int rc = next_frame(r, msg, msg_len);
     if (rc <= 0) return rc;
+    /* A regular file shorter than the frame is reported before a picture
+     * is allocated for it: memory follows the data present, not a
+     * header's claim. */
+    const uint64_t left = bytes_left(r);
+    if (left < r->frame_bytes) return truncated(r, left, msg, msg_len);
+    if ((rc = stage_first_frame(r, msg, msg_len))) return rc;
     rc = tvmaf_picture_alloc(pic, r->fmt.pix_fmt, r->fmt.bpc, r->fmt.w, r->fmt.h);
     if (rc) {
-        set_msg(msg, msg_len, "Cannot allocate a %ux%u %u-bit %s picture for %s.",
+        set_msg(msg, msg_len, "Out of memory allocating a %ux%u %u-bit %s picture for %s.",
                 r->fmt.w, r->fmt.h, r->fmt.bpc, pix_fmt_name(r->fmt.pix_fmt), r->name);
         memset(pic, 0, sizeof(*pic));
         return rc;
@@ -704,6 +775,7 @@ void tvmaf_reader_close(TvmafVideoReader *r)
     if (!r) return;
     if (r->f && r->owns_file) fclose(r->f);
     free(r->scratch);
+    free(r->stage);
     free(r->name);
     free(r);
 }
@@ -751,7 +823,7 @@ int tvmaf_reader_read_at(TvmafVideoReader *r, uint64_t k, TvmafPicture *pic, cha
     }
     int rc = tvmaf_picture_alloc(pic, r->fmt.pix_fmt, r->fmt.bpc, r->fmt.w, r->fmt.h);
     if (rc) {
-        set_msg(msg, msg_len, "Cannot allocate a %ux%u %u-bit %s picture for %s.",
+        set_msg(msg, msg_len, "Out of memory allocating a %ux%u %u-bit %s picture for %s.",
                 r->fmt.w, r->fmt.h, r->fmt.bpc, pix_fmt_name(r->fmt.pix_fmt), r->name);
         memset(pic, 0, sizeof(*pic));
         return rc;

@@ -9,6 +9,7 @@
  * asked to read integers as reals, so "1" and "1.0" are the same double).
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,8 @@
 
 #include "model/model.h"
 #include "model/numeric.h"
+#include "core/feature.h"
+#include "core/options.h"
 
 #define FAIL(...) do { snprintf(msg, msg_len, __VA_ARGS__); return -EINVAL; } while (0)
 
@@ -168,6 +171,14 @@ static int parse_opts_dicts(TvmafSvr *m, const json_t *a, char *msg, size_t msg_
             } else {
                 FAIL("feature_opts_dicts[%zu].%s is not a number, boolean or string", i, key);
             }
+            /* a model is data a user may have been handed: its options
+             * may tune an extractor, never make it write files */
+            const TvmafExtractor *ex = tvmaf_extractor_providing(m->feature[i].name);
+            for (const TvmafOption *o = ex ? ex->options : NULL; o && o->name; o++)
+                if (!strcmp(o->name, key) && (o->flags & TVMAF_OPT_WRITES_FILES))
+                    FAIL("feature_opts_dicts[%zu].%s: option \"%s\" writes files and is "
+                         "refused in a model file (give it on the command line instead)",
+                         i, key, key);
             if (tvmaf_model_feature_set_opt(&m->feature[i], key, buf)) {
                 snprintf(msg, msg_len, "out of memory");
                 return -ENOMEM;
@@ -189,6 +200,15 @@ static int parse_rescale(TvmafSvr *m, const json_t *a, bool slopes, char *msg, s
     if ((unsigned)n != m->n_features + 1)
         FAIL("%s has %d numbers; linear_rescale of %u features needs %u", what, n,
              m->n_features, m->n_features + 1);
+    /* Degenerate values give scores that look valid: the prediction is
+     * divided by the model's own slope (0 gives inf, clipped to 100; a
+     * subnormal one overflows), and a non-finite factor makes every score
+     * inf or NaN. */
+    for (int k = 0; k < n; k++)
+        if (!isfinite(v[k])) FAIL("%s[%d] is not a finite number", what, k);
+    if (slopes && fpclassify(v[0]) != FP_NORMAL)
+        FAIL("slopes[0] is %g: the model's own slope divides its prediction and must be a "
+             "nonzero normal number", v[0]);
     if (slopes) m->slope = v[0]; else m->intercept = v[0];
     for (unsigned i = 0; i < m->n_features; i++) {
         if (slopes) m->feature[i].slope = v[i + 1];
@@ -259,6 +279,8 @@ static int parse_model_dict(TvmafSvr *m, const json_t *d, unsigned flags,
                 FAIL("score_clip does not start with two numbers");
             mm[0] = json_number_value(a);
             mm[1] = json_number_value(b);
+            if (!isfinite(mm[0]) || !isfinite(mm[1]) || mm[0] > mm[1])
+                FAIL("score_clip [%g, %g] is not a finite range [min, max]", mm[0], mm[1]);
             m->clip.enabled = true;
             m->clip.min = mm[0];
             m->clip.max = mm[1];
@@ -269,6 +291,8 @@ static int parse_model_dict(TvmafSvr *m, const json_t *d, unsigned flags,
         if (!json_is_number(v)) FAIL("chroma_correction_parameter is not a number");
         m->chroma_from_luma.enabled = true;
         m->chroma_from_luma.parameter = json_number_value(v);
+        if (!isfinite(m->chroma_from_luma.parameter))
+            FAIL("chroma_correction_parameter is not a finite number");
     }
 
     if ((v = json_object_get(d, "score_transform"))) {

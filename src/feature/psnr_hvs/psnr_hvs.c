@@ -34,6 +34,16 @@ static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
                  "it scores the chroma planes too");
         return -EINVAL;
     }
+    /* every plane needs one whole 8x8 block: with none the score is 0/0
+     * (the reference prints NaN there) */
+    const unsigned cw = vi->pix_fmt == TVMAF_PIX_FMT_YUV444P ? vi->w : (vi->w + 1) / 2;
+    const unsigned ch = vi->pix_fmt == TVMAF_PIX_FMT_YUV420P ? (vi->h + 1) / 2 : vi->h;
+    if (vi->w < PHVS_BLOCK || vi->h < PHVS_BLOCK || cw < PHVS_BLOCK || ch < PHVS_BLOCK) {
+        snprintf(msg, len, "feature \"psnr_hvs\" cannot score %ux%u %s input: every plane "
+                 "needs at least %dx%d samples (chroma here %ux%u)", vi->w, vi->h,
+                 tvmaf_pix_fmt_name(vi->pix_fmt), PHVS_BLOCK, PHVS_BLOCK, cw, ch);
+        return -EINVAL;
+    }
     s->bpc = vi->bpc;
     for (int p = 0; p < 3; p++) phvs_weights_init(&s->weights[p], p);
     return 0;

@@ -394,17 +394,29 @@ TVMAF_HD void vif_pixel(VifSums *acc, uint32_t mu1, uint32_t mu2, uint64_t xx, u
         return;
     }
     /* den: 2048 log2(1 + sigma1_sq / nsq) = 2048 (log2(nsq + sigma1_sq) - 17) */
-    acc->den_log += vif_log2_32(log2_table, (uint32_t)(VIF_SIGMA_NSQ + sigma1_sq)) - 2048 * 17;
+    /* Added in 32-bit unsigned arithmetic: with samples within the declared
+     * depth sigma1_sq < 2^31 - nsq and the sum is the same number; samples
+     * above it can bring sigma1_sq near 2^31, where a signed sum would be
+     * undefined. The unsigned sum is the wrapped value x86 gives the
+     * reference's signed addition, so those inputs keep their score too. */
+    acc->den_log += vif_log2_32(log2_table, (uint32_t)VIF_SIGMA_NSQ + (uint32_t)sigma1_sq) -
+                    2048 * 17;
     if (sigma12 <= 0 || sigma2_sq <= 0) return;
 
     /* num: 2048 log2((sv_sq + nsq + g^2 sigma1_sq) / (sv_sq + nsq)), with the
      * gain g in double and the terms truncated to integers */
     const double eps = 65536 * 1.0e-10;
     const double g = (double)sigma12 / ((double)sigma1_sq + eps);
-    int32_t sv_sq = (int32_t)((double)sigma2_sq - g * (double)sigma12);
-    if (sv_sq < 0) sv_sq = 0;
+    /* truncated to an integer, negatives clamped to 0: the clamp comes first
+     * so that no value below INT32_MIN is converted (undefined in C; x86
+     * gives INT32_MIN, which the reference then clamps to 0 all the same).
+     * The value is at most sigma2_sq, so the conversion is in range. */
+    const double sv = (double)sigma2_sq - g * (double)sigma12;
+    const int32_t sv_sq = sv < 0.0 ? 0 : (int32_t)sv;
     const double gl = g < gain_limit ? g : gain_limit;
-    const uint32_t noise = (uint32_t)(sv_sq + VIF_SIGMA_NSQ);
+    /* unsigned, as above: sv_sq + nsq can pass 2^31 - 1 only on samples
+     * above the declared depth, and wraps there as the reference's int */
+    const uint32_t noise = (uint32_t)sv_sq + (uint32_t)VIF_SIGMA_NSQ;
     const int64_t signal = (int64_t)(gl * gl * (double)sigma1_sq) + noise;
     acc->num_log += vif_log2_64(log2_table, (uint64_t)signal) - vif_log2_64(log2_table, noise);
 }
