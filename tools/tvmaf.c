@@ -25,7 +25,7 @@ enum {
     ARG_XML = 256, ARG_JSON, ARG_CSV, ARG_SUB, ARG_THREADS, ARG_FEATURE, ARG_SUBSAMPLE,
     ARG_CPUMASK, ARG_FRAME_CNT, ARG_SKIP_REF, ARG_SKIP_DIST, ARG_BACKEND, ARG_PRECISION,
     ARG_LIST, ARG_HELP, ARG_RCPSS, ARG_ADM_DIV, ARG_GPU, ARG_PINNED, ARG_GPU_STATS,
-    ARG_GPU_MEM_LIMIT,
+    ARG_GPU_MEM_LIMIT, ARG_REPORT, ARG_PLOT,
 };
 
 static const struct option long_opts[] = {
@@ -61,6 +61,8 @@ static const struct option long_opts[] = {
     { "pinned-pictures", no_argument, NULL, ARG_PINNED },
     { "gpu-stats", no_argument, NULL, ARG_GPU_STATS },
     { "gpu-mem-limit", required_argument, NULL, ARG_GPU_MEM_LIMIT },
+    { "report", required_argument, NULL, ARG_REPORT },
+    { "plot", required_argument, NULL, ARG_PLOT },
     { NULL, 0, NULL, 0 },
 };
 
@@ -102,6 +104,9 @@ static void usage(FILE *f, const char *app)
         " --xml (default), --json, --csv, --sub  output format\n"
         " --precision N|max          print numbers as %%.Ng (max: %%.17g, exact);\n"
         "                            default prints as libvmaf (%%.6f)\n"
+        " --report FILE.html         also write an HTML report: per-frame plots, pooled\n"
+        "                            values, worst frames, settings (no script, offline)\n"
+        " --plot FILE.svg            also write the per-frame plots as one SVG image\n"
         " --quiet/-q                 no progress line\n"
         " --list-features            extractors and the backends they run on\n"
         " --rcpss-fingerprint        this processor's reciprocal-estimate fingerprint (float_adm)\n"
@@ -240,6 +245,7 @@ int main(int argc, char **argv)
     unsigned gpu_index = 0, gpu_flags = 0;
     unsigned long long gpu_mem_limit = 0;
     char feature_defaults[128] = "";
+    const char *report_path = NULL, *plot_path = NULL;
 
     int c;
     opterr = 0;
@@ -352,6 +358,8 @@ int main(int argc, char **argv)
                 printf("%-16s %s\n", tvmaf_feature_name(i), tvmaf_feature_backends(i));
             return 0;
         case ARG_HELP: usage(stdout, app); return 0;
+        case ARG_REPORT: report_path = optarg; break;
+        case ARG_PLOT: plot_path = optarg; break;
         case ARG_RCPSS: {
             /* float_adm divides through the processor's reciprocal estimate, as
              * the reference does; this tells whether this processor's estimate
@@ -471,6 +479,14 @@ int main(int argc, char **argv)
     if (out_path && strcmp(out_path, "-") && !writable(out_path)) {
         fprintf(stderr, "%s: cannot write \"%s\": %s\n", app, out_path, strerror(errno));
         goto end;
+    }
+    const char *reports[2] = { report_path, plot_path };
+    for (unsigned i = 0; i < 2; i++) {
+        if (reports[i] && (!strcmp(reports[i], "-") || !writable(reports[i]))) {
+            fprintf(stderr, "%s: cannot write \"%s\": %s\n", app, reports[i],
+                    strcmp(reports[i], "-") ? strerror(errno) : "the report needs a file");
+            goto end;
+        }
     }
 
     if ((skip_ref && (err = tvmaf_reader_skip(rd_ref, skip_ref, msg, sizeof(msg))) != 1) ||
@@ -596,6 +612,44 @@ int main(int argc, char **argv)
         }
         if ((err = tvmaf_write_output(ctx, out, ofmt, precision, fps, fr->w, fr->h))) {
             fprintf(stderr, "%s: writing \"%s\" failed\n", app, out_path);
+            goto end;
+        }
+    }
+    for (unsigned i = 0; i < 2; i++) {
+        if (!reports[i]) continue;
+        char fmtdesc[128], thr[32], sub[32], prec[32], models_s[1024] = "", feats[2048] = "";
+        snprintf(fmtdesc, sizeof(fmtdesc), "%ux%u %s %u-bit", fr->w, fr->h,
+                 tvmaf_pix_fmt_name(fr->pix_fmt), fr->bpc);
+        snprintf(thr, sizeof(thr), "%u", threads);
+        snprintf(sub, sizeof(sub), "%u", subsample ? subsample : 1);
+        snprintf(prec, sizeof(prec), precision == 17 ? "max (%%.17g)" : precision ? "%%.%dg" : "default (libvmaf's %%.6f)", precision);
+        const char *model_keys[MAX_MODELS + 1] = { NULL };
+        for (unsigned m = 0; !no_prediction && m < n_model_args; m++) {
+            model_keys[m] = tvmaf_model_name(models[m].model);
+            size_t l = strlen(models_s);
+            snprintf(models_s + l, sizeof(models_s) - l, "%s%s (%s)", m ? ", " : "",
+                     model_label(&models[m]), model_keys[m]);
+        }
+        for (unsigned k = 0; k < n_features; k++) {
+            size_t l = strlen(feats);
+            snprintf(feats + l, sizeof(feats) - l, "%s%s", k ? ", " : "", features[k]);
+        }
+        const char *backend_s = backend == TVMAF_BACKEND_CPU ? "cpu" :
+                                backend == TVMAF_BACKEND_CUDA ? "cuda" : "auto";
+        const char *settings[] = {
+            "reference", path_ref, "distorted", path_dis, "input", fmtdesc,
+            "models", no_prediction ? "none (-n)" : models_s, "features", n_features ? feats : "none",
+            "backend", backend_s, "threads", thr, "subsample", sub, "precision", prec, NULL,
+        };
+        const TvmafReportConfig rcfg = {
+            .settings = settings, .models = model_keys, .precision = precision,
+        };
+        FILE *rf = fopen(reports[i], "w");
+        int rerr = rf ? tvmaf_write_report(ctx, rf, i ? TVMAF_REPORT_SVG : TVMAF_REPORT_HTML,
+                                           &rcfg) : -errno;
+        if (rf && fclose(rf) && !rerr) rerr = -errno;
+        if (rerr) {
+            fprintf(stderr, "%s: writing \"%s\" failed: %s\n", app, reports[i], strerror(-rerr));
             goto end;
         }
     }
