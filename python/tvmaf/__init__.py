@@ -157,6 +157,7 @@ class _Run:
         except BaseException:
             self.close()
             raise
+        self.subsample = int(subsample or 0)
         self.luma_only = bool(self.lib.tvmaf_luma_only(self.ctx))
         self.n = 0
         self.shape = None
@@ -213,7 +214,11 @@ class _Run:
                 if not lib.tvmaf_feature_score_at_index(ctx, key, ctypes.byref(v), i):
                     table[k, i] = v.value
                     has[k, i] = True
-        # a frame is listed when it has a value (the outputs' rule)
+        # a frame is listed when it is on the subsample grid and has a value
+        # (the outputs' rule; off the grid the library may hold values that
+        # feed later frames)
+        if self.subsample > 1:
+            has[:, np.arange(n) % self.subsample != 0] = False
         frames = np.flatnonzero(has.any(axis=0)).astype(np.uint32)
         scores = {label: table[k, frames].copy() for k, (_, label) in enumerate(keys)}
         pooled = {}
