@@ -193,6 +193,24 @@ def main():
             check(root.tag == '{http://www.w3.org/2000/svg}svg' and len(panels) == n_keys,
                   f'[{tag}] the --plot SVG holds {len(panels)} panels, one per key ({n_keys})')
 
+        # bad report paths fail up front with one line; a failed run leaves an
+        # existing report untouched
+        base = [a.exe, '-r', ref, '-d', dis, '-w', '576', '-h', '324', '-p', '420', '-b', '8',
+                '-q', '--frame_cnt', '2']
+        for opt, path in (('--report', os.path.join(tmp, 'no', 'such', 'dir.html')),
+                          ('--plot', '-'), ('--report', tmp)):
+            p = subprocess.run(base + [opt, path], capture_output=True, text=True)
+            lines = p.stderr.strip().splitlines()
+            check(p.returncode == 1 and len(lines) == 1 and 'cannot write' in lines[0],
+                  f'{opt} {os.path.basename(path) or path}: one-line error ({lines})')
+        keep = os.path.join(tmp, 'keep.html')
+        with open(keep, 'w') as f:
+            f.write('previous')
+        p = subprocess.run(base[:2] + [ref + '.missing'] + base[3:] + ['--report', keep],
+                           capture_output=True, text=True)
+        check(p.returncode == 1 and open(keep).read() == 'previous',
+              'a failed run leaves an existing report untouched')
+
         png = os.path.join(tmp, 'max.png')
         profile = os.path.join(tmp, 'profile')
         env = dict(os.environ, HOME=tmp)
