@@ -65,6 +65,17 @@ def test_threads_subsample_and_models_match_cli_json():
     assert_same(r, doc)
 
 
+@pytest.mark.parametrize('div', ['table', 'ieee'])
+def test_adm_division_matches_cli_json(div):
+    ref, dis, info = clip()
+    doc = cli_json(['-r', ref, '-d', dis] + raw_args(info) + [
+        '--backend', 'cpu', '--frame_cnt', '4', '--adm-div', div, '-m', 'version=vmaf_float_v0.6.1'])
+    r = tvmaf.score_files(ref, dis, width=576, height=324, pix_fmt='420', bitdepth=8,
+                          models=['vmaf_float_v0.6.1'], backend='cpu', frame_cnt=4, adm_div=div)
+    assert 'adm2' in r
+    assert_same(r, doc)
+
+
 @pytest.mark.parametrize('name', ['cups_576x324_10b', 'cups_576x324_422',
                                   'cups_576x324_444_10b'])
 def test_other_layouts_match_cli_json(name):

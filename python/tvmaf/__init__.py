@@ -15,8 +15,9 @@ import ctypes
 import numpy as np
 
 from . import _io
-from ._lib import (BACKEND, LOG_WARNING, MODEL_DISABLE_CLIP, MODEL_ENABLE_TRANSFORM, PIX_FMT,
-                   POOL, Configuration, ModelConfig, Picture, load_library)
+from ._lib import (BACKEND, GPU_PINNED_PICTURES, LOG_WARNING, MODEL_DISABLE_CLIP,
+                   MODEL_ENABLE_TRANSFORM, PIX_FMT, POOL, Configuration, ModelConfig, Picture,
+                   load_library)
 
 __all__ = ['TvmafError', 'Result', 'score_files', 'score_frames', 'features', 'cuda_available',
            'version', 'load_library', 'POOL_METHODS']
@@ -116,15 +117,21 @@ def _model_spec(m):
 class _Run:
     """One library context with its models and features; closed by close()."""
 
-    def __init__(self, models, features, backend, threads, subsample, cpumask):
+    def __init__(self, models, features, backend, threads, subsample, gpu=0,
+                 pinned_pictures=False, adm_div=None, feature_defaults=None):
         self.lib = load_library()
         self.ctx = ctypes.c_void_p()
         self.models = []
         if backend not in BACKEND:
             raise TvmafError(f'invalid backend {backend!r} (cpu, cuda or auto)')
+        defaults = [d for d in (feature_defaults,
+                                f'float_adm=adm_div={adm_div}' if adm_div else None) if d]
         cfg = Configuration(n_threads=int(threads), n_subsample=int(subsample or 0),
-                            backend=BACKEND[backend], log_level=LOG_WARNING,
-                            cpumask=int(cpumask))
+                            backend=BACKEND[backend], log_level=LOG_WARNING, cpumask=0,
+                            gpu_index=int(gpu),
+                            gpu_flags=GPU_PINNED_PICTURES if pinned_pictures else 0,
+                            gpu_mem_limit=0,
+                            feature_defaults=_b(';'.join(defaults)) if defaults else None)
         if self.lib.tvmaf_init(ctypes.byref(self.ctx), ctypes.byref(cfg)):
             msg = _s(self.lib.tvmaf_last_error(self.ctx)) if self.ctx else ''
             self.close()
@@ -285,9 +292,9 @@ def _iter_frames(frames, what):
     return iter(frames)
 
 
-def _run_pairs(pairs, models, features, backend, threads, subsample, bitdepth):
+def _run_pairs(pairs, models, features, bitdepth, settings):
     """Scores (ref planes, dis planes) pairs; the first pair fixes the layout."""
-    run = _Run(models, features, backend, threads, subsample, 0)
+    run = _Run(models, features, **settings)
     try:
         fmt = None
         for i, (ref, dis) in enumerate(pairs):
@@ -322,7 +329,8 @@ def _run_pairs(pairs, models, features, backend, threads, subsample, bitdepth):
 
 
 def score_frames(ref, dis, *, bitdepth=None, models=('vmaf_v0.6.1',), features=(),
-                 backend='auto', threads=0, subsample=1):
+                 backend='auto', threads=0, subsample=1, gpu=0, pinned_pictures=False,
+                 adm_div=None, feature_defaults=None):
     """Scores numpy frames. ref and dis: a 3-D array (frames, height, width)
     of luma, or equal-length sequences of frames, each a 2-D luma array or
     (Y, U, V) planes (4:2:0, 4:2:2 or 4:4:4, told from their sizes). Samples
@@ -331,7 +339,10 @@ def score_frames(ref, dis, *, bitdepth=None, models=('vmaf_v0.6.1',), features=(
     models: version names, .json paths or dicts (see _model_spec); () for
     features only. features: extractor specs as the CLI's --feature takes
     them ('psnr', 'float_ssim=enable_lcs=true'). backend: 'cpu', 'cuda' or
-    'auto'. threads, subsample: as the CLI's --threads and --subsample.
+    'auto'. threads, subsample, gpu, pinned_pictures, adm_div: as the CLI's
+    --threads, --subsample, --gpu, --pinned-pictures and --adm-div;
+    feature_defaults: TvmafConfiguration.feature_defaults
+    ('name=opt=val[:opt=val]', several separated by ';').
     Returns a Result."""
     def pairs():
         ri, di = _iter_frames(ref, 'reference'), _iter_frames(dis, 'distorted')
@@ -345,12 +356,14 @@ def score_frames(ref, dis, *, bitdepth=None, models=('vmaf_v0.6.1',), features=(
                                  f'{i} frames, before the other')
             yield _as_frame(r, f'reference frame {i}'), _as_frame(d, f'distorted frame {i}')
             i += 1
-    return _run_pairs(pairs(), list(models), list(features), backend, threads, subsample,
-                      bitdepth)
+    return _run_pairs(pairs(), list(models), list(features), bitdepth, dict(
+        backend=backend, threads=threads, subsample=subsample, gpu=gpu,
+        pinned_pictures=pinned_pictures, adm_div=adm_div, feature_defaults=feature_defaults))
 
 
 def score_files(ref_path, dis_path, *, width=None, height=None, pix_fmt=None, bitdepth=None,
                 models=('vmaf_v0.6.1',), features=(), backend='auto', threads=0, subsample=1,
+                gpu=0, pinned_pictures=False, adm_div=None, feature_defaults=None,
                 frame_cnt=None, frame_skip_ref=0, frame_skip_dist=0):
     """Scores two files: raw planar YUV (width, height, pix_fmt '420', '422',
     '444' or '400', bitdepth 8/10/12/16 with 16-bit little-endian samples
@@ -385,5 +398,6 @@ def score_files(ref_path, dis_path, *, width=None, height=None, pix_fmt=None, bi
                     i += 1
             except _io.FormatError as e:
                 raise TvmafError(str(e)) from None
-        return _run_pairs(pairs(), list(models), list(features), backend, threads, subsample,
-                          fr.bitdepth)
+        return _run_pairs(pairs(), list(models), list(features), fr.bitdepth, dict(
+            backend=backend, threads=threads, subsample=subsample, gpu=gpu,
+            pinned_pictures=pinned_pictures, adm_div=adm_div, feature_defaults=feature_defaults))

@@ -13,6 +13,7 @@ POOL = {'min': 1, 'max': 2, 'mean': 3, 'harmonic_mean': 4}
 MODEL_DISABLE_CLIP = 1
 MODEL_ENABLE_TRANSFORM = 2
 LOG_WARNING = 2
+GPU_PINNED_PICTURES = 1
 
 
 class Picture(ctypes.Structure):
@@ -34,6 +35,10 @@ class Configuration(ctypes.Structure):
         ('backend', ctypes.c_int),
         ('log_level', ctypes.c_int),
         ('cpumask', ctypes.c_uint64),
+        ('gpu_index', ctypes.c_uint),
+        ('gpu_flags', ctypes.c_uint),
+        ('gpu_mem_limit', ctypes.c_size_t),
+        ('feature_defaults', ctypes.c_char_p),
     ]
 
 
