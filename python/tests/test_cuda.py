@@ -12,14 +12,15 @@ pytestmark = pytest.mark.skipif(not tvmaf.cuda_available(), reason='no usable CU
 FEATURES = ['psnr=enable_apsnr=true', 'ciede', 'float_ssim']
 
 
-@pytest.mark.parametrize('threads', [0, 4])
-def test_cuda_matches_cpu_cli_json(threads):
+@pytest.mark.parametrize('threads,pinned', [(0, False), (4, False), (0, True)])
+def test_cuda_matches_cpu_cli_json(threads, pinned):
     ref, dis, info = clip()
     common = ['-r', ref, '-d', dis] + raw_args(info) + sum((['--feature', f] for f in FEATURES), [])
     doc_cpu = cli_json(common + ['--backend', 'cpu'])
     doc_cuda = cli_json(common + ['--backend', 'cuda', '--threads', str(threads)])
     r = tvmaf.score_files(ref, dis, width=576, height=324, pix_fmt='420', bitdepth=8,
-                          features=FEATURES, backend='cuda', threads=threads)
+                          features=FEATURES, backend='cuda', threads=threads,
+                          pinned_pictures=pinned)
     assert r.backends['adm'] == 'cuda' and r.backends['float_ssim'] == 'cpu'
     assert_same(r, doc_cpu)
     assert_same(r, doc_cuda)
