@@ -33,7 +33,9 @@ def main():
         return 77
     env = dict(os.environ, TVMAF_LIBRARY=lib, TVMAF_EXE=exe,
                PYTHONPATH=os.path.join(ROOT, 'python'), PYTHONDONTWRITEBYTECODE='1')
-    env.setdefault('TVMAF_MODEL_PATH', os.path.join(ROOT, '..', 'shared', 'models'))
+    # the models of the shared data, as the golden tests find them
+    shared = os.environ.get('TVMAF_SHARED', os.path.join(ROOT, '..', 'shared'))
+    env['TVMAF_MODEL_PATH'] = os.path.join(os.path.abspath(shared), 'models')
     tests = os.path.join(ROOT, 'python', 'tests')
     if cuda:
         probe = subprocess.run([py, '-c', 'import tvmaf, sys; sys.exit(0 if tvmaf.cuda_available() else 3)'],

@@ -10,7 +10,7 @@ default precision and at --precision max:
   curves' red (decoded here with zlib, no imaging library);
 - the --plot SVG is a well-formed SVG with one panel per key.
 
-usage: report_test.py TVMAF_EXE [--clips DIR]
+usage: report_test.py TVMAF_EXE [--clips DIR]   (models: $TVMAF_SHARED/models, else ../shared/models)
 Exits 77 (skip) only when no Chromium can be found (scripts/bootstrap
 installs Debian's chromium when run as root).
 """
@@ -143,6 +143,9 @@ def main():
     if not chromium:
         print('SKIP: no chromium (scripts/bootstrap installs it as root)')
         return 77
+    # the models of the shared data, as the golden tests find them
+    shared = os.environ.get('TVMAF_SHARED', os.path.join(ROOT, '..', 'shared'))
+    os.environ['TVMAF_MODEL_PATH'] = os.path.join(os.path.abspath(shared), 'models')
     ref = os.path.join(a.clips, CLIP + '.ref.yuv')
     dis = os.path.join(a.clips, CLIP + '.dis.yuv')
     failed = 0
@@ -215,6 +218,7 @@ def main():
         profile = os.path.join(tmp, 'profile')
         env = dict(os.environ, HOME=tmp)
         p = subprocess.run([chromium, '--headless', '--no-sandbox', '--disable-gpu',
+                            '--disable-dev-shm-usage',
                             '--hide-scrollbars', f'--user-data-dir={profile}',
                             '--window-size=1000,1400', f'--screenshot={png}',
                             'file://' + os.path.join(tmp, 'max.html')],
