@@ -28,7 +28,7 @@ enum {
     ARG_XML = 256, ARG_JSON, ARG_CSV, ARG_SUB, ARG_THREADS, ARG_FEATURE, ARG_SUBSAMPLE,
     ARG_CPUMASK, ARG_FRAME_CNT, ARG_SKIP_REF, ARG_SKIP_DIST, ARG_BACKEND, ARG_PRECISION,
     ARG_LIST, ARG_HELP, ARG_RCPSS, ARG_ADM_DIV, ARG_GPU, ARG_PINNED, ARG_GPU_STATS,
-    ARG_GPU_MEM_LIMIT, ARG_STRICT_FRAMES, ARG_MAX_MEMORY,
+    ARG_GPU_MEM_LIMIT, ARG_STRICT_FRAMES, ARG_MAX_MEMORY, ARG_REPORT, ARG_PLOT,
 };
 
 static const struct option long_opts[] = {
@@ -66,6 +66,8 @@ static const struct option long_opts[] = {
     { "gpu-mem-limit", required_argument, NULL, ARG_GPU_MEM_LIMIT },
     { "strict-frame-count", no_argument, NULL, ARG_STRICT_FRAMES },
     { "max-memory", required_argument, NULL, ARG_MAX_MEMORY },
+    { "report", required_argument, NULL, ARG_REPORT },
+    { "plot", required_argument, NULL, ARG_PLOT },
     { NULL, 0, NULL, 0 },
 };
 
@@ -112,6 +114,9 @@ static void usage(FILE *f, const char *app)
         " --xml (default), --json, --csv, --sub  output format\n"
         " --precision N|max          print numbers as %%.Ng (max: %%.17g, exact);\n"
         "                            default prints as libvmaf (%%.6f)\n"
+        " --report FILE.html         also write an HTML report: per-frame plots, pooled\n"
+        "                            values, worst frames, settings (no script, offline)\n"
+        " --plot FILE.svg            also write the per-frame plots as one SVG image\n"
         " --quiet/-q                 no progress line\n"
         " --list-features [-v]       extractors and the backends they run on (-v: and their\n"
         "                            options; --feature NAME=help: one extractor's options)\n"
@@ -504,6 +509,7 @@ int main(int argc, char **argv)
      * reported as such, not a silent death by signal */
     signal(SIGPIPE, SIG_IGN);
     signal(SIGXFSZ, SIG_IGN);
+    const char *report_path = NULL, *plot_path = NULL;
 
     int c;
     opterr = 0;
@@ -638,6 +644,8 @@ int main(int argc, char **argv)
         case ARG_LIST: list = 1; break;
         case ARG_STRICT_FRAMES: strict_frames = 1; break;
         case ARG_HELP: usage(stdout, app); return free_model_args(models, n_model_args, 0);
+        case ARG_REPORT: report_path = optarg; break;
+        case ARG_PLOT: plot_path = optarg; break;
         case ARG_RCPSS: {
             /* float_adm divides through the processor's reciprocal estimate, as
              * the reference does; this tells whether this processor's estimate
@@ -778,6 +786,14 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: -o \"%s\" is the %s input; the scores would overwrite it\n", app,
                 out_path, same_file(out_path, path_ref) ? "reference" : "distorted");
         goto end;
+    }
+    const char *reports[2] = { report_path, plot_path };
+    for (unsigned i = 0; i < 2; i++) {
+        if (reports[i] && (!strcmp(reports[i], "-") || !writable(reports[i]))) {
+            fprintf(stderr, "%s: cannot write \"%s\": %s\n", app, reports[i],
+                    strcmp(reports[i], "-") ? strerror(errno) : "the report needs a file");
+            goto end;
+        }
     }
 
     if ((skip_ref && (err = tvmaf_reader_skip(rd_ref, skip_ref, msg, sizeof(msg))) != 1) ||
@@ -957,6 +973,44 @@ int main(int argc, char **argv)
     const double fps = !scoring ? INFINITY : secs > 0 ? n / secs : 0.0;
     if (out_path && write_scores(app, out_path, ctx, ofmt, precision, fps, fr->w, fr->h))
         goto end;
+    for (unsigned i = 0; i < 2; i++) {
+        if (!reports[i]) continue;
+        char fmtdesc[128], thr[32], sub[32], prec[32], models_s[1024] = "", feats[2048] = "";
+        snprintf(fmtdesc, sizeof(fmtdesc), "%ux%u %s %u-bit", fr->w, fr->h,
+                 tvmaf_pix_fmt_name(fr->pix_fmt), fr->bpc);
+        snprintf(thr, sizeof(thr), "%u", threads);
+        snprintf(sub, sizeof(sub), "%u", subsample ? subsample : 1);
+        snprintf(prec, sizeof(prec), precision == 17 ? "max (%%.17g)" : precision ? "%%.%dg" : "default (libvmaf's %%.6f)", precision);
+        const char *model_keys[MAX_MODELS + 1] = { NULL };
+        for (unsigned m = 0; !no_prediction && m < n_model_args; m++) {
+            model_keys[m] = tvmaf_model_name(models[m].model);
+            size_t l = strlen(models_s);
+            snprintf(models_s + l, sizeof(models_s) - l, "%s%s (%s)", m ? ", " : "",
+                     model_label(&models[m]), model_keys[m]);
+        }
+        for (unsigned k = 0; k < n_features; k++) {
+            size_t l = strlen(feats);
+            snprintf(feats + l, sizeof(feats) - l, "%s%s", k ? ", " : "", features[k]);
+        }
+        const char *backend_s = backend == TVMAF_BACKEND_CPU ? "cpu" :
+                                backend == TVMAF_BACKEND_CUDA ? "cuda" : "auto";
+        const char *settings[] = {
+            "reference", path_ref, "distorted", path_dis, "input", fmtdesc,
+            "models", no_prediction ? "none (-n)" : models_s, "features", n_features ? feats : "none",
+            "backend", backend_s, "threads", thr, "subsample", sub, "precision", prec, NULL,
+        };
+        const TvmafReportConfig rcfg = {
+            .settings = settings, .models = model_keys, .precision = precision,
+        };
+        FILE *rf = fopen(reports[i], "w");
+        int rerr = rf ? tvmaf_write_report(ctx, rf, i ? TVMAF_REPORT_SVG : TVMAF_REPORT_HTML,
+                                           &rcfg) : -errno;
+        if (rf && fclose(rf) && !rerr) rerr = -errno;
+        if (rerr) {
+            fprintf(stderr, "%s: writing \"%s\" failed: %s\n", app, reports[i], strerror(-rerr));
+            goto end;
+        }
+    }
     ret = 0;
 end:
     tvmaf_prefetch_stop(pf_ref);

@@ -144,6 +144,24 @@ int tvmaf_feature_score_pooled(TvmafContext *ctx, const char *key,
                                unsigned index_low, unsigned index_high);
 int tvmaf_aggregate_score(TvmafContext *ctx, const char *key, double *score);
 
+/*
+ * What a run collected, for callers that read every score (the report writer,
+ * language bindings); call after tvmaf_flush() (and tvmaf_score_model()).
+ * tvmaf_frame_count: frames submitted (the index range of the scores).
+ * tvmaf_score_key_count / tvmaf_score_key: the per-frame keys, in the order
+ * the outputs list them, as tvmaf_feature_score_at_index() and
+ * tvmaf_feature_score_pooled() take them (NULL past the end);
+ * tvmaf_score_key_label: the name the outputs print for key k (libvmaf's
+ * alias, e.g. "integer_adm2"). tvmaf_aggregate_count / tvmaf_aggregate_key:
+ * the stream-level keys tvmaf_aggregate_score() takes (e.g. "apsnr_y").
+ */
+unsigned tvmaf_frame_count(const TvmafContext *ctx);
+unsigned tvmaf_score_key_count(TvmafContext *ctx);
+const char *tvmaf_score_key(TvmafContext *ctx, unsigned k);
+const char *tvmaf_score_key_label(TvmafContext *ctx, unsigned k);
+unsigned tvmaf_aggregate_count(TvmafContext *ctx);
+const char *tvmaf_aggregate_key(TvmafContext *ctx, unsigned i);
+
 /* Models ------------------------------------------------------------------ */
 
 typedef struct TvmafModel TvmafModel;
@@ -211,6 +229,30 @@ enum TvmafOutputFormat {
  */
 int tvmaf_write_output(TvmafContext *ctx, FILE *out, enum TvmafOutputFormat fmt,
                        int precision, double fps, unsigned width, unsigned height);
+
+/* Report ------------------------------------------------------------------ */
+
+enum TvmafReportFormat {
+    TVMAF_REPORT_HTML = 0, /* self-contained page: settings, pooled values, one inline SVG
+                              panel per key, the worst frames of each model; no script */
+    TVMAF_REPORT_SVG,      /* the panels alone, stacked in one SVG image */
+};
+
+typedef struct TvmafReportConfig {
+    const char *title;            /* heading; NULL: "tvmaf report" */
+    const char *const *settings;  /* name, value, name, value, ..., NULL: the run's
+                                     settings, shown as given (may be NULL) */
+    const char *const *models;    /* model keys (tvmaf_model_name()), NULL-terminated, or
+                                     NULL: drawn first, each with its worst frames */
+    unsigned n_worst;             /* lowest-scoring frames listed per model; 0: 10 */
+    int precision;                /* numbers as tvmaf_write_output() prints them */
+} TvmafReportConfig;
+
+/* Writes the report of a scored run (after tvmaf_flush() and the models'
+ * tvmaf_score_model()). Its numbers are printed as the JSON output prints
+ * them at the same precision. */
+int tvmaf_write_report(TvmafContext *ctx, FILE *out, enum TvmafReportFormat fmt,
+                       const TvmafReportConfig *cfg);
 
 /* Registry --------------------------------------------------------------- */
 

@@ -10,28 +10,11 @@
 
 #include "core/feature_name.h"
 #include "core/internal.h"
-
-/* Zeros after the decimal point before the first non-zero digit, counted the
- * way libvmaf counts them (repeated multiplication by ten of the fraction). */
-static int leading_zeros(double x)
-{
-    x = fabs(x);
-    if (!isfinite(x)) return 0;
-    double frac = x - trunc(x);
-    int n = 0;
-    while (frac < 1.0 && frac != 0) {
-        frac *= 10;
-        n++;
-    }
-    return n;
-}
+#include "output/number.h"
 
 static void put_num(FILE *f, double v, int precision)
 {
-    if (precision > 0)
-        fprintf(f, "%.*g", precision, v);
-    else
-        fprintf(f, leading_zeros(v) <= 6 ? "%.6f" : "%.16f", v);
+    tvmaf_put_num(f, v, precision);
 }
 
 typedef struct Writer {

@@ -1,0 +1,26 @@
+"""On a CUDA device: the package's backend='cuda' scores equal the CLI's
+CPU JSON at --precision max bit for bit (and the CLI's CUDA JSON). Skips
+without a usable device (tests/python_test.py --cuda exits 77 then)."""
+import pytest
+
+import tvmaf
+from common import assert_same, cli_json, clip, raw_args
+
+pytestmark = pytest.mark.skipif(not tvmaf.cuda_available(), reason='no usable CUDA device')
+
+# the twins (psnr, ciede, VMAF's vif/adm/motion) and a CPU-only feature in the same run
+FEATURES = ['psnr=enable_apsnr=true', 'ciede', 'float_ssim']
+
+
+@pytest.mark.parametrize('threads,pinned', [(0, False), (4, False), (0, True)])
+def test_cuda_matches_cpu_cli_json(threads, pinned):
+    ref, dis, info = clip()
+    common = ['-r', ref, '-d', dis] + raw_args(info) + sum((['--feature', f] for f in FEATURES), [])
+    doc_cpu = cli_json(common + ['--backend', 'cpu'])
+    doc_cuda = cli_json(common + ['--backend', 'cuda', '--threads', str(threads)])
+    r = tvmaf.score_files(ref, dis, width=576, height=324, pix_fmt='420', bitdepth=8,
+                          features=FEATURES, backend='cuda', threads=threads,
+                          pinned_pictures=pinned)
+    assert r.backends['adm'] == 'cuda' and r.backends['float_ssim'] == 'cpu'
+    assert_same(r, doc_cpu)
+    assert_same(r, doc_cuda)
