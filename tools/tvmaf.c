@@ -12,6 +12,7 @@
 
 #include "tvmaf/tvmaf.h"
 #include "tvmaf_config.h"
+#include "io/ffmpeg_reader.h"
 #include "io/prefetch.h"
 #include "io/video_reader.h"
 
@@ -25,7 +26,7 @@ enum {
     ARG_XML = 256, ARG_JSON, ARG_CSV, ARG_SUB, ARG_THREADS, ARG_FEATURE, ARG_SUBSAMPLE,
     ARG_CPUMASK, ARG_FRAME_CNT, ARG_SKIP_REF, ARG_SKIP_DIST, ARG_BACKEND, ARG_PRECISION,
     ARG_LIST, ARG_HELP, ARG_RCPSS, ARG_ADM_DIV, ARG_GPU, ARG_PINNED, ARG_GPU_STATS,
-    ARG_GPU_MEM_LIMIT,
+    ARG_GPU_MEM_LIMIT, ARG_SCALE, ARG_IGNORE_FPS,
 };
 
 static const struct option long_opts[] = {
@@ -61,6 +62,8 @@ static const struct option long_opts[] = {
     { "pinned-pictures", no_argument, NULL, ARG_PINNED },
     { "gpu-stats", no_argument, NULL, ARG_GPU_STATS },
     { "gpu-mem-limit", required_argument, NULL, ARG_GPU_MEM_LIMIT },
+    { "scale", required_argument, NULL, ARG_SCALE },
+    { "ignore_frame_rate", no_argument, NULL, ARG_IGNORE_FPS },
     { NULL, 0, NULL, 0 },
 };
 
@@ -74,11 +77,13 @@ static void usage(FILE *f, const char *app)
         " --width/-w N, --height/-h N  raw YUV frame size\n"
         " --pixel_format/-p 420|422|444|400  raw YUV layout\n"
         " --bitdepth/-b 8|10|12|16   raw YUV bit depth (16-bit little-endian samples above 8)\n"
+        "%s"
         "Scoring:\n"
         " --feature NAME[=opt=val:opt=val]  extractor to run (repeatable)\n"
         " --model/-m PARAMS          VMAF model, colon-separated (repeatable):\n"
         "                            path=FILE or version=NAME (NAME.json found in\n"
-        "                            $TVMAF_MODEL_PATH, then " TVMAF_DATADIR "),\n"
+        "                            $TVMAF_MODEL_PATH, then built in, then\n"
+        "                            " TVMAF_DATADIR "),\n"
         "                            name=KEY (default vmaf), disable_clip, enable_transform,\n"
         "                            FEATURE.OPTION=VALUE (an option of a model's extractor);\n"
         "                            default: version=vmaf_v0.6.1 unless -n is given\n"
@@ -105,7 +110,15 @@ static void usage(FILE *f, const char *app)
         " --quiet/-q                 no progress line\n"
         " --list-features            extractors and the backends they run on\n"
         " --rcpss-fingerprint        this processor's reciprocal-estimate fingerprint (float_adm)\n"
-        " --version/-v, --help\n", app);
+        " --version/-v, --help\n", app, tvmaf_ff_available() ?
+        "Encoded input (any other file, when -w/-h/-p/-b are not given; decoded by FFmpeg,\n"
+        "the frames `ffmpeg -i FILE -f rawvideo` writes):\n"
+        " --scale FILTER             scale a distorted video of another size to the reference's,\n"
+        "                            as ffmpeg -vf scale=W:H:flags=FILTER does; FILTER is one of\n"
+        "                            bicubic (ffmpeg's default), bilinear, fast_bilinear, neighbor,\n"
+        "                            area, bicublin, gauss, sinc, lanczos, spline, experimental\n"
+        " --ignore_frame_rate        score streams whose frame rates differ (refused otherwise)\n"
+        : "(this build reads no encoded video: it was built without FFmpeg's libraries)\n");
 }
 
 static int parse_uint(const char *app, const char *opt, const char *s, unsigned *out,
@@ -240,6 +253,8 @@ int main(int argc, char **argv)
     unsigned gpu_index = 0, gpu_flags = 0;
     unsigned long long gpu_mem_limit = 0;
     char feature_defaults[128] = "";
+    const char *scale_filter = NULL;
+    int ignore_fps = 0;
 
     int c;
     opterr = 0;
@@ -364,6 +379,8 @@ int main(int argc, char **argv)
                    mode >= 0 ? tvmaf_rcp_div_name(mode) : m);
             return 0;
         }
+        case ARG_SCALE: scale_filter = optarg; break;
+        case ARG_IGNORE_FPS: ignore_fps = 1; break;
         case ':':
             fprintf(stderr, "%s: option %s needs a value\n", app, argv[optind - 1]);
             return 1;
@@ -421,6 +438,31 @@ int main(int argc, char **argv)
         goto end;
     }
     const TvmafVideoFormat *fr = tvmaf_reader_format(rd_ref), *fd = tvmaf_reader_format(rd_dis);
+    {
+        /* encoded inputs: same frame rate, or the user says to go on */
+        int nr, dr, nd, dd;
+        tvmaf_reader_frame_rate(rd_ref, &nr, &dr);
+        tvmaf_reader_frame_rate(rd_dis, &nd, &dd);
+        if (!ignore_fps && dr && dd && (int64_t)nr * dd != (int64_t)nd * dr) {
+            fprintf(stderr, "%s: the reference (%d/%d fps) and the distorted (%d/%d fps) differ in "
+                    "frame rate, so their frames do not line up; --ignore_frame_rate scores them "
+                    "frame by frame anyway\n", app, nr, dr, nd, dd);
+            goto end;
+        }
+    }
+    if ((fr->w != fd->w || fr->h != fd->h) && scale_filter) {
+        if (tvmaf_reader_set_scale(rd_dis, fr->w, fr->h, scale_filter, msg, sizeof(msg))) {
+            fprintf(stderr, "%s: %s\n", app, msg);
+            goto end;
+        }
+        fd = tvmaf_reader_format(rd_dis);
+    } else if ((fr->w != fd->w || fr->h != fd->h) && tvmaf_reader_is_encoded(rd_dis) &&
+               fr->pix_fmt == fd->pix_fmt && fr->bpc == fd->bpc) {
+        fprintf(stderr, "%s: the distorted video is %ux%u, the reference %ux%u: give --scale FILTER "
+                "(e.g. --scale bicubic, ffmpeg's default) to scale it to the reference's size\n",
+                app, fd->w, fd->h, fr->w, fr->h);
+        goto end;
+    }
     if (fr->w != fd->w || fr->h != fd->h || fr->pix_fmt != fd->pix_fmt || fr->bpc != fd->bpc) {
         fprintf(stderr, "%s: reference (%ux%u %s %u-bit) and distorted (%ux%u %s %u-bit) "
                 "differ in size or format\n", app, fr->w, fr->h, tvmaf_pix_fmt_name(fr->pix_fmt), fr->bpc,
