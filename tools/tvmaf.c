@@ -26,7 +26,7 @@ enum {
     ARG_XML = 256, ARG_JSON, ARG_CSV, ARG_SUB, ARG_THREADS, ARG_FEATURE, ARG_SUBSAMPLE,
     ARG_CPUMASK, ARG_FRAME_CNT, ARG_SKIP_REF, ARG_SKIP_DIST, ARG_BACKEND, ARG_PRECISION,
     ARG_LIST, ARG_HELP, ARG_RCPSS, ARG_ADM_DIV, ARG_GPU, ARG_PINNED, ARG_GPU_STATS,
-    ARG_GPU_MEM_LIMIT, ARG_SCALE, ARG_IGNORE_FPS,
+    ARG_GPU_MEM_LIMIT, ARG_SCALE, ARG_IGNORE_FPS, ARG_AOM_CTC, ARG_NFLX_CTC, ARG_GPUMASK,
 };
 
 static const struct option long_opts[] = {
@@ -64,6 +64,9 @@ static const struct option long_opts[] = {
     { "gpu-mem-limit", required_argument, NULL, ARG_GPU_MEM_LIMIT },
     { "scale", required_argument, NULL, ARG_SCALE },
     { "ignore_frame_rate", no_argument, NULL, ARG_IGNORE_FPS },
+    { "aom_ctc", required_argument, NULL, ARG_AOM_CTC },
+    { "nflx_ctc", required_argument, NULL, ARG_NFLX_CTC },
+    { "gpumask", required_argument, NULL, ARG_GPUMASK },
     { NULL, 0, NULL, 0 },
 };
 
@@ -95,6 +98,12 @@ static void usage(FILE *f, const char *app)
         " --frame_cnt N              score at most N frames\n"
         " --frame_skip_ref N, --frame_skip_dist N  skip the first N frames of an input\n"
         " --cpumask MASK             SIMD levels to disable (accepted; all kernels are scalar)\n"
+        " --aom_ctc v1.0..v7.0       AOM CTC preset, as libvmaf's: models vmaf_v0.6.1 (vmaf) and\n"
+        "                            vmaf_v0.6.1neg (vmaf_neg); psnr, ciede, float_ssim,\n"
+        "                            float_ms_ssim, psnr_hvs (with the preset's options); cambi\n"
+        "                            from v3.0; float_ssim at scale=1 from v7.0\n"
+        " --nflx_ctc v1.0            Netflix CTC preset: vmaf_4k_v0.6.1 (vmaf), vmaf_4k_v0.6.1neg\n"
+        "                            (vmaf_neg); psnr (chroma, apsnr), float_ssim (dB), cambi\n"
         " --adm-div host|table|ieee  float_adm's division, for every instance (default host:\n"
         "                            this processor's reciprocal estimate, as libvmaf here)\n"
         "GPU backends:\n"
@@ -102,6 +111,8 @@ static void usage(FILE *f, const char *app)
         " --pinned-pictures          read frames into page-locked memory, uploaded from there\n"
         " --gpu-stats                print device work per frame and device times to stderr\n"
         " --gpu-mem-limit BYTES      fail as out of memory past this much device memory\n"
+        " --gpumask MASK             libvmaf's GPU mask: 0 lets the GPU score (--backend auto),\n"
+        "                            any other value keeps scoring on the CPU (--backend cpu)\n"
         "Output:\n"
         " --output/-o PATH           write scores to PATH (- for stdout)\n"
         " --xml (default), --json, --csv, --sub  output format\n"
@@ -235,6 +246,97 @@ static const char *model_label(const ModelArg *m)
     return m->version ? m->version : m->path;
 }
 
+/* libvmaf's CLI presets (--aom_ctc, --nflx_ctc): the models and features each
+ * version registers, appended after what came before on the command line. */
+typedef struct Preset {
+    const char *features[MAX_FEATURES];
+    unsigned *n_features;
+    ModelArg *models;
+    unsigned *n_models;
+} Preset;
+
+static int preset_model(const char *app, Preset *p, const char *spec)
+{
+    if (*p->n_models == MAX_MODELS) {
+        fprintf(stderr, "%s: at most %d models\n", app, MAX_MODELS);
+        return -1;
+    }
+    if (parse_model_arg(app, spec, &p->models[*p->n_models])) return -1;
+    (*p->n_models)++;
+    return 0;
+}
+
+/* Appends a feature, or with replace, takes the place of the one of the same
+ * extractor name (as libvmaf's v7.0 does for float_ssim). */
+static int preset_feature(const char *app, const char **features, unsigned *n, const char *spec,
+                          int replace)
+{
+    const size_t len = strcspn(spec, "=");
+    for (unsigned i = 0; replace && i < *n; i++) {
+        if (strcspn(features[i], "=") == len && !strncmp(features[i], spec, len)) {
+            features[i] = spec;
+            return 0;
+        }
+    }
+    if (*n == MAX_FEATURES) {
+        fprintf(stderr, "%s: at most %d --feature options\n", app, MAX_FEATURES);
+        return -1;
+    }
+    features[(*n)++] = spec;
+    return 0;
+}
+
+static int apply_aom_ctc(const char *app, const char *version, const char **features,
+                         unsigned *n_features, ModelArg *models, unsigned *n_models,
+                         int *common_bitdepth)
+{
+    static const char *const versions[] = { "v1.0", "v2.0", "v3.0", "v4.0", "v5.0", "v6.0", "v7.0" };
+    int v = -1;
+    for (int i = 0; i < 7; i++)
+        if (!strcmp(version, versions[i])) v = i + 1;
+    if (!strcmp(version, "proposed")) {
+        fprintf(stderr, "%s: --aom_ctc proposed is deprecated (use v1.0 to v7.0)\n", app);
+        return -1;
+    }
+    if (v < 0) {
+        fprintf(stderr, "%s: bad aom_ctc version \"%s\" (v1.0 to v7.0)\n", app, version);
+        return -1;
+    }
+    Preset p = { .n_features = n_features, .models = models, .n_models = n_models };
+    if (preset_model(app, &p, "version=vmaf_v0.6.1:name=vmaf") ||
+        preset_model(app, &p, "version=vmaf_v0.6.1neg:name=vmaf_neg") ||
+        preset_feature(app, features, n_features,
+                       "psnr=reduced_hbd_peak=true:enable_apsnr=true:min_sse=0.5", 0) ||
+        preset_feature(app, features, n_features, "ciede", 0) ||
+        preset_feature(app, features, n_features, "float_ssim=enable_db=true:clip_db=true", 0) ||
+        preset_feature(app, features, n_features, "float_ms_ssim=enable_db=true:clip_db=true", 0) ||
+        preset_feature(app, features, n_features, "psnr_hvs", 0))
+        return -1;
+    if (v >= 3 && preset_feature(app, features, n_features, "cambi", 0)) return -1;
+    if (v >= 6) *common_bitdepth = 1;
+    if (v >= 7 && preset_feature(app, features, n_features,
+                                 "float_ssim=scale=1:enable_db=true:clip_db=true", 1))
+        return -1;
+    return 0;
+}
+
+static int apply_nflx_ctc(const char *app, const char *version, const char **features,
+                          unsigned *n_features, ModelArg *models, unsigned *n_models)
+{
+    if (strcmp(version, "v1.0")) {
+        fprintf(stderr, "%s: bad nflx_ctc version \"%s\" (v1.0)\n", app, version);
+        return -1;
+    }
+    Preset p = { .n_features = n_features, .models = models, .n_models = n_models };
+    if (preset_model(app, &p, "version=vmaf_4k_v0.6.1:name=vmaf") ||
+        preset_model(app, &p, "version=vmaf_4k_v0.6.1neg:name=vmaf_neg") ||
+        preset_feature(app, features, n_features, "psnr=enable_chroma=true:enable_apsnr=true", 0) ||
+        preset_feature(app, features, n_features, "float_ssim=enable_db=true:clip_db=true", 0) ||
+        preset_feature(app, features, n_features, "cambi", 0))
+        return -1;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *app = "tvmaf";
@@ -254,7 +356,8 @@ int main(int argc, char **argv)
     unsigned long long gpu_mem_limit = 0;
     char feature_defaults[128] = "";
     const char *scale_filter = NULL;
-    int ignore_fps = 0;
+    int ignore_fps = 0, common_bitdepth = 0, backend_given = 0;
+    unsigned gpumask = 0;
 
     int c;
     opterr = 0;
@@ -346,6 +449,7 @@ int main(int argc, char **argv)
             features[n_features++] = optarg;
             break;
         case ARG_BACKEND:
+            backend_given = 1;
             if (!strcmp(optarg, "cpu")) backend = TVMAF_BACKEND_CPU;
             else if (!strcmp(optarg, "cuda")) backend = TVMAF_BACKEND_CUDA;
             else if (!strcmp(optarg, "auto")) backend = TVMAF_BACKEND_AUTO;
@@ -380,6 +484,22 @@ int main(int argc, char **argv)
             return 0;
         }
         case ARG_SCALE: scale_filter = optarg; break;
+        case ARG_AOM_CTC:
+        case ARG_NFLX_CTC: {
+            const unsigned before = n_model_args;
+            if (c == ARG_AOM_CTC ? apply_aom_ctc(app, optarg, features, &n_features, models,
+                                                 &n_model_args, &common_bitdepth)
+                                 : apply_nflx_ctc(app, optarg, features, &n_features, models,
+                                                  &n_model_args))
+                return 1;
+            n_models += (int)(n_model_args - before);
+            break;
+        }
+        case ARG_GPUMASK:
+            /* libvmaf: 0 (its default) lets CUDA extract, any other mask keeps
+             * extraction on the CPU */
+            if (parse_uint(app, "--gpumask", optarg, &gpumask, 0, ~0u)) return 1;
+            break;
         case ARG_IGNORE_FPS: ignore_fps = 1; break;
         case ':':
             fprintf(stderr, "%s: option %s needs a value\n", app, argv[optind - 1]);
@@ -392,6 +512,14 @@ int main(int argc, char **argv)
     if (optind < argc) {
         fprintf(stderr, "%s: unexpected argument \"%s\" (see --help)\n", app, argv[optind]);
         return 1;
+    }
+    if (gpumask) {
+        if (backend_given && backend != TVMAF_BACKEND_CPU) {
+            fprintf(stderr, "%s: --gpumask %u keeps scoring off the GPU, which --backend %s "
+                    "contradicts\n", app, gpumask, backend == TVMAF_BACKEND_CUDA ? "cuda" : "auto");
+            return 1;
+        }
+        backend = TVMAF_BACKEND_CPU;
     }
     if (!path_ref || !path_dis) {
         fprintf(stderr, "%s: both --reference/-r and --distorted/-d are required (see --help)\n", app);
@@ -461,6 +589,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: the distorted video is %ux%u, the reference %ux%u: give --scale FILTER "
                 "(e.g. --scale bicubic, ffmpeg's default) to scale it to the reference's size\n",
                 app, fd->w, fd->h, fr->w, fr->h);
+        goto end;
+    }
+    if (common_bitdepth && fr->bpc != fd->bpc) {
+        fprintf(stderr, "%s: the reference is %u-bit, the distorted %u-bit: libvmaf's --aom_ctc "
+                "v6.0 and later score such a pair at the larger depth, which tvmaf does not "
+                "do yet\n", app, fr->bpc, fd->bpc);
         goto end;
     }
     if (fr->w != fd->w || fr->h != fd->h || fr->pix_fmt != fd->pix_fmt || fr->bpc != fd->bpc) {
