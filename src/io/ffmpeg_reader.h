@@ -5,7 +5,11 @@
  * The pictures are the frames `ffmpeg -i FILE -f rawvideo out.yuv` writes,
  * sample for sample: the decoder chosen as ffmpeg chooses it
  * (avcodec_find_decoder of the stream's codec), the decoder's own pixel format
- * (ffmpeg's default for rawvideo output), every decoded frame in output order.
+ * (ffmpeg's default for rawvideo output), every decoded frame once, in output
+ * order. That is `-vsync passthrough`; ffmpeg's default for rawvideo output
+ * (constant frame rate) is the same for a constant-frame-rate stream, and
+ * duplicates or drops frames only where the timestamps leave gaps (a
+ * variable-frame-rate stream), which tvmaf does not imitate.
  * Planar YUV and gray at 8..16 bits are copied as decoded; the same
  * subsampling stored otherwise (semi-planar nv12/p010, packed yuyv, big-endian)
  * is rearranged by swscale without any change of value into the planar layout
