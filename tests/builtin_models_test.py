@@ -8,7 +8,8 @@
    vmaf_float_v0.6.1, vmaf_4k_v0.6.1, vmaf_b_v0.6.3 run together score every
    value of CLIP.models.json (cups_576x324, compared as doubles).
 3. The v1.0.16 models score tests/data/vmaf_v1.0.16_scores.tsv (the reference's
-   values, exact) on every clip listed there.
+   values, exact) on every clip listed there, one by one and (cups_576x324) all
+   eight in one run.
 4. Overrides: a NAME.json on TVMAF_MODEL_PATH is used instead of the built-in
    model, `-m path=` reads its file, and an unknown version is refused naming
    the built-in models.
@@ -142,6 +143,20 @@ def main():
         if len(got['frames']) != len(frames):
             bad.append(f"{len(got['frames'])} frames, expected {len(frames)}")
         res.check(not bad, f'built-in {model} on {clip} equals the reference ({len(frames)} frames)',
+                  '; '.join(bad[:5]))
+
+    # ... and all eight in one run (their feature options are written differently but
+    # some are equal in value, e.g. speed_kernelscale=1.0 and its default: one instance)
+    together = sorted({m for (c, m) in expected if c == 'cups_576x324'})
+    args = sum((['-m', f'version={m}:name={m}'] for m in together), [])
+    got, err = score(exe, cups, a.clips, args, env)
+    if err:
+        res.check(False, 'the v1.0.16 models in one run', err)
+    else:
+        bad = [f'{m} frame {i}' for m in together for i, v in expected[('cups_576x324', m)].items()
+               if bits(got['frames'][i]['metrics'].get(m)) != bits(v)]
+        res.check(not bad and len(got['frames']) == 48,
+                  f'the {len(together)} v1.0.16 models in one run on cups_576x324 equal the reference',
                   '; '.join(bad[:5]))
 
     # 4. overrides
