@@ -572,10 +572,11 @@ int tvmaf_reader_open(TvmafVideoReader **out, const char *path,
         r->pend_pos = r->pend_len; /* magic consumed */
         if ((rc = y4m_read_header(r, msg, msg_len))) goto fail;
     } else {
-        if (!raw && r->pend_len > 0 && tvmaf_ff_available() &&
+        if (!raw && r->pend_len > 0 &&
             !(r->pend_len >= Y4M_MAGIC_LEN - 1 && !memcmp(r->pend, y4m_magic, Y4M_MAGIC_LEN - 1))) {
             /* no raw format given: an encoded video, decoded by FFmpeg (a
-             * file by its path, stdin after the bytes peeked at) */
+             * file by its path, stdin after the bytes peeked at); a build
+             * without FFmpeg refuses, saying so */
             rc = tvmaf_ff_open(&r->ff, path, is_stdin ? r->f : NULL, r->pend, r->pend_len,
                                r->name, &r->fmt, msg, msg_len);
             if (rc) goto fail;
