@@ -108,6 +108,21 @@ def main():
             res.check(got == want, f'{name}: .mkv pair (no golden) scores as the raw clips '
                       f"({len(got['frames'])} frames)")
 
+    # frame alignment on encoded input: --frame_skip_ref/_dist as for raw files
+    cups_clip = next(c for c in read_clips(shared) if c['name'] == 'cups_576x324')
+    skip = ['--frame_skip_ref', '2', '--frame_skip_dist', '3', '--frame_cnt', '10', '--feature', 'psnr', '-n']
+    got, err1 = run(exe, ['-r', os.path.join(streams, 'cups_576x324.ref.mkv'),
+                          '-d', os.path.join(streams, 'cups_576x324.dis.mkv')], skip)
+    want, err2 = run(exe, ['-r', os.path.join(a.clips, 'cups_576x324.ref.yuv'),
+                           '-d', os.path.join(a.clips, 'cups_576x324.dis.yuv'), '-w', str(cups_clip['w']),
+                           '-h', str(cups_clip['h']), '-p', '420', '-b', '8'], skip)
+    if not (err1 or err2):
+        for d in (got, want):
+            d.pop('fps', None)
+    res.check(not (err1 or err2) and got == want,
+              '--frame_skip_ref 2 --frame_skip_dist 3 on the .mkv pair scores as on the raw clips',
+              err1 or err2 or '')
+
     # bad encoded input
     cups = os.path.join(streams, 'cups_576x324.ref.mkv')
     with tempfile.TemporaryDirectory() as tmp:
