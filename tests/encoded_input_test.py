@@ -141,6 +141,26 @@ def main():
         res.check(p.returncode != 0 and 'junk.bin' in p.stderr and 'raw YUV' in p.stderr
                   and p.stderr.count('\n') == 1,
                   'a file that is no video: one line saying raw YUV needs its format', p.stderr.strip())
+        for pix_fmt, word in [('yuv420p9le', '9-bit'), ('rgb24', 'rgb24'), ('yuva420p', 'alpha')]:
+            odd = os.path.join(tmp, pix_fmt + '.nut')
+            subprocess.run(['ffmpeg', '-nostdin', '-loglevel', 'error', '-y', '-i', cups, '-frames:v', '2',
+                            '-pix_fmt', pix_fmt, '-c:v', 'rawvideo', odd], check=True)
+            p = subprocess.run([exe, '-r', odd, '-d', odd, '-q', '-o', os.devnull],
+                               capture_output=True, text=True)
+            res.check(p.returncode != 0 and word in p.stderr and p.stderr.count('\n') == 1,
+                      f'a {pix_fmt} stream is refused in one line', p.stderr.strip())
+        nv12 = os.path.join(tmp, 'nv12.nut')
+        subprocess.run(['ffmpeg', '-nostdin', '-loglevel', 'error', '-y', '-i', cups, '-frames:v', '3',
+                        '-pix_fmt', 'nv12', '-c:v', 'rawvideo', nv12], check=True)
+        got, err1 = run(exe, ['-r', nv12, '-d', os.path.join(streams, 'cups_576x324.dis.mkv')],
+                        ['--frame_cnt', '3', '--feature', 'psnr', '-n'])
+        want, err2 = run(exe, ['-r', cups, '-d', os.path.join(streams, 'cups_576x324.dis.mkv')],
+                         ['--frame_cnt', '3', '--feature', 'psnr', '-n'])
+        if not (err1 or err2):
+            for d in (got, want):
+                d.pop('fps', None)
+        res.check(not (err1 or err2) and got == want,
+                  'an nv12 stream (semi-planar) scores as its planar yuv420p original', err1 or err2 or '')
         fast = os.path.join(tmp, 'fast.mkv')
         subprocess.run(['ffmpeg', '-nostdin', '-loglevel', 'error', '-y', '-i', os.path.join(
             streams, 'cups_576x324.dis.mkv'), '-c', 'copy', '-frames:v', '10'] + [] + [fast], check=True)

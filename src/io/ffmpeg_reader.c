@@ -148,6 +148,14 @@ static int layout_of(TvmafFfReader *r, enum AVPixelFormat f, TvmafVideoFormat *o
                 "-pix_fmt yuv420p OUT.mkv).", r->name, name);
         return -EINVAL;
     }
+    if (depth != 8 && depth != 10 && depth != 12 && depth != 16) {
+        /* as for raw input and libvmaf: the features are defined at these depths */
+        set_msg(msg, msg_len, "%s decodes to pixel format %s (%u-bit); tvmaf scores 8, 10, 12 or "
+                "16 bits, as libvmaf: convert it first (e.g. ffmpeg -i IN -pix_fmt %s OUT.mkv).",
+                r->name, name, depth, av_get_pix_fmt_name(planar_of(layout, depth < 10 ? 10 :
+                                                                    depth < 12 ? 12 : 16)));
+        return -EINVAL;
+    }
     out->pix_fmt = layout;
     out->bpc = depth;
     return 0;

@@ -10,7 +10,8 @@
  * (constant frame rate) is the same for a constant-frame-rate stream, and
  * duplicates or drops frames only where the timestamps leave gaps (a
  * variable-frame-rate stream), which tvmaf does not imitate.
- * Planar YUV and gray at 8..16 bits are copied as decoded; the same
+ * Planar YUV and gray at 8, 10, 12 or 16 bits are copied as decoded (other
+ * depths are refused, as for raw input and in libvmaf); the same
  * subsampling stored otherwise (semi-planar nv12/p010, packed yuyv, big-endian)
  * is rearranged by swscale without any change of value into the planar layout
  * ffmpeg writes with `-pix_fmt yuvNNNp[DEPTH]le` (full-range yuvj formats
