@@ -15,6 +15,7 @@
 
 #include "tvmaf/tvmaf.h"
 #include "tvmaf_config.h"
+#include "io/ffmpeg_reader.h"
 #include "io/prefetch.h"
 #include "io/video_reader.h"
 
@@ -29,6 +30,7 @@ enum {
     ARG_CPUMASK, ARG_FRAME_CNT, ARG_SKIP_REF, ARG_SKIP_DIST, ARG_BACKEND, ARG_PRECISION,
     ARG_LIST, ARG_HELP, ARG_RCPSS, ARG_ADM_DIV, ARG_GPU, ARG_PINNED, ARG_GPU_STATS,
     ARG_GPU_MEM_LIMIT, ARG_STRICT_FRAMES, ARG_MAX_MEMORY, ARG_REPORT, ARG_PLOT,
+    ARG_SCALE, ARG_IGNORE_FPS, ARG_AOM_CTC, ARG_NFLX_CTC, ARG_GPUMASK,
 };
 
 static const struct option long_opts[] = {
@@ -68,6 +70,11 @@ static const struct option long_opts[] = {
     { "max-memory", required_argument, NULL, ARG_MAX_MEMORY },
     { "report", required_argument, NULL, ARG_REPORT },
     { "plot", required_argument, NULL, ARG_PLOT },
+    { "scale", required_argument, NULL, ARG_SCALE },
+    { "ignore_frame_rate", no_argument, NULL, ARG_IGNORE_FPS },
+    { "aom_ctc", required_argument, NULL, ARG_AOM_CTC },
+    { "nflx_ctc", required_argument, NULL, ARG_NFLX_CTC },
+    { "gpumask", required_argument, NULL, ARG_GPUMASK },
     { NULL, 0, NULL, 0 },
 };
 
@@ -81,11 +88,13 @@ static void usage(FILE *f, const char *app)
         " --width/-w N, --height/-h N  raw YUV frame size\n"
         " --pixel_format/-p 420|422|444|400  raw YUV layout\n"
         " --bitdepth/-b 8|10|12|16   raw YUV bit depth (16-bit little-endian samples above 8)\n"
+        "%s"
         "Scoring:\n"
         " --feature NAME[=opt=val:opt=val]  extractor to run (repeatable)\n"
         " --model/-m PARAMS          VMAF model, colon-separated (repeatable):\n"
         "                            path=FILE or version=NAME (NAME.json found in\n"
-        "                            $TVMAF_MODEL_PATH, then " TVMAF_DATADIR "),\n"
+        "                            $TVMAF_MODEL_PATH, then built in, then\n"
+        "                            " TVMAF_DATADIR "),\n"
         "                            name=KEY (default vmaf), disable_clip, enable_transform,\n"
         "                            FEATURE.OPTION=VALUE (an option of a model's extractor);\n"
         "                            default: version=vmaf_v0.6.1 unless -n is given\n"
@@ -99,6 +108,12 @@ static void usage(FILE *f, const char *app)
         " --strict-frame-count       inputs of different lengths are an error (default: as\n"
         "                            libvmaf, the common frames are scored, with a warning)\n"
         " --cpumask MASK             SIMD levels to disable (accepted; all kernels are scalar)\n"
+        " --aom_ctc v1.0..v7.0       AOM CTC preset, as libvmaf's: models vmaf_v0.6.1 (vmaf) and\n"
+        "                            vmaf_v0.6.1neg (vmaf_neg); psnr, ciede, float_ssim,\n"
+        "                            float_ms_ssim, psnr_hvs (with the preset's options); cambi\n"
+        "                            from v3.0; float_ssim at scale=1 from v7.0\n"
+        " --nflx_ctc v1.0            Netflix CTC preset: vmaf_4k_v0.6.1 (vmaf), vmaf_4k_v0.6.1neg\n"
+        "                            (vmaf_neg); psnr (chroma, apsnr), float_ssim (dB), cambi\n"
         " --adm-div host|table|ieee  float_adm's division, for every instance (default host:\n"
         "                            this processor's reciprocal estimate, as libvmaf here)\n"
         "GPU backends:\n"
@@ -109,6 +124,8 @@ static void usage(FILE *f, const char *app)
         " --max-memory N[K|M|G]      memory for the input pictures in flight (both inputs,\n"
         "                            read ahead and being scored; default 8G): inputs whose\n"
         "                            frames cannot fit are refused before any is read\n"
+        " --gpumask MASK             libvmaf's GPU mask: 0 lets the GPU score (--backend auto),\n"
+        "                            any other value keeps scoring on the CPU (--backend cpu)\n"
         "Output:\n"
         " --output/-o PATH           write scores to PATH (- for stdout)\n"
         " --xml (default), --json, --csv, --sub  output format\n"
@@ -132,7 +149,16 @@ static void usage(FILE *f, const char *app)
         "      -d <(ffmpeg -v error -i dis.mp4 -vf scale=1920:1080 -f yuv4mpegpipe -) --json -o -\n"
         " ffmpeg -v error -i dis.mp4 -f yuv4mpegpipe - | %s -r ref.y4m -d - --json -o out.json\n"
         " %s --feature adm=help       the options of adm, their types, defaults and ranges\n",
-        app, app, app, app, app, app);
+        app, tvmaf_ff_available() ?
+        "Encoded input (any other file, when -w/-h/-p/-b are not given; decoded by FFmpeg,\n"
+        "the frames `ffmpeg -i FILE -f rawvideo` writes):\n"
+        " --scale FILTER             scale a distorted video of another size to the reference's,\n"
+        "                            as ffmpeg -vf scale=W:H:flags=FILTER does; FILTER is one of\n"
+        "                            bicubic (ffmpeg's default), bilinear, fast_bilinear, neighbor,\n"
+        "                            area, bicublin, gauss, sinc, lanczos, spline, experimental\n"
+        " --ignore_frame_rate        score streams whose frame rates differ (refused otherwise)\n"
+        : "(this build reads no encoded video: it was built without FFmpeg's libraries)\n",
+        app, app, app, app, app);
 }
 
 /* A number as short as it can be printed and still read back exactly. */
@@ -484,6 +510,97 @@ static const char *model_label(const ModelArg *m)
     return m->version ? m->version : m->path;
 }
 
+/* libvmaf's CLI presets (--aom_ctc, --nflx_ctc): the models and features each
+ * version registers, appended after what came before on the command line. */
+typedef struct Preset {
+    const char *features[MAX_FEATURES];
+    unsigned *n_features;
+    ModelArg *models;
+    unsigned *n_models;
+} Preset;
+
+static int preset_model(const char *app, Preset *p, const char *spec)
+{
+    if (*p->n_models == MAX_MODELS) {
+        fprintf(stderr, "%s: at most %d models\n", app, MAX_MODELS);
+        return -1;
+    }
+    if (parse_model_arg(app, spec, &p->models[*p->n_models])) return -1;
+    (*p->n_models)++;
+    return 0;
+}
+
+/* Appends a feature, or with replace, takes the place of the one of the same
+ * extractor name (as libvmaf's v7.0 does for float_ssim). */
+static int preset_feature(const char *app, const char **features, unsigned *n, const char *spec,
+                          int replace)
+{
+    const size_t len = strcspn(spec, "=");
+    for (unsigned i = 0; replace && i < *n; i++) {
+        if (strcspn(features[i], "=") == len && !strncmp(features[i], spec, len)) {
+            features[i] = spec;
+            return 0;
+        }
+    }
+    if (*n == MAX_FEATURES) {
+        fprintf(stderr, "%s: at most %d --feature options\n", app, MAX_FEATURES);
+        return -1;
+    }
+    features[(*n)++] = spec;
+    return 0;
+}
+
+static int apply_aom_ctc(const char *app, const char *version, const char **features,
+                         unsigned *n_features, ModelArg *models, unsigned *n_models,
+                         int *common_bitdepth)
+{
+    static const char *const versions[] = { "v1.0", "v2.0", "v3.0", "v4.0", "v5.0", "v6.0", "v7.0" };
+    int v = -1;
+    for (int i = 0; i < 7; i++)
+        if (!strcmp(version, versions[i])) v = i + 1;
+    if (!strcmp(version, "proposed")) {
+        fprintf(stderr, "%s: --aom_ctc proposed is deprecated (use v1.0 to v7.0)\n", app);
+        return -1;
+    }
+    if (v < 0) {
+        fprintf(stderr, "%s: bad aom_ctc version \"%s\" (v1.0 to v7.0)\n", app, version);
+        return -1;
+    }
+    Preset p = { .n_features = n_features, .models = models, .n_models = n_models };
+    if (preset_model(app, &p, "version=vmaf_v0.6.1:name=vmaf") ||
+        preset_model(app, &p, "version=vmaf_v0.6.1neg:name=vmaf_neg") ||
+        preset_feature(app, features, n_features,
+                       "psnr=reduced_hbd_peak=true:enable_apsnr=true:min_sse=0.5", 0) ||
+        preset_feature(app, features, n_features, "ciede", 0) ||
+        preset_feature(app, features, n_features, "float_ssim=enable_db=true:clip_db=true", 0) ||
+        preset_feature(app, features, n_features, "float_ms_ssim=enable_db=true:clip_db=true", 0) ||
+        preset_feature(app, features, n_features, "psnr_hvs", 0))
+        return -1;
+    if (v >= 3 && preset_feature(app, features, n_features, "cambi", 0)) return -1;
+    if (v >= 6) *common_bitdepth = 1;
+    if (v >= 7 && preset_feature(app, features, n_features,
+                                 "float_ssim=scale=1:enable_db=true:clip_db=true", 1))
+        return -1;
+    return 0;
+}
+
+static int apply_nflx_ctc(const char *app, const char *version, const char **features,
+                          unsigned *n_features, ModelArg *models, unsigned *n_models)
+{
+    if (strcmp(version, "v1.0")) {
+        fprintf(stderr, "%s: bad nflx_ctc version \"%s\" (v1.0)\n", app, version);
+        return -1;
+    }
+    Preset p = { .n_features = n_features, .models = models, .n_models = n_models };
+    if (preset_model(app, &p, "version=vmaf_4k_v0.6.1:name=vmaf") ||
+        preset_model(app, &p, "version=vmaf_4k_v0.6.1neg:name=vmaf_neg") ||
+        preset_feature(app, features, n_features, "psnr=enable_chroma=true:enable_apsnr=true", 0) ||
+        preset_feature(app, features, n_features, "float_ssim=enable_db=true:clip_db=true", 0) ||
+        preset_feature(app, features, n_features, "cambi", 0))
+        return -1;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *app = "tvmaf";
@@ -510,6 +627,9 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     signal(SIGXFSZ, SIG_IGN);
     const char *report_path = NULL, *plot_path = NULL;
+    const char *scale_filter = NULL;
+    int ignore_fps = 0, common_bitdepth = 0, backend_given = 0;
+    unsigned gpumask = 0;
 
     int c;
     opterr = 0;
@@ -625,6 +745,7 @@ int main(int argc, char **argv)
             }
             break;
         case ARG_BACKEND:
+            backend_given = 1;
             if (!strcmp(optarg, "cpu")) backend = TVMAF_BACKEND_CPU;
             else if (!strcmp(optarg, "cuda")) backend = TVMAF_BACKEND_CUDA;
             else if (!strcmp(optarg, "auto")) backend = TVMAF_BACKEND_AUTO;
@@ -658,6 +779,24 @@ int main(int argc, char **argv)
                    mode >= 0 ? tvmaf_rcp_div_name(mode) : m);
             return free_model_args(models, n_model_args, 0);
         }
+        case ARG_SCALE: scale_filter = optarg; break;
+        case ARG_AOM_CTC:
+        case ARG_NFLX_CTC: {
+            const unsigned before = n_model_args;
+            if (c == ARG_AOM_CTC ? apply_aom_ctc(app, optarg, features, &n_features, models,
+                                                 &n_model_args, &common_bitdepth)
+                                 : apply_nflx_ctc(app, optarg, features, &n_features, models,
+                                                  &n_model_args))
+                return 1;
+            n_models += (int)(n_model_args - before);
+            break;
+        }
+        case ARG_GPUMASK:
+            /* libvmaf: 0 (its default) lets CUDA extract, any other mask keeps
+             * extraction on the CPU */
+            if (parse_uint(app, "--gpumask", optarg, &gpumask, 0, ~0u)) return 1;
+            break;
+        case ARG_IGNORE_FPS: ignore_fps = 1; break;
         case ':':
             fprintf(stderr, "%s: option %s needs a value\n", app, argv[optind - 1]);
             return free_model_args(models, n_model_args, 1);
@@ -681,6 +820,14 @@ int main(int argc, char **argv)
     if (version) {
         printf("tvmaf %s\n", tvmaf_version());
         return free_model_args(models, n_model_args, 0);
+    }
+    if (gpumask) {
+        if (backend_given && backend != TVMAF_BACKEND_CPU) {
+            fprintf(stderr, "%s: --gpumask %u keeps scoring off the GPU, which --backend %s "
+                    "contradicts\n", app, gpumask, backend == TVMAF_BACKEND_CUDA ? "cuda" : "auto");
+            return 1;
+        }
+        backend = TVMAF_BACKEND_CPU;
     }
     if (!path_ref || !path_dis) {
         fprintf(stderr, "%s: both --reference/-r and --distorted/-d are required (see --help)\n", app);
@@ -731,6 +878,37 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: warning: -w/-h/-p/-b are ignored: both inputs are Y4M, whose "
                 "headers give the size and format\n", app);
     const TvmafVideoFormat *fr = tvmaf_reader_format(rd_ref), *fd = tvmaf_reader_format(rd_dis);
+    {
+        /* encoded inputs: same frame rate, or the user says to go on */
+        int nr, dr, nd, dd;
+        tvmaf_reader_frame_rate(rd_ref, &nr, &dr);
+        tvmaf_reader_frame_rate(rd_dis, &nd, &dd);
+        if (!ignore_fps && dr && dd && (int64_t)nr * dd != (int64_t)nd * dr) {
+            fprintf(stderr, "%s: the reference (%d/%d fps) and the distorted (%d/%d fps) differ in "
+                    "frame rate, so their frames do not line up; --ignore_frame_rate scores them "
+                    "frame by frame anyway\n", app, nr, dr, nd, dd);
+            goto end;
+        }
+    }
+    if ((fr->w != fd->w || fr->h != fd->h) && scale_filter) {
+        if (tvmaf_reader_set_scale(rd_dis, fr->w, fr->h, scale_filter, msg, sizeof(msg))) {
+            fprintf(stderr, "%s: %s\n", app, msg);
+            goto end;
+        }
+        fd = tvmaf_reader_format(rd_dis);
+    } else if ((fr->w != fd->w || fr->h != fd->h) && tvmaf_reader_is_encoded(rd_dis) &&
+               fr->pix_fmt == fd->pix_fmt && fr->bpc == fd->bpc) {
+        fprintf(stderr, "%s: the distorted video is %ux%u, the reference %ux%u: give --scale FILTER "
+                "(e.g. --scale bicubic, ffmpeg's default) to scale it to the reference's size\n",
+                app, fd->w, fd->h, fr->w, fr->h);
+        goto end;
+    }
+    if (common_bitdepth && fr->bpc != fd->bpc) {
+        fprintf(stderr, "%s: the reference is %u-bit, the distorted %u-bit: libvmaf's --aom_ctc "
+                "v6.0 and later score such a pair at the larger depth, which tvmaf does not "
+                "do yet\n", app, fr->bpc, fd->bpc);
+        goto end;
+    }
     if (fr->w != fd->w || fr->h != fd->h || fr->pix_fmt != fd->pix_fmt || fr->bpc != fd->bpc) {
         fprintf(stderr, "%s: reference (%ux%u %s %u-bit) and distorted (%ux%u %s %u-bit) "
                 "differ in size or format\n", app, fr->w, fr->h, tvmaf_pix_fmt_name(fr->pix_fmt), fr->bpc,

@@ -179,8 +179,10 @@ typedef struct TvmafModelConfig {
 /*
  * Loads a VMAF model (a single SVM model or a bootstrap collection) from a
  * JSON file: `path` is a file path, or `version` a name (e.g. "vmaf_v0.6.1")
- * looked up as NAME.json in $TVMAF_MODEL_PATH (colon-separated), then in the
- * install's data directory. Exactly one of path and version is non-NULL.
+ * looked up as NAME.json in $TVMAF_MODEL_PATH (colon-separated), then among
+ * the models built into the library (every file of the repository's models/:
+ * vmaf_v0.6.1, vmaf_v0.6.1neg, vmaf_4k_*, vmaf_float_*, vmaf_b_v0.6.3, the
+ * v1.0.16 family), then in the install's data directory. Exactly one of path and version is non-NULL.
  * On failure returns a negative errno and writes a message: -ENOENT for a
  * version not found (naming every directory searched), -EINVAL for a file
  * that is not a usable model, -ENOTSUP for a model feature that no extractor

@@ -333,6 +333,22 @@ const TvmafExtractor *tvmaf_find_extractor(const char *name, enum TvmafBackend b
     return NULL;
 }
 
+/* Whether two parsed option sets of one extractor hold the same values. */
+static int same_option_values(const TvmafOption *opts, const void *a, const void *b)
+{
+    for (unsigned i = 0; opts && opts[i].name; i++) {
+        const char *pa = (const char *)a + opts[i].offset, *pb = (const char *)b + opts[i].offset;
+        switch (opts[i].type) {
+        case TVMAF_OPT_BOOL: if (*(const bool *)pa != *(const bool *)pb) return 0; break;
+        case TVMAF_OPT_INT: if (*(const int *)pa != *(const int *)pb) return 0; break;
+        case TVMAF_OPT_DOUBLE: if (memcmp(pa, pb, sizeof(double))) return 0; break;
+        case TVMAF_OPT_STRING: if (strncmp(pa, pb, TVMAF_OPT_STRING_LEN)) return 0; break;
+        default: return 0;
+        }
+    }
+    return 1;
+}
+
 int tvmaf_use_feature(TvmafContext *ctx, const char *spec)
 {
     if (!ctx || !spec) return -EINVAL;
@@ -375,6 +391,15 @@ int tvmaf_use_feature(TvmafContext *ctx, const char *spec)
         if (!other) { err = -ENOMEM; break; }
         char m2[256];
         parse_options(ctx->defaults, ex, name, other, s->opt_spec, m2, sizeof(m2));
+        if (same_option_values(ex->options, probe, other)) {
+            /* written differently ("speed_kernelscale=1.0", or nothing: its
+             * default), the same instance: it runs once, as libvmaf's two
+             * extractors of equal option values give one set of values */
+            free(other);
+            free(probe);
+            free(name);
+            return 0;
+        }
         for (unsigned k = 0; ex->provided_features && ex->provided_features[k]; k++) {
             char a[256], b[256];
             tvmaf_feature_key(a, sizeof(a), ex->provided_features[k], ex->options, probe);

@@ -29,6 +29,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "io/ffmpeg_reader.h"
 #include "io/video_reader.h"
 
 /* Largest width or height accepted: 8K is 7680, 16K is 15360; anything above
@@ -71,6 +72,7 @@ struct TvmafVideoReader {
     /* first frame found with samples above the declared depth (UINT64_MAX:
      * none yet); set by whichever reading thread finds it */
     uint64_t above_depth_frame;
+    TvmafFfReader *ff;        /* encoded input (FFmpeg): every read goes there */
 };
 
 __attribute__((format(printf, 3, 4)))
@@ -673,6 +675,20 @@ int tvmaf_reader_open(TvmafVideoReader **out, const char *path,
         r->pend_pos = r->pend_len; /* magic consumed */
         if ((rc = y4m_read_header(r, msg, msg_len))) goto fail;
     } else {
+        if (!raw && r->pend_len > 0 &&
+            !(r->pend_len >= Y4M_MAGIC_LEN - 1 && !memcmp(r->pend, y4m_magic, Y4M_MAGIC_LEN - 1))) {
+            /* no raw format given: an encoded video, decoded by FFmpeg (a
+             * file by its path, stdin after the bytes peeked at); a build
+             * without FFmpeg refuses, saying so */
+            rc = tvmaf_ff_open(&r->ff, path, is_stdin ? r->f : NULL, r->pend, r->pend_len,
+                               r->name, &r->fmt, msg, msg_len);
+            if (rc) goto fail;
+            if (r->owns_file) fclose(r->f);
+            r->f = NULL;
+            r->owns_file = 0;
+            *out = r;
+            return 0;
+        }
         if (!raw) {
             rc = -EINVAL;
             if (r->pend_len == 0)
@@ -715,6 +731,30 @@ void tvmaf_reader_set_luma_only(TvmafVideoReader *r, int luma_only)
     r->luma_only = luma_only;
 }
 
+int tvmaf_reader_is_encoded(const TvmafVideoReader *r)
+{
+    return r->ff != NULL;
+}
+
+void tvmaf_reader_frame_rate(const TvmafVideoReader *r, int *num, int *den)
+{
+    *num = *den = 0;
+    if (r->ff) tvmaf_ff_frame_rate(r->ff, num, den);
+}
+
+int tvmaf_reader_set_scale(TvmafVideoReader *r, unsigned w, unsigned h, const char *filter,
+                           char *msg, size_t msg_len)
+{
+    clear_msg(msg, msg_len);
+    if (!r->ff) {
+        set_msg(msg, msg_len, "%s is raw YUV or Y4M: only encoded input (read through FFmpeg) "
+                "is scaled; scale it first, e.g. ffmpeg -i IN -vf scale=%u:%u -f yuv4mpegpipe OUT.y4m.",
+                r->name, w, h);
+        return -ENOTSUP;
+    }
+    return tvmaf_ff_set_scale(r->ff, w, h, filter, &r->fmt, msg, msg_len);
+}
+
 int tvmaf_reader_is_y4m(const TvmafVideoReader *r)
 {
     return r->y4m;
@@ -724,6 +764,11 @@ int tvmaf_reader_read(TvmafVideoReader *r, TvmafPicture *pic, char *msg, size_t 
 {
     clear_msg(msg, msg_len);
     memset(pic, 0, sizeof(*pic));
+    if (r->ff) {
+        const int rc = tvmaf_ff_read(r->ff, pic, msg, msg_len);
+        if (rc == 1) r->frame_no++;
+        return rc;
+    }
     int rc = next_frame(r, msg, msg_len);
     if (rc <= 0) return rc;
     /* A regular file shorter than the frame is reported before a picture
@@ -760,7 +805,13 @@ int tvmaf_reader_skip(TvmafVideoReader *r, unsigned n, char *msg, size_t msg_len
             return -ENOMEM;
         }
     }
-    for (unsigned i = 0; i < n; i++) {
+    for (unsigned i = 0; r->ff && i < n; i++) {
+        TvmafPicture pic;
+        const int rc = tvmaf_reader_read(r, &pic, msg, msg_len);
+        if (rc <= 0) return rc;
+        tvmaf_picture_unref(&pic);
+    }
+    for (unsigned i = 0; !r->ff && i < n; i++) {
         int rc = next_frame(r, msg, msg_len);
         if (rc <= 0) return rc;
         uint64_t got = discard(r, r->frame_bytes);
@@ -773,6 +824,7 @@ int tvmaf_reader_skip(TvmafVideoReader *r, unsigned n, char *msg, size_t msg_len
 void tvmaf_reader_close(TvmafVideoReader *r)
 {
     if (!r) return;
+    tvmaf_ff_close(r->ff);
     if (r->f && r->owns_file) fclose(r->f);
     free(r->scratch);
     free(r->stage);
@@ -784,7 +836,7 @@ void tvmaf_reader_close(TvmafVideoReader *r)
 
 int tvmaf_reader_begin_random_access(TvmafVideoReader *r)
 {
-    if (r->y4m || !r->seekable || (r->sample_bytes == 2 && !host_little_endian())) return 0;
+    if (r->ff || r->y4m || !r->seekable || (r->sample_bytes == 2 && !host_little_endian())) return 0;
     struct stat st;
     const off_t pos = ftello(r->f);
     if (pos < 0 || fstat(fileno(r->f), &st)) return 0;

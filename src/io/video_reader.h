@@ -39,6 +39,20 @@ const TvmafVideoFormat *tvmaf_reader_format(const TvmafVideoReader *r);
 int tvmaf_reader_is_y4m(const TvmafVideoReader *r);
 
 /*
+ * Encoded input: a file (or stdin) that is not Y4M, opened without a raw
+ * format, is decoded through FFmpeg's libraries where the build has them
+ * (io/ffmpeg_reader.h says which frames come out). is_encoded says whether
+ * this input is read so; frame_rate gives its stream's frame rate (0/0 when
+ * unknown or not encoded); set_scale, before the first read, scales every
+ * picture to w x h with the named swscale filter (-ENOTSUP for raw and Y4M
+ * input, -EINVAL for an unknown filter) and updates tvmaf_reader_format().
+ */
+int tvmaf_reader_is_encoded(const TvmafVideoReader *r);
+void tvmaf_reader_frame_rate(const TvmafVideoReader *r, int *num, int *den);
+int tvmaf_reader_set_scale(TvmafVideoReader *r, unsigned w, unsigned h, const char *filter,
+                           char *msg, size_t msg_len);
+
+/*
  * With luma_only set, reads fill only the luma plane of each picture: the
  * chroma bytes are passed over (a regular file seeks over them, a pipe reads
  * and discards them) and the chroma planes hold unspecified samples. A frame

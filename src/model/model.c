@@ -21,6 +21,7 @@
 #include "tvmaf_config.h"
 #include "core/feature_name.h"
 #include "core/internal.h"
+#include "model/builtin_models.h"
 #include "model/model.h"
 #include "model/numeric.h"
 
@@ -81,13 +82,27 @@ int tvmaf_svr_resolve(TvmafSvr *m, char *msg, size_t msg_len)
 
 /* Search path --------------------------------------------------------------- */
 
-static int find_version(const char *version, char **path, char *msg, size_t msg_len)
+const TvmafBuiltinModel *tvmaf_builtin_model(const char *version)
+{
+    for (const TvmafBuiltinModel *b = tvmaf_builtin_models; b->version; b++)
+        if (!strcmp(b->version, version)) return b;
+    return NULL;
+}
+
+/* The model of a version: a file NAME.json in a directory of
+ * $TVMAF_MODEL_PATH (so a user's copy overrides), else the built-in model
+ * (*builtin set, *path NULL), else a file in the install's data directory. */
+static int find_version(const char *version, char **path, const TvmafBuiltinModel **builtin,
+                        char *msg, size_t msg_len)
 {
     const char *env = getenv("TVMAF_MODEL_PATH");
     char searched[2048] = "";
     size_t used = 0;
     const char *dirs[2] = { env, TVMAF_DATADIR };
+    *path = NULL;
+    *builtin = NULL;
     for (int d = 0; d < 2; d++) {
+        if (d == 1 && (*builtin = tvmaf_builtin_model(version))) return 0;
         const char *s = dirs[d];
         if (!s) continue;
         while (*s) {
@@ -111,8 +126,13 @@ static int find_version(const char *version, char **path, char *msg, size_t msg_
             if (*s == ':') s++;
         }
     }
+    char names[1024] = "";
+    size_t nu = 0;
+    for (const TvmafBuiltinModel *b = tvmaf_builtin_models; b->version && nu < sizeof(names); b++)
+        nu += (size_t)snprintf(names + nu, sizeof(names) - nu, "%s%s", nu ? ", " : "", b->version);
     snprintf(msg, msg_len, "model version \"%s\" not found; searched %s (TVMAF_MODEL_PATH, "
-             "colon-separated, lists directories of NAME.json model files)", version, searched);
+             "colon-separated, lists directories of NAME.json model files) and the built-in "
+             "models (%s)", version, searched, names);
     return -ENOENT;
 }
 
@@ -134,13 +154,22 @@ int tvmaf_model_load(TvmafModel **model, const char *path, const char *version,
         return -EINVAL;
     }
     char *found = NULL;
+    const TvmafBuiltinModel *builtin = NULL;
     if (version) {
-        int err = find_version(version, &found, msg, msg_len);
+        int err = find_version(version, &found, &builtin, msg, msg_len);
         if (err) return err;
         path = found;
     }
     TvmafModel *m = NULL;
-    int err = tvmaf_model_read(&m, path, cfg, msg, msg_len);
+    int err;
+    if (builtin) {
+        char origin[256];
+        snprintf(origin, sizeof(origin), "%s (built-in)", version);
+        err = tvmaf_model_read_text(&m, (const char *)builtin->data, builtin->size, origin, cfg,
+                                    msg, msg_len);
+    } else {
+        err = tvmaf_model_read(&m, path, cfg, msg, msg_len);
+    }
     free(found);
     if (err) return err;
     if (version) {

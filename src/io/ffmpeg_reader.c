@@ -1,0 +1,453 @@
+/*
+ * Encoded video input through FFmpeg's libraries; see ffmpeg_reader.h for
+ * what the pictures are.
+ *
+ * Decoding follows what the ffmpeg tool does for `ffmpeg -i FILE -f rawvideo`:
+ * the best video stream (av_find_best_stream), the default decoder for its
+ * codec, packets of that stream sent in file order, every frame the decoder
+ * returns (then a drain at the end). The first frame is decoded at open time
+ * to learn the format; a later frame of another size or format is an error.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
+#include <libavutil/imgutils.h>
+#include <libavutil/pixdesc.h>
+#include <libswscale/swscale.h>
+
+#include "io/ffmpeg_reader.h"
+
+#define AVIO_BUFFER 65536
+/* An input that is neither Y4M nor a video FFmpeg reads: most often raw YUV
+ * given without its format. */
+#define NOT_VIDEO "%s is not a Y4M stream (no \"YUV4MPEG2 \" header) nor a video FFmpeg can " \
+    "read (%s), and raw YUV input needs a pixel format, bit depth, width and height."
+
+struct TvmafFfReader {
+    char *name;            /* for messages */
+    AVFormatContext *fmtc;
+    AVCodecContext *dec;
+    AVIOContext *avio;     /* our own, for stdin */
+    FILE *f;               /* stdin, read through avio */
+    unsigned char pend[16];
+    size_t pend_pos, pend_len;
+    int stream;
+    AVPacket *pkt;
+    AVFrame *frame;
+    int have_frame;        /* frame holds a decoded, unreturned picture */
+    int draining, done;
+    /* the decoded pictures' format and the one handed out */
+    enum AVPixelFormat src_fmt, dst_fmt; /* dst: planar native-endian */
+    int src_w, src_h;
+    TvmafVideoFormat out;
+    int scale_flags;       /* 0: no scaling */
+    struct SwsContext *sws;
+    AVFrame *conv;         /* swscale's output */
+};
+
+__attribute__((format(printf, 3, 4)))
+static void set_msg(char *msg, size_t msg_len, const char *fmt, ...)
+{
+    if (!msg || !msg_len) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, msg_len, fmt, ap);
+    va_end(ap);
+}
+
+static const char *av_err(int err, char *buf, size_t len)
+{
+    av_strerror(err, buf, len);
+    return buf;
+}
+
+int tvmaf_ff_available(void) { return 1; }
+
+/* Planar native-endian YUV (or gray) of a subsampling and depth, or NONE. */
+static enum AVPixelFormat planar_of(enum TvmafPixelFormat layout, unsigned depth)
+{
+    static const struct { enum TvmafPixelFormat l; unsigned d; enum AVPixelFormat f; } t[] = {
+        { TVMAF_PIX_FMT_YUV420P, 8, AV_PIX_FMT_YUV420P },
+        { TVMAF_PIX_FMT_YUV420P, 9, AV_PIX_FMT_YUV420P9 },
+        { TVMAF_PIX_FMT_YUV420P, 10, AV_PIX_FMT_YUV420P10 },
+        { TVMAF_PIX_FMT_YUV420P, 12, AV_PIX_FMT_YUV420P12 },
+        { TVMAF_PIX_FMT_YUV420P, 14, AV_PIX_FMT_YUV420P14 },
+        { TVMAF_PIX_FMT_YUV420P, 16, AV_PIX_FMT_YUV420P16 },
+        { TVMAF_PIX_FMT_YUV422P, 8, AV_PIX_FMT_YUV422P },
+        { TVMAF_PIX_FMT_YUV422P, 9, AV_PIX_FMT_YUV422P9 },
+        { TVMAF_PIX_FMT_YUV422P, 10, AV_PIX_FMT_YUV422P10 },
+        { TVMAF_PIX_FMT_YUV422P, 12, AV_PIX_FMT_YUV422P12 },
+        { TVMAF_PIX_FMT_YUV422P, 14, AV_PIX_FMT_YUV422P14 },
+        { TVMAF_PIX_FMT_YUV422P, 16, AV_PIX_FMT_YUV422P16 },
+        { TVMAF_PIX_FMT_YUV444P, 8, AV_PIX_FMT_YUV444P },
+        { TVMAF_PIX_FMT_YUV444P, 9, AV_PIX_FMT_YUV444P9 },
+        { TVMAF_PIX_FMT_YUV444P, 10, AV_PIX_FMT_YUV444P10 },
+        { TVMAF_PIX_FMT_YUV444P, 12, AV_PIX_FMT_YUV444P12 },
+        { TVMAF_PIX_FMT_YUV444P, 14, AV_PIX_FMT_YUV444P14 },
+        { TVMAF_PIX_FMT_YUV444P, 16, AV_PIX_FMT_YUV444P16 },
+        { TVMAF_PIX_FMT_YUV400P, 8, AV_PIX_FMT_GRAY8 },
+        { TVMAF_PIX_FMT_YUV400P, 9, AV_PIX_FMT_GRAY9 },
+        { TVMAF_PIX_FMT_YUV400P, 10, AV_PIX_FMT_GRAY10 },
+        { TVMAF_PIX_FMT_YUV400P, 12, AV_PIX_FMT_GRAY12 },
+        { TVMAF_PIX_FMT_YUV400P, 14, AV_PIX_FMT_GRAY14 },
+        { TVMAF_PIX_FMT_YUV400P, 16, AV_PIX_FMT_GRAY16 },
+    };
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+        if (t[i].l == layout && t[i].d == depth) return t[i].f;
+    return AV_PIX_FMT_NONE;
+}
+
+/* The full-range yuvj formats hold the same bytes as their yuv twins. */
+static enum AVPixelFormat unj(enum AVPixelFormat f)
+{
+    switch (f) {
+    case AV_PIX_FMT_YUVJ420P: return AV_PIX_FMT_YUV420P;
+    case AV_PIX_FMT_YUVJ422P: return AV_PIX_FMT_YUV422P;
+    case AV_PIX_FMT_YUVJ444P: return AV_PIX_FMT_YUV444P;
+    default: return f;
+    }
+}
+
+/* The planar layout of a decoded format; -EINVAL with a message if none. */
+static int layout_of(TvmafFfReader *r, enum AVPixelFormat f, TvmafVideoFormat *out, char *msg,
+                     size_t msg_len)
+{
+    const AVPixFmtDescriptor *d = av_pix_fmt_desc_get(f);
+    const char *name = d ? d->name : "unknown";
+    if (!d || (d->flags & (AV_PIX_FMT_FLAG_RGB | AV_PIX_FMT_FLAG_PAL | AV_PIX_FMT_FLAG_HWACCEL |
+                           AV_PIX_FMT_FLAG_BITSTREAM | AV_PIX_FMT_FLAG_FLOAT |
+                           AV_PIX_FMT_FLAG_ALPHA)) ||
+        (d->nb_components != 1 && d->nb_components != 3)) {
+        set_msg(msg, msg_len, "%s decodes to pixel format %s, which is not YUV or gray without "
+                "alpha; convert it first (e.g. ffmpeg -i IN -pix_fmt yuv420p OUT.mkv), or, if it "
+                "is raw YUV, give its format (-w, -h, -p, -b).", r->name, name);
+        return -EINVAL;
+    }
+    const unsigned depth = d->comp[0].depth;
+    for (int i = 1; i < d->nb_components; i++) {
+        if (d->comp[i].depth != (int)depth) {
+            set_msg(msg, msg_len, "%s decodes to pixel format %s, whose planes differ in depth.",
+                    r->name, name);
+            return -EINVAL;
+        }
+    }
+    enum TvmafPixelFormat layout = TVMAF_PIX_FMT_UNKNOWN;
+    if (d->nb_components == 1) layout = TVMAF_PIX_FMT_YUV400P;
+    else if (d->log2_chroma_w == 1 && d->log2_chroma_h == 1) layout = TVMAF_PIX_FMT_YUV420P;
+    else if (d->log2_chroma_w == 1 && d->log2_chroma_h == 0) layout = TVMAF_PIX_FMT_YUV422P;
+    else if (d->log2_chroma_w == 0 && d->log2_chroma_h == 0) layout = TVMAF_PIX_FMT_YUV444P;
+    if (!layout || depth < 8 || depth > 16 || planar_of(layout, depth) == AV_PIX_FMT_NONE) {
+        set_msg(msg, msg_len, "%s decodes to pixel format %s, which has no planar 4:2:0, 4:2:2, "
+                "4:4:4 or 4:0:0 form of 8 to 16 bits here; convert it first (e.g. ffmpeg -i IN "
+                "-pix_fmt yuv420p OUT.mkv).", r->name, name);
+        return -EINVAL;
+    }
+    if (depth != 8 && depth != 10 && depth != 12 && depth != 16) {
+        /* as for raw input and libvmaf: the features are defined at these depths */
+        set_msg(msg, msg_len, "%s decodes to pixel format %s (%u-bit); tvmaf scores 8, 10, 12 or "
+                "16 bits, as libvmaf: convert it first (e.g. ffmpeg -i IN -pix_fmt %s OUT.mkv).",
+                r->name, name, depth, av_get_pix_fmt_name(planar_of(layout, depth < 10 ? 10 :
+                                                                    depth < 12 ? 12 : 16)));
+        return -EINVAL;
+    }
+    out->pix_fmt = layout;
+    out->bpc = depth;
+    return 0;
+}
+
+/* Reading stdin through avio: the bytes already peeked, then the FILE. */
+static int stdin_read(void *opaque, uint8_t *buf, int size)
+{
+    TvmafFfReader *r = opaque;
+    size_t n = 0;
+    if (r->pend_pos < r->pend_len) {
+        n = r->pend_len - r->pend_pos;
+        if (n > (size_t)size) n = (size_t)size;
+        memcpy(buf, r->pend + r->pend_pos, n);
+        r->pend_pos += n;
+        return (int)n;
+    }
+    n = fread(buf, 1, (size_t)size, r->f);
+    if (n == 0) return ferror(r->f) ? AVERROR(EIO) : AVERROR_EOF;
+    return (int)n;
+}
+
+/* Decodes the next frame into r->frame: 1, 0 at the end, <0 error. */
+static int decode_next(TvmafFfReader *r, char *msg, size_t msg_len)
+{
+    char eb[128];
+    for (;;) {
+        int err = avcodec_receive_frame(r->dec, r->frame);
+        if (err >= 0) return 1;
+        if (err == AVERROR_EOF) { r->done = 1; return 0; }
+        if (err != AVERROR(EAGAIN)) {
+            set_msg(msg, msg_len, "Decoding %s failed: %s.", r->name, av_err(err, eb, sizeof(eb)));
+            return -EIO;
+        }
+        if (r->draining) { r->done = 1; return 0; }
+        err = av_read_frame(r->fmtc, r->pkt);
+        if (err == AVERROR_EOF) {
+            r->draining = 1;
+            err = avcodec_send_packet(r->dec, NULL);
+        } else if (err < 0) {
+            set_msg(msg, msg_len, "Reading %s failed: %s.", r->name, av_err(err, eb, sizeof(eb)));
+            return -EIO;
+        } else {
+            if (r->pkt->stream_index != r->stream) {
+                av_packet_unref(r->pkt);
+                continue;
+            }
+            err = avcodec_send_packet(r->dec, r->pkt);
+            av_packet_unref(r->pkt);
+        }
+        if (err < 0 && err != AVERROR(EAGAIN) && err != AVERROR_EOF) {
+            set_msg(msg, msg_len, "Decoding %s failed: %s.", r->name, av_err(err, eb, sizeof(eb)));
+            return -EIO;
+        }
+    }
+}
+
+int tvmaf_ff_open(TvmafFfReader **out, const char *path, FILE *f, const unsigned char *pend,
+                  size_t pend_len, const char *name, TvmafVideoFormat *fmt, char *msg,
+                  size_t msg_len)
+{
+    char eb[128];
+    int err;
+    *out = NULL;
+    TvmafFfReader *r = calloc(1, sizeof(*r));
+    if (!r || !(r->name = strdup(name))) {
+        free(r);
+        set_msg(msg, msg_len, "Out of memory opening %s.", name);
+        return -ENOMEM;
+    }
+    av_log_set_level(AV_LOG_QUIET); /* failures are told in our own one-line messages */
+    if (f) {
+        r->f = f;
+        if (pend_len > sizeof(r->pend)) pend_len = sizeof(r->pend);
+        memcpy(r->pend, pend, pend_len);
+        r->pend_len = pend_len;
+        unsigned char *buf = av_malloc(AVIO_BUFFER);
+        if (!buf || !(r->avio = avio_alloc_context(buf, AVIO_BUFFER, 0, r, stdin_read, NULL, NULL)) ||
+            !(r->fmtc = avformat_alloc_context())) {
+            if (!r->avio) av_free(buf);
+            err = -ENOMEM;
+            set_msg(msg, msg_len, "Out of memory opening %s.", name);
+            goto fail;
+        }
+        r->fmtc->pb = r->avio;
+        r->fmtc->flags |= AVFMT_FLAG_CUSTOM_IO;
+        path = NULL;
+    }
+    if ((err = avformat_open_input(&r->fmtc, path ? path : "", NULL, NULL)) < 0) {
+        r->fmtc = NULL; /* freed by the failed open */
+        set_msg(msg, msg_len, NOT_VIDEO, name, av_err(err, eb, sizeof(eb)));
+        err = -EINVAL;
+        goto fail;
+    }
+    if ((err = avformat_find_stream_info(r->fmtc, NULL)) < 0) {
+        set_msg(msg, msg_len, NOT_VIDEO, name, av_err(err, eb, sizeof(eb)));
+        err = -EINVAL;
+        goto fail;
+    }
+    const AVCodec *codec = NULL;
+    r->stream = av_find_best_stream(r->fmtc, AVMEDIA_TYPE_VIDEO, -1, -1, &codec, 0);
+    if (r->stream < 0 || !codec) {
+        if (r->stream == AVERROR_DECODER_NOT_FOUND)
+            set_msg(msg, msg_len, "%s: this FFmpeg has no decoder for its video stream.", name);
+        else
+            set_msg(msg, msg_len, NOT_VIDEO, name, "no video stream");
+        err = -EINVAL;
+        goto fail;
+    }
+    for (unsigned i = 0; i < r->fmtc->nb_streams; i++)
+        if ((int)i != r->stream) r->fmtc->streams[i]->discard = AVDISCARD_ALL;
+    if (!(r->dec = avcodec_alloc_context3(codec)) || !(r->pkt = av_packet_alloc()) ||
+        !(r->frame = av_frame_alloc())) {
+        err = -ENOMEM;
+        set_msg(msg, msg_len, "Out of memory opening %s.", name);
+        goto fail;
+    }
+    AVStream *st = r->fmtc->streams[r->stream];
+    if ((err = avcodec_parameters_to_context(r->dec, st->codecpar)) < 0) goto dec_fail;
+    r->dec->pkt_timebase = st->time_base;
+    r->dec->thread_count = 0; /* as many as the decoder likes; the frames are the same */
+    if ((err = avcodec_open2(r->dec, codec, NULL)) < 0) goto dec_fail;
+
+    if ((err = decode_next(r, msg, msg_len)) <= 0) {
+        if (!err) set_msg(msg, msg_len, "%s holds no frame.", name);
+        err = err ? err : -EINVAL;
+        goto fail;
+    }
+    r->have_frame = 1;
+    r->src_fmt = (enum AVPixelFormat)r->frame->format;
+    r->src_w = r->frame->width;
+    r->src_h = r->frame->height;
+    if ((err = layout_of(r, r->src_fmt, &r->out, msg, msg_len))) goto fail;
+    r->out.w = (unsigned)r->src_w;
+    r->out.h = (unsigned)r->src_h;
+    r->dst_fmt = planar_of(r->out.pix_fmt, r->out.bpc);
+    *fmt = r->out;
+    *out = r;
+    return 0;
+
+dec_fail:
+    set_msg(msg, msg_len, "Cannot open the %s decoder for %s: %s.", codec->name, name,
+            av_err(err, eb, sizeof(eb)));
+    err = -EINVAL;
+fail:
+    tvmaf_ff_close(r);
+    return err;
+}
+
+void tvmaf_ff_frame_rate(const TvmafFfReader *r, int *num, int *den)
+{
+    const AVStream *st = r->fmtc->streams[r->stream];
+    AVRational q = st->avg_frame_rate.num && st->avg_frame_rate.den ? st->avg_frame_rate
+                                                                     : st->r_frame_rate;
+    if (!q.num || !q.den) q = (AVRational){ 0, 0 };
+    else av_reduce(&q.num, &q.den, q.num, q.den, INT32_MAX);
+    *num = q.num;
+    *den = q.den;
+}
+
+static const struct { const char *name; int flags; } filters[] = {
+    { "bicubic", SWS_BICUBIC },
+    { "bilinear", SWS_BILINEAR },
+    { "fast_bilinear", SWS_FAST_BILINEAR },
+    { "neighbor", SWS_POINT },
+    { "area", SWS_AREA },
+    { "bicublin", SWS_BICUBLIN },
+    { "gauss", SWS_GAUSS },
+    { "sinc", SWS_SINC },
+    { "lanczos", SWS_LANCZOS },
+    { "spline", SWS_SPLINE },
+    { "experimental", SWS_X },
+};
+
+const char *tvmaf_ff_scale_filters(void)
+{
+    return "bicubic|bilinear|fast_bilinear|neighbor|area|bicublin|gauss|sinc|lanczos|spline|"
+           "experimental";
+}
+
+int tvmaf_ff_set_scale(TvmafFfReader *r, unsigned w, unsigned h, const char *filter,
+                       TvmafVideoFormat *fmt, char *msg, size_t msg_len)
+{
+    int flags = 0;
+    for (size_t i = 0; i < sizeof(filters) / sizeof(filters[0]); i++)
+        if (!strcmp(filters[i].name, filter)) flags = filters[i].flags;
+    if (!flags) {
+        set_msg(msg, msg_len, "Unknown scaling filter \"%s\" (%s).", filter, tvmaf_ff_scale_filters());
+        return -EINVAL;
+    }
+    if (!w || !h || w > 32768 || h > 32768) {
+        set_msg(msg, msg_len, "Cannot scale %s to %ux%u.", r->name, w, h);
+        return -EINVAL;
+    }
+    r->scale_flags = flags;
+    r->out.w = w;
+    r->out.h = h;
+    if (r->sws) {
+        sws_freeContext(r->sws);
+        r->sws = NULL;
+    }
+    *fmt = r->out;
+    return 0;
+}
+
+/* Converts (rearranges or scales) r->frame into r->conv with swscale. */
+static int convert(TvmafFfReader *r, char *msg, size_t msg_len)
+{
+    if (!r->sws) {
+        const int src = unj(r->src_fmt);
+        /* equal ranges on both sides: no range conversion, values kept */
+        r->sws = sws_getContext(r->src_w, r->src_h, src, (int)r->out.w, (int)r->out.h,
+                                r->dst_fmt, r->scale_flags ? r->scale_flags : SWS_POINT,
+                                NULL, NULL, NULL);
+        if (!r->sws) {
+            set_msg(msg, msg_len, "swscale cannot convert %s (%s, %dx%d) to %s %ux%u.", r->name,
+                    av_get_pix_fmt_name(r->src_fmt), r->src_w, r->src_h,
+                    av_get_pix_fmt_name(r->dst_fmt), r->out.w, r->out.h);
+            return -EINVAL;
+        }
+        if (!r->conv && !(r->conv = av_frame_alloc())) return -ENOMEM;
+        av_frame_unref(r->conv);
+        r->conv->format = r->dst_fmt;
+        r->conv->width = (int)r->out.w;
+        r->conv->height = (int)r->out.h;
+        if (av_frame_get_buffer(r->conv, 0) < 0) return -ENOMEM;
+    }
+    sws_scale(r->sws, (const uint8_t *const *)r->frame->data, r->frame->linesize, 0, r->src_h,
+              r->conv->data, r->conv->linesize);
+    return 0;
+}
+
+int tvmaf_ff_read(TvmafFfReader *r, TvmafPicture *pic, char *msg, size_t msg_len)
+{
+    memset(pic, 0, sizeof(*pic));
+    if (msg && msg_len) msg[0] = '\0';
+    if (!r->have_frame) {
+        if (r->done) return 0;
+        int err = decode_next(r, msg, msg_len);
+        if (err <= 0) return err;
+    }
+    r->have_frame = 0;
+    AVFrame *fr = r->frame;
+    if (fr->format != r->src_fmt || fr->width != r->src_w || fr->height != r->src_h) {
+        set_msg(msg, msg_len, "%s changes from %dx%d %s to %dx%d %s mid-stream, which tvmaf does "
+                "not follow.", r->name, r->src_w, r->src_h, av_get_pix_fmt_name(r->src_fmt),
+                fr->width, fr->height, av_get_pix_fmt_name((enum AVPixelFormat)fr->format));
+        av_frame_unref(fr);
+        return -EINVAL;
+    }
+    const AVFrame *src = fr;
+    if (r->scale_flags || unj(r->src_fmt) != r->dst_fmt) {
+        int err = convert(r, msg, msg_len);
+        if (err) {
+            av_frame_unref(fr);
+            if (err == -ENOMEM) set_msg(msg, msg_len, "Out of memory reading %s.", r->name);
+            return err;
+        }
+        src = r->conv;
+    }
+    int err = tvmaf_picture_alloc(pic, r->out.pix_fmt, r->out.bpc, r->out.w, r->out.h);
+    if (err) {
+        av_frame_unref(fr);
+        memset(pic, 0, sizeof(*pic));
+        set_msg(msg, msg_len, "Cannot allocate a %ux%u picture for %s.", r->out.w, r->out.h, r->name);
+        return err;
+    }
+    const size_t bytes = r->out.bpc > 8 ? 2 : 1;
+    const int planes = r->out.pix_fmt == TVMAF_PIX_FMT_YUV400P ? 1 : 3;
+    for (int p = 0; p < planes; p++) {
+        const size_t row = (size_t)pic->w[p] * bytes;
+        for (unsigned y = 0; y < pic->h[p]; y++)
+            memcpy((uint8_t *)pic->data[p] + (size_t)y * pic->stride[p],
+                   src->data[p] + (size_t)y * src->linesize[p], row);
+    }
+    av_frame_unref(fr);
+    return 1;
+}
+
+void tvmaf_ff_close(TvmafFfReader *r)
+{
+    if (!r) return;
+    sws_freeContext(r->sws);
+    av_frame_free(&r->conv);
+    av_frame_free(&r->frame);
+    av_packet_free(&r->pkt);
+    avcodec_free_context(&r->dec);
+    avformat_close_input(&r->fmtc);
+    if (r->avio) {
+        av_freep(&r->avio->buffer);
+        avio_context_free(&r->avio);
+    }
+    free(r->name);
+    free(r);
+}
