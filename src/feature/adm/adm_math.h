@@ -105,18 +105,10 @@ TVMAF_HD int adm_clz32(uint32_t x)
  *                               (adm_border(w) >= 1); else the scale's cm is
  *                               scalar throughout
  *   den                         vector kernels equal to the scalar code
- *   dwt                         likewise, except one defect not reproduced:
- *                               when the last output column of a row falls in
- *                               a vector block (scale 0: ((w+1)/2 - 1) % 32 == 0
- *                               at 8 bits, % 64 above; scales 1..3:
- *                               ((w+1)/2 - 1) % 8 == 0, w the input width,
- *                               (w+1)/2 >= 9), the kernels read past the end
- *                               of the row (neighbouring scratch rows, partly
- *                               never-written or previous-frame memory)
- *                               instead of mirroring. No golden has such a
- *                               width (no width divisible by 32 has; about a
- *                               quarter of the others, e.g. 130, 144, 200,
- *                               do); adm here mirrors as the scalar code does.
+ *   dwt                         likewise, except where a row's last output
+ *                               falls in a vector block: see "Which reference
+ *                               build" below (reproduced, save where the
+ *                               kernel reads memory nothing wrote)
  *
  * Before any lane: the Q32 weights of scales 1..3 (rfac32) are the golden
  * host's, made inside its AVX-512 kernels, whose double -> uint32 conversion
@@ -173,6 +165,68 @@ TVMAF_HD int adm_clz32(uint32_t x)
  *       3240, falling beyond), the blend tables' at most 0.0616 (all entries):
  *       only Barten can differ.
  */
+
+/*
+ * Which reference build (the adm option reference_isa): libvmaf picks its ADM
+ * kernels by CPU, and the three builds differ in the DWT at some widths.
+ *
+ *   ADM_ISA_AVX512  the goldens' host (default): the lanes above, and the DWT
+ *                   defect below with blocks of 32 (scale 0, 8 bits), 64
+ *                   (scale 0, 9..16 bits) and 8 (scales 1..3) outputs.
+ *   ADM_ISA_AVX2    the DWT defect with blocks of 16 (scale 0, 9..16 bits)
+ *                   and 4 (scales 1..3); its 8-bit scale 0 is bounds-checked
+ *                   (or scalar) and has none. Its decouple, csf and cm use other
+ *                   block widths; here they keep the AVX-512 lane split, which
+ *                   is invisible wherever V1..V5 agree (every default option,
+ *                   see above), and is not modelled otherwise.
+ *   ADM_ISA_C       the scalar build: scalar lanes everywhere, the wrapping
+ *                   Q32 conversion (V0), no DWT defect.
+ *
+ * The DWT defect: the horizontal pass walks outputs 1 .. n_out-1 of a row in
+ * blocks from the left and leaves a partial last block to the scalar code.
+ * When (n_out - 1) is a multiple of the block, the last output n_out-1 is in
+ * a vector block and reads its window 2j-1 .. 2j+2 as it is, past the end of
+ * the row's n input samples, instead of mirroring. The kernels keep their
+ * temporary rows one after the other (scale 0, per picture: low, high; scales
+ * 1..3: reference low, reference high, distorted low, distorted high, each n
+ * wide), so sample n + o of a row is sample o of the next row -- the same
+ * DWT row's values, deterministic -- except after the last one:
+ *   scale 0, high row:        memory the previous frame's scale 1 or 2 left
+ *                              (the first frame: never written);
+ *   scale 1, distorted high:  memory never written;
+ *   scales 2, 3, distorted high: the previous scale's distorted low row of
+ *                              its last output row, at column o (its input
+ *                              width even) or 2 + o (odd).
+ * The two unwritten cases feed only the h and d bands' last column, which is
+ * read only where a band is at most 44 wide (the work range reaches its end):
+ * AVX-512 8-bit width 65..66 (scale 0), and scale 1 band widths 9, 17, 25, 33,
+ * 41 (frame widths 33..36, 65..68, 97..100, 129..132, 161..164); AVX2 also
+ * band widths 5, 9, .. 41 at scale 1 and 17, 33 at scale 0 above 8 bits.
+ * There adm uses the mirrored value and says so on stderr.
+ */
+enum AdmIsa { ADM_ISA_AVX512 = 0, ADM_ISA_AVX2 = 1, ADM_ISA_C = 2 };
+
+/* Outputs per vector block of the horizontal DWT pass of a scale (0: none). */
+TVMAF_HD int adm_dwt_block(int isa, int scale, int bpc)
+{
+    if (isa == ADM_ISA_AVX512) return scale ? 8 : (bpc == 8 ? 32 : 64);
+    if (isa == ADM_ISA_AVX2) return scale ? 4 : (bpc == 8 ? 0 : 16);
+    return 0;
+}
+
+/* Whether the last of n_out outputs of a row is computed in a vector block,
+ * reading past the row (the DWT defect above). */
+TVMAF_HD int adm_dwt_reads_past(int n_out, int block)
+{
+    return block > 0 && n_out > 1 && (n_out - 1) % block == 0;
+}
+
+/* Source sample of tap k (0..3) of output j as a vector block reads it:
+ * 2j-1+k, unmirrored (j >= 1). A result >= n lies past the row. */
+TVMAF_HD int adm_dwt_tap_vec(int j, int k)
+{
+    return 2 * j - 1 + k;
+}
 
 /* End of the vector blocks of a region [lo, hi) walked in blocks of n. */
 TVMAF_HD int adm_lanes_end(int lo, int hi, int n)
