@@ -203,15 +203,17 @@ int tvmaf_adm_setup(AdmState *s, const TvmafVideoInfo *vi, char *msg, size_t len
     /* the DWT defect's reads of memory nothing wrote (adm_math.h, "Which
      * reference build"), where their values reach the scores */
     const AdmScale *c0 = &s->sc[0], *c1 = &s->sc[1];
-    const int u0 = !s->skip_scale0 && c0->work_r == c0->w
+    const int u0 = !s->skip_scale0 && c0->r >= c0->w - 1
                    && adm_dwt_reads_past(c0->w, adm_dwt_block(s->isa, 0, (int)s->bpc));
-    const int u1 = c1->work_r == c1->w
+    const int u1 = c1->r >= c1->w - 1
                    && adm_dwt_reads_past(c1->w, adm_dwt_block(s->isa, 1, (int)s->bpc));
     if (u0 || u1)
         fprintf(stderr, "tvmaf NOTE adm: at width %u (%u bits) libvmaf's %s ADM reads memory "
-                "that nothing wrote (scale %d DWT, last column); its scores there are not a "
-                "function of the input, and adm uses the mirrored samples instead\n", s->w,
-                s->bpc, s->isa == ADM_ISA_AVX512 ? "AVX-512" : "AVX2", u0 ? 0 : 1);
+                "that nothing wrote (scale %d DWT, last column): its scores depend on the heap; "
+                "adm reads it as 0, as a fresh libvmaf process does%s\n", s->w, s->bpc,
+                s->isa == ADM_ISA_AVX512 ? "AVX-512" : "AVX2", u0 ? 0 : 1,
+                u0 ? " on the first frame (later frames: the previous frame's leftovers, not "
+                "reproduced)" : "");
     for (int i = 0; i < ADM_N_KEYS; i++) {
         if (tvmaf_feature_key(s->key[i], ADM_KEY_LEN, adm_key_names[i], tvmaf_adm_options, s)) {
             snprintf(msg, len, "feature \"adm\": output key name too long");
@@ -388,16 +390,19 @@ static void dwt0_horizontal(const int16_t *restrict lo, const int16_t *restrict 
     }
     if (past) {
         /* the vector block's last output (adm_math.h, "Which reference
-         * build"): the low row runs on into the high row; past the high row
-         * lies memory nothing wrote this frame, so h and d keep the mirror */
+         * build"): the low row runs on into the high row, the high row into
+         * memory this frame did not write (read as 0, see there) */
         const int j = out_w - 1;
-        int16_t l[4];
+        int16_t l[4], g[4];
         for (int k = 0; k < 4; k++) {
             const int x = adm_dwt_tap_vec(j, k);
             l[k] = x < in_w ? lo[x] : hi[x - in_w];
+            g[k] = x < in_w ? hi[x] : 0;
         }
         a[j] = adm_dwt0_lo(l[0], l[1], l[2], l[3]);
         v[j] = (int16_t)adm_dwt0_hi(l[0], l[1], l[2], l[3]);
+        h[j] = (int16_t)adm_dwt0_lo(g[0], g[1], g[2], g[3]);
+        d[j] = (int16_t)adm_dwt0_hi(g[0], g[1], g[2], g[3]);
     }
 }
 
@@ -484,7 +489,7 @@ static void dwt32_horizontal(const int32_t *restrict lo, const int32_t *restrict
  * runs on into the distorted picture's low row (dis_src: the distorted input,
  * given on the reference's pass), and the distorted high row into what the
  * previous scale left after its rows (m->prev_dis_lo, scales 2 and 3; at
- * scale 1 nothing wrote that memory and the mirror is kept). The distorted
+ * scale 1 memory nothing wrote, read as 0). The distorted
  * pass saves its last low row's first columns for the next scale.
  */
 static void dwt32(AdmCpu *m, int k, const int32_t *src, int32_t *a, Bands32 *out,
@@ -517,9 +522,9 @@ static void dwt32(AdmCpu *m, int k, const int32_t *src, int32_t *a, Bands32 *out
         } else if (past && k > 1) {
             hi_next = prev;
         } else if (past) {
-            /* scale 1, distorted: the mirrored samples n-1, n-2 */
-            next[0] = hi[c->in_w - 1];
-            next[1] = hi[c->in_w - 2];
+            /* scale 1, distorted: memory nothing wrote (read as 0, see
+             * adm_math.h) */
+            next[0] = next[1] = 0;
             hi_next = next;
         }
         dwt32_horizontal(lo, hi, c->in_w, c->w, rd, hi_next, a + (size_t)i * c->w, out,
