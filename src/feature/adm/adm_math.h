@@ -23,7 +23,8 @@
  * goldens come from a host with AVX-512. Its vector kernels do not compute
  * exactly what its scalar code computes in six places (V0..V5); this file
  * carries both forms and adm.c applies each where that host applied it -- see
- * "Vector and scalar lanes" below.
+ * "Vector and scalar lanes" below. The option reference_isa chooses another
+ * build (AVX2, scalar C): see "Which reference build".
  *
  * What is exact and what is ordered: every per-coefficient step and every sum
  * over coefficients is integer. A row's terms are added into one 64-bit
@@ -197,12 +198,14 @@ TVMAF_HD int adm_clz32(uint32_t x)
  *   scales 2, 3, distorted high: the previous scale's distorted low row of
  *                              its last output row, at column o (its input
  *                              width even) or 2 + o (odd).
- * The two unwritten cases feed only the h and d bands' last column, which is
- * read only where a band is at most 44 wide (the work range reaches its end):
- * AVX-512 8-bit width 65..66 (scale 0), and scale 1 band widths 9, 17, 25, 33,
- * 41 (frame widths 33..36, 65..68, 97..100, 129..132, 161..164); AVX2 also
- * band widths 5, 9, .. 41 at scale 1 and 17, 33 at scale 0 above 8 bits.
- * There adm uses the mirrored value and says so on stderr.
+ * The two unwritten cases feed only the h and d bands' last column, which cm
+ * reads only where its margin is at most one column (band width <= 24):
+ * AVX-512 at frame widths 33..36 and 65..68 (scale 1 bands 9 and 17 wide);
+ * AVX2 also at 49..52 and 81..84 (bands 13, 21) and, above 8 bits, its scale
+ * 0 at 33..34. There libvmaf's scores depend on its heap (measured: they
+ * change with MALLOC_PERTURB_); a fresh libvmaf process reads zeros, so adm
+ * reads 0 there and says so on stderr. At scale 0 later frames read what the
+ * previous frame's scales 1..2 left, which adm does not reproduce.
  */
 enum AdmIsa { ADM_ISA_AVX512 = 0, ADM_ISA_AVX2 = 1, ADM_ISA_C = 2 };
 
