@@ -12,10 +12,10 @@ The inputs are synthetic (made here, integer arithmetic only): two frames of a 2
 pair, cropped to every width of the sweep, written as raw 4:4:4 (libvmaf's CLI cannot read odd
 widths in 4:2:0; adm reads luma only). adm_isa_expected.txt holds, per bit depth, width and ISA,
 a hash of libvmaf's printed adm outputs (debug=true: every scale's num and den too) of both frames
-and of frame 0 alone, and whether the reference gave the same outputs with its heap filled
-differently (MALLOC_PERTURB_=165): 'd' it did, 'n' it did not (it read memory nothing wrote).
-The check: at a 'd' width, tvmaf's outputs hash to the same value and it prints no note; at an
-'n' width, it prints its note on stderr and frame 0 matches (tvmaf reads such memory as 0, as a
+and, where the reference gave other outputs with its heap filled differently (MALLOC_PERTURB_=165:
+it read memory nothing wrote), also of frame 0 alone.
+The check: at a deterministic width, tvmaf's outputs hash to the same value and it prints no note; at a
+heap-dependent width, it prints its note on stderr and frame 0 matches (tvmaf reads such memory as 0, as a
 fresh libvmaf process does; later frames may read what the previous frame left there).
 
 --generate runs the given libvmaf `vmaf` (built with its asm, on a CPU with AVX-512) with
@@ -105,7 +105,7 @@ def canon(frames):
 
 
 def digest(lines):
-    return hashlib.sha256("\n".join(lines).encode()).hexdigest()[:16]
+    return hashlib.sha256("\n".join(lines).encode()).hexdigest()[:10]
 
 
 def run(exe, args, env=None):
@@ -132,8 +132,12 @@ def common(r, d, w, bits):
 def generate(ref_exe):
     tmp = tempfile.mkdtemp(prefix="adm_isa_")
     r, d = os.path.join(tmp, "r.yuv"), os.path.join(tmp, "d.yuv")
-    lines = ["# bits width isa hash(all frames) hash(frame 0) d|n -- made by adm_isa_test.py "
-             "--generate (libvmaf f85a8536, release, asm, AVX-512 host)"]
+    lines = ["# adm outputs of libvmaf f85a8536 (release, asm, AVX-512 host) on "
+             "adm_isa_test.py's inputs:",
+             "# bits width, then per ISA (avx512 avx2 c) a hash of both frames' outputs, \":\" "
+             "and frame 0's",
+             "# where the reference depends on its heap; \"=\" repeats the token before it.",
+             "# Made by: tests/adm_isa_test.py --generate path/to/libvmaf/build/tools/vmaf"]
     env_p = dict(os.environ, MALLOC_PERTURB_="165")
     env_0 = {k: v for k, v in os.environ.items() if k != "MALLOC_PERTURB_"}
     for bits in DEPTHS:
@@ -141,14 +145,16 @@ def generate(ref_exe):
         for w in widths(False):
             write_crop(r, ref, w, bits)
             write_crop(d, dis, w, bits)
+            toks = []
             for isa, mask in ISAS:
                 args = common(r, d, w, bits) + ["--cpumask", mask]
                 a, err = run(ref_exe, args, env_0)
                 b, _ = run(ref_exe, args, env_p)
                 if a is None:
                     sys.exit(f"reference failed at {bits} bits, width {w}, {isa}: {err.strip()}")
-                lines.append(f"{bits} {w} {isa} {digest(a)} {digest(a[:1])} "
-                             f"{'d' if a == b else 'n'}")
+                toks.append(digest(a) + ("" if a == b else ":" + digest(a[:1])))
+            lines.append(f"{bits} {w} " + " ".join(
+                "=" if k and t == toks[k - 1] else t for k, t in enumerate(toks)))
             print(bits, w, flush=True)
     os.unlink(r)
     os.unlink(d)
@@ -163,8 +169,13 @@ def load_expected():
         for line in f:
             if line.startswith("#") or not line.strip():
                 continue
-            bits, w, isa, h_all, h0, det = line.split()
-            exp[(int(bits), int(w), isa)] = (h_all, h0, det)
+            bits, w, *toks = line.split()
+            prev = None
+            for (isa, _), t in zip(ISAS, toks):
+                t = prev if t == "=" else t
+                prev = t
+                h_all, _, h0 = t.partition(":")
+                exp[(int(bits), int(w), isa)] = (h_all, h0, "n" if h0 else "d")
     return exp
 
 
