@@ -183,6 +183,10 @@ def cases(i, gpu_present):
          ("skip", "fewer frames")),
         ("unknown_cli_option", raw_args(i.raw_ref, i.raw_dis, F + ["--bogus-option"]), "bogus-option"),
         ("option_missing_value", raw_args(i.raw_ref, i.raw_dis, F + ["--threads"]), "threads"),
+        ("reference_isa_bad_value", raw_args(i.raw_ref, i.raw_dis, F + ["--reference-isa", "sse9"]),
+         "sse9"),
+        ("adm_reference_isa_bad_value",
+         raw_args(i.raw_ref, i.raw_dis, ["-n", "--feature", "adm=reference_isa=sse9"]), "sse9"),
         ("no_feature", raw_args(i.raw_ref, i.raw_dis, ["-n"]), "feature"),
         # without -n the default model runs; its adm cannot score a 16x8 frame
         ("default_model_frame_too_small", raw_args(i.raw_ref, i.raw_dis, ["--feature", "psnr"]),

@@ -163,6 +163,14 @@ static void setup_scale(AdmState *s, int k, int in_w, int in_h)
 
 int tvmaf_adm_setup(AdmState *s, const TvmafVideoInfo *vi, char *msg, size_t len)
 {
+    if (!strcmp(s->reference_isa, "avx512")) s->isa = ADM_ISA_AVX512;
+    else if (!strcmp(s->reference_isa, "avx2")) s->isa = ADM_ISA_AVX2;
+    else if (!strcmp(s->reference_isa, "c")) s->isa = ADM_ISA_C;
+    else {
+        snprintf(msg, len, "feature \"adm\": reference_isa \"%s\" is not one of avx512, avx2, c",
+                 s->reference_isa);
+        return -EINVAL;
+    }
     /* the 16-bit scale 0 pipeline cannot represent the CSF of a coarser
      * angular resolution than 1080 lines seen at 3 heights */
     if (s->norm_view_dist * s->ref_display_height < 3.0 * 1080) {
@@ -180,14 +188,6 @@ int tvmaf_adm_setup(AdmState *s, const TvmafVideoInfo *vi, char *msg, size_t len
     if (vi->bpc < 8 || vi->bpc > 16) {
         snprintf(msg, len, "feature \"adm\" supports 8 to 16 bits per sample; the input has %u",
                  vi->bpc);
-        return -EINVAL;
-    }
-    if (!strcmp(s->reference_isa, "avx512")) s->isa = ADM_ISA_AVX512;
-    else if (!strcmp(s->reference_isa, "avx2")) s->isa = ADM_ISA_AVX2;
-    else if (!strcmp(s->reference_isa, "c")) s->isa = ADM_ISA_C;
-    else {
-        snprintf(msg, len, "feature \"adm\": reference_isa \"%s\" is not one of avx512, avx2, c",
-                 s->reference_isa);
         return -EINVAL;
     }
     s->w = vi->w;
@@ -538,22 +538,15 @@ static void dwt32(AdmCpu *m, int k, const int32_t *src, int32_t *a, Bands32 *out
 
 /*
  * Lanes (adm_math.h, "Vector and scalar lanes"): decouple and csf run the
- * work range of every row as vector lanes up to adm_lanes_end(work_l, work_r,
- * 16) and as scalar lanes after it. The vector and scalar forms differ only in
+ * work range of every row as vector lanes up to adm_lanes_decouple / _csf
+ * (the chosen build's blocks) and as scalar lanes after it. The vector and scalar forms differ only in
  * the gain rounding (decouple) and in the operands noted at each helper.
  */
-/* End of the vector lanes of [lo, hi) in blocks of n; the scalar build has
- * none. */
-static int lanes_end(int isa, int lo, int hi, int n)
-{
-    return isa == ADM_ISA_C ? lo : adm_lanes_end(lo, hi, n);
-}
-
 static void decouple16(const AdmCpu *m, const AdmScale *c, const Bands16 *ref,
                        const Bands16 *dis, Bands16 *r, Bands16 *a)
 {
     const double egl = m->s.enhn_gain_limit;
-    const int jv = lanes_end(m->s.isa, c->work_l, c->work_r, ADM_LANES_DECOUPLE);
+    const int jv = adm_lanes_decouple(m->s.isa, 0, c->work_l, c->work_r);
     for (int i = c->work_t; i < c->work_b; i++) {
         for (int j = c->work_l; j < c->work_r; j++) {
             const size_t x = (size_t)i * c->w + j;
@@ -573,7 +566,7 @@ static void decouple32(const AdmCpu *m, const AdmScale *c, const Bands32 *ref,
                        const Bands32 *dis, Bands32 *r, Bands32 *a)
 {
     const double egl = m->s.enhn_gain_limit;
-    const int jv = lanes_end(m->s.isa, c->work_l, c->work_r, ADM_LANES_DECOUPLE);
+    const int jv = adm_lanes_decouple(m->s.isa, 1, c->work_l, c->work_r);
     for (int i = c->work_t; i < c->work_b; i++) {
         for (int j = c->work_l; j < c->work_r; j++) {
             const size_t x = (size_t)i * c->w + j;
@@ -593,7 +586,7 @@ static void decouple32(const AdmCpu *m, const AdmScale *c, const Bands32 *ref,
  * scalar lanes (V2). */
 static void csf16(int isa, const AdmScale *c, const Bands16 *src, Bands16 *csf, Bands16 *flt)
 {
-    const int jv = lanes_end(isa, c->work_l, c->work_r, ADM_LANES_CSF);
+    const int jv = adm_lanes_csf(isa, c->work_l, c->work_r);
     for (int o = 0; o < 3; o++) {
         for (int i = c->work_t; i < c->work_b; i++) {
             const size_t row = (size_t)i * c->w;
@@ -614,7 +607,7 @@ static void csf16(int isa, const AdmScale *c, const Bands16 *src, Bands16 *csf, 
 /* The weight read as signed in vector lanes, unsigned in scalar lanes (V4). */
 static void csf32(int isa, const AdmScale *c, const Bands32 *src, Bands32 *csf, Bands32 *flt)
 {
-    const int jv = lanes_end(isa, c->work_l, c->work_r, ADM_LANES_CSF);
+    const int jv = adm_lanes_csf(isa, c->work_l, c->work_r);
     for (int o = 0; o < 3; o++) {
         for (int i = c->work_t; i < c->work_b; i++) {
             const size_t row = (size_t)i * c->w;
@@ -672,10 +665,10 @@ static void den32(const AdmScale *c, const Bands32 *ref, uint64_t den[3])
  * coefficient is a scalar lane. Returns the end of the vector lanes of row i
  * (the row's first cm column when it has none).
  */
-static int cm_lanes_end(int isa, const AdmScale *c, int i, int jb, int je, int n)
+static int cm_lanes_end(int isa, int scale, const AdmScale *c, int i, int jb, int je)
 {
-    if (isa == ADM_ISA_C || c->l < 1 || i < 1 || i > c->h - 2) return jb;
-    return adm_lanes_end(jb, je, n);
+    if (c->l < 1 || i < 1 || i > c->h - 2) return jb;
+    return adm_lanes_cm(isa, scale, jb, je);
 }
 
 /* Masked sums of `val` (h, v, d) with the threshold of csf (centres) and flt
@@ -699,7 +692,7 @@ static void cm16(int isa, const AdmScale *c, const Bands16 *val, const Bands16 *
         /* interior columns read j-1 .. j+1 directly; the first and last
          * column of the band (when in the region) mirror their window */
         const int jb = c->l > 1 ? c->l : 1, je = c->r < c->w - 1 ? c->r : c->w - 1;
-        const int jv = cm_lanes_end(isa, c, i, jb, je, ADM_LANES_CM16);
+        const int jv = cm_lanes_end(isa, 0, c, i, jb, je);
         for (int j = jb; j < jv; j++) {
             const int32_t thr = adm_cm_thr16(cm_, fu, fm, fd, j - 1, j, j + 1, 1);
             for (int o = 0; o < 3; o++)
@@ -744,7 +737,7 @@ static void cm32(int isa, const AdmScale *c, const Bands32 *val, const Bands32 *
         /* interior columns read j-1 .. j+1 directly; the first and last
          * column of the band (when in the region) mirror their window */
         const int jb = c->l > 1 ? c->l : 1, je = c->r < c->w - 1 ? c->r : c->w - 1;
-        const int jv = cm_lanes_end(isa, c, i, jb, je, ADM_LANES_CM32);
+        const int jv = cm_lanes_end(isa, 1, c, i, jb, je);
         for (int j = jb; j < jv; j++) {
             const int64_t thr = adm_cm_thr32(cm_, fu, fm, fd, j - 1, j, j + 1);
             for (int o = 0; o < 3; o++)

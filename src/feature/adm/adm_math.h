@@ -176,10 +176,9 @@ TVMAF_HD int adm_clz32(uint32_t x)
  *                   (scale 0, 9..16 bits) and 8 (scales 1..3) outputs.
  *   ADM_ISA_AVX2    the DWT defect with blocks of 16 (scale 0, 9..16 bits)
  *                   and 4 (scales 1..3); its 8-bit scale 0 is bounds-checked
- *                   (or scalar) and has none. Its decouple, csf and cm use other
- *                   block widths; here they keep the AVX-512 lane split, which
- *                   is invisible wherever V1..V5 agree (every default option,
- *                   see above), and is not modelled otherwise.
+ *                   (or scalar) and has none. Its decouple, csf and cm lanes
+ *                   have other widths (adm_lanes_decouple and below), its Q32
+ *                   weights wrap as the scalar build's (V0).
  *   ADM_ISA_C       the scalar build: scalar lanes everywhere, the wrapping
  *                   Q32 conversion (V0), no DWT defect.
  *
@@ -239,6 +238,37 @@ TVMAF_HD int adm_lanes_end(int lo, int hi, int n)
 
 /* Block widths of the golden host's kernels. */
 enum { ADM_LANES_DECOUPLE = 16, ADM_LANES_CSF = 16, ADM_LANES_CM16 = 14, ADM_LANES_CM32 = 6 };
+
+/*
+ * Vector lanes per build: [lo, end) of a region [lo, hi) of a row. AVX-512
+ * walks decouple and csf in blocks of 16, cm in 14 (scale 0) or 6; AVX2 in
+ * 8, 8, and 6 or 2, except that its scale 0 decouple ends its blocks at the
+ * last multiple of 8 of hi (not of hi - lo), leaving what follows to the
+ * scalar code. The scalar build has none. (AVX2's vector forms are taken to
+ * be AVX-512's, V1..V5.)
+ */
+TVMAF_HD int adm_lanes_decouple(int isa, int scale, int lo, int hi)
+{
+    if (isa == ADM_ISA_C) return lo;
+    if (isa == ADM_ISA_AVX2 && scale == 0) {
+        const int e = hi - hi % 8;
+        return e > lo ? e : lo;
+    }
+    return adm_lanes_end(lo, hi, isa == ADM_ISA_AVX2 ? 8 : ADM_LANES_DECOUPLE);
+}
+
+TVMAF_HD int adm_lanes_csf(int isa, int lo, int hi)
+{
+    if (isa == ADM_ISA_C) return lo;
+    return adm_lanes_end(lo, hi, isa == ADM_ISA_AVX2 ? 8 : ADM_LANES_CSF);
+}
+
+TVMAF_HD int adm_lanes_cm(int isa, int scale, int lo, int hi)
+{
+    if (isa == ADM_ISA_C) return lo;
+    const int n = isa == ADM_ISA_AVX2 ? (scale ? 2 : 6) : (scale ? ADM_LANES_CM32 : ADM_LANES_CM16);
+    return adm_lanes_end(lo, hi, n);
+}
 
 /* Round to nearest, ties to even (the vector conversion's default mode). */
 TVMAF_HD double adm_rint(double x)

@@ -378,14 +378,11 @@ static inline size_t adm_tile_scale_init(AdmTileScale *t, const AdmState *s, int
     t->r = c->r;
     t->t = c->t;
     t->b = c->b;
-    const int scalar = s->isa == ADM_ISA_C; /* the scalar build: no vector lanes */
-    t->jv_dec = scalar ? c->work_l : adm_lanes_end(c->work_l, c->work_r, ADM_LANES_DECOUPLE);
-    t->jv_csf = scalar ? c->work_l : adm_lanes_end(c->work_l, c->work_r, ADM_LANES_CSF);
+    t->jv_dec = adm_lanes_decouple(s->isa, k, c->work_l, c->work_r);
+    t->jv_csf = adm_lanes_csf(s->isa, c->work_l, c->work_r);
     t->cm_jb = c->l > 1 ? c->l : 1;
     const int je = c->r < c->w - 1 ? c->r : c->w - 1;
-    t->cm_jv = c->l < 1 || scalar
-                   ? t->cm_jb
-                   : adm_lanes_end(t->cm_jb, je, k == 0 ? ADM_LANES_CM16 : ADM_LANES_CM32);
+    t->cm_jv = c->l < 1 ? t->cm_jb : adm_lanes_cm(s->isa, k, t->cm_jb, je);
     t->bpc = (int)s->bpc;
     t->dwt_past = adm_dwt_reads_past(c->w, adm_dwt_block(s->isa, k, (int)s->bpc));
     t->past_col = k >= 2 && (s->sc[k - 1].in_w & 1) ? 2 : 0;
