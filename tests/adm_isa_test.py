@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Width sweep of adm against libvmaf's three ISA builds (issue 19, item 5).
 
-Usage: tests/adm_isa_test.py TVMAF_EXE
+Usage: tests/adm_isa_test.py TVMAF_EXE [--backend cuda]
        tests/adm_isa_test.py --generate LIBVMAF_VMAF_EXE  (rewrites adm_isa_expected.txt)
 
 libvmaf picks its ADM kernels by CPU and its AVX-512, AVX2 and scalar builds give different
@@ -179,7 +179,7 @@ def load_expected():
     return exp
 
 
-def check(exe):
+def check(exe, extra=()):
     quick = os.environ.get("TVMAF_TEST_QUICK") == "1"
     exp = load_expected()
     tmp = tempfile.mkdtemp(prefix="adm_isa_")
@@ -196,7 +196,7 @@ def check(exe):
                     failures.append(f"{bits} bits, width {w}, {isa}: no expected value")
                     continue
                 h_all, h0, det = exp[key]
-                got, err = run(exe, common(r, d, w, bits) + ["--reference-isa", isa])
+                got, err = run(exe, common(r, d, w, bits) + ["--reference-isa", isa] + list(extra))
                 n += 1
                 where = f"{bits} bits, width {w}, {isa}"
                 if got is None:
@@ -231,5 +231,7 @@ if __name__ == "__main__":
         generate(sys.argv[2])
     elif len(sys.argv) == 2:
         sys.exit(check(sys.argv[1]))
+    elif len(sys.argv) == 4 and sys.argv[2] == "--backend":
+        sys.exit(check(sys.argv[1], ["--backend", sys.argv[3]]))
     else:
         sys.exit(__doc__)
