@@ -108,8 +108,8 @@ TVMAF_HD int adm_clz32(uint32_t x)
  *   den                         vector kernels equal to the scalar code
  *   dwt                         likewise, except where a row's last output
  *                               falls in a vector block: see "Which reference
- *                               build" below (reproduced, save where the
- *                               kernel reads memory nothing wrote)
+ *                               build" below (reproduced; memory nothing
+ *                               wrote is read as 0)
  *
  * Before any lane: the Q32 weights of scales 1..3 (rfac32) are the golden
  * host's, made inside its AVX-512 kernels, whose double -> uint32 conversion
