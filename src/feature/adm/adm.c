@@ -592,8 +592,8 @@ static void csf16(int isa, const AdmScale *c, const Bands16 *src, Bands16 *csf, 
             const size_t row = (size_t)i * c->w;
             for (int j = c->work_l; j < jv; j++) {
                 const int32_t v = adm_csf16_wide(src->b[o][row + j], c->rfac16[o], o == 2);
-                csf->b[o][row + j] = (int16_t)v;
-                flt->b[o][row + j] = adm_csf16_flt(v);
+                csf->b[o][row + j] = isa == ADM_ISA_AVX2 ? adm_sat16(v) : (int16_t)v;
+                flt->b[o][row + j] = isa == ADM_ISA_AVX2 ? adm_csf16_flt_sat(v) : adm_csf16_flt(v);
             }
             for (int j = jv; j < c->work_r; j++) {
                 const int16_t v = adm_csf16(src->b[o][row + j], c->rfac16[o], o == 2);
@@ -696,7 +696,10 @@ static void cm16(int isa, const AdmScale *c, const Bands16 *val, const Bands16 *
         for (int j = jb; j < jv; j++) {
             const int32_t thr = adm_cm_thr16(cm_, fu, fm, fd, j - 1, j, j + 1, 1);
             for (int o = 0; o < 3; o++)
-                acc[o] += adm_cm_term(adm_cm_value16(v[o][j], c->rfac16[o]), thr, c->cm[o]);
+                acc[o] += isa == ADM_ISA_AVX2
+                              ? adm_cm_term_avx2(adm_cm_value16(v[o][j], c->rfac16[o]), thr,
+                                                 c->cm[o])
+                              : adm_cm_term(adm_cm_value16(v[o][j], c->rfac16[o]), thr, c->cm[o]);
         }
         for (int j = jv; j < je; j++) {
             const int32_t thr = adm_cm_thr16(cm_, fu, fm, fd, j - 1, j, j + 1, 0);
@@ -741,7 +744,7 @@ static void cm32(int isa, const AdmScale *c, const Bands32 *val, const Bands32 *
         for (int j = jb; j < jv; j++) {
             const int64_t thr = adm_cm_thr32(cm_, fu, fm, fd, j - 1, j, j + 1);
             for (int o = 0; o < 3; o++)
-                acc[o] += adm_cm_term32_v(v[o][j], c->rfac32[o], thr, c->cm[o]);
+                acc[o] += adm_cm_term32_vec(isa, v[o][j], c->rfac32[o], thr, c->cm[o]);
         }
         for (int j = jv; j < je; j++) {
             const int32_t thr = (int32_t)adm_cm_thr32(cm_, fu, fm, fd, j - 1, j, j + 1);

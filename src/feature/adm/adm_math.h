@@ -546,6 +546,20 @@ TVMAF_HD int16_t adm_csf16_flt(int32_t c)
     return (int16_t)((ADM_Q17_ONE_OVER_30 * m + 2048) >> 12);
 }
 
+/* int32 to int16, saturating (a vector pack). */
+TVMAF_HD int16_t adm_sat16(int32_t v)
+{
+    return (int16_t)(v > 32767 ? 32767 : (v < -32768 ? -32768 : v));
+}
+
+/* AVX2's vector lanes (reference_isa=avx2) store csf and flt of the 32-bit
+ * csf value saturated to int16 where the others truncate. */
+TVMAF_HD int16_t adm_csf16_flt_sat(int32_t c)
+{
+    const uint32_t m = (uint32_t)adm_abs32(c);
+    return adm_sat16((int32_t)(m * (uint32_t)ADM_Q17_ONE_OVER_30 + 2048u) >> 12);
+}
+
 /* Scales 1..3 csf: x times the Q32 weight, rounded by 2^28, in 64 bits.
  * Scalar lanes multiply by rfac as unsigned, vector lanes by rfac read as a
  * signed int32 (V4); both store the low 32 bits. */
@@ -679,6 +693,19 @@ TVMAF_HD int32_t adm_cm_value16(int16_t x, uint16_t rfac)
     return (int32_t)rfac * x;
 }
 
+/* AVX2's vector lanes at scale 0 (reference_isa=avx2): as adm_cm_term, but
+ * the square's and the cube's roundings are logical shifts of 64-bit values,
+ * so a cube product made negative by the int32 square comes out large and
+ * positive. */
+TVMAF_HD int64_t adm_cm_term_avx2(int32_t v, int32_t thr, AdmCmShift s)
+{
+    int32_t x = (int32_t)((uint32_t)adm_abs32(v) - ((uint32_t)thr << s.sub));
+    x = x < 0 ? 0 : x;
+    const uint64_t sq = ((uint64_t)((int64_t)x * x) + ((uint64_t)1 << (s.sq - 1))) >> s.sq;
+    const int32_t sql = (int32_t)(uint32_t)sq;
+    return (int64_t)(((uint64_t)((int64_t)sql * x) + (uint64_t)s.cub_add) >> s.cub);
+}
+
 /* Scales 1..3: rfac in Q32, rounded by 2^28 as in adm_csf32. */
 TVMAF_HD int32_t adm_cm_value32(int32_t x, uint32_t rfac)
 {
@@ -701,6 +728,33 @@ TVMAF_HD int64_t adm_cm_term32_v(int32_t v, uint32_t rfac, int64_t thr, AdmCmShi
     const int32_t sq = (int32_t)(uint32_t)(uint64_t)(((int64_t)dl * dl
                                                       + ((int64_t)1 << (s.sq - 1))) >> s.sq);
     return ((int64_t)sq * dl + s.cub_add) >> s.cub;
+}
+
+/*
+ * The same term as AVX2's vector lanes compute it (reference_isa=avx2): x as
+ * above; |x| of a negative x from its low 32 bits only (-(int32)x); d and the
+ * square as above, but the square's 64-bit value is shifted logically and the
+ * cube's product (low 32 bits of the square times those of d, signed) plus
+ * the rounding is shifted logically too, so a negative product comes out as
+ * a large positive term.
+ */
+TVMAF_HD int64_t adm_cm_term32_avx2(int32_t v, uint32_t rfac, int64_t thr, AdmCmShift s)
+{
+    const int64_t x = adm_csf32_mul(v, (int64_t)(int32_t)rfac);
+    const int64_t ax = x < 0 ? -(int64_t)(int32_t)(uint32_t)(uint64_t)x : x;
+    int64_t d = ax - thr;
+    d = d > 0 ? d : 0;
+    const int32_t dl = (int32_t)(uint32_t)(uint64_t)d;
+    const uint64_t sq = ((uint64_t)((int64_t)dl * dl) + ((uint64_t)1 << (s.sq - 1))) >> s.sq;
+    const int32_t sql = (int32_t)(uint32_t)sq;
+    return (int64_t)(((uint64_t)((int64_t)sql * dl) + (uint64_t)s.cub_add) >> s.cub);
+}
+
+/* Vector-lane masking term at scales 1..3 of the chosen build. */
+TVMAF_HD int64_t adm_cm_term32_vec(int isa, int32_t v, uint32_t rfac, int64_t thr, AdmCmShift s)
+{
+    return isa == ADM_ISA_AVX2 ? adm_cm_term32_avx2(v, rfac, thr, s)
+                               : adm_cm_term32_v(v, rfac, thr, s);
 }
 
 /* Rounding of a row total by 2^shift (add 2^(shift-1)). */

@@ -65,6 +65,7 @@ typedef struct AdmTileScale {
     int jv_dec, jv_csf;                 /* end of the vector lanes, every row of the work range */
     int cm_jb, cm_jv;                   /* cm vector lanes [cm_jb, cm_jv), rows 1 .. h-2 */
     int bpc;                            /* input depth (scale 0) */
+    int isa;                            /* enum AdmIsa: the reference build */
     int dwt_past;                       /* the last column's DWT reads past the row (adm_math.h,
                                            "Which reference build") */
     int past_col;                       /* scales 2, 3: first column of the previous scale's
@@ -196,13 +197,13 @@ TVMAF_HD int adm_tile_in_region(const AdmTileScale *c, int i, int j)
 
 /* Scale 0 csf of one band value into csf / flt (vector lanes: flt from the
  * 32-bit value, V2). */
-TVMAF_HD void adm_tile_csf16(int16_t x, uint16_t rfac, int diag, int vec, int16_t *csf,
-                             int16_t *flt)
+TVMAF_HD void adm_tile_csf16(int16_t x, uint16_t rfac, int diag, int vec, int isa,
+                             int16_t *csf, int16_t *flt)
 {
     if (vec) {
         const int32_t v = adm_csf16_wide(x, rfac, diag);
-        *csf = (int16_t)v;
-        *flt = adm_csf16_flt(v);
+        *csf = isa == ADM_ISA_AVX2 ? adm_sat16(v) : (int16_t)v;
+        *flt = isa == ADM_ISA_AVX2 ? adm_csf16_flt_sat(v) : adm_csf16_flt(v);
     } else {
         const int16_t v = adm_csf16(x, rfac, diag);
         *csf = v;
@@ -239,11 +240,11 @@ TVMAF_HD void adm_tile_coef0(const AdmTileScale *c, int i, int j, const unsigned
     for (int q = 0; q < 3; q++) {
         ((int16_t *)p->r[q])[x] = r[q];
         ((int16_t *)p->a[q])[x] = a[q];
-        adm_tile_csf16(a[q], c->rfac16[q], q == 2, vec, &((int16_t *)p->csf[0][q])[x],
+        adm_tile_csf16(a[q], c->rfac16[q], q == 2, vec, c->isa, &((int16_t *)p->csf[0][q])[x],
                        &((int16_t *)p->flt[0][q])[x]);
         if (c->aim)
-            adm_tile_csf16(r[q], c->rfac16[q], q == 2, vec, &((int16_t *)p->csf[1][q])[x],
-                           &((int16_t *)p->flt[1][q])[x]);
+            adm_tile_csf16(r[q], c->rfac16[q], q == 2, vec, c->isa,
+                           &((int16_t *)p->csf[1][q])[x], &((int16_t *)p->flt[1][q])[x]);
     }
 }
 
@@ -301,10 +302,13 @@ TVMAF_HD void adm_tile_cm16_pass(const AdmTileScale *c, int i, int j, void *cons
         fm[o] = f + mid;
         fd[o] = f + dn;
     }
-    const int32_t thr = adm_cm_thr16(cm_, fu, fm, fd, jl, j, jr, adm_tile_cm_vec(c, i, j));
-    for (int o = 0; o < 3; o++)
-        out[o] += adm_cm_term(adm_cm_value16(((const int16_t *)val[o])[mid + j], c->rfac16[o]),
-                              thr, c->cm[o]);
+    const int vec = adm_tile_cm_vec(c, i, j);
+    const int32_t thr = adm_cm_thr16(cm_, fu, fm, fd, jl, j, jr, vec);
+    for (int o = 0; o < 3; o++) {
+        const int32_t x = adm_cm_value16(((const int16_t *)val[o])[mid + j], c->rfac16[o]);
+        out[o] += vec && c->isa == ADM_ISA_AVX2 ? adm_cm_term_avx2(x, thr, c->cm[o])
+                                                : adm_cm_term(x, thr, c->cm[o]);
+    }
 }
 
 TVMAF_HD void adm_tile_cm32_pass(const AdmTileScale *c, int i, int j, void *const val[3],
@@ -325,7 +329,7 @@ TVMAF_HD void adm_tile_cm32_pass(const AdmTileScale *c, int i, int j, void *cons
     const int vec = adm_tile_cm_vec(c, i, j);
     for (int o = 0; o < 3; o++) {
         const int32_t v = ((const int32_t *)val[o])[mid + j];
-        out[o] += vec ? adm_cm_term32_v(v, c->rfac32[o], thr, c->cm[o])
+        out[o] += vec ? adm_cm_term32_vec(c->isa, v, c->rfac32[o], thr, c->cm[o])
                       : adm_cm_term(adm_cm_value32(v, c->rfac32[o]), (int32_t)thr, c->cm[o]);
     }
 }
@@ -384,6 +388,7 @@ static inline size_t adm_tile_scale_init(AdmTileScale *t, const AdmState *s, int
     const int je = c->r < c->w - 1 ? c->r : c->w - 1;
     t->cm_jv = c->l < 1 ? t->cm_jb : adm_lanes_cm(s->isa, k, t->cm_jb, je);
     t->bpc = (int)s->bpc;
+    t->isa = s->isa;
     t->dwt_past = adm_dwt_reads_past(c->w, adm_dwt_block(s->isa, k, (int)s->bpc));
     t->past_col = k >= 2 && (s->sc[k - 1].in_w & 1) ? 2 : 0;
     t->stats = !(k == 0 && s->skip_scale0);
