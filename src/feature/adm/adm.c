@@ -742,12 +742,13 @@ static void cm32(int isa, const AdmScale *c, const Bands32 *val, const Bands32 *
         const int jb = c->l > 1 ? c->l : 1, je = c->r < c->w - 1 ? c->r : c->w - 1;
         const int jv = cm_lanes_end(isa, 1, c, i, jb, je);
         for (int j = jb; j < jv; j++) {
-            const int64_t thr = adm_cm_thr32(cm_, fu, fm, fd, j - 1, j, j + 1);
+            const int64_t thr = adm_cm_thr32(cm_, fu, fm, fd, j - 1, j, j + 1,
+                                              isa == ADM_ISA_AVX2);
             for (int o = 0; o < 3; o++)
                 acc[o] += adm_cm_term32_vec(isa, v[o][j], c->rfac32[o], thr, c->cm[o]);
         }
         for (int j = jv; j < je; j++) {
-            const int32_t thr = (int32_t)adm_cm_thr32(cm_, fu, fm, fd, j - 1, j, j + 1);
+            const int32_t thr = (int32_t)adm_cm_thr32(cm_, fu, fm, fd, j - 1, j, j + 1, 0);
             for (int o = 0; o < 3; o++)
                 acc[o] += adm_cm_term(adm_cm_value32(v[o][j], c->rfac32[o]), thr, c->cm[o]);
         }
@@ -756,7 +757,7 @@ static void cm32(int isa, const AdmScale *c, const Bands32 *val, const Bands32 *
             const int j = edge[e];
             if (j < 0) continue;
             const int32_t thr = (int32_t)adm_cm_thr32(cm_, fu, fm, fd, adm_cm_prev(j), j,
-                                                      adm_cm_next(j, c->w));
+                                                      adm_cm_next(j, c->w), 0);
             for (int o = 0; o < 3; o++)
                 acc[o] += adm_cm_term(adm_cm_value32(v[o][j], c->rfac32[o]), thr, c->cm[o]);
         }

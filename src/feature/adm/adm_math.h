@@ -649,15 +649,18 @@ TVMAF_HD int32_t adm_cm_thr16(const int16_t *const c_mid[3], const int16_t *cons
 /* Same at scales 1..3, int32 bands; the centre is |csf| / 15 in Q32 with the
  * same negative rounding constant as adm_csf32_flt. The exact sum is returned
  * in 64 bits (vector lanes, V5); scalar lanes keep its low 32 bits, which is
- * their wrapping int32 sum. */
+ * their wrapping int32 sum. wide_abs: AVX2's vector lanes, whose |x| of
+ * INT32_MIN is 2^31 (the others keep INT32_MIN). */
 TVMAF_HD int64_t adm_cm_thr32(const int32_t *const c_mid[3], const int32_t *const f_up[3],
                               const int32_t *const f_mid[3], const int32_t *const f_dn[3],
-                              int jl, int j, int jr)
+                              int jl, int j, int jr, int wide_abs)
 {
     int64_t thr = 0;
     for (int o = 0; o < 3; o++) {
-        const int64_t centre = ((int64_t)ADM_Q32_ONE_OVER_15 * adm_abs32(c_mid[o][j])
-                                + (int64_t)INT32_MIN) >> 32;
+        /* wide_abs: AVX2's vector lanes take |INT32_MIN| as 2^31 */
+        const int32_t c = c_mid[o][j];
+        const int64_t m = wide_abs && c < 0 ? -(int64_t)c : adm_abs32(c);
+        const int64_t centre = ((int64_t)ADM_Q32_ONE_OVER_15 * m + (int64_t)INT32_MIN) >> 32;
         thr += (int64_t)f_up[o][jl] + f_up[o][j] + f_up[o][jr] + f_mid[o][jl] + centre
                + f_mid[o][jr] + f_dn[o][jl] + f_dn[o][j] + f_dn[o][jr];
     }

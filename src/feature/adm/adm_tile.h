@@ -325,8 +325,8 @@ TVMAF_HD void adm_tile_cm32_pass(const AdmTileScale *c, int i, int j, void *cons
         fm[o] = f + mid;
         fd[o] = f + dn;
     }
-    const int64_t thr = adm_cm_thr32(cm_, fu, fm, fd, jl, j, jr);
     const int vec = adm_tile_cm_vec(c, i, j);
+    const int64_t thr = adm_cm_thr32(cm_, fu, fm, fd, jl, j, jr, vec && c->isa == ADM_ISA_AVX2);
     for (int o = 0; o < 3; o++) {
         const int32_t v = ((const int32_t *)val[o])[mid + j];
         out[o] += vec ? adm_cm_term32_vec(c->isa, v, c->rfac32[o], thr, c->cm[o])
