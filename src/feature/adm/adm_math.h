@@ -178,7 +178,14 @@ TVMAF_HD int adm_clz32(uint32_t x)
  *                   and 4 (scales 1..3); its 8-bit scale 0 is bounds-checked
  *                   (or scalar) and has none. Its decouple, csf and cm lanes
  *                   have other widths (adm_lanes_decouple and below), its Q32
- *                   weights wrap as the scalar build's (V0).
+ *                   weights wrap as the scalar build's (V0), and some vector
+ *                   forms are its own: scale 0 csf and flt saturate to int16
+ *                   (adm_csf16_flt_sat), its cm cubes use logical shifts
+ *                   (adm_cm_term_avx2, adm_cm_term32_avx2), its threshold
+ *                   centre takes |INT32_MIN| as 2^31. V1 and V3 as AVX-512.
+ *                   Not all reproduced: with Barten's CSF on full-swing
+ *                   content a few widths still differ at scale 2 (see
+ *                   tests/adm_isa_test.py, KNOWN_AVX2_SET1).
  *   ADM_ISA_C       the scalar build: scalar lanes everywhere, the wrapping
  *                   Q32 conversion (V0), no DWT defect.
  *
@@ -244,8 +251,7 @@ enum { ADM_LANES_DECOUPLE = 16, ADM_LANES_CSF = 16, ADM_LANES_CM16 = 14, ADM_LAN
  * walks decouple and csf in blocks of 16, cm in 14 (scale 0) or 6; AVX2 in
  * 8, 8, and 6 or 2, except that its scale 0 decouple ends its blocks at the
  * last multiple of 8 of hi (not of hi - lo), leaving what follows to the
- * scalar code. The scalar build has none. (AVX2's vector forms are taken to
- * be AVX-512's, V1..V5.)
+ * scalar code. The scalar build has none.
  */
 TVMAF_HD int adm_lanes_decouple(int isa, int scale, int lo, int hi)
 {
