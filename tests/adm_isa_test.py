@@ -47,13 +47,6 @@ SETS = ((0, "adm=debug=true", "texture"),
             "adm_csf_diag_scale=0.25", "lines"))
 
 
-# Known residuals: reference_isa=avx2 on option set 1 differs from libvmaf's AVX2 build at these
-# (bits, width), in scale 2's num only (a few 1e-5): some vector form of AVX2's scales 1..3 (its
-# decouple or cm) is not yet reproduced. Reported, neither counted as passing nor failing; the
-# test fails if one of them starts to match, so that this list is kept exact.
-KNOWN_AVX2_SET1 = {(8, 121), (8, 139), (8, 663), (8, 731), (8, 1054), (8, 1496), (10, 391)}
-
-
 def widths(quick, opt_set=0):
     ws = range(W_MIN, BASE_W + 1)
     if opt_set:
@@ -215,7 +208,7 @@ def check(exe, extra=()):
     exp = load_expected()
     tmp = tempfile.mkdtemp(prefix="adm_isa_")
     r, d = os.path.join(tmp, "r.yuv"), os.path.join(tmp, "d.yuv")
-    failures, n, n_nondet, known = [], 0, 0, []
+    failures, n, n_nondet = [], 0, 0
     for opt_set, feature, kind in SETS:
         for bits in DEPTHS:
             ref, dis = (encode(x, bits) for x in base_frames(bits, kind))
@@ -236,14 +229,6 @@ def check(exe, extra=()):
                         failures.append(f"{where}: tvmaf failed: {err.strip()}")
                         continue
                     noted = NOTE in err
-                    if opt_set == 1 and isa == "avx2" and (bits, w) in KNOWN_AVX2_SET1:
-                        n -= 1
-                        if digest(got) == h_all:
-                            failures.append(f"{where}: listed as a known residual but matches "
-                                            "now: remove it from KNOWN_AVX2_SET1")
-                        else:
-                            known.append(where)
-                        continue
                     if det == "d":
                         if digest(got) != h_all:
                             failures.append(f"{where}: outputs differ from the reference")
@@ -262,10 +247,8 @@ def check(exe, extra=()):
     os.rmdir(tmp)
     for f in failures[:40]:
         print("FAIL", f)
-    for k in known:
-        print("KNOWN RESIDUAL", k)
-    print(f"adm_isa: {n} runs ({n_nondet} at heap-dependent widths), {len(failures)} failures, "
-          f"{len(known)} known residuals (not counted)" + (" (quick sample)" if quick else ""))
+    print(f"adm_isa: {n} runs ({n_nondet} at heap-dependent widths), {len(failures)} failures"
+          + (" (quick sample)" if quick else ""))
     return 1 if failures or n == 0 else 0
 
 

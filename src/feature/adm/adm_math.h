@@ -182,10 +182,8 @@ TVMAF_HD int adm_clz32(uint32_t x)
  *                   forms are its own: scale 0 csf and flt saturate to int16
  *                   (adm_csf16_flt_sat), its cm cubes use logical shifts
  *                   (adm_cm_term_avx2, adm_cm_term32_avx2), its threshold
- *                   centre takes |INT32_MIN| as 2^31. V1 and V3 as AVX-512.
- *                   Not all reproduced: with Barten's CSF on full-swing
- *                   content a few widths still differ at scale 2 (see
- *                   tests/adm_isa_test.py, KNOWN_AVX2_SET1).
+ *                   centre takes |INT32_MIN| as 2^31; V3 as AVX-512, V1 as
+ *                   AVX-512 at scale 0 but as the scalar code at scales 1..3.
  *   ADM_ISA_C       the scalar build: scalar lanes everywhere, the wrapping
  *                   Q32 conversion (V0), no DWT defect.
  *
@@ -255,12 +253,14 @@ enum { ADM_LANES_DECOUPLE = 16, ADM_LANES_CSF = 16, ADM_LANES_CM16 = 14, ADM_LAN
  */
 TVMAF_HD int adm_lanes_decouple(int isa, int scale, int lo, int hi)
 {
-    if (isa == ADM_ISA_C) return lo;
-    if (isa == ADM_ISA_AVX2 && scale == 0) {
+    /* AVX2's scales 1..3 truncate the gain-limited value as the scalar code
+     * does (V1): for decouple they have no vector lanes */
+    if (isa == ADM_ISA_C || (isa == ADM_ISA_AVX2 && scale > 0)) return lo;
+    if (isa == ADM_ISA_AVX2) {
         const int e = hi - hi % 8;
         return e > lo ? e : lo;
     }
-    return adm_lanes_end(lo, hi, isa == ADM_ISA_AVX2 ? 8 : ADM_LANES_DECOUPLE);
+    return adm_lanes_end(lo, hi, ADM_LANES_DECOUPLE);
 }
 
 TVMAF_HD int adm_lanes_csf(int isa, int lo, int hi)
