@@ -194,6 +194,10 @@ def cases(i, gpu_present):
          ("header", "-w")),
         ("y4m_header_contradicts_depth", ["-r", i.y4m_ref, "-d", i.raw_dis, "-w", str(W), "-h", str(H),
                                           "-p", "420", "-b", "10"] + F, ("header", "-b")),
+        ("reference_isa_bad_value", raw_args(i.raw_ref, i.raw_dis, F + ["--reference-isa", "sse9"]),
+         "sse9"),
+        ("adm_reference_isa_bad_value",
+         raw_args(i.raw_ref, i.raw_dis, ["-n", "--feature", "adm=reference_isa=sse9"]), "sse9"),
         # without -n the default model runs; its adm cannot score a 16x8 frame
         ("default_model_frame_too_small", raw_args(i.raw_ref, i.raw_dis, ["--feature", "psnr"]),
          ("adm", "33x33", "model")),

@@ -30,7 +30,7 @@ enum {
     ARG_CPUMASK, ARG_FRAME_CNT, ARG_SKIP_REF, ARG_SKIP_DIST, ARG_BACKEND, ARG_PRECISION,
     ARG_LIST, ARG_HELP, ARG_RCPSS, ARG_ADM_DIV, ARG_GPU, ARG_PINNED, ARG_GPU_STATS,
     ARG_GPU_MEM_LIMIT, ARG_STRICT_FRAMES, ARG_MAX_MEMORY, ARG_REPORT, ARG_PLOT,
-    ARG_SCALE, ARG_IGNORE_FPS, ARG_AOM_CTC, ARG_NFLX_CTC, ARG_GPUMASK,
+    ARG_SCALE, ARG_IGNORE_FPS, ARG_AOM_CTC, ARG_NFLX_CTC, ARG_GPUMASK, ARG_REF_ISA,
 };
 
 static const struct option long_opts[] = {
@@ -62,6 +62,7 @@ static const struct option long_opts[] = {
     { "help", no_argument, NULL, ARG_HELP },
     { "rcpss-fingerprint", no_argument, NULL, ARG_RCPSS },
     { "adm-div", required_argument, NULL, ARG_ADM_DIV },
+    { "reference-isa", required_argument, NULL, ARG_REF_ISA },
     { "gpu", required_argument, NULL, ARG_GPU },
     { "pinned-pictures", no_argument, NULL, ARG_PINNED },
     { "gpu-stats", no_argument, NULL, ARG_GPU_STATS },
@@ -116,6 +117,8 @@ static void usage(FILE *f, const char *app)
         "                            (vmaf_neg); psnr (chroma, apsnr), float_ssim (dB), cambi\n"
         " --adm-div host|table|ieee  float_adm's division, for every instance (default host:\n"
         "                            this processor's reciprocal estimate, as libvmaf here)\n"
+        " --reference-isa avx512|avx2|c  which libvmaf build adm reproduces where they differ,\n"
+        "                            for every instance (default avx512, the goldens' host)\n"
         "GPU backends:\n"
         " --gpu N                    device index (default 0)\n"
         " --pinned-pictures          read frames into page-locked memory, uploaded from there\n"
@@ -630,6 +633,7 @@ int main(int argc, char **argv)
     const char *scale_filter = NULL;
     int ignore_fps = 0, common_bitdepth = 0, backend_given = 0;
     unsigned gpumask = 0;
+    const char *ref_isa = NULL;
 
     int c;
     opterr = 0;
@@ -698,6 +702,14 @@ int main(int argc, char **argv)
                 return free_model_args(models, n_model_args, 1);
             }
             snprintf(feature_defaults, sizeof(feature_defaults), "float_adm=adm_div=%s", optarg);
+            break;
+        case ARG_REF_ISA:
+            if (strcmp(optarg, "avx512") && strcmp(optarg, "avx2") && strcmp(optarg, "c")) {
+                fprintf(stderr, "%s: invalid value \"%s\" for --reference-isa (avx512, avx2 or "
+                        "c)\n", app, optarg);
+                return free_model_args(models, n_model_args, 1);
+            }
+            ref_isa = optarg;
             break;
         case ARG_GPU: if (parse_uint(app, "--gpu", optarg, &gpu_index, 0, 1024)) return free_model_args(models, n_model_args, 1); break;
         case ARG_PINNED: gpu_flags |= TVMAF_GPU_PINNED_PICTURES; break;
@@ -916,6 +928,11 @@ int main(int argc, char **argv)
         goto end;
     }
 
+    if (ref_isa) { /* adm's reference_isa for every instance, a model's included */
+        const size_t n = strlen(feature_defaults);
+        snprintf(feature_defaults + n, sizeof(feature_defaults) - n, "%sadm=reference_isa=%s",
+                 n ? ";" : "", ref_isa);
+    }
     TvmafConfiguration cfg = {
         .n_threads = threads, .n_subsample = subsample, .backend = backend,
         .log_level = TVMAF_LOG_WARNING, .cpumask = cpumask,

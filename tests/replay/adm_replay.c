@@ -355,6 +355,11 @@ int main(void)
         "adm_csf_mode=3:adm_norm_view_dist=4:adm_ref_display_height=1000:debug=true",
         "adm_csf_mode=1:adm_csf_scale=3:adm_csf_diag_scale=0.25:debug=true",
         "adm_norm_view_dist=6:adm_ref_display_height=2160:debug=true",
+        /* the other reference builds (DWT blocks, lanes, Q32 conversion) */
+        "reference_isa=avx2:debug=true",
+        "reference_isa=c:debug=true",
+        "reference_isa=c:adm_csf_mode=1:adm_enhn_gain_limit=1.2:debug=true",
+        "reference_isa=avx2:adm_csf_mode=1:debug=true",
     };
     static const char *const hd16_opts[] = { "adm_csf_mode=1:debug=true" };
     const ReplayMatrix m[] = {

@@ -60,6 +60,9 @@ const TvmafOption tvmaf_adm_options[] = {
       offsetof(AdmState, skip_scale0), TVMAF_OPT_BOOL, { .b = false }, 0, 0, ADM_FP, "ssz" },
     { "adm_min_val", "minimum value allowed; lower values will be clipped to this value",
       offsetof(AdmState, min_val), TVMAF_OPT_DOUBLE, { .d = 0.0 }, 0.0, 1.0, ADM_FP, "min" },
+    { "reference_isa", "which libvmaf build to reproduce: avx512 (the goldens' host), avx2 or c "
+      "(scalar); they differ at some widths",
+      offsetof(AdmState, reference_isa), TVMAF_OPT_STRING, { .s = "avx512" }, 0, 0, 0, NULL },
     { 0 },
 };
 
@@ -138,8 +141,11 @@ static void setup_scale(AdmState *s, int k, int in_w, int in_h)
         c->cm[2] = (AdmCmShift){ 12, 30, (int)cub_d, half_of_pow2(cub_d) };
     } else {
         /* Q32 weights as the golden host's AVX-512 kernels convert them (V0,
-         * adm_math.h): saturating, where the scalar build wraps */
-        for (int o = 0; o < 3; o++) c->rfac32[o] = adm_avx512_to_u32(c->weight[o] * pow(2, 32));
+         * adm_math.h): saturating, where the scalar build (and AVX2's, compiled
+         * without AVX-512F) wraps */
+        for (int o = 0; o < 3; o++)
+            c->rfac32[o] = s->isa == ADM_ISA_AVX512 ? adm_avx512_to_u32(c->weight[o] * pow(2, 32))
+                                                    : adm_x86_to_u32(c->weight[o] * pow(2, 32));
         const uint32_t cub = ceil_log2(c->r - c->l, 0), row = ceil_log2(c->b - c->t, 0);
         c->den_sq_shift = adm_den_sq_shift(k);
         c->den_cub_shift = (int)cub;
@@ -157,6 +163,14 @@ static void setup_scale(AdmState *s, int k, int in_w, int in_h)
 
 int tvmaf_adm_setup(AdmState *s, const TvmafVideoInfo *vi, char *msg, size_t len)
 {
+    if (!strcmp(s->reference_isa, "avx512")) s->isa = ADM_ISA_AVX512;
+    else if (!strcmp(s->reference_isa, "avx2")) s->isa = ADM_ISA_AVX2;
+    else if (!strcmp(s->reference_isa, "c")) s->isa = ADM_ISA_C;
+    else {
+        snprintf(msg, len, "feature \"adm\": reference_isa \"%s\" is not one of avx512, avx2, c",
+                 s->reference_isa);
+        return -EINVAL;
+    }
     /* the 16-bit scale 0 pipeline cannot represent the CSF of a coarser
      * angular resolution than 1080 lines seen at 3 heights */
     if (s->norm_view_dist * s->ref_display_height < 3.0 * 1080) {
@@ -186,6 +200,20 @@ int tvmaf_adm_setup(AdmState *s, const TvmafVideoInfo *vi, char *msg, size_t len
         w = s->sc[k].w;
         h = s->sc[k].h;
     }
+    /* the DWT defect's reads of memory nothing wrote (adm_math.h, "Which
+     * reference build"), where their values reach the scores */
+    const AdmScale *c0 = &s->sc[0], *c1 = &s->sc[1];
+    const int u0 = !s->skip_scale0 && c0->r >= c0->w - 1
+                   && adm_dwt_reads_past(c0->w, adm_dwt_block(s->isa, 0, (int)s->bpc));
+    const int u1 = c1->r >= c1->w - 1
+                   && adm_dwt_reads_past(c1->w, adm_dwt_block(s->isa, 1, (int)s->bpc));
+    if (u0 || u1)
+        fprintf(stderr, "tvmaf NOTE adm: at width %u (%u bits) libvmaf's %s ADM reads memory "
+                "that nothing wrote (scale %d DWT, last column): its scores depend on the heap; "
+                "adm reads it as 0, as a fresh libvmaf process does%s\n", s->w, s->bpc,
+                s->isa == ADM_ISA_AVX512 ? "AVX-512" : "AVX2", u0 ? 0 : 1,
+                u0 ? " on the first frame (later frames: the previous frame's leftovers, not "
+                "reproduced)" : "");
     for (int i = 0; i < ADM_N_KEYS; i++) {
         if (tvmaf_feature_key(s->key[i], ADM_KEY_LEN, adm_key_names[i], tvmaf_adm_options, s)) {
             snprintf(msg, len, "feature \"adm\": output key name too long");
@@ -325,6 +353,7 @@ typedef struct AdmCpu {
     int32_t *ref_a[2], *dis_a[2];
     /* scales 1..3 */
     int32_t *row_lo32, *row_hi32;
+    int32_t prev_dis_lo[4]; /* last distorted low row of the previous scale, columns 0..3 */
     Bands32 ref, dis, r, a, csf, flt;
 } AdmCpu;
 
@@ -339,7 +368,7 @@ static inline void taps_at(int j, int n, int x[4])
 /* Horizontal pass of scale 0 over one row: outputs a, v (from the low row),
  * h, d (from the high row). Outputs 1 .. ie-1 read 2j-1 .. 2j+2 directly. */
 static void dwt0_horizontal(const int16_t *restrict lo, const int16_t *restrict hi, int in_w,
-                            int out_w, int32_t *restrict a, int16_t *restrict v,
+                            int out_w, int past, int32_t *restrict a, int16_t *restrict v,
                             int16_t *restrict h, int16_t *restrict d)
 {
     int ie = adm_dwt_interior_end(in_w);
@@ -358,6 +387,22 @@ static void dwt0_horizontal(const int16_t *restrict lo, const int16_t *restrict 
         v[j] = (int16_t)adm_dwt0_hi(lo[x[0]], lo[x[1]], lo[x[2]], lo[x[3]]);
         h[j] = (int16_t)adm_dwt0_lo(hi[x[0]], hi[x[1]], hi[x[2]], hi[x[3]]);
         d[j] = (int16_t)adm_dwt0_hi(hi[x[0]], hi[x[1]], hi[x[2]], hi[x[3]]);
+    }
+    if (past) {
+        /* the vector block's last output (adm_math.h, "Which reference
+         * build"): the low row runs on into the high row, the high row into
+         * memory this frame did not write (read as 0, see there) */
+        const int j = out_w - 1;
+        int16_t l[4], g[4];
+        for (int k = 0; k < 4; k++) {
+            const int x = adm_dwt_tap_vec(j, k);
+            l[k] = x < in_w ? lo[x] : hi[x - in_w];
+            g[k] = x < in_w ? hi[x] : 0;
+        }
+        a[j] = adm_dwt0_lo(l[0], l[1], l[2], l[3]);
+        v[j] = (int16_t)adm_dwt0_hi(l[0], l[1], l[2], l[3]);
+        h[j] = (int16_t)adm_dwt0_lo(g[0], g[1], g[2], g[3]);
+        d[j] = (int16_t)adm_dwt0_hi(g[0], g[1], g[2], g[3]);
     }
 }
 
@@ -379,6 +424,7 @@ static void dwt0(AdmCpu *m, const TvmafPicture *pic, int32_t *a, Bands16 *out)
 {
     const AdmScale *c = &m->s.sc[0];
     const int bpc = (int)pic->bpc;
+    const int past = adm_dwt_reads_past(c->w, adm_dwt_block(m->s.isa, 0, bpc));
     for (int i = 0; i < c->h; i++) {
         const unsigned char *row[4];
         for (int k = 0; k < 4; k++)
@@ -391,14 +437,14 @@ static void dwt0(AdmCpu *m, const TvmafPicture *pic, int32_t *a, Bands16 *out)
                              (const uint16_t *)row[2], (const uint16_t *)row[3], c->in_w, bpc,
                              m->row_lo16, m->row_hi16);
         const size_t o = (size_t)i * c->w;
-        dwt0_horizontal(m->row_lo16, m->row_hi16, c->in_w, c->w, a + o, out->b[1] + o,
+        dwt0_horizontal(m->row_lo16, m->row_hi16, c->in_w, c->w, past, a + o, out->b[1] + o,
                         out->b[0] + o, out->b[2] + o);
     }
 }
 
 static void dwt32_horizontal(const int32_t *restrict lo, const int32_t *restrict hi, int in_w,
-                             int out_w, AdmDwtRound rd, int32_t *restrict a, Bands32 *out,
-                             size_t o)
+                             int out_w, AdmDwtRound rd, const int32_t *hi_next, int32_t *restrict a,
+                             Bands32 *out, size_t o)
 {
     int32_t *restrict v = out->b[1] + o, *restrict h = out->b[0] + o, *restrict d = out->b[2] + o;
     int ie = adm_dwt_interior_end(in_w);
@@ -418,15 +464,44 @@ static void dwt32_horizontal(const int32_t *restrict lo, const int32_t *restrict
         h[j] = adm_dwt_lo32(hi[x[0]], hi[x[1]], hi[x[2]], hi[x[3]], rd.h_add, rd.h_shift);
         d[j] = adm_dwt_hi32(hi[x[0]], hi[x[1]], hi[x[2]], hi[x[3]], rd.h_add, rd.h_shift);
     }
+    if (hi_next) {
+        /* the vector block's last output reads on: the low row into the high
+         * row, the high row into hi_next (the next temporary row) */
+        const int j = out_w - 1;
+        int32_t l[4], g[4];
+        for (int k = 0; k < 4; k++) {
+            const int x = adm_dwt_tap_vec(j, k);
+            l[k] = x < in_w ? lo[x] : hi[x - in_w];
+            g[k] = x < in_w ? hi[x] : hi_next[x - in_w];
+        }
+        a[j] = adm_dwt_lo32(l[0], l[1], l[2], l[3], rd.h_add, rd.h_shift);
+        v[j] = adm_dwt_hi32(l[0], l[1], l[2], l[3], rd.h_add, rd.h_shift);
+        h[j] = adm_dwt_lo32(g[0], g[1], g[2], g[3], rd.h_add, rd.h_shift);
+        d[j] = adm_dwt_hi32(g[0], g[1], g[2], g[3], rd.h_add, rd.h_shift);
+    }
 }
 
-/* DWT of scales 1..3: the previous approximation band (in_w x in_h) to this
- * scale's a, v, h, d. */
-static void dwt32(AdmCpu *m, int k, const int32_t *src, int32_t *a, Bands32 *out)
+/*
+ * DWT of scales 1..3: the previous approximation band (in_w x in_h) to this
+ * scale's a, v, h, d. The reference's kernel keeps four temporary rows (ref
+ * low, ref high, dis low, dis high); where its vector block reads past a row
+ * (adm_math.h, "Which reference build"), the reference picture's high row
+ * runs on into the distorted picture's low row (dis_src: the distorted input,
+ * given on the reference's pass), and the distorted high row into what the
+ * previous scale left after its rows (m->prev_dis_lo, scales 2 and 3; at
+ * scale 1 memory nothing wrote, read as 0). The distorted
+ * pass saves its last low row's first columns for the next scale.
+ */
+static void dwt32(AdmCpu *m, int k, const int32_t *src, int32_t *a, Bands32 *out,
+                  const int32_t *dis_src)
 {
     const AdmScale *c = &m->s.sc[k];
     const AdmDwtRound rd = adm_dwt_round(k);
     int32_t *lo = m->row_lo32, *hi = m->row_hi32;
+    const int past = adm_dwt_reads_past(c->w, adm_dwt_block(m->s.isa, k, (int)m->s.bpc));
+    /* previous scale's distorted low row: columns 0, 1 (its input width
+     * even, so 4 * in_w is twice it) or 2, 3 (odd) */
+    const int32_t *prev = m->prev_dis_lo + ((m->s.sc[k - 1].in_w & 1) ? 2 : 0);
     for (int i = 0; i < c->h; i++) {
         const int32_t *row[4];
         for (int t = 0; t < 4; t++) row[t] = src + (size_t)adm_dwt_tap(i, t, c->in_h) * c->in_w;
@@ -434,23 +509,44 @@ static void dwt32(AdmCpu *m, int k, const int32_t *src, int32_t *a, Bands32 *out
             lo[j] = adm_dwt_lo32(row[0][j], row[1][j], row[2][j], row[3][j], rd.v_add, rd.v_shift);
             hi[j] = adm_dwt_hi32(row[0][j], row[1][j], row[2][j], row[3][j], rd.v_add, rd.v_shift);
         }
-        dwt32_horizontal(lo, hi, c->in_w, c->w, rd, a + (size_t)i * c->w, out, (size_t)i * c->w);
+        const int32_t *hi_next = NULL;
+        int32_t next[2];
+        if (past && dis_src) {
+            for (int j = 0; j < 2; j++) {
+                const int32_t *d[4];
+                for (int t = 0; t < 4; t++)
+                    d[t] = dis_src + (size_t)adm_dwt_tap(i, t, c->in_h) * c->in_w + j;
+                next[j] = adm_dwt_lo32(*d[0], *d[1], *d[2], *d[3], rd.v_add, rd.v_shift);
+            }
+            hi_next = next;
+        } else if (past && k > 1) {
+            hi_next = prev;
+        } else if (past) {
+            /* scale 1, distorted: memory nothing wrote (read as 0, see
+             * adm_math.h) */
+            next[0] = next[1] = 0;
+            hi_next = next;
+        }
+        dwt32_horizontal(lo, hi, c->in_w, c->w, rd, hi_next, a + (size_t)i * c->w, out,
+                         (size_t)i * c->w);
     }
+    if (!dis_src)
+        for (int j = 0; j < 4 && j < c->in_w; j++) m->prev_dis_lo[j] = lo[j];
 }
 
 /* ---- decouple, csf ------------------------------------------------------ */
 
 /*
  * Lanes (adm_math.h, "Vector and scalar lanes"): decouple and csf run the
- * work range of every row as vector lanes up to adm_lanes_end(work_l, work_r,
- * 16) and as scalar lanes after it. The vector and scalar forms differ only in
+ * work range of every row as vector lanes up to adm_lanes_decouple / _csf
+ * (the chosen build's blocks) and as scalar lanes after it. The vector and scalar forms differ only in
  * the gain rounding (decouple) and in the operands noted at each helper.
  */
 static void decouple16(const AdmCpu *m, const AdmScale *c, const Bands16 *ref,
                        const Bands16 *dis, Bands16 *r, Bands16 *a)
 {
     const double egl = m->s.enhn_gain_limit;
-    const int jv = adm_lanes_end(c->work_l, c->work_r, ADM_LANES_DECOUPLE);
+    const int jv = adm_lanes_decouple(m->s.isa, 0, c->work_l, c->work_r);
     for (int i = c->work_t; i < c->work_b; i++) {
         for (int j = c->work_l; j < c->work_r; j++) {
             const size_t x = (size_t)i * c->w + j;
@@ -470,7 +566,7 @@ static void decouple32(const AdmCpu *m, const AdmScale *c, const Bands32 *ref,
                        const Bands32 *dis, Bands32 *r, Bands32 *a)
 {
     const double egl = m->s.enhn_gain_limit;
-    const int jv = adm_lanes_end(c->work_l, c->work_r, ADM_LANES_DECOUPLE);
+    const int jv = adm_lanes_decouple(m->s.isa, 1, c->work_l, c->work_r);
     for (int i = c->work_t; i < c->work_b; i++) {
         for (int j = c->work_l; j < c->work_r; j++) {
             const size_t x = (size_t)i * c->w + j;
@@ -488,16 +584,16 @@ static void decouple32(const AdmCpu *m, const AdmScale *c, const Bands32 *ref,
 
 /* flt from the 32-bit csf value in vector lanes, from the stored int16 in
  * scalar lanes (V2). */
-static void csf16(const AdmScale *c, const Bands16 *src, Bands16 *csf, Bands16 *flt)
+static void csf16(int isa, const AdmScale *c, const Bands16 *src, Bands16 *csf, Bands16 *flt)
 {
-    const int jv = adm_lanes_end(c->work_l, c->work_r, ADM_LANES_CSF);
+    const int jv = adm_lanes_csf(isa, c->work_l, c->work_r);
     for (int o = 0; o < 3; o++) {
         for (int i = c->work_t; i < c->work_b; i++) {
             const size_t row = (size_t)i * c->w;
             for (int j = c->work_l; j < jv; j++) {
                 const int32_t v = adm_csf16_wide(src->b[o][row + j], c->rfac16[o], o == 2);
-                csf->b[o][row + j] = (int16_t)v;
-                flt->b[o][row + j] = adm_csf16_flt(v);
+                csf->b[o][row + j] = isa == ADM_ISA_AVX2 ? adm_sat16(v) : (int16_t)v;
+                flt->b[o][row + j] = isa == ADM_ISA_AVX2 ? adm_csf16_flt_sat(v) : adm_csf16_flt(v);
             }
             for (int j = jv; j < c->work_r; j++) {
                 const int16_t v = adm_csf16(src->b[o][row + j], c->rfac16[o], o == 2);
@@ -509,9 +605,9 @@ static void csf16(const AdmScale *c, const Bands16 *src, Bands16 *csf, Bands16 *
 }
 
 /* The weight read as signed in vector lanes, unsigned in scalar lanes (V4). */
-static void csf32(const AdmScale *c, const Bands32 *src, Bands32 *csf, Bands32 *flt)
+static void csf32(int isa, const AdmScale *c, const Bands32 *src, Bands32 *csf, Bands32 *flt)
 {
-    const int jv = adm_lanes_end(c->work_l, c->work_r, ADM_LANES_CSF);
+    const int jv = adm_lanes_csf(isa, c->work_l, c->work_r);
     for (int o = 0; o < 3; o++) {
         for (int i = c->work_t; i < c->work_b; i++) {
             const size_t row = (size_t)i * c->w;
@@ -569,16 +665,16 @@ static void den32(const AdmScale *c, const Bands32 *ref, uint64_t den[3])
  * coefficient is a scalar lane. Returns the end of the vector lanes of row i
  * (the row's first cm column when it has none).
  */
-static int cm_lanes_end(const AdmScale *c, int i, int jb, int je, int n)
+static int cm_lanes_end(int isa, int scale, const AdmScale *c, int i, int jb, int je)
 {
     if (c->l < 1 || i < 1 || i > c->h - 2) return jb;
-    return adm_lanes_end(jb, je, n);
+    return adm_lanes_cm(isa, scale, jb, je);
 }
 
 /* Masked sums of `val` (h, v, d) with the threshold of csf (centres) and flt
  * (neighbours), over the cm region, rows rounded and added. */
-static void cm16(const AdmScale *c, const Bands16 *val, const Bands16 *csf, const Bands16 *flt,
-                 int64_t out[3])
+static void cm16(int isa, const AdmScale *c, const Bands16 *val, const Bands16 *csf,
+                 const Bands16 *flt, int64_t out[3])
 {
     int64_t total[3] = { 0, 0, 0 };
     for (int i = c->t; i < c->b; i++) {
@@ -596,11 +692,14 @@ static void cm16(const AdmScale *c, const Bands16 *val, const Bands16 *csf, cons
         /* interior columns read j-1 .. j+1 directly; the first and last
          * column of the band (when in the region) mirror their window */
         const int jb = c->l > 1 ? c->l : 1, je = c->r < c->w - 1 ? c->r : c->w - 1;
-        const int jv = cm_lanes_end(c, i, jb, je, ADM_LANES_CM16);
+        const int jv = cm_lanes_end(isa, 0, c, i, jb, je);
         for (int j = jb; j < jv; j++) {
             const int32_t thr = adm_cm_thr16(cm_, fu, fm, fd, j - 1, j, j + 1, 1);
             for (int o = 0; o < 3; o++)
-                acc[o] += adm_cm_term(adm_cm_value16(v[o][j], c->rfac16[o]), thr, c->cm[o]);
+                acc[o] += isa == ADM_ISA_AVX2
+                              ? adm_cm_term_avx2(adm_cm_value16(v[o][j], c->rfac16[o]), thr,
+                                                 c->cm[o])
+                              : adm_cm_term(adm_cm_value16(v[o][j], c->rfac16[o]), thr, c->cm[o]);
         }
         for (int j = jv; j < je; j++) {
             const int32_t thr = adm_cm_thr16(cm_, fu, fm, fd, j - 1, j, j + 1, 0);
@@ -622,8 +721,8 @@ static void cm16(const AdmScale *c, const Bands16 *val, const Bands16 *csf, cons
     for (int o = 0; o < 3; o++) out[o] = total[o];
 }
 
-static void cm32(const AdmScale *c, const Bands32 *val, const Bands32 *csf, const Bands32 *flt,
-                 int64_t out[3])
+static void cm32(int isa, const AdmScale *c, const Bands32 *val, const Bands32 *csf,
+                 const Bands32 *flt, int64_t out[3])
 {
     int64_t total[3] = { 0, 0, 0 };
     for (int i = c->t; i < c->b; i++) {
@@ -641,14 +740,15 @@ static void cm32(const AdmScale *c, const Bands32 *val, const Bands32 *csf, cons
         /* interior columns read j-1 .. j+1 directly; the first and last
          * column of the band (when in the region) mirror their window */
         const int jb = c->l > 1 ? c->l : 1, je = c->r < c->w - 1 ? c->r : c->w - 1;
-        const int jv = cm_lanes_end(c, i, jb, je, ADM_LANES_CM32);
+        const int jv = cm_lanes_end(isa, 1, c, i, jb, je);
         for (int j = jb; j < jv; j++) {
-            const int64_t thr = adm_cm_thr32(cm_, fu, fm, fd, j - 1, j, j + 1);
+            const int64_t thr = adm_cm_thr32(cm_, fu, fm, fd, j - 1, j, j + 1,
+                                              isa == ADM_ISA_AVX2);
             for (int o = 0; o < 3; o++)
-                acc[o] += adm_cm_term32_v(v[o][j], c->rfac32[o], thr, c->cm[o]);
+                acc[o] += adm_cm_term32_vec(isa, v[o][j], c->rfac32[o], thr, c->cm[o]);
         }
         for (int j = jv; j < je; j++) {
-            const int32_t thr = (int32_t)adm_cm_thr32(cm_, fu, fm, fd, j - 1, j, j + 1);
+            const int32_t thr = (int32_t)adm_cm_thr32(cm_, fu, fm, fd, j - 1, j, j + 1, 0);
             for (int o = 0; o < 3; o++)
                 acc[o] += adm_cm_term(adm_cm_value32(v[o][j], c->rfac32[o]), thr, c->cm[o]);
         }
@@ -657,7 +757,7 @@ static void cm32(const AdmScale *c, const Bands32 *val, const Bands32 *csf, cons
             const int j = edge[e];
             if (j < 0) continue;
             const int32_t thr = (int32_t)adm_cm_thr32(cm_, fu, fm, fd, adm_cm_prev(j), j,
-                                                      adm_cm_next(j, c->w));
+                                                      adm_cm_next(j, c->w), 0);
             for (int o = 0; o < 3; o++)
                 acc[o] += adm_cm_term(adm_cm_value32(v[o][j], c->rfac32[o]), thr, c->cm[o]);
         }
@@ -733,11 +833,11 @@ static void frame_sums(AdmCpu *m, const TvmafPicture *ref, const TvmafPicture *d
     if (!s->skip_scale0) {
         decouple16(m, c, &m->ref0, &m->dis0, &m->r0, &m->a0);
         den16(c, &m->ref0, sums[0].den);
-        csf16(c, &m->a0, &m->csf0, &m->flt0);
-        cm16(c, &m->r0, &m->csf0, &m->flt0, sums[0].num);
+        csf16(s->isa, c, &m->a0, &m->csf0, &m->flt0);
+        cm16(s->isa, c, &m->r0, &m->csf0, &m->flt0, sums[0].num);
         if (!s->skip_aim) {
-            csf16(c, &m->r0, &m->csf0, &m->flt0);
-            cm16(c, &m->a0, &m->csf0, &m->flt0, sums[0].aim);
+            csf16(s->isa, c, &m->r0, &m->csf0, &m->flt0);
+            cm16(s->isa, c, &m->a0, &m->csf0, &m->flt0, sums[0].aim);
         }
     }
 
@@ -745,15 +845,15 @@ static void frame_sums(AdmCpu *m, const TvmafPicture *ref, const TvmafPicture *d
     for (int k = 1; k < 4; k++) {
         c = &s->sc[k];
         const int in = (k - 1) & 1, out = k & 1;
-        dwt32(m, k, m->ref_a[in], m->ref_a[out], &m->ref);
-        dwt32(m, k, m->dis_a[in], m->dis_a[out], &m->dis);
+        dwt32(m, k, m->ref_a[in], m->ref_a[out], &m->ref, m->dis_a[in]);
+        dwt32(m, k, m->dis_a[in], m->dis_a[out], &m->dis, NULL);
         decouple32(m, c, &m->ref, &m->dis, &m->r, &m->a);
         den32(c, &m->ref, sums[k].den);
-        csf32(c, &m->a, &m->csf, &m->flt);
-        cm32(c, &m->r, &m->csf, &m->flt, sums[k].num);
+        csf32(s->isa, c, &m->a, &m->csf, &m->flt);
+        cm32(s->isa, c, &m->r, &m->csf, &m->flt, sums[k].num);
         if (!s->skip_aim) {
-            csf32(c, &m->r, &m->csf, &m->flt);
-            cm32(c, &m->a, &m->csf, &m->flt, sums[k].aim);
+            csf32(s->isa, c, &m->r, &m->csf, &m->flt);
+            cm32(s->isa, c, &m->a, &m->csf, &m->flt, sums[k].aim);
         }
     }
 }

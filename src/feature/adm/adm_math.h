@@ -23,7 +23,8 @@
  * goldens come from a host with AVX-512. Its vector kernels do not compute
  * exactly what its scalar code computes in six places (V0..V5); this file
  * carries both forms and adm.c applies each where that host applied it -- see
- * "Vector and scalar lanes" below.
+ * "Vector and scalar lanes" below. The option reference_isa chooses another
+ * build (AVX2, scalar C): see "Which reference build".
  *
  * What is exact and what is ordered: every per-coefficient step and every sum
  * over coefficients is integer. A row's terms are added into one 64-bit
@@ -105,18 +106,10 @@ TVMAF_HD int adm_clz32(uint32_t x)
  *                               (adm_border(w) >= 1); else the scale's cm is
  *                               scalar throughout
  *   den                         vector kernels equal to the scalar code
- *   dwt                         likewise, except one defect not reproduced:
- *                               when the last output column of a row falls in
- *                               a vector block (scale 0: ((w+1)/2 - 1) % 32 == 0
- *                               at 8 bits, % 64 above; scales 1..3:
- *                               ((w+1)/2 - 1) % 8 == 0, w the input width,
- *                               (w+1)/2 >= 9), the kernels read past the end
- *                               of the row (neighbouring scratch rows, partly
- *                               never-written or previous-frame memory)
- *                               instead of mirroring. No golden has such a
- *                               width (no width divisible by 32 has; about a
- *                               quarter of the others, e.g. 130, 144, 200,
- *                               do); adm here mirrors as the scalar code does.
+ *   dwt                         likewise, except where a row's last output
+ *                               falls in a vector block: see "Which reference
+ *                               build" below (reproduced; memory nothing
+ *                               wrote is read as 0)
  *
  * Before any lane: the Q32 weights of scales 1..3 (rfac32) are the golden
  * host's, made inside its AVX-512 kernels, whose double -> uint32 conversion
@@ -174,6 +167,74 @@ TVMAF_HD int adm_clz32(uint32_t x)
  *       only Barten can differ.
  */
 
+/*
+ * Which reference build (the adm option reference_isa): libvmaf picks its ADM
+ * kernels by CPU, and the three builds differ in the DWT at some widths.
+ *
+ *   ADM_ISA_AVX512  the goldens' host (default): the lanes above, and the DWT
+ *                   defect below with blocks of 32 (scale 0, 8 bits), 64
+ *                   (scale 0, 9..16 bits) and 8 (scales 1..3) outputs.
+ *   ADM_ISA_AVX2    the DWT defect with blocks of 16 (scale 0, 9..16 bits)
+ *                   and 4 (scales 1..3); its 8-bit scale 0 is bounds-checked
+ *                   (or scalar) and has none. Its decouple, csf and cm lanes
+ *                   have other widths (adm_lanes_decouple and below), its Q32
+ *                   weights wrap as the scalar build's (V0), and some vector
+ *                   forms are its own: scale 0 csf and flt saturate to int16
+ *                   (adm_csf16_flt_sat), its cm cubes use logical shifts
+ *                   (adm_cm_term_avx2, adm_cm_term32_avx2), its threshold
+ *                   centre takes |INT32_MIN| as 2^31; V3 as AVX-512, V1 as
+ *                   AVX-512 at scale 0 but as the scalar code at scales 1..3.
+ *   ADM_ISA_C       the scalar build: scalar lanes everywhere, the wrapping
+ *                   Q32 conversion (V0), no DWT defect.
+ *
+ * The DWT defect: the horizontal pass walks outputs 1 .. n_out-1 of a row in
+ * blocks from the left and leaves a partial last block to the scalar code.
+ * When (n_out - 1) is a multiple of the block, the last output n_out-1 is in
+ * a vector block and reads its window 2j-1 .. 2j+2 as it is, past the end of
+ * the row's n input samples, instead of mirroring. The kernels keep their
+ * temporary rows one after the other (scale 0, per picture: low, high; scales
+ * 1..3: reference low, reference high, distorted low, distorted high, each n
+ * wide), so sample n + o of a row is sample o of the next row -- the same
+ * DWT row's values, deterministic -- except after the last one:
+ *   scale 0, high row:        memory the previous frame's scale 1 or 2 left
+ *                              (the first frame: never written);
+ *   scale 1, distorted high:  memory never written;
+ *   scales 2, 3, distorted high: the previous scale's distorted low row of
+ *                              its last output row, at column o (its input
+ *                              width even) or 2 + o (odd).
+ * The two unwritten cases feed only the h and d bands' last column, which cm
+ * reads only where its margin is at most one column (band width <= 24):
+ * AVX-512 at frame widths 33..36 and 65..68 (scale 1 bands 9 and 17 wide);
+ * AVX2 also at 49..52 and 81..84 (bands 13, 21) and, above 8 bits, its scale
+ * 0 at 33..34. There libvmaf's scores depend on its heap (measured: they
+ * change with MALLOC_PERTURB_); a fresh libvmaf process reads zeros, so adm
+ * reads 0 there and says so on stderr. At scale 0 later frames read what the
+ * previous frame's scales 1..2 left, which adm does not reproduce.
+ */
+enum AdmIsa { ADM_ISA_AVX512 = 0, ADM_ISA_AVX2 = 1, ADM_ISA_C = 2 };
+
+/* Outputs per vector block of the horizontal DWT pass of a scale (0: none). */
+TVMAF_HD int adm_dwt_block(int isa, int scale, int bpc)
+{
+    if (isa == ADM_ISA_AVX512) return scale ? 8 : (bpc == 8 ? 32 : 64);
+    if (isa == ADM_ISA_AVX2) return scale ? 4 : (bpc == 8 ? 0 : 16);
+    return 0;
+}
+
+/* Whether the last of n_out outputs of a row is computed in a vector block,
+ * reading past the row (the DWT defect above). */
+TVMAF_HD int adm_dwt_reads_past(int n_out, int block)
+{
+    return block > 0 && n_out > 1 && (n_out - 1) % block == 0;
+}
+
+/* Source sample of tap k (0..3) of output j as a vector block reads it:
+ * 2j-1+k, unmirrored (j >= 1). A result >= n lies past the row. */
+TVMAF_HD int adm_dwt_tap_vec(int j, int k)
+{
+    return 2 * j - 1 + k;
+}
+
 /* End of the vector blocks of a region [lo, hi) walked in blocks of n. */
 TVMAF_HD int adm_lanes_end(int lo, int hi, int n)
 {
@@ -182,6 +243,38 @@ TVMAF_HD int adm_lanes_end(int lo, int hi, int n)
 
 /* Block widths of the golden host's kernels. */
 enum { ADM_LANES_DECOUPLE = 16, ADM_LANES_CSF = 16, ADM_LANES_CM16 = 14, ADM_LANES_CM32 = 6 };
+
+/*
+ * Vector lanes per build: [lo, end) of a region [lo, hi) of a row. AVX-512
+ * walks decouple and csf in blocks of 16, cm in 14 (scale 0) or 6; AVX2 in
+ * 8, 8, and 6 or 2, except that its scale 0 decouple ends its blocks at the
+ * last multiple of 8 of hi (not of hi - lo), leaving what follows to the
+ * scalar code. The scalar build has none.
+ */
+TVMAF_HD int adm_lanes_decouple(int isa, int scale, int lo, int hi)
+{
+    /* AVX2's scales 1..3 truncate the gain-limited value as the scalar code
+     * does (V1): for decouple they have no vector lanes */
+    if (isa == ADM_ISA_C || (isa == ADM_ISA_AVX2 && scale > 0)) return lo;
+    if (isa == ADM_ISA_AVX2) {
+        const int e = hi - hi % 8;
+        return e > lo ? e : lo;
+    }
+    return adm_lanes_end(lo, hi, ADM_LANES_DECOUPLE);
+}
+
+TVMAF_HD int adm_lanes_csf(int isa, int lo, int hi)
+{
+    if (isa == ADM_ISA_C) return lo;
+    return adm_lanes_end(lo, hi, isa == ADM_ISA_AVX2 ? 8 : ADM_LANES_CSF);
+}
+
+TVMAF_HD int adm_lanes_cm(int isa, int scale, int lo, int hi)
+{
+    if (isa == ADM_ISA_C) return lo;
+    const int n = isa == ADM_ISA_AVX2 ? (scale ? 2 : 6) : (scale ? ADM_LANES_CM32 : ADM_LANES_CM16);
+    return adm_lanes_end(lo, hi, n);
+}
 
 /* Round to nearest, ties to even (the vector conversion's default mode). */
 TVMAF_HD double adm_rint(double x)
@@ -459,6 +552,20 @@ TVMAF_HD int16_t adm_csf16_flt(int32_t c)
     return (int16_t)((ADM_Q17_ONE_OVER_30 * m + 2048) >> 12);
 }
 
+/* int32 to int16, saturating (a vector pack). */
+TVMAF_HD int16_t adm_sat16(int32_t v)
+{
+    return (int16_t)(v > 32767 ? 32767 : (v < -32768 ? -32768 : v));
+}
+
+/* AVX2's vector lanes (reference_isa=avx2) store csf and flt of the 32-bit
+ * csf value saturated to int16 where the others truncate. */
+TVMAF_HD int16_t adm_csf16_flt_sat(int32_t c)
+{
+    const uint32_t m = (uint32_t)adm_abs32(c);
+    return adm_sat16((int32_t)(m * (uint32_t)ADM_Q17_ONE_OVER_30 + 2048u) >> 12);
+}
+
 /* Scales 1..3 csf: x times the Q32 weight, rounded by 2^28, in 64 bits.
  * Scalar lanes multiply by rfac as unsigned, vector lanes by rfac read as a
  * signed int32 (V4); both store the low 32 bits. */
@@ -548,15 +655,18 @@ TVMAF_HD int32_t adm_cm_thr16(const int16_t *const c_mid[3], const int16_t *cons
 /* Same at scales 1..3, int32 bands; the centre is |csf| / 15 in Q32 with the
  * same negative rounding constant as adm_csf32_flt. The exact sum is returned
  * in 64 bits (vector lanes, V5); scalar lanes keep its low 32 bits, which is
- * their wrapping int32 sum. */
+ * their wrapping int32 sum. wide_abs: AVX2's vector lanes, whose |x| of
+ * INT32_MIN is 2^31 (the others keep INT32_MIN). */
 TVMAF_HD int64_t adm_cm_thr32(const int32_t *const c_mid[3], const int32_t *const f_up[3],
                               const int32_t *const f_mid[3], const int32_t *const f_dn[3],
-                              int jl, int j, int jr)
+                              int jl, int j, int jr, int wide_abs)
 {
     int64_t thr = 0;
     for (int o = 0; o < 3; o++) {
-        const int64_t centre = ((int64_t)ADM_Q32_ONE_OVER_15 * adm_abs32(c_mid[o][j])
-                                + (int64_t)INT32_MIN) >> 32;
+        /* wide_abs: AVX2's vector lanes take |INT32_MIN| as 2^31 */
+        const int32_t c = c_mid[o][j];
+        const int64_t m = wide_abs && c < 0 ? -(int64_t)c : adm_abs32(c);
+        const int64_t centre = ((int64_t)ADM_Q32_ONE_OVER_15 * m + (int64_t)INT32_MIN) >> 32;
         thr += (int64_t)f_up[o][jl] + f_up[o][j] + f_up[o][jr] + f_mid[o][jl] + centre
                + f_mid[o][jr] + f_dn[o][jl] + f_dn[o][j] + f_dn[o][jr];
     }
@@ -592,6 +702,19 @@ TVMAF_HD int32_t adm_cm_value16(int16_t x, uint16_t rfac)
     return (int32_t)rfac * x;
 }
 
+/* AVX2's vector lanes at scale 0 (reference_isa=avx2): as adm_cm_term, but
+ * the square's and the cube's roundings are logical shifts of 64-bit values,
+ * so a cube product made negative by the int32 square comes out large and
+ * positive. */
+TVMAF_HD int64_t adm_cm_term_avx2(int32_t v, int32_t thr, AdmCmShift s)
+{
+    int32_t x = (int32_t)((uint32_t)adm_abs32(v) - ((uint32_t)thr << s.sub));
+    x = x < 0 ? 0 : x;
+    const uint64_t sq = ((uint64_t)((int64_t)x * x) + ((uint64_t)1 << (s.sq - 1))) >> s.sq;
+    const int32_t sql = (int32_t)(uint32_t)sq;
+    return (int64_t)(((uint64_t)((int64_t)sql * x) + (uint64_t)s.cub_add) >> s.cub);
+}
+
 /* Scales 1..3: rfac in Q32, rounded by 2^28 as in adm_csf32. */
 TVMAF_HD int32_t adm_cm_value32(int32_t x, uint32_t rfac)
 {
@@ -614,6 +737,33 @@ TVMAF_HD int64_t adm_cm_term32_v(int32_t v, uint32_t rfac, int64_t thr, AdmCmShi
     const int32_t sq = (int32_t)(uint32_t)(uint64_t)(((int64_t)dl * dl
                                                       + ((int64_t)1 << (s.sq - 1))) >> s.sq);
     return ((int64_t)sq * dl + s.cub_add) >> s.cub;
+}
+
+/*
+ * The same term as AVX2's vector lanes compute it (reference_isa=avx2): x as
+ * above; |x| of a negative x from its low 32 bits only (-(int32)x); d and the
+ * square as above, but the square's 64-bit value is shifted logically and the
+ * cube's product (low 32 bits of the square times those of d, signed) plus
+ * the rounding is shifted logically too, so a negative product comes out as
+ * a large positive term.
+ */
+TVMAF_HD int64_t adm_cm_term32_avx2(int32_t v, uint32_t rfac, int64_t thr, AdmCmShift s)
+{
+    const int64_t x = adm_csf32_mul(v, (int64_t)(int32_t)rfac);
+    const int64_t ax = x < 0 ? -(int64_t)(int32_t)(uint32_t)(uint64_t)x : x;
+    int64_t d = ax - thr;
+    d = d > 0 ? d : 0;
+    const int32_t dl = (int32_t)(uint32_t)(uint64_t)d;
+    const uint64_t sq = ((uint64_t)((int64_t)dl * dl) + ((uint64_t)1 << (s.sq - 1))) >> s.sq;
+    const int32_t sql = (int32_t)(uint32_t)sq;
+    return (int64_t)(((uint64_t)((int64_t)sql * dl) + (uint64_t)s.cub_add) >> s.cub);
+}
+
+/* Vector-lane masking term at scales 1..3 of the chosen build. */
+TVMAF_HD int64_t adm_cm_term32_vec(int isa, int32_t v, uint32_t rfac, int64_t thr, AdmCmShift s)
+{
+    return isa == ADM_ISA_AVX2 ? adm_cm_term32_avx2(v, rfac, thr, s)
+                               : adm_cm_term32_v(v, rfac, thr, s);
 }
 
 /* Rounding of a row total by 2^shift (add 2^(shift-1)). */

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "core/feature.h"
+#include "core/options.h"
 #include "feature/adm/adm_math.h"
 
 #define ADM_KEY_LEN 256
@@ -54,7 +55,9 @@ typedef struct AdmState {
     bool skip_aim;
     bool skip_scale0;
     double min_val;
+    char reference_isa[TVMAF_OPT_STRING_LEN]; /* "avx512", "avx2" or "c" */
     /* derived at setup */
+    int isa;                        /* enum AdmIsa, from reference_isa */
     unsigned w, h, bpc;
     float cos_1deg_sq;
     AdmScale sc[4];

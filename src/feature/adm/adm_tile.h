@@ -26,6 +26,15 @@
  * Vector and scalar lanes (adm_math.h): every choice is a function of the
  * column (and, for cm, the row), so each thread makes the CPU's choice for
  * its coefficient from the per-scale lane ends below.
+ *
+ * The reference's DWT read past the row (adm_math.h, "Which reference
+ * build"): the thread of a row's last coefficient computes the samples the
+ * reference reads there. At scales 2 and 3 the distorted picture's reads
+ * need the previous scale's last distorted low row (columns 0..3): the
+ * threads (h-1, 0) and (h-1, 1) of that scale leave those 4 values just past
+ * its approximation band, at a_dis[w h .. w h + 3] -- the approximation
+ * buffers must hold 4 values more than the band of scales 1 and 2 (the
+ * buffers sized for the scale 0 band do).
  */
 #ifndef TVMAF_ADM_TILE_H
 #define TVMAF_ADM_TILE_H
@@ -66,6 +75,11 @@ typedef struct AdmTileScale {
     int jv_dec, jv_csf;                 /* end of the vector lanes, every row of the work range */
     int cm_jb, cm_jv;                   /* cm vector lanes [cm_jb, cm_jv), rows 1 .. h-2 */
     int bpc;                            /* input depth (scale 0) */
+    int isa;                            /* enum AdmIsa: the reference build */
+    int dwt_past;                       /* the last column's DWT reads past the row (adm_math.h,
+                                           "Which reference build") */
+    int past_col;                       /* scales 2, 3: first column of the previous scale's
+                                           distorted low row that it reads (0 or 2) */
     int stats;                          /* decouple .. cm run (0: scale 0 under skip_scale0) */
     int aim;                            /* the AIM pass runs */
     float cos_1deg_sq;
@@ -107,11 +121,17 @@ TVMAF_HD void adm_tile_dwt0(const AdmTileScale *c, const unsigned char *pic, siz
     const unsigned char *row[4];
     for (int t = 0; t < 4; t++) row[t] = pic + (size_t)adm_dwt_tap(i, t, c->in_h) * pitch;
     int16_t lo[4], hi[4];
+    const int past = c->dwt_past && j == c->w - 1;
     for (int q = 0; q < 4; q++) {
-        const int x = adm_dwt_tap(j, q, c->in_w);
+        int x = past ? adm_dwt_tap_vec(j, q) : adm_dwt_tap(j, q, c->in_w);
+        const int over = x >= c->in_w; /* past: the low row runs on into the high row */
+        x = over ? x - c->in_w : x;
+        int16_t l, g;
         adm_dwt0_vert(adm_tile_sample(row[0], x, c->bpc), adm_tile_sample(row[1], x, c->bpc),
                       adm_tile_sample(row[2], x, c->bpc), adm_tile_sample(row[3], x, c->bpc),
-                      c->bpc, &lo[q], &hi[q]);
+                      c->bpc, &l, &g);
+        lo[q] = over ? g : l;
+        hi[q] = over ? 0 : g; /* memory the frame did not write, read as 0 */
     }
     *a = adm_dwt0_lo(lo[0], lo[1], lo[2], lo[3]);
     band[1] = (int16_t)adm_dwt0_hi(lo[0], lo[1], lo[2], lo[3]);
@@ -119,18 +139,55 @@ TVMAF_HD void adm_tile_dwt0(const AdmTileScale *c, const unsigned char *pic, siz
     band[2] = (int16_t)adm_dwt0_hi(hi[0], hi[1], hi[2], hi[3]);
 }
 
-/* Scales 1..3 DWT of one approximation band (in_w x in_h, tight rows) at (i, j). */
-TVMAF_HD void adm_tile_dwt32(const AdmTileScale *c, const int32_t *src, int i, int j,
-                             int32_t *a, int32_t band[3])
+/* Scales 1..3 vertical pass of column x at output row i: low and high. */
+TVMAF_HD void adm_tile_vert32(const AdmTileScale *c, const int32_t *src, int i, int x,
+                              int32_t *lo, int32_t *hi)
 {
     const AdmDwtRound rd = adm_dwt_round(c->k);
     const int32_t *row[4];
     for (int t = 0; t < 4; t++) row[t] = src + (size_t)adm_dwt_tap(i, t, c->in_h) * c->in_w;
+    *lo = adm_dwt_lo32(row[0][x], row[1][x], row[2][x], row[3][x], rd.v_add, rd.v_shift);
+    *hi = adm_dwt_hi32(row[0][x], row[1][x], row[2][x], row[3][x], rd.v_add, rd.v_shift);
+}
+
+/* Scales 1..3 DWT of one approximation band (in_w x in_h, tight rows) at (i, j).
+ * dis_src: on the reference's pass, the distorted band (its low row follows
+ * the reference's high row); NULL on the distorted pass, whose last row
+ * leaves its low row's columns 0..3 past a (see the top of this file). */
+TVMAF_HD void adm_tile_dwt32(const AdmTileScale *c, const int32_t *src, const int32_t *dis_src,
+                             int i, int j, int32_t *a, int32_t band[3])
+{
+    const AdmDwtRound rd = adm_dwt_round(c->k);
     int32_t lo[4], hi[4];
+    const int past = c->dwt_past && j == c->w - 1;
     for (int q = 0; q < 4; q++) {
-        const int x = adm_dwt_tap(j, q, c->in_w);
-        lo[q] = adm_dwt_lo32(row[0][x], row[1][x], row[2][x], row[3][x], rd.v_add, rd.v_shift);
-        hi[q] = adm_dwt_hi32(row[0][x], row[1][x], row[2][x], row[3][x], rd.v_add, rd.v_shift);
+        const int x = past ? adm_dwt_tap_vec(j, q) : adm_dwt_tap(j, q, c->in_w);
+        if (x < c->in_w) {
+            adm_tile_vert32(c, src, i, x, &lo[q], &hi[q]);
+            continue;
+        }
+        const int o = x - c->in_w;
+        int32_t l, g;
+        adm_tile_vert32(c, src, i, o, &l, &g);
+        lo[q] = g;
+        if (dis_src) {
+            adm_tile_vert32(c, dis_src, i, o, &l, &g);
+            hi[q] = l;
+        } else {
+            /* scale 1: memory nothing wrote, read as 0 */
+            hi[q] = c->k == 1 ? 0 : src[(size_t)c->in_w * c->in_h + c->past_col + o];
+        }
+    }
+    if (!dis_src && i == c->h - 1 && j < 2) {
+        /* columns 0, 1 (thread 0: taps 1, 0) and 2, 3 (thread 1: taps 1, 2) */
+        int32_t *stash = a - (size_t)i * c->w - j + (size_t)c->w * c->h;
+        if (j == 0) {
+            stash[0] = lo[1];
+            if (c->in_w > 1) stash[1] = lo[0];
+        } else {
+            stash[2] = lo[1];
+            stash[3] = lo[2];
+        }
     }
     *a = adm_dwt_lo32(lo[0], lo[1], lo[2], lo[3], rd.h_add, rd.h_shift);
     band[1] = adm_dwt_hi32(lo[0], lo[1], lo[2], lo[3], rd.h_add, rd.h_shift);
@@ -150,13 +207,13 @@ TVMAF_HD int adm_tile_in_region(const AdmTileScale *c, int i, int j)
 
 /* Scale 0 csf of one band value into csf / flt (vector lanes: flt from the
  * 32-bit value, V2). */
-TVMAF_HD void adm_tile_csf16(int16_t x, uint16_t rfac, int diag, int vec, int16_t *csf,
-                             int16_t *flt)
+TVMAF_HD void adm_tile_csf16(int16_t x, uint16_t rfac, int diag, int vec, int isa,
+                             int16_t *csf, int16_t *flt)
 {
     if (vec) {
         const int32_t v = adm_csf16_wide(x, rfac, diag);
-        *csf = (int16_t)v;
-        *flt = adm_csf16_flt(v);
+        *csf = isa == ADM_ISA_AVX2 ? adm_sat16(v) : (int16_t)v;
+        *flt = isa == ADM_ISA_AVX2 ? adm_csf16_flt_sat(v) : adm_csf16_flt(v);
     } else {
         const int16_t v = adm_csf16(x, rfac, diag);
         *csf = v;
@@ -193,11 +250,11 @@ TVMAF_HD void adm_tile_coef0(const AdmTileScale *c, int i, int j, const unsigned
     for (int q = 0; q < 3; q++) {
         ((int16_t *)p->r[q])[x] = r[q];
         ((int16_t *)p->a[q])[x] = a[q];
-        adm_tile_csf16(a[q], c->rfac16[q], q == 2, vec, &((int16_t *)p->csf[0][q])[x],
+        adm_tile_csf16(a[q], c->rfac16[q], q == 2, vec, c->isa, &((int16_t *)p->csf[0][q])[x],
                        &((int16_t *)p->flt[0][q])[x]);
         if (c->aim)
-            adm_tile_csf16(r[q], c->rfac16[q], q == 2, vec, &((int16_t *)p->csf[1][q])[x],
-                           &((int16_t *)p->flt[1][q])[x]);
+            adm_tile_csf16(r[q], c->rfac16[q], q == 2, vec, c->isa,
+                           &((int16_t *)p->csf[1][q])[x], &((int16_t *)p->flt[1][q])[x]);
     }
 }
 
@@ -209,8 +266,8 @@ TVMAF_HD void adm_tile_coef32(const AdmTileScale *c, int i, int j, const int32_t
 {
     int32_t o[3], t[3];
     const size_t x = (size_t)i * c->w + j;
-    adm_tile_dwt32(c, src_ref, i, j, &a_ref[x], o);
-    adm_tile_dwt32(c, src_dis, i, j, &a_dis[x], t);
+    adm_tile_dwt32(c, src_ref, src_dis, i, j, &a_ref[x], o);
+    adm_tile_dwt32(c, src_dis, NULL, i, j, &a_dis[x], t);
     for (int q = 0; q < 3; q++) den[q] = 0;
     if (adm_tile_in_region(c, i, j))
         for (int q = 0; q < 3; q++)
@@ -255,10 +312,13 @@ TVMAF_HD void adm_tile_cm16_pass(const AdmTileScale *c, int i, int j, void *cons
         fm[o] = f + mid;
         fd[o] = f + dn;
     }
-    const int32_t thr = adm_cm_thr16(cm_, fu, fm, fd, jl, j, jr, adm_tile_cm_vec(c, i, j));
-    for (int o = 0; o < 3; o++)
-        out[o] += adm_cm_term(adm_cm_value16(((const int16_t *)val[o])[mid + j], c->rfac16[o]),
-                              thr, c->cm[o]);
+    const int vec = adm_tile_cm_vec(c, i, j);
+    const int32_t thr = adm_cm_thr16(cm_, fu, fm, fd, jl, j, jr, vec);
+    for (int o = 0; o < 3; o++) {
+        const int32_t x = adm_cm_value16(((const int16_t *)val[o])[mid + j], c->rfac16[o]);
+        out[o] += vec && c->isa == ADM_ISA_AVX2 ? adm_cm_term_avx2(x, thr, c->cm[o])
+                                                : adm_cm_term(x, thr, c->cm[o]);
+    }
 }
 
 TVMAF_HD void adm_tile_cm32_pass(const AdmTileScale *c, int i, int j, void *const val[3],
@@ -275,11 +335,11 @@ TVMAF_HD void adm_tile_cm32_pass(const AdmTileScale *c, int i, int j, void *cons
         fm[o] = f + mid;
         fd[o] = f + dn;
     }
-    const int64_t thr = adm_cm_thr32(cm_, fu, fm, fd, jl, j, jr);
     const int vec = adm_tile_cm_vec(c, i, j);
+    const int64_t thr = adm_cm_thr32(cm_, fu, fm, fd, jl, j, jr, vec && c->isa == ADM_ISA_AVX2);
     for (int o = 0; o < 3; o++) {
         const int32_t v = ((const int32_t *)val[o])[mid + j];
-        out[o] += vec ? adm_cm_term32_v(v, c->rfac32[o], thr, c->cm[o])
+        out[o] += vec ? adm_cm_term32_vec(c->isa, v, c->rfac32[o], thr, c->cm[o])
                       : adm_cm_term(adm_cm_value32(v, c->rfac32[o]), (int32_t)thr, c->cm[o]);
     }
 }
@@ -332,13 +392,15 @@ static inline size_t adm_tile_scale_init(AdmTileScale *t, const AdmState *s, int
     t->r = c->r;
     t->t = c->t;
     t->b = c->b;
-    t->jv_dec = adm_lanes_end(c->work_l, c->work_r, ADM_LANES_DECOUPLE);
-    t->jv_csf = adm_lanes_end(c->work_l, c->work_r, ADM_LANES_CSF);
+    t->jv_dec = adm_lanes_decouple(s->isa, k, c->work_l, c->work_r);
+    t->jv_csf = adm_lanes_csf(s->isa, c->work_l, c->work_r);
     t->cm_jb = c->l > 1 ? c->l : 1;
     const int je = c->r < c->w - 1 ? c->r : c->w - 1;
-    t->cm_jv = c->l < 1 ? t->cm_jb
-                        : adm_lanes_end(t->cm_jb, je, k == 0 ? ADM_LANES_CM16 : ADM_LANES_CM32);
+    t->cm_jv = c->l < 1 ? t->cm_jb : adm_lanes_cm(s->isa, k, t->cm_jb, je);
     t->bpc = (int)s->bpc;
+    t->isa = s->isa;
+    t->dwt_past = adm_dwt_reads_past(c->w, adm_dwt_block(s->isa, k, (int)s->bpc));
+    t->past_col = k >= 2 && (s->sc[k - 1].in_w & 1) ? 2 : 0;
     t->stats = !(k == 0 && s->skip_scale0);
     t->aim = !s->skip_aim;
     t->cos_1deg_sq = s->cos_1deg_sq;

@@ -1,0 +1,263 @@
+#!/usr/bin/env python3
+"""Width sweep of adm against libvmaf's three ISA builds (issue 19, item 5).
+
+Usage: tests/adm_isa_test.py TVMAF_EXE [--backend cuda]
+       tests/adm_isa_test.py --generate LIBVMAF_VMAF_EXE  (rewrites adm_isa_expected.txt)
+
+libvmaf picks its ADM kernels by CPU and its AVX-512, AVX2 and scalar builds give different
+scores at some widths (src/feature/adm/adm_math.h, "Which reference build"). tvmaf's adm
+reproduces each with reference_isa=avx512|avx2|c (CLI: --reference-isa).
+
+The inputs are synthetic (made here, integer arithmetic only): two frames of a 2048 x H picture
+pair, cropped to every width of the sweep, written as raw 4:4:4 (libvmaf's CLI cannot read odd
+widths in 4:2:0; adm reads luma only). adm_isa_expected.txt holds, per bit depth, width and ISA,
+a hash of libvmaf's printed adm outputs (debug=true: every scale's num and den too) of both frames
+and, where the reference gave other outputs with its heap filled differently (MALLOC_PERTURB_=165:
+it read memory nothing wrote), also of frame 0 alone.
+The check: at a deterministic width, tvmaf's outputs hash to the same value and it prints no note; at a
+heap-dependent width, it prints its note on stderr and frame 0 matches (tvmaf reads such memory as 0, as a
+fresh libvmaf process does; later frames may read what the previous frame left there).
+
+--generate runs the given libvmaf `vmaf` (built with its asm, on a CPU with AVX-512) with
+--cpumask 0 (AVX-512), 48 (AVX2) and 56 (C). TVMAF_TEST_QUICK=1 checks a sample of the widths
+(all up to 400, then every 13th). Standard library only.
+"""
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+BASE_W, H, FRAMES = 2048, 40, 2
+W_MIN = 33
+DEPTHS = (8, 10)
+ISAS = (("avx512", "0"), ("avx2", "48"), ("c", "56"))
+HERE = os.path.dirname(os.path.abspath(__file__))
+EXPECTED = os.path.join(HERE, "adm_isa_expected.txt")
+NOTE = "tvmaf NOTE adm:"
+
+
+# Option sets: 0, default options on natural-ish content, every width; 1, Barten's CSF with
+# scaled weights and a gain limit on full-swing lines (where the builds' vector forms differ,
+# adm_math.h V0..V5), a sample of widths. Lines of set 1 start with "o1".
+SETS = ((0, "adm=debug=true", "texture"),
+        (1, "adm=debug=true:adm_csf_mode=1:adm_enhn_gain_limit=1.2:adm_csf_scale=3:"
+            "adm_csf_diag_scale=0.25", "lines"))
+
+
+def widths(quick, opt_set=0):
+    ws = range(W_MIN, BASE_W + 1)
+    if opt_set:
+        return [w for w in ws if w <= 140 or w % (34 if quick else 17) == 0]
+    return [w for w in ws if w <= 400 or w % 13 == 0] if quick else list(ws)
+
+
+def lcg(seed):
+    x = seed & 0xffffffff
+    while True:
+        x = (1664525 * x + 1013904223) & 0xffffffff
+        yield x >> 16
+
+
+def base_frames(bits, kind="texture"):
+    """FRAMES reference and distorted luma planes, BASE_W x H, as lists of row lists."""
+    maxv = (1 << bits) - 1
+    sh = bits - 8
+    rnd = lcg(12345 + bits)
+    ref, dis = [], []
+    if kind == "lines":
+        # full-swing one-sample lines on black; the distorted flips 1 sample in 16
+        for f in range(FRAMES):
+            rp = [[maxv if x % 7 == 0 or (y + f) % 11 == 0 else 0 for x in range(BASE_W)]
+                  for y in range(H)]
+            dp = [[maxv - v if next(rnd) % 16 == 0 else v for v in row] for row in rp]
+            ref.append(rp)
+            dis.append(dp)
+        return ref, dis
+    for f in range(FRAMES):
+        rp, dp = [], []
+        for y in range(H):
+            rrow, drow = [], []
+            for x in range(BASE_W):
+                # smooth ramps, a moving diagonal grating, edges every 37 columns, fine noise
+                v = ((x * 3 + y * 5 + f * 7) % 256) // 2 + (64 if ((x + 2 * y + 3 * f) // 9) % 2 else 0)
+                v += 40 if (x // 37) % 2 else 0
+                v = (v << sh) + (next(rnd) & ((8 << sh) - 1))
+                v = min(v, maxv)
+                rrow.append(v)
+                d = v + ((next(rnd) & ((32 << sh) - 1)) - (16 << sh))
+                drow.append(min(max(d, 0), maxv))
+            rp.append(rrow)
+            dp.append(drow)
+        ref.append(rp)
+        dis.append(dp)
+    return ref, dis
+
+
+def encode(frames, bits):
+    """Per frame: the luma rows as bytes (8 bits: one byte, else 16-bit little-endian)."""
+    out = []
+    for plane in frames:
+        if bits == 8:
+            out.append([bytes(r) for r in plane])
+        else:
+            out.append([b"".join(v.to_bytes(2, "little") for v in r) for r in plane])
+    return out
+
+
+def write_crop(path, rows_per_frame, w, bits):
+    bps = 1 if bits == 8 else 2
+    grey = ((1 << (bits - 1)).to_bytes(bps, "little")) * (w * H)
+    with open(path, "wb") as f:
+        for rows in rows_per_frame:
+            for r in rows:
+                f.write(r[:w * bps])
+            f.write(grey)
+            f.write(grey)
+
+
+def canon(frames):
+    """Printed outputs, key order free: one line per frame."""
+    return ["".join(f"{k}={v};" for k, v in sorted(fr["metrics"].items())) for fr in frames]
+
+
+def digest(lines):
+    return hashlib.sha256("\n".join(lines).encode()).hexdigest()[:10]
+
+
+def run(exe, args, env=None):
+    with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as t:
+        out = t.name
+    try:
+        p = subprocess.run([exe] + args + ["--json", "-o", out], capture_output=True, text=True,
+                           env=env, timeout=120)
+        if p.returncode:
+            return None, p.stderr
+        with open(out) as f:
+            j = json.load(f, parse_float=str, parse_int=str)
+        return canon(j["frames"]), p.stderr
+    finally:
+        if os.path.exists(out):
+            os.unlink(out)
+
+
+def common(r, d, w, bits, feature="adm=debug=true"):
+    return ["-r", r, "-d", d, "-w", str(w), "-h", str(H), "-p", "444", "-b", str(bits),
+            "--feature", feature, "-n", "-q"]
+
+
+def generate(ref_exe):
+    tmp = tempfile.mkdtemp(prefix="adm_isa_")
+    r, d = os.path.join(tmp, "r.yuv"), os.path.join(tmp, "d.yuv")
+    lines = ["# adm outputs of libvmaf f85a8536 (release, asm, AVX-512 host) on "
+             "adm_isa_test.py's inputs:",
+             "# bits width, then per ISA (avx512 avx2 c) a hash of both frames' outputs, \":\" "
+             "and frame 0's",
+             "# where the reference depends on its heap; \"=\" repeats the token before it;",
+             "# lines of option set N > 0 (SETS in the script) start with oN.",
+             "# Made by: tests/adm_isa_test.py --generate path/to/libvmaf/build/tools/vmaf"]
+    env_p = dict(os.environ, MALLOC_PERTURB_="165")
+    env_0 = {k: v for k, v in os.environ.items() if k != "MALLOC_PERTURB_"}
+    for opt_set, feature, kind in SETS:
+        for bits in DEPTHS:
+            ref, dis = (encode(x, bits) for x in base_frames(bits, kind))
+            for w in widths(False, opt_set):
+                write_crop(r, ref, w, bits)
+                write_crop(d, dis, w, bits)
+                toks = []
+                for isa, mask in ISAS:
+                    args = common(r, d, w, bits, feature) + ["--cpumask", mask]
+                    a, err = run(ref_exe, args, env_0)
+                    b, _ = run(ref_exe, args, env_p)
+                    if a is None:
+                        sys.exit(f"reference failed at {bits} bits, width {w}, {isa}: "
+                                 f"{err.strip()}")
+                    toks.append(digest(a) + ("" if a == b else ":" + digest(a[:1])))
+                lines.append(("o%d " % opt_set if opt_set else "") + f"{bits} {w} " + " ".join(
+                    "=" if k and t == toks[k - 1] else t for k, t in enumerate(toks)))
+                print(opt_set, bits, w, flush=True)
+    os.unlink(r)
+    os.unlink(d)
+    os.rmdir(tmp)
+    with open(EXPECTED, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def load_expected():
+    exp = {}
+    with open(EXPECTED) as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            fields = line.split()
+            opt_set = int(fields.pop(0)[1:]) if fields[0].startswith("o") else 0
+            bits, w, *toks = fields
+            prev = None
+            for (isa, _), t in zip(ISAS, toks):
+                t = prev if t == "=" else t
+                prev = t
+                h_all, _, h0 = t.partition(":")
+                exp[(opt_set, int(bits), int(w), isa)] = (h_all, h0, "n" if h0 else "d")
+    return exp
+
+
+def check(exe, extra=()):
+    quick = os.environ.get("TVMAF_TEST_QUICK") == "1"
+    exp = load_expected()
+    tmp = tempfile.mkdtemp(prefix="adm_isa_")
+    r, d = os.path.join(tmp, "r.yuv"), os.path.join(tmp, "d.yuv")
+    failures, n, n_nondet = [], 0, 0
+    for opt_set, feature, kind in SETS:
+        for bits in DEPTHS:
+            ref, dis = (encode(x, bits) for x in base_frames(bits, kind))
+            for w in widths(quick, opt_set):
+                write_crop(r, ref, w, bits)
+                write_crop(d, dis, w, bits)
+                for isa, _ in ISAS:
+                    key = (opt_set, bits, w, isa)
+                    where = f"set {opt_set}, {bits} bits, width {w}, {isa}"
+                    if key not in exp:
+                        failures.append(f"{where}: no expected value")
+                        continue
+                    h_all, h0, det = exp[key]
+                    got, err = run(exe, common(r, d, w, bits, feature) + ["--reference-isa", isa]
+                                   + list(extra))
+                    n += 1
+                    if got is None:
+                        failures.append(f"{where}: tvmaf failed: {err.strip()}")
+                        continue
+                    noted = NOTE in err
+                    if det == "d":
+                        if digest(got) != h_all:
+                            failures.append(f"{where}: outputs differ from the reference")
+                        if noted:
+                            failures.append(f"{where}: note printed where the reference is "
+                                            "deterministic")
+                    else:
+                        n_nondet += 1
+                        if digest(got[:1]) != h0:
+                            failures.append(f"{where}: frame 0 differs from a fresh reference process")
+                        if not noted:
+                            failures.append(f"{where}: the reference reads unwritten memory here, "
+                                            "and tvmaf printed no note")
+    os.unlink(r)
+    os.unlink(d)
+    os.rmdir(tmp)
+    for f in failures[:40]:
+        print("FAIL", f)
+    print(f"adm_isa: {n} runs ({n_nondet} at heap-dependent widths), {len(failures)} failures"
+          + (" (quick sample)" if quick else ""))
+    return 1 if failures or n == 0 else 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "--generate":
+        generate(sys.argv[2])
+    elif len(sys.argv) == 2:
+        sys.exit(check(sys.argv[1]))
+    elif len(sys.argv) == 4 and sys.argv[2] == "--backend":
+        sys.exit(check(sys.argv[1], ["--backend", sys.argv[3]]))
+    else:
+        sys.exit(__doc__)
