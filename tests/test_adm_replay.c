@@ -394,7 +394,7 @@ static void run_case(enum TvmafPixelFormat fmt, unsigned bpc, unsigned w, unsign
     AdmState s;
     memset(&s, 0, sizeof(s));
     tvmaf_options_set_defaults(tvmaf_adm_options, &s);
-    const TvmafVideoInfo vi = { fmt, bpc, w, h };
+    const TvmafVideoInfo vi = { fmt, bpc, w, h, 0 };
     if (tvmaf_options_parse(tvmaf_adm_options, &s, opts, "adm", msg, sizeof(msg)) ||
         tvmaf_adm_setup(&s, &vi, msg, sizeof(msg))) {
         printf("FAIL %s: setup: %s\n", what, msg);
@@ -480,7 +480,7 @@ static void check_refusals(void)
         AdmState s;
         memset(&s, 0, sizeof(s));
         tvmaf_options_set_defaults(tvmaf_adm_options, &s);
-        const TvmafVideoInfo vi = { TVMAF_PIX_FMT_YUV420P, cases[i].bpc, cases[i].w, cases[i].h };
+        const TvmafVideoInfo vi = { TVMAF_PIX_FMT_YUV420P, cases[i].bpc, cases[i].w, cases[i].h, 0 };
         char msg[256] = "";
         int err = tvmaf_options_parse(tvmaf_adm_options, &s, cases[i].opts, "adm", msg,
                                       sizeof(msg));

@@ -254,7 +254,7 @@ static void run_case(enum TvmafPixelFormat fmt, unsigned bpc, unsigned w, unsign
     MotionState st;
     memset(&st, 0, sizeof(st));
     tvmaf_options_set_defaults(tvmaf_motion_options, &st);
-    const TvmafVideoInfo vi = { fmt, bpc, w, h };
+    const TvmafVideoInfo vi = { fmt, bpc, w, h, 0 };
     if (tvmaf_options_parse(tvmaf_motion_options, &st, opts, "motion", msg, sizeof(msg)) ||
         tvmaf_motion_setup(&st, &vi, msg, sizeof(msg))) {
         printf("FAIL %s: setup: %s\n", what, msg);

@@ -501,7 +501,7 @@ static void run_case(enum TvmafPixelFormat fmt, unsigned bpc, unsigned w, unsign
     VifParams p;
     memset(&p, 0, sizeof(p));
     tvmaf_options_set_defaults(tvmaf_vif_options, &p);
-    const TvmafVideoInfo vi = { fmt, bpc, w, h };
+    const TvmafVideoInfo vi = { fmt, bpc, w, h, 0 };
     if (tvmaf_options_parse(tvmaf_vif_options, &p, opts, "vif", msg, sizeof(msg)) ||
         tvmaf_vif_setup(&p, &vi, msg, sizeof(msg))) {
         printf("FAIL %s: setup: %s\n", what, msg);
@@ -584,7 +584,7 @@ static void check_refusals(void)
         VifParams p;
         memset(&p, 0, sizeof(p));
         tvmaf_options_set_defaults(tvmaf_vif_options, &p);
-        const TvmafVideoInfo vi = { TVMAF_PIX_FMT_YUV420P, cases[i].bpc, cases[i].w, cases[i].h };
+        const TvmafVideoInfo vi = { TVMAF_PIX_FMT_YUV420P, cases[i].bpc, cases[i].w, cases[i].h, 0 };
         char msg[256] = "";
         const int err = tvmaf_vif_setup(&p, &vi, msg, sizeof(msg));
         if (cases[i].ok ? err != 0 : (err != -EINVAL || !strstr(msg, "vif"))) {
