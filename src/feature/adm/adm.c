@@ -17,10 +17,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tvmaf_config.h"
+#include "core/cpu.h"
 #include "core/feature_name.h"
 #include "feature/adm/adm_math.h"
 #include "feature/adm/adm_state.h"
 
+#ifndef ADM_KERNELS_ONLY
 /* ------------------------------------------------------------------------ */
 /* Options, setup and the floating-point finish (shared by every backend)   */
 /* ------------------------------------------------------------------------ */
@@ -304,6 +307,8 @@ int tvmaf_adm_report(const AdmState *s, const AdmScaleSums sums[4], unsigned ind
     return err ? -EINVAL : 0;
 }
 
+#endif /* !ADM_KERNELS_ONLY */
+
 /* ------------------------------------------------------------------------ */
 /* CPU extractor                                                            */
 /* ------------------------------------------------------------------------ */
@@ -326,7 +331,33 @@ typedef struct AdmCpu {
     /* scales 1..3 */
     int32_t *row_lo32, *row_hi32;
     Bands32 ref, dis, r, a, csf, flt;
+    /* the stages of one frame, for the context's SIMD level */
+    void (*frame_sums)(struct AdmCpu *m, const TvmafPicture *ref, const TvmafPicture *dis,
+                       AdmScaleSums sums[4]);
 } AdmCpu;
+
+/*
+ * The CPU stages below (DWT to cm, and frame_sums) are compiled once more per
+ * x86 SIMD level by adm_x86.c, which defines ADM_KERNELS_ONLY and
+ * TVMAF_SIMD_SUFFIX: that build keeps only them, with frame_sums named for
+ * its level. They are integer arithmetic plus per-coefficient doubles in the
+ * C order, so each level returns the C bits (tests/checkasm.c).
+ */
+#ifdef ADM_KERNELS_ONLY
+#define ADM_FRAME_SUMS TVMAF_SIMD_NAME(tvmaf_adm_frame_sums)
+void ADM_FRAME_SUMS(AdmCpu *m, const TvmafPicture *ref, const TvmafPicture *dis,
+                    AdmScaleSums sums[4]);
+#else
+#define ADM_FRAME_SUMS tvmaf_adm_frame_sums_c
+void tvmaf_adm_frame_sums_c(AdmCpu *m, const TvmafPicture *ref, const TvmafPicture *dis,
+                            AdmScaleSums sums[4]);
+#if TVMAF_X86_SIMD
+void tvmaf_adm_frame_sums_avx2(AdmCpu *m, const TvmafPicture *ref, const TvmafPicture *dis,
+                               AdmScaleSums sums[4]);
+void tvmaf_adm_frame_sums_avx512(AdmCpu *m, const TvmafPicture *ref, const TvmafPicture *dis,
+                                 AdmScaleSums sums[4]);
+#endif
+#endif
 
 /* ---- DWT ---------------------------------------------------------------- */
 
@@ -667,6 +698,7 @@ static void cm32(const AdmScale *c, const Bands32 *val, const Bands32 *csf, cons
     for (int o = 0; o < 3; o++) out[o] = total[o];
 }
 
+#ifndef ADM_KERNELS_ONLY
 /* ---- extractor ---------------------------------------------------------- */
 
 static void close_cpu(void *priv)
@@ -716,12 +748,19 @@ static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
 
     for (int d = -32768; d <= 32768; d++) m->recip_table[d + 32768] = adm_recip_q30(d);
     m->recip = m->recip_table + 32768;
+    m->frame_sums = tvmaf_adm_frame_sums_c;
+#if TVMAF_X86_SIMD
+    if (vi->cpu_flags & TVMAF_CPU_FLAG_AVX2) m->frame_sums = tvmaf_adm_frame_sums_avx2;
+    if (vi->cpu_flags & TVMAF_CPU_FLAG_AVX512) m->frame_sums = tvmaf_adm_frame_sums_avx512;
+#endif
     return 0;
 }
 
+#endif /* !ADM_KERNELS_ONLY */
+
 /* The integer totals of one frame, every scale. */
-static void frame_sums(AdmCpu *m, const TvmafPicture *ref, const TvmafPicture *dis,
-                       AdmScaleSums sums[4])
+void ADM_FRAME_SUMS(AdmCpu *m, const TvmafPicture *ref, const TvmafPicture *dis,
+                    AdmScaleSums sums[4])
 {
     const AdmState *s = &m->s;
     memset(sums, 0, 4 * sizeof(AdmScaleSums));
@@ -758,12 +797,13 @@ static void frame_sums(AdmCpu *m, const TvmafPicture *ref, const TvmafPicture *d
     }
 }
 
+#ifndef ADM_KERNELS_ONLY
 static int extract(void *priv, const TvmafPicture *ref, const TvmafPicture *dis,
                    unsigned index, TvmafSink *sink)
 {
     AdmCpu *m = priv;
     AdmScaleSums sums[4];
-    frame_sums(m, ref, dis, sums);
+    m->frame_sums(m, ref, dis, sums);
     return tvmaf_adm_report(&m->s, sums, index, sink);
 }
 
@@ -775,7 +815,7 @@ int tvmaf_adm_cpu_sums(const AdmState *opts, const TvmafVideoInfo *vi, const Tvm
     m->s = *opts;
     char msg[256];
     const int err = init(m, vi, msg, sizeof(msg));
-    if (!err) frame_sums(m, ref, dis, sums);
+    if (!err) m->frame_sums(m, ref, dis, sums);
     close_cpu(m);
     free(m);
     return err;
@@ -801,3 +841,4 @@ const TvmafExtractor tvmaf_fex_adm = {
     .close = close_cpu,
     .provided_features = tvmaf_adm_provided,
 };
+#endif /* !ADM_KERNELS_ONLY */
