@@ -140,7 +140,18 @@ static void check_vif(const Level *lv, unsigned w, unsigned bpc, int pat)
     fill8(d8, n, pat == PAT_ALT ? PAT_RANDOM : pat);
     fill16(r16, n, pat, bpc);
     fill16(d16, n, pat == PAT_ALT ? PAT_RANDOM : pat, bpc);
-    uint16_t log2_table[VIF_LOG2_TABLE_LEN];
+    if (pat == PAT_RANDOM && (w & 1)) {
+        /* a distorted copy close to the reference: positive covariances, so
+         * the statistic's gain and log terms are exercised */
+        const int m16 = (1 << bpc) - 1;
+        for (size_t i = 0; i < n; i++) {
+            const int e = (int)(rnd() % 9) - 4;
+            const int v8 = r8[i] + e, v16 = r16[i] + e * (1 << (bpc - 8));
+            d8[i] = (uint8_t)(v8 < 0 ? 0 : v8 > 255 ? 255 : v8);
+            d16[i] = (uint16_t)(v16 < 0 ? 0 : v16 > m16 ? m16 : v16);
+        }
+    }
+    static uint16_t log2_table[VIF_LOG2_TABLE_ALLOC];
     vif_log2_table_fill(log2_table, vif_log2_steps);
     const VifKernels *c = &tvmaf_vif_kernels_c, *s = lv->vif;
     char what[96];
@@ -289,9 +300,20 @@ static double *score(const char *const *features, unsigned w, unsigned h, unsign
             for (int pl = 0; pl < 3; pl++)
                 for (unsigned y = 0; y < p[s].h[pl]; y++) {
                     void *row = (char *)p[s].data[pl] + (ptrdiff_t)y * p[s].stride[pl];
-                    /* smooth-ish content so the statistics cover both branches */
                     if (bpc == 8) fill8(row, p[s].w[pl], pat);
                     else fill16(row, p[s].w[pl], pat, bpc);
+                    if (s == 0 || (i & 1)) continue;
+                    /* even frames: the distorted is the reference plus a
+                     * little noise (correlated, as real distortions are) */
+                    const void *src = (const char *)p[0].data[pl] + (ptrdiff_t)y * p[0].stride[pl];
+                    const int maxv = (1 << bpc) - 1;
+                    for (unsigned x = 0; x < p[s].w[pl]; x++) {
+                        const int e = ((int)(rnd() % 9) - 4) << (bpc - 8);
+                        int v = (bpc == 8 ? ((const uint8_t *)src)[x] : ((const uint16_t *)src)[x]) + e;
+                        v = v < 0 ? 0 : v > maxv ? maxv : v;
+                        if (bpc == 8) ((uint8_t *)row)[x] = (uint8_t)v;
+                        else ((uint16_t *)row)[x] = (uint16_t)v;
+                    }
                 }
         }
         if (tvmaf_read_pictures(ctx, &p[0], &p[1], i)) {
@@ -351,7 +373,7 @@ typedef struct BenchBuf {
     uint8_t *r8, *d8;
     uint16_t *r16, *d16;
     VifRows rows;
-    uint16_t log2_table[VIF_LOG2_TABLE_LEN];
+    uint16_t log2_table[VIF_LOG2_TABLE_ALLOC];
     int32_t *y;
 } BenchBuf;
 

@@ -47,7 +47,7 @@ typedef struct VifState {
     uint16_t *row[VIF_N_ROWS];
     void *mem;
     const VifKernels *k;
-    uint16_t log2_table[VIF_LOG2_TABLE_LEN];
+    uint16_t log2_table[VIF_LOG2_TABLE_ALLOC];
 } VifState;
 
 const TvmafOption tvmaf_vif_options[] = {

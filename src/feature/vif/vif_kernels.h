@@ -67,7 +67,15 @@ extern const VifKernels tvmaf_vif_kernels_avx2, tvmaf_vif_kernels_avx512;
 /* The kernels for these CPU flags (core/cpu.h). */
 const VifKernels *tvmaf_vif_kernels(unsigned cpu_flags);
 
-#ifdef VIF_KERNELS_IMPL
+/* Entries of a log2 table handed to the kernels: one of padding, so a
+ * 32-bit gather at the last entry stays inside (its value is never used). */
+#define VIF_LOG2_TABLE_ALLOC (VIF_LOG2_TABLE_LEN + 2)
+
+#endif /* TVMAF_VIF_KERNELS_H */
+
+/* The kernels' code, for the file that instantiates a set (once per file). */
+#if defined(VIF_KERNELS_IMPL) && !defined(TVMAF_VIF_KERNELS_IMPL_H)
+#define TVMAF_VIF_KERNELS_IMPL_H
 
 static inline const void *vif_row_at(const void *base, ptrdiff_t stride, int r)
 {
@@ -184,6 +192,25 @@ vif_filter_rows(uint32_t (*acc)[VIF_BLOCK], uint16_t *const *row, int o, unsigne
     for (unsigned q = 0; q < VIF_N_ROWS; q++) vif_filter_row(acc[q], row[q] + o, n, taps, fw);
 }
 
+/* vif_pixel over the n positions of one block of horizontal-pass sums. A
+ * level may define VIF_PIXELS to a vector version of this loop before
+ * including this header (same integers, the same double operations per
+ * pixel). */
+static inline __attribute__((always_inline)) void
+vif_pixels(VifSums *row, uint32_t (*acc)[VIF_BLOCK], unsigned n, const uint16_t *log2_table,
+           double gain_limit)
+{
+    for (unsigned b = 0; b < n; b++) {
+        const uint64_t xx = acc[VIF_XX_LO][b] + ((uint64_t)acc[VIF_XX_HI][b] << 16);
+        const uint64_t yy = acc[VIF_YY_LO][b] + ((uint64_t)acc[VIF_YY_HI][b] << 16);
+        const uint64_t xy = acc[VIF_XY_LO][b] + ((uint64_t)acc[VIF_XY_HI][b] << 16);
+        vif_pixel(row, acc[VIF_MU1][b], acc[VIF_MU2][b], xx, yy, xy, log2_table, gain_limit);
+    }
+}
+#ifndef VIF_PIXELS
+#define VIF_PIXELS vif_pixels
+#endif
+
 static void vif_stat_horizontal(uint16_t *const *rows, unsigned w, unsigned scale,
                                 const uint16_t *log2_table, double gain_limit, VifSums *sums)
 {
@@ -202,13 +229,7 @@ static void vif_stat_horizontal(uint16_t *const *rows, unsigned w, unsigned scal
         case 2: vif_filter_rows(acc, rows, o, n, taps, 5); break;
         default: vif_filter_rows(acc, rows, o, n, taps, 3); break;
         }
-        for (unsigned b = 0; b < n; b++) {
-            const uint64_t xx = acc[VIF_XX_LO][b] + ((uint64_t)acc[VIF_XX_HI][b] << 16);
-            const uint64_t yy = acc[VIF_YY_LO][b] + ((uint64_t)acc[VIF_YY_HI][b] << 16);
-            const uint64_t xy = acc[VIF_XY_LO][b] + ((uint64_t)acc[VIF_XY_HI][b] << 16);
-            vif_pixel(&row, acc[VIF_MU1][b], acc[VIF_MU2][b], xx, yy, xy, log2_table,
-                      gain_limit);
-        }
+        VIF_PIXELS(&row, acc, n, log2_table, gain_limit);
     }
     vif_sums_add(sums, &row);
 }
@@ -272,5 +293,3 @@ static void vif_down_horizontal(uint16_t *out_r, uint16_t *out_d, const uint16_t
                            vif_down_vertical, vif_down_horizontal }
 
 #endif /* VIF_KERNELS_IMPL */
-
-#endif
