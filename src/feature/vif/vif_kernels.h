@@ -91,7 +91,7 @@ static inline void vif_put_split(uint16_t *const *row, unsigned which, unsigned 
 
 /* 8-bit scale 0: a squared or cross sample fits 16 bits and every sum fits
  * 32 bits (65536 * 255^2 < 2^32). */
-static void vif_stat_vertical_8(uint16_t *const *out, const uint8_t *ref, ptrdiff_t ref_stride,
+static __attribute__((unused)) void vif_stat_vertical_8(uint16_t *const *out, const uint8_t *ref, ptrdiff_t ref_stride,
                                 const uint8_t *dis, ptrdiff_t dis_stride, unsigned w, unsigned h,
                                 unsigned i, unsigned mu_shift, unsigned sq_shift)
 {
@@ -129,7 +129,7 @@ static void vif_stat_vertical_8(uint16_t *const *out, const uint8_t *ref, ptrdif
 /* 9..16-bit samples (input above 8 bits, and every scale after 0): the means
  * fit 32 bits; a moment's sum reaches 48 bits before its shift and is kept
  * as the sums of the low and high halves of the 32-bit sample products. */
-static void vif_stat_vertical_16(uint16_t *const *out, const uint16_t *ref, ptrdiff_t ref_stride,
+static __attribute__((unused)) void vif_stat_vertical_16(uint16_t *const *out, const uint16_t *ref, ptrdiff_t ref_stride,
                                  const uint16_t *dis, ptrdiff_t dis_stride, unsigned w,
                                  unsigned h, unsigned i, unsigned scale, unsigned mu_shift,
                                  unsigned sq_shift)
@@ -271,7 +271,7 @@ static void vif_down_vertical(uint16_t *out_r, uint16_t *out_d, const void *ref,
     }
 }
 
-static void vif_down_horizontal(uint16_t *out_r, uint16_t *out_d, const uint16_t *rr,
+static __attribute__((unused)) void vif_down_horizontal(uint16_t *out_r, uint16_t *out_d, const uint16_t *rr,
                                 const uint16_t *rd, unsigned w2, unsigned next)
 {
     const unsigned fw = vif_filter_width[next];
@@ -289,7 +289,19 @@ static void vif_down_horizontal(uint16_t *out_r, uint16_t *out_d, const uint16_t
     }
 }
 
-#define VIF_KERNELS_INIT { vif_stat_vertical_8, vif_stat_vertical_16, vif_stat_horizontal, \
-                           vif_down_vertical, vif_down_horizontal }
+/* A level may replace a whole kernel by defining its name before including
+ * this header. */
+#ifndef VIF_STAT_VERTICAL_8
+#define VIF_STAT_VERTICAL_8 vif_stat_vertical_8
+#endif
+#ifndef VIF_STAT_VERTICAL_16
+#define VIF_STAT_VERTICAL_16 vif_stat_vertical_16
+#endif
+#ifndef VIF_DOWN_HORIZONTAL
+#define VIF_DOWN_HORIZONTAL vif_down_horizontal
+#endif
+
+#define VIF_KERNELS_INIT { VIF_STAT_VERTICAL_8, VIF_STAT_VERTICAL_16, vif_stat_horizontal, \
+                           vif_down_vertical, VIF_DOWN_HORIZONTAL }
 
 #endif /* VIF_KERNELS_IMPL */

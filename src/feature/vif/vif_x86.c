@@ -100,6 +100,99 @@ static void vif_pixels_avx512(VifSums *row, uint32_t (*acc)[VIF_BLOCK], unsigned
     row->den_lin += den_lin;
 }
 #define VIF_PIXELS vif_pixels_avx512
+
+static inline __m512i round_shift32_16(__m512i v, unsigned shift)
+{
+    if (!shift) return v;
+    return _mm512_srli_epi32(_mm512_add_epi32(v, _mm512_set1_epi32(1 << (shift - 1))),
+                             (int)shift);
+}
+
+/* vif_stat_vertical_8 on 16 columns a step, the five sums in registers;
+ * c x^2 is formed as (c x) x, the same integer (below 2^32). */
+static void vif_stat_vertical_8_avx512(uint16_t *const *out, const uint8_t *ref,
+                                       ptrdiff_t ref_stride, const uint8_t *dis,
+                                       ptrdiff_t dis_stride, unsigned w, unsigned h, unsigned i,
+                                       unsigned mu_shift, unsigned sq_shift)
+{
+    const unsigned fw = vif_filter_width[0];
+    const uint16_t *taps = vif_filter_taps[0];
+    const uint8_t *pr[VIF_MAX_TAPS], *pd[VIF_MAX_TAPS];
+    for (unsigned k = 0; k < fw; k++) {
+        const int r = vif_mirror((int)i - (int)(fw / 2) + (int)k, (int)h);
+        pr[k] = ref + r * ref_stride;
+        pd[k] = dis + r * dis_stride;
+    }
+    for (unsigned j = 0; j < w; j += 16) {
+        const __mmask16 m = w - j >= 16 ? 0xffff : (__mmask16)((1u << (w - j)) - 1);
+        __m512i m1 = _mm512_setzero_si512(), m2 = m1, xx = m1, yy = m1, xy = m1;
+        for (unsigned k = 0; k < fw; k++) {
+            const __m512i c = _mm512_set1_epi32(taps[k]);
+            const __m512i x = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(m, pr[k] + j));
+            const __m512i y = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(m, pd[k] + j));
+            const __m512i cx = _mm512_mullo_epi32(c, x), cy = _mm512_mullo_epi32(c, y);
+            m1 = _mm512_add_epi32(m1, cx);
+            m2 = _mm512_add_epi32(m2, cy);
+            xx = _mm512_add_epi32(xx, _mm512_mullo_epi32(cx, x));
+            yy = _mm512_add_epi32(yy, _mm512_mullo_epi32(cy, y));
+            xy = _mm512_add_epi32(xy, _mm512_mullo_epi32(cx, y));
+        }
+        m1 = round_shift32_16(m1, mu_shift);
+        m2 = round_shift32_16(m2, mu_shift);
+        xx = round_shift32_16(xx, sq_shift);
+        yy = round_shift32_16(yy, sq_shift);
+        xy = round_shift32_16(xy, sq_shift);
+        _mm256_mask_storeu_epi16(out[VIF_MU1] + j, m, _mm512_cvtepi32_epi16(m1));
+        _mm256_mask_storeu_epi16(out[VIF_MU2] + j, m, _mm512_cvtepi32_epi16(m2));
+        _mm256_mask_storeu_epi16(out[VIF_XX_LO] + j, m, _mm512_cvtepi32_epi16(xx));
+        _mm256_mask_storeu_epi16(out[VIF_XX_HI] + j, m, _mm512_cvtepi32_epi16(_mm512_srli_epi32(xx, 16)));
+        _mm256_mask_storeu_epi16(out[VIF_YY_LO] + j, m, _mm512_cvtepi32_epi16(yy));
+        _mm256_mask_storeu_epi16(out[VIF_YY_HI] + j, m, _mm512_cvtepi32_epi16(_mm512_srli_epi32(yy, 16)));
+        _mm256_mask_storeu_epi16(out[VIF_XY_LO] + j, m, _mm512_cvtepi32_epi16(xy));
+        _mm256_mask_storeu_epi16(out[VIF_XY_HI] + j, m, _mm512_cvtepi32_epi16(_mm512_srli_epi32(xy, 16)));
+    }
+}
+#define VIF_STAT_VERTICAL_8 vif_stat_vertical_8_avx512
+
+/* vif_down_horizontal, 16 outputs a step: the even samples from tap k's
+ * offset are the low halves of 32-bit lanes. A step reads one sample past
+ * the last the C reads, inside the row's right padding (w >= 2 w2, padding
+ * >= half); the last w2 % 16 outputs are the C loop's. */
+static void vif_down_horizontal_avx512(uint16_t *out_r, uint16_t *out_d, const uint16_t *rr,
+                                       const uint16_t *rd, unsigned w2, unsigned next)
+{
+    const unsigned fw = vif_filter_width[next];
+    const int half = (int)(fw / 2);
+    const uint16_t *taps = vif_filter_taps[next];
+    const __m512i lo16 = _mm512_set1_epi32(0xffff), rnd = _mm512_set1_epi32(32768);
+    unsigned oj = 0;
+    for (; oj + 16 <= w2; oj += 16) {
+        __m512i ar = _mm512_setzero_si512(), ad = ar;
+        const uint16_t *pr = rr + 2 * (int)oj - half, *pd = rd + 2 * (int)oj - half;
+        for (unsigned k = 0; k < fw; k++) {
+            const __m512i c = _mm512_set1_epi32(taps[k]);
+            const __m512i x = _mm512_and_si512(_mm512_loadu_si512(pr + k), lo16);
+            const __m512i y = _mm512_and_si512(_mm512_loadu_si512(pd + k), lo16);
+            ar = _mm512_add_epi32(ar, _mm512_mullo_epi32(c, x));
+            ad = _mm512_add_epi32(ad, _mm512_mullo_epi32(c, y));
+        }
+        _mm256_storeu_si256((__m256i *)(out_r + oj),
+                            _mm512_cvtepi32_epi16(_mm512_srli_epi32(_mm512_add_epi32(ar, rnd), 16)));
+        _mm256_storeu_si256((__m256i *)(out_d + oj),
+                            _mm512_cvtepi32_epi16(_mm512_srli_epi32(_mm512_add_epi32(ad, rnd), 16)));
+    }
+    for (; oj < w2; oj++) {
+        const uint16_t *pr = rr + 2 * (int)oj - half, *pd = rd + 2 * (int)oj - half;
+        uint32_t ar = 0, ad = 0;
+        for (unsigned k = 0; k < fw; k++) {
+            ar += (uint32_t)taps[k] * pr[k];
+            ad += (uint32_t)taps[k] * pd[k];
+        }
+        out_r[oj] = vif_down_sample(ar);
+        out_d[oj] = vif_down_sample(ad);
+    }
+}
+#define VIF_DOWN_HORIZONTAL vif_down_horizontal_avx512
 #endif
 
 #define VIF_KERNELS_IMPL
