@@ -499,7 +499,7 @@ int main(int argc, char **argv)
      * pages the kernel must fault in and clear (a fifth of a 10-frame 1080p
      * run at one thread). */
     if (backend == TVMAF_BACKEND_CPU || !tvmaf_cuda_available()) {
-        const unsigned cpu_ahead = (threads > 1 ? threads : 1) + 3;
+        const unsigned cpu_ahead = (threads > 1 ? threads : 1) + 1;
         if (ahead > cpu_ahead) ahead = cpu_ahead;
     }
     if ((err = tvmaf_prefetch_start(&pf_ref, rd_ref, ahead, frame_cnt)) ||
