@@ -235,7 +235,7 @@ static void vif_stat_horizontal(uint16_t *const *rows, unsigned w, unsigned scal
 }
 
 /* Sums fit 32 bits and the shifted results 16. */
-static void vif_down_vertical(uint16_t *out_r, uint16_t *out_d, const void *ref,
+static __attribute__((unused)) void vif_down_vertical(uint16_t *out_r, uint16_t *out_d, const void *ref,
                               ptrdiff_t ref_stride, const void *dis, ptrdiff_t dis_stride,
                               bool is8, unsigned w, unsigned h, unsigned i, unsigned next,
                               unsigned shift)
@@ -297,11 +297,14 @@ static __attribute__((unused)) void vif_down_horizontal(uint16_t *out_r, uint16_
 #ifndef VIF_STAT_VERTICAL_16
 #define VIF_STAT_VERTICAL_16 vif_stat_vertical_16
 #endif
+#ifndef VIF_DOWN_VERTICAL
+#define VIF_DOWN_VERTICAL vif_down_vertical
+#endif
 #ifndef VIF_DOWN_HORIZONTAL
 #define VIF_DOWN_HORIZONTAL vif_down_horizontal
 #endif
 
 #define VIF_KERNELS_INIT { VIF_STAT_VERTICAL_8, VIF_STAT_VERTICAL_16, vif_stat_horizontal, \
-                           vif_down_vertical, VIF_DOWN_HORIZONTAL }
+                           VIF_DOWN_VERTICAL, VIF_DOWN_HORIZONTAL }
 
 #endif /* VIF_KERNELS_IMPL */

@@ -193,6 +193,110 @@ static void vif_down_horizontal_avx512(uint16_t *out_r, uint16_t *out_d, const u
     }
 }
 #define VIF_DOWN_HORIZONTAL vif_down_horizontal_avx512
+
+/* sixteen 32-bit lanes of (lo + 2^16 hi) rounded and shifted right by shift,
+ * as vif_round_shift64 (the sum reaches 48 bits: taken in 64-bit lanes) */
+static inline __m512i round_shift64_16(__m512i lo, __m512i hi, unsigned shift)
+{
+    const __m512i rnd = _mm512_set1_epi64(shift ? (int64_t)1 << (shift - 1) : 0);
+    const __m128i sh = _mm_cvtsi32_si128((int)shift);
+    __m256i half[2];
+    for (int q = 0; q < 2; q++) {
+        const __m512i l = _mm512_cvtepu32_epi64(q ? _mm512_extracti64x4_epi64(lo, 1)
+                                                  : _mm512_castsi512_si256(lo));
+        const __m512i h = _mm512_cvtepu32_epi64(q ? _mm512_extracti64x4_epi64(hi, 1)
+                                                  : _mm512_castsi512_si256(hi));
+        const __m512i v = _mm512_add_epi64(_mm512_add_epi64(l, _mm512_slli_epi64(h, 16)), rnd);
+        half[q] = _mm512_cvtepi64_epi32(_mm512_srl_epi64(v, sh));
+    }
+    return _mm512_inserti64x4(_mm512_castsi256_si512(half[0]), half[1], 1);
+}
+
+/* vif_stat_vertical_16 on 16 columns a step: the eight column sums (means,
+ * and the moments' products split in 16-bit halves, as the C) in registers. */
+static void vif_stat_vertical_16_avx512(uint16_t *const *out, const uint16_t *ref,
+                                        ptrdiff_t ref_stride, const uint16_t *dis,
+                                        ptrdiff_t dis_stride, unsigned w, unsigned h, unsigned i,
+                                        unsigned scale, unsigned mu_shift, unsigned sq_shift)
+{
+    const unsigned fw = vif_filter_width[scale];
+    const uint16_t *taps = vif_filter_taps[scale];
+    const uint16_t *pr[VIF_MAX_TAPS], *pd[VIF_MAX_TAPS];
+    for (unsigned k = 0; k < fw; k++) {
+        const int r = vif_mirror((int)i - (int)(fw / 2) + (int)k, (int)h);
+        pr[k] = (const uint16_t *)((const char *)ref + r * ref_stride);
+        pd[k] = (const uint16_t *)((const char *)dis + r * dis_stride);
+    }
+    const __m512i lo16 = _mm512_set1_epi32(0xffff);
+    for (unsigned j = 0; j < w; j += 16) {
+        const __mmask16 m = w - j >= 16 ? 0xffff : (__mmask16)((1u << (w - j)) - 1);
+        __m512i m1 = _mm512_setzero_si512(), m2 = m1, xl = m1, xh = m1, yl = m1, yh = m1;
+        __m512i cl = m1, ch = m1;
+        for (unsigned k = 0; k < fw; k++) {
+            const __m512i c = _mm512_set1_epi32(taps[k]);
+            const __m512i x = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, pr[k] + j));
+            const __m512i y = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, pd[k] + j));
+            const __m512i x2 = _mm512_mullo_epi32(x, x), y2 = _mm512_mullo_epi32(y, y);
+            const __m512i xy = _mm512_mullo_epi32(x, y);
+            m1 = _mm512_add_epi32(m1, _mm512_mullo_epi32(c, x));
+            m2 = _mm512_add_epi32(m2, _mm512_mullo_epi32(c, y));
+            xl = _mm512_add_epi32(xl, _mm512_mullo_epi32(c, _mm512_and_si512(x2, lo16)));
+            xh = _mm512_add_epi32(xh, _mm512_mullo_epi32(c, _mm512_srli_epi32(x2, 16)));
+            yl = _mm512_add_epi32(yl, _mm512_mullo_epi32(c, _mm512_and_si512(y2, lo16)));
+            yh = _mm512_add_epi32(yh, _mm512_mullo_epi32(c, _mm512_srli_epi32(y2, 16)));
+            cl = _mm512_add_epi32(cl, _mm512_mullo_epi32(c, _mm512_and_si512(xy, lo16)));
+            ch = _mm512_add_epi32(ch, _mm512_mullo_epi32(c, _mm512_srli_epi32(xy, 16)));
+        }
+        const __m512i xx = round_shift64_16(xl, xh, sq_shift);
+        const __m512i yy = round_shift64_16(yl, yh, sq_shift);
+        const __m512i cc = round_shift64_16(cl, ch, sq_shift);
+        _mm256_mask_storeu_epi16(out[VIF_MU1] + j, m, _mm512_cvtepi32_epi16(round_shift32_16(m1, mu_shift)));
+        _mm256_mask_storeu_epi16(out[VIF_MU2] + j, m, _mm512_cvtepi32_epi16(round_shift32_16(m2, mu_shift)));
+        _mm256_mask_storeu_epi16(out[VIF_XX_LO] + j, m, _mm512_cvtepi32_epi16(xx));
+        _mm256_mask_storeu_epi16(out[VIF_XX_HI] + j, m, _mm512_cvtepi32_epi16(_mm512_srli_epi32(xx, 16)));
+        _mm256_mask_storeu_epi16(out[VIF_YY_LO] + j, m, _mm512_cvtepi32_epi16(yy));
+        _mm256_mask_storeu_epi16(out[VIF_YY_HI] + j, m, _mm512_cvtepi32_epi16(_mm512_srli_epi32(yy, 16)));
+        _mm256_mask_storeu_epi16(out[VIF_XY_LO] + j, m, _mm512_cvtepi32_epi16(cc));
+        _mm256_mask_storeu_epi16(out[VIF_XY_HI] + j, m, _mm512_cvtepi32_epi16(_mm512_srli_epi32(cc, 16)));
+    }
+}
+#define VIF_STAT_VERTICAL_16 vif_stat_vertical_16_avx512
+
+/* vif_down_vertical, 16 columns a step, both sums in registers. */
+static void vif_down_vertical_avx512(uint16_t *out_r, uint16_t *out_d, const void *ref,
+                                     ptrdiff_t ref_stride, const void *dis, ptrdiff_t dis_stride,
+                                     bool is8, unsigned w, unsigned h, unsigned i, unsigned next,
+                                     unsigned shift)
+{
+    const unsigned fw = vif_filter_width[next];
+    const uint16_t *taps = vif_filter_taps[next];
+    const char *pr[VIF_MAX_TAPS], *pd[VIF_MAX_TAPS];
+    for (unsigned k = 0; k < fw; k++) {
+        const int r = vif_mirror((int)i - (int)(fw / 2) + (int)k, (int)h);
+        pr[k] = (const char *)ref + r * ref_stride;
+        pd[k] = (const char *)dis + r * dis_stride;
+    }
+    for (unsigned j = 0; j < w; j += 16) {
+        const __mmask16 m = w - j >= 16 ? 0xffff : (__mmask16)((1u << (w - j)) - 1);
+        __m512i ar = _mm512_setzero_si512(), ad = ar;
+        for (unsigned k = 0; k < fw; k++) {
+            const __m512i c = _mm512_set1_epi32(taps[k]);
+            __m512i x, y;
+            if (is8) {
+                x = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(m, (const uint8_t *)pr[k] + j));
+                y = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(m, (const uint8_t *)pd[k] + j));
+            } else {
+                x = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, (const uint16_t *)pr[k] + j));
+                y = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, (const uint16_t *)pd[k] + j));
+            }
+            ar = _mm512_add_epi32(ar, _mm512_mullo_epi32(c, x));
+            ad = _mm512_add_epi32(ad, _mm512_mullo_epi32(c, y));
+        }
+        _mm256_mask_storeu_epi16(out_r + j, m, _mm512_cvtepi32_epi16(round_shift32_16(ar, shift)));
+        _mm256_mask_storeu_epi16(out_d + j, m, _mm512_cvtepi32_epi16(round_shift32_16(ad, shift)));
+    }
+}
+#define VIF_DOWN_VERTICAL vif_down_vertical_avx512
 #endif
 
 #define VIF_KERNELS_IMPL
