@@ -89,7 +89,7 @@ static void usage(FILE *f, const char *app)
         " --subsample N              score every Nth frame\n"
         " --frame_cnt N              score at most N frames\n"
         " --frame_skip_ref N, --frame_skip_dist N  skip the first N frames of an input\n"
-        " --cpumask MASK             SIMD levels to disable (accepted; all kernels are scalar)\n"
+        " --cpumask MASK             SIMD levels to disable, libvmaf's bits (8 AVX2, 16 AVX-512)\n"
         " --adm-div host|table|ieee  float_adm's division, for every instance (default host:\n"
         "                            this processor's reciprocal estimate, as libvmaf here)\n"
         "GPU backends:\n"
