@@ -372,7 +372,8 @@ typedef struct BenchBuf {
     unsigned w, h;
     uint8_t *r8, *d8;
     uint16_t *r16, *d16;
-    VifRows rows;
+    VifRows rows;    /* the statistic's vertical-pass rows (read by stat_horizontal) */
+    VifRows scratch; /* what the other vif kernels write */
     uint16_t log2_table[VIF_LOG2_TABLE_ALLOC];
     int32_t *y;
 } BenchBuf;
@@ -391,19 +392,19 @@ static void bench_call(int k, const VifKernels *v, const MotionKernels *m, Bench
     VifSums sums = { 0, 0, 0, 0 };
     switch (k) {
     case K_VIF_SV8:
-        v->stat_vertical_8(b->rows.row, b->r8, w, b->d8, w, w, h, h / 2, 8, 8);
+        v->stat_vertical_8(b->scratch.row, b->r8, w, b->d8, w, w, h, h / 2, 8, 8);
         break;
     case K_VIF_SV16:
-        v->stat_vertical_16(b->rows.row, b->r16, 2 * w, b->d16, 2 * w, w, h, h / 2, 1, 16, 16);
+        v->stat_vertical_16(b->scratch.row, b->r16, 2 * w, b->d16, 2 * w, w, h, h / 2, 1, 16, 16);
         break;
     case K_VIF_SH0: v->stat_horizontal(b->rows.row, w, 0, b->log2_table, 100.0, &sums); break;
     case K_VIF_SH1: v->stat_horizontal(b->rows.row, w, 1, b->log2_table, 100.0, &sums); break;
     case K_VIF_DV:
-        v->down_vertical(b->rows.row[VIF_XX_LO], b->rows.row[VIF_XX_HI], b->r8, w, b->d8, w, true,
+        v->down_vertical(b->scratch.row[VIF_XX_LO], b->scratch.row[VIF_XX_HI], b->r8, w, b->d8, w, true,
                          w, h, h / 2, 1, 8);
         break;
     case K_VIF_DH:
-        v->down_horizontal(b->rows.row[VIF_XX_LO], b->rows.row[VIF_XX_HI], b->rows.row[VIF_MU1],
+        v->down_horizontal(b->scratch.row[VIF_XX_LO], b->scratch.row[VIF_XX_HI], b->rows.row[VIF_MU1],
                            b->rows.row[VIF_MU2], w / 2, 1);
         break;
     case K_MOT_V8: {
@@ -416,17 +417,13 @@ static void bench_call(int k, const VifKernels *v, const MotionKernels *m, Bench
     }
 }
 
-static double bench_time(int k, const VifKernels *v, const MotionKernels *m, BenchBuf *b)
+/* Seconds per call: the best of several rounds of calls. */
+static double bench_round(int k, const VifKernels *v, const MotionKernels *m, BenchBuf *b)
 {
-    double best = 1e9;
-    for (int rep = 0; rep < 5; rep++) {
-        const unsigned calls = 200;
-        const double t0 = now_s();
-        for (unsigned i = 0; i < calls; i++) bench_call(k, v, m, b);
-        const double t = (now_s() - t0) / calls;
-        if (t < best) best = t;
-    }
-    return best;
+    const unsigned calls = 100;
+    const double t0 = now_s();
+    for (unsigned i = 0; i < calls; i++) bench_call(k, v, m, b);
+    return (now_s() - t0) / calls;
 }
 
 static void bench(const Level *levels, unsigned n_levels)
@@ -436,9 +433,14 @@ static void bench(const Level *levels, unsigned n_levels)
     b.r8 = malloc(n); b.d8 = malloc(n);
     b.r16 = malloc(2 * n); b.d16 = malloc(2 * n);
     b.y = malloc(b.w * sizeof(int32_t));
-    if (!b.r8 || !b.d8 || !b.r16 || !b.d16 || !b.y || vif_rows_alloc(&b.rows, b.w)) exit(2);
+    if (!b.r8 || !b.d8 || !b.r16 || !b.d16 || !b.y || vif_rows_alloc(&b.rows, b.w) ||
+        vif_rows_alloc(&b.scratch, b.w))
+        exit(2);
     fill8(b.r8, n, PAT_RANDOM);
-    fill8(b.d8, n, PAT_RANDOM);
+    for (size_t i = 0; i < n; i++) { /* distorted: the reference plus a little noise */
+        const int v = b.r8[i] + (int)(rnd() % 9) - 4;
+        b.d8[i] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+    }
     fill16(b.r16, n, PAT_RANDOM, 16);
     fill16(b.d16, n, PAT_RANDOM, 16);
     vif_log2_table_fill(b.log2_table, vif_log2_steps);
@@ -452,18 +454,24 @@ static void bench(const Level *levels, unsigned n_levels)
     printf("%-32s %10s", "kernel (1920 columns)", "C us");
     for (unsigned l = 0; l < n_levels; l++) printf(" %10s %8s", levels[l].name, "speed-up");
     printf("\n");
+    /* C and the levels take turns, round after round, so a machine whose load
+     * drifts slows them alike; each keeps its best round */
     for (int k = 0; k < N_BENCH; k++) {
-        VifRows keep = b.rows; /* kernels writing rows write the scratch rows */
-        const double tc = bench_time(k, &tvmaf_vif_kernels_c, &tvmaf_motion_kernels_c, &b);
-        printf("%-32s %10.2f", bench_names[k], tc * 1e6);
-        for (unsigned l = 0; l < n_levels; l++) {
-            const double t = bench_time(k, levels[l].vif, levels[l].motion, &b);
-            printf(" %10.2f %7.2fx", t * 1e6, tc / t);
+        double best[3] = { 1e9, 1e9, 1e9 };
+        for (int round = 0; round < 15; round++) {
+            for (unsigned l = 0; l <= n_levels; l++) {
+                const double t = l ? bench_round(k, levels[l - 1].vif, levels[l - 1].motion, &b)
+                                   : bench_round(k, &tvmaf_vif_kernels_c, &tvmaf_motion_kernels_c, &b);
+                if (t < best[l]) best[l] = t;
+            }
         }
+        printf("%-32s %10.2f", bench_names[k], best[0] * 1e6);
+        for (unsigned l = 0; l < n_levels; l++)
+            printf(" %10.2f %7.2fx", best[l + 1] * 1e6, best[0] / best[l + 1]);
         printf("\n");
-        b.rows = keep;
     }
     free(b.r8); free(b.d8); free(b.r16); free(b.d16); free(b.y); free(b.rows.mem);
+    free(b.scratch.mem);
 }
 
 int main(int argc, char **argv)
