@@ -30,6 +30,11 @@ extern const MotionKernels tvmaf_motion_kernels_avx2, tvmaf_motion_kernels_avx51
 /* The kernels for these CPU flags (core/cpu.h). */
 const MotionKernels *tvmaf_motion_kernels(unsigned cpu_flags);
 
+/* A level may replace the horizontal pass by defining MOTION_HROW_SAD. */
+#ifndef MOTION_HROW_SAD
+#define MOTION_HROW_SAD motion_k_hrow_sad
+#endif
+
 /* Out-of-line copies of the math header's row functions, so a kernel set
  * takes their addresses in the translation unit (and instruction set) it is
  * compiled for. */
@@ -40,8 +45,8 @@ const MotionKernels *tvmaf_motion_kernels(unsigned cpu_flags);
     static int32_t motion_k_vrow_16(const uint16_t *const p[5], const uint16_t *const c[5],   \
                                   int32_t *y, unsigned w, unsigned bpc)                      \
     { return motion_vrow_16(p, c, y, w, bpc); }                                              \
-    static uint32_t motion_k_hrow_sad(const int32_t *y, unsigned w)                            \
+    static __attribute__((unused)) uint32_t motion_k_hrow_sad(const int32_t *y, unsigned w) \
     { return motion_hrow_sad(y, w); }                                                        \
-    const MotionKernels name = { motion_k_vrow_8, motion_k_vrow_16, motion_k_hrow_sad }
+    const MotionKernels name = { motion_k_vrow_8, motion_k_vrow_16, MOTION_HROW_SAD }
 
 #endif
