@@ -174,13 +174,17 @@ static __attribute__((unused)) void vif_stat_vertical_16(uint16_t *const *out, c
 }
 
 /* out[b] = sum over k < fw of taps[k] * v[b + k], for b < n. Inlined with a
- * constant fw, so the tap loop unrolls and the sums stay in registers. */
+ * constant fw, so the tap loop unrolls and the sums stay in registers. The
+ * taps are symmetric: the two samples of a tap pair are added first (below
+ * 2^17, times a tap below 2^15), the same integer with half the products. */
 static inline __attribute__((always_inline)) void
 vif_filter_row(uint32_t *out, const uint16_t *v, unsigned n, const uint16_t *taps, unsigned fw)
 {
+    const unsigned half = fw / 2;
     for (unsigned b = 0; b < n; b++) {
-        uint32_t a = 0;
-        for (unsigned k = 0; k < fw; k++) a += (uint32_t)taps[k] * v[b + k];
+        uint32_t a = (uint32_t)taps[half] * v[b + half];
+        for (unsigned k = 0; k < half; k++)
+            a += (uint32_t)taps[k] * ((uint32_t)v[b + k] + v[b + fw - 1 - k]);
         out[b] = a;
     }
 }
