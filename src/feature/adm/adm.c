@@ -513,6 +513,16 @@ static void decouple32(const AdmCpu *m, const AdmScale *c, const Bands32 *ref,
     const double egl = m->s.enhn_gain_limit;
     const int jv = adm_lanes_end(c->work_l, c->work_r, ADM_LANES_DECOUPLE);
     for (int i = c->work_t; i < c->work_b; i++) {
+#ifdef ADM_DECOUPLE32_ROW
+        /* a level's row kernel (adm_x86.c), the same per-coefficient arithmetic */
+        const size_t x0 = (size_t)i * c->w;
+        ADM_DECOUPLE32_ROW((const int32_t *const[3]){ ref->b[0] + x0, ref->b[1] + x0, ref->b[2] + x0 },
+                           (const int32_t *const[3]){ dis->b[0] + x0, dis->b[1] + x0, dis->b[2] + x0 },
+                           (int32_t *const[3]){ r->b[0] + x0, r->b[1] + x0, r->b[2] + x0 },
+                           (int32_t *const[3]){ a->b[0] + x0, a->b[1] + x0, a->b[2] + x0 },
+                           c->work_l, c->work_r, jv, m->recip, m->s.cos_1deg_sq, egl);
+        continue;
+#endif
         for (int j = c->work_l; j < c->work_r; j++) {
             const size_t x = (size_t)i * c->w + j;
             const int32_t o[3] = { ref->b[0][x], ref->b[1][x], ref->b[2][x] };
