@@ -189,7 +189,7 @@ vif_filter_row(uint32_t *out, const uint16_t *v, unsigned n, const uint16_t *tap
     }
 }
 
-static inline __attribute__((always_inline)) void
+static inline __attribute__((always_inline, unused)) void
 vif_filter_rows(uint32_t (*acc)[VIF_BLOCK], uint16_t *const *row, int o, unsigned n,
                 const uint16_t *taps, unsigned fw)
 {
@@ -215,6 +215,10 @@ vif_pixels(VifSums *row, uint32_t (*acc)[VIF_BLOCK], unsigned n, const uint16_t 
 #define VIF_PIXELS vif_pixels
 #endif
 
+#ifndef VIF_FILTER_ROWS
+#define VIF_FILTER_ROWS vif_filter_rows
+#endif
+
 static void vif_stat_horizontal(uint16_t *const *rows, unsigned w, unsigned scale,
                                 const uint16_t *log2_table, double gain_limit, VifSums *sums)
 {
@@ -228,10 +232,10 @@ static void vif_stat_horizontal(uint16_t *const *rows, unsigned w, unsigned scal
         const int o = (int)j0 - half;
         uint32_t acc[VIF_N_ROWS][VIF_BLOCK];
         switch (scale) {
-        case 0: vif_filter_rows(acc, rows, o, n, taps, 17); break;
-        case 1: vif_filter_rows(acc, rows, o, n, taps, 9); break;
-        case 2: vif_filter_rows(acc, rows, o, n, taps, 5); break;
-        default: vif_filter_rows(acc, rows, o, n, taps, 3); break;
+        case 0: VIF_FILTER_ROWS(acc, rows, o, n, taps, 17); break;
+        case 1: VIF_FILTER_ROWS(acc, rows, o, n, taps, 9); break;
+        case 2: VIF_FILTER_ROWS(acc, rows, o, n, taps, 5); break;
+        default: VIF_FILTER_ROWS(acc, rows, o, n, taps, 3); break;
         }
         VIF_PIXELS(&row, acc, n, log2_table, gain_limit);
     }

@@ -101,6 +101,34 @@ static void vif_pixels_avx512(VifSums *row, uint32_t (*acc)[VIF_BLOCK], unsigned
 }
 #define VIF_PIXELS vif_pixels_avx512
 
+static inline __m512i load_u16x16(const uint16_t *p, __mmask16 m)
+{
+    return _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, p));
+}
+
+/* vif_filter_rows, 16 columns a step, the symmetric taps' samples added
+ * first as the C does (the same integers); inlined with a constant fw. Lanes
+ * past n read nothing and are ignored by the statistic. */
+static inline __attribute__((always_inline)) void
+vif_filter_rows_avx512(uint32_t (*acc)[VIF_BLOCK], uint16_t *const *row, int o, unsigned n,
+                       const uint16_t *taps, unsigned fw)
+{
+    const unsigned half = fw / 2;
+    for (unsigned b = 0; b < n; b += 16) {
+        const __mmask16 m = n - b >= 16 ? 0xffff : (__mmask16)((1u << (n - b)) - 1);
+        for (unsigned q = 0; q < VIF_N_ROWS; q++) {
+            const uint16_t *p = row[q] + o + (int)b;
+            __m512i a = _mm512_mullo_epi32(_mm512_set1_epi32(taps[half]), load_u16x16(p + half, m));
+            for (unsigned k = 0; k < half; k++)
+                a = _mm512_add_epi32(a, _mm512_mullo_epi32(_mm512_set1_epi32(taps[k]),
+                                                           _mm512_add_epi32(load_u16x16(p + k, m),
+                                                                            load_u16x16(p + fw - 1 - k, m))));
+            _mm512_storeu_si512(acc[q] + b, a);
+        }
+    }
+}
+#define VIF_FILTER_ROWS vif_filter_rows_avx512
+
 static inline __m512i round_shift32_16(__m512i v, unsigned shift)
 {
     if (!shift) return v;
