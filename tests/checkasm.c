@@ -308,7 +308,7 @@ static double *score(const char *const *features, unsigned w, unsigned h, unsign
                     const void *src = (const char *)p[0].data[pl] + (ptrdiff_t)y * p[0].stride[pl];
                     const int maxv = (1 << bpc) - 1;
                     for (unsigned x = 0; x < p[s].w[pl]; x++) {
-                        const int e = ((int)(rnd() % 9) - 4) << (bpc - 8);
+                        const int e = ((int)(rnd() % 9) - 4) * (1 << (bpc - 8));
                         int v = (bpc == 8 ? ((const uint8_t *)src)[x] : ((const uint16_t *)src)[x]) + e;
                         v = v < 0 ? 0 : v > maxv ? maxv : v;
                         if (bpc == 8) ((uint8_t *)row)[x] = (uint8_t)v;
