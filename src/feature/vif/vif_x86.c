@@ -325,9 +325,164 @@ static void vif_down_vertical_avx512(uint16_t *out_r, uint16_t *out_d, const voi
     }
 }
 #define VIF_DOWN_VERTICAL vif_down_vertical_avx512
-#endif
 
 #define VIF_KERNELS_IMPL
 #include "feature/vif/vif_kernels.h"
+
+#elif defined(__AVX2__)
+#include <immintrin.h>
+
+/* AVX2: the 32-bit kernels 8 columns a step (the C kernel on the last
+ * w % 8 columns: every output column reads its own columns only, or, for
+ * the decimation, its own pair); the per-pixel statistic stays the C
+ * compiled for the level (its 64-bit operations have no AVX2 form). */
+
+#define VIF_KERNELS_IMPL
+#include "feature/vif/vif_kernels.h"
+
+static inline __m256i load_u8x8(const uint8_t *p)
+{
+    return _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)p));
+}
+
+static inline __m256i load_u16x8(const uint16_t *p)
+{
+    return _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)p));
+}
+
+/* eight 32-bit lanes holding values below 2^16, stored as uint16 */
+static inline void store_u16x8(uint16_t *dst, __m256i v)
+{
+    v = _mm256_permute4x64_epi64(_mm256_packus_epi32(v, v), 0x08);
+    _mm_storeu_si128((__m128i *)dst, _mm256_castsi256_si128(v));
+}
+
+static inline __m256i round_shift32_8(__m256i v, unsigned shift)
+{
+    if (!shift) return v;
+    return _mm256_srl_epi32(_mm256_add_epi32(v, _mm256_set1_epi32(1 << (shift - 1))),
+                            _mm_cvtsi32_si128((int)shift));
+}
+
+static void vif_stat_vertical_8_avx2(uint16_t *const *out, const uint8_t *ref,
+                                     ptrdiff_t ref_stride, const uint8_t *dis,
+                                     ptrdiff_t dis_stride, unsigned w, unsigned h, unsigned i,
+                                     unsigned mu_shift, unsigned sq_shift)
+{
+    const unsigned fw = vif_filter_width[0];
+    const uint16_t *taps = vif_filter_taps[0];
+    const uint8_t *pr[VIF_MAX_TAPS], *pd[VIF_MAX_TAPS];
+    for (unsigned k = 0; k < fw; k++) {
+        const int r = vif_mirror((int)i - (int)(fw / 2) + (int)k, (int)h);
+        pr[k] = ref + r * ref_stride;
+        pd[k] = dis + r * dis_stride;
+    }
+    const __m256i lo16 = _mm256_set1_epi32(0xffff);
+    const unsigned w8 = w & ~7u;
+    for (unsigned j = 0; j < w8; j += 8) {
+        __m256i m1 = _mm256_setzero_si256(), m2 = m1, xx = m1, yy = m1, xy = m1;
+        for (unsigned k = 0; k < fw; k++) {
+            const __m256i c = _mm256_set1_epi32(taps[k]);
+            const __m256i x = load_u8x8(pr[k] + j), y = load_u8x8(pd[k] + j);
+            const __m256i cx = _mm256_mullo_epi32(c, x), cy = _mm256_mullo_epi32(c, y);
+            m1 = _mm256_add_epi32(m1, cx);
+            m2 = _mm256_add_epi32(m2, cy);
+            xx = _mm256_add_epi32(xx, _mm256_mullo_epi32(cx, x));
+            yy = _mm256_add_epi32(yy, _mm256_mullo_epi32(cy, y));
+            xy = _mm256_add_epi32(xy, _mm256_mullo_epi32(cx, y));
+        }
+        xx = round_shift32_8(xx, sq_shift);
+        yy = round_shift32_8(yy, sq_shift);
+        xy = round_shift32_8(xy, sq_shift);
+        store_u16x8(out[VIF_MU1] + j, round_shift32_8(m1, mu_shift));
+        store_u16x8(out[VIF_MU2] + j, round_shift32_8(m2, mu_shift));
+        store_u16x8(out[VIF_XX_LO] + j, _mm256_and_si256(xx, lo16));
+        store_u16x8(out[VIF_XX_HI] + j, _mm256_srli_epi32(xx, 16));
+        store_u16x8(out[VIF_YY_LO] + j, _mm256_and_si256(yy, lo16));
+        store_u16x8(out[VIF_YY_HI] + j, _mm256_srli_epi32(yy, 16));
+        store_u16x8(out[VIF_XY_LO] + j, _mm256_and_si256(xy, lo16));
+        store_u16x8(out[VIF_XY_HI] + j, _mm256_srli_epi32(xy, 16));
+    }
+    if (w8 < w) {
+        uint16_t *tail[VIF_N_ROWS];
+        for (unsigned q = 0; q < VIF_N_ROWS; q++) tail[q] = out[q] + w8;
+        vif_stat_vertical_8(tail, ref + w8, ref_stride, dis + w8, dis_stride, w - w8, h, i,
+                            mu_shift, sq_shift);
+    }
+}
+#undef VIF_STAT_VERTICAL_8
+#define VIF_STAT_VERTICAL_8 vif_stat_vertical_8_avx2
+
+static void vif_down_vertical_avx2(uint16_t *out_r, uint16_t *out_d, const void *ref,
+                                   ptrdiff_t ref_stride, const void *dis, ptrdiff_t dis_stride,
+                                   bool is8, unsigned w, unsigned h, unsigned i, unsigned next,
+                                   unsigned shift)
+{
+    const unsigned fw = vif_filter_width[next];
+    const uint16_t *taps = vif_filter_taps[next];
+    const char *pr[VIF_MAX_TAPS], *pd[VIF_MAX_TAPS];
+    for (unsigned k = 0; k < fw; k++) {
+        const int r = vif_mirror((int)i - (int)(fw / 2) + (int)k, (int)h);
+        pr[k] = (const char *)ref + r * ref_stride;
+        pd[k] = (const char *)dis + r * dis_stride;
+    }
+    const unsigned w8 = w & ~7u;
+    for (unsigned j = 0; j < w8; j += 8) {
+        __m256i ar = _mm256_setzero_si256(), ad = ar;
+        for (unsigned k = 0; k < fw; k++) {
+            const __m256i c = _mm256_set1_epi32(taps[k]);
+            const __m256i x = is8 ? load_u8x8((const uint8_t *)pr[k] + j)
+                                  : load_u16x8((const uint16_t *)pr[k] + j);
+            const __m256i y = is8 ? load_u8x8((const uint8_t *)pd[k] + j)
+                                  : load_u16x8((const uint16_t *)pd[k] + j);
+            ar = _mm256_add_epi32(ar, _mm256_mullo_epi32(c, x));
+            ad = _mm256_add_epi32(ad, _mm256_mullo_epi32(c, y));
+        }
+        store_u16x8(out_r + j, round_shift32_8(ar, shift));
+        store_u16x8(out_d + j, round_shift32_8(ad, shift));
+    }
+    if (w8 < w) {
+        const size_t b = is8 ? w8 : 2 * (size_t)w8;
+        vif_down_vertical(out_r + w8, out_d + w8, (const char *)ref + b, ref_stride,
+                          (const char *)dis + b, dis_stride, is8, w - w8, h, i, next, shift);
+    }
+}
+#undef VIF_DOWN_VERTICAL
+#define VIF_DOWN_VERTICAL vif_down_vertical_avx2
+
+/* 8 outputs a step: the even samples are the low halves of 32-bit lanes
+ * (one sample past the C's last, inside the row's right padding) */
+static void vif_down_horizontal_avx2(uint16_t *out_r, uint16_t *out_d, const uint16_t *rr,
+                                     const uint16_t *rd, unsigned w2, unsigned next)
+{
+    const unsigned fw = vif_filter_width[next];
+    const int half = (int)(fw / 2);
+    const uint16_t *taps = vif_filter_taps[next];
+    const __m256i lo16 = _mm256_set1_epi32(0xffff), rnd = _mm256_set1_epi32(32768);
+    const unsigned w8 = w2 & ~7u;
+    for (unsigned oj = 0; oj < w8; oj += 8) {
+        __m256i ar = _mm256_setzero_si256(), ad = ar;
+        const uint16_t *pr = rr + 2 * (int)oj - half, *pd = rd + 2 * (int)oj - half;
+        for (unsigned k = 0; k < fw; k++) {
+            const __m256i c = _mm256_set1_epi32(taps[k]);
+            const __m256i x = _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(pr + k)), lo16);
+            const __m256i y = _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(pd + k)), lo16);
+            ar = _mm256_add_epi32(ar, _mm256_mullo_epi32(c, x));
+            ad = _mm256_add_epi32(ad, _mm256_mullo_epi32(c, y));
+        }
+        store_u16x8(out_r + oj, _mm256_srli_epi32(_mm256_add_epi32(ar, rnd), 16));
+        store_u16x8(out_d + oj, _mm256_srli_epi32(_mm256_add_epi32(ad, rnd), 16));
+    }
+    if (w8 < w2)
+        vif_down_horizontal(out_r + w8, out_d + w8, rr + 2 * w8, rd + 2 * w8, w2 - w8, next);
+}
+#undef VIF_DOWN_HORIZONTAL
+#define VIF_DOWN_HORIZONTAL vif_down_horizontal_avx2
+#endif
+
+#ifndef __AVX2__
+#define VIF_KERNELS_IMPL
+#include "feature/vif/vif_kernels.h"
+#endif
 
 const VifKernels TVMAF_SIMD_NAME(tvmaf_vif_kernels) = VIF_KERNELS_INIT;
