@@ -6,6 +6,14 @@ fps = frames / wall seconds of the command (start-up included), median of
 
   bench/bench.py [--tvmaf EXE] [--clips DIR] [--threads 1,2] [--backend cpu]
                  [--runs 5] [--long] [--model version=vmaf_v0.6.1] [--features ...]
+                 [--cpumask N] [--compare REF_EXE]
+
+--compare REF_EXE runs libvmaf's `vmaf` (same options, no tvmaf-only ones)
+in alternating pairs with tvmaf (the order swapped every pair, so drifting
+load hits both alike) and prints, per row, both fps and the median over the
+pairs of ref/tvmaf for wall time and for CPU time (user + system of the
+command): above 1 means tvmaf is faster. On a shared, loaded machine the CPU
+ratio is the steadier of the two.
 
 Default clips: forest_1920x1080 (10 frames) and meadow_3840x2160 (3 frames)
 as decoded. --long builds the issue's long clips in --work: forest repeated to
@@ -14,6 +22,7 @@ vmaf_4k_v0.6.1 when the model is vmaf_v0.6.1.
 """
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -60,6 +69,17 @@ def warm(paths):
                 pass
 
 
+def run_timed(cmd):
+    """(returncode, stderr, wall seconds, CPU seconds: user + system) of one command."""
+    t0 = time.perf_counter()
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    err = p.stderr.read()
+    _, status, ru = os.wait4(p.pid, 0)
+    dt = time.perf_counter() - t0
+    p.returncode = os.waitstatus_to_exitcode(status)
+    return p.returncode, err.decode(errors='replace'), dt, ru.ru_utime + ru.ru_stime
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--tvmaf', default=os.path.join(ROOT, 'build', 'tools', 'tvmaf'))
@@ -72,6 +92,9 @@ def main():
     ap.add_argument('--model', default='version=vmaf_v0.6.1')
     ap.add_argument('--features', default='', help='comma-separated --feature list (with -n when no model)')
     ap.add_argument('--clip', action='append')
+    ap.add_argument('--cpumask', help="tvmaf's --cpumask (SIMD levels to disable)")
+    ap.add_argument('--compare', metavar='REF_EXE',
+                    help="libvmaf's vmaf tool: alternating paired runs, ratios printed")
     ap.add_argument('--stats', action='store_true',
                     help='after the timed runs, one more with --gpu-stats, printing its '
                          'per-frame counts and device times')
@@ -102,13 +125,44 @@ def main():
                 cmd += ['-m', model]
             else:
                 cmd += ['-n']
+            if a.cpumask is not None:
+                cmd += ['--cpumask', a.cpumask]
+            if a.compare:
+                ref_cmd = [a.compare] + [x for x in cmd[1:] if x not in ('--backend', a.backend)]
+                if a.cpumask is not None:
+                    ref_cmd = ref_cmd[:-2]
+                tv, rf, ratio_wall, ratio_cpu = [], [], [], []
+                for i in range(a.runs):
+                    order = [('tvmaf', cmd), ('ref', ref_cmd)]
+                    if i % 2:
+                        order.reverse()
+                    got = {}
+                    for who, c_ in order:
+                        rc, err, wall, cpu = run_timed(c_)
+                        if rc:
+                            print(' '.join(c_), err, file=sys.stderr)
+                            return 1
+                        got[who] = (wall, cpu)
+                    tv.append(got['tvmaf'])
+                    rf.append(got['ref'])
+                    ratio_wall.append(got['ref'][0] / got['tvmaf'][0])
+                    ratio_cpu.append(got['ref'][1] / got['tvmaf'][1])
+                med_t = statistics.median(x[0] for x in tv)
+                med_r = statistics.median(x[0] for x in rf)
+                print(f'{name:18s} frames={frames:4d} threads={t:>7s} tvmaf fps={frames / med_t:8.2f} '
+                      f'ref fps={frames / med_r:8.2f}  ref/tvmaf: wall {statistics.median(ratio_wall):.3f} '
+                      f'cpu {statistics.median(ratio_cpu):.3f} (medians of {a.runs} pairs; cpu s '
+                      f'tvmaf {statistics.median(x[1] for x in tv):.3f} ref '
+                      f'{statistics.median(x[1] for x in rf):.3f})')
+                print('  tvmaf: ' + ' '.join(cmd))
+                print('  ref:   ' + ' '.join(ref_cmd))
+                sys.stdout.flush()
+                continue
             times = []
             for _ in range(a.runs):
-                t0 = time.perf_counter()
-                p = subprocess.run(cmd, capture_output=True, text=True)
-                dt = time.perf_counter() - t0
-                if p.returncode:
-                    print(' '.join(cmd), p.stderr, file=sys.stderr)
+                rc, err, dt, _cpu = run_timed(cmd)
+                if rc:
+                    print(' '.join(cmd), err, file=sys.stderr)
                     return 1
                 times.append(dt)
             med = statistics.median(times)

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "tvmaf_config.h"
+#include "core/cpu.h"
 #include "core/feature_name.h"
 #include "core/internal.h"
 #include "core/options.h"
@@ -525,7 +526,8 @@ static int start(TvmafContext *ctx, const TvmafPicture *ref)
     if (ctx->stats) ctx->t_start0 = mono_ms();
     join_opener(ctx);
 #endif
-    ctx->vi = (TvmafVideoInfo){ ref->pix_fmt, ref->bpc, ref->w[0], ref->h[0] };
+    ctx->vi = (TvmafVideoInfo){ ref->pix_fmt, ref->bpc, ref->w[0], ref->h[0],
+                               tvmaf_cpu_flags_masked(ctx->cfg.cpumask) };
     if (!ctx->n_slots) {
         set_error(ctx, -EINVAL, "no feature registered");
         return ctx->err;

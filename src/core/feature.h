@@ -23,6 +23,7 @@ typedef struct TvmafVideoInfo {
     enum TvmafPixelFormat pix_fmt;
     unsigned bpc;
     unsigned w, h;
+    unsigned cpu_flags; /* SIMD levels the kernels may use (core/cpu.h); 0: C only */
 } TvmafVideoInfo;
 
 enum {

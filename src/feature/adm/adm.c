@@ -17,10 +17,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tvmaf_config.h"
+#include "core/cpu.h"
 #include "core/feature_name.h"
 #include "feature/adm/adm_math.h"
 #include "feature/adm/adm_state.h"
 
+#ifndef ADM_KERNELS_ONLY
 /* ------------------------------------------------------------------------ */
 /* Options, setup and the floating-point finish (shared by every backend)   */
 /* ------------------------------------------------------------------------ */
@@ -332,6 +335,8 @@ int tvmaf_adm_report(const AdmState *s, const AdmScaleSums sums[4], unsigned ind
     return err ? -EINVAL : 0;
 }
 
+#endif /* !ADM_KERNELS_ONLY */
+
 /* ------------------------------------------------------------------------ */
 /* CPU extractor                                                            */
 /* ------------------------------------------------------------------------ */
@@ -355,7 +360,33 @@ typedef struct AdmCpu {
     int32_t *row_lo32, *row_hi32;
     int32_t prev_dis_lo[4]; /* last distorted low row of the previous scale, columns 0..3 */
     Bands32 ref, dis, r, a, csf, flt;
+    /* the stages of one frame, for the context's SIMD level */
+    void (*frame_sums)(struct AdmCpu *m, const TvmafPicture *ref, const TvmafPicture *dis,
+                       AdmScaleSums sums[4]);
 } AdmCpu;
+
+/*
+ * The CPU stages below (DWT to cm, and frame_sums) are compiled once more per
+ * x86 SIMD level by adm_x86.c, which defines ADM_KERNELS_ONLY and
+ * TVMAF_SIMD_SUFFIX: that build keeps only them, with frame_sums named for
+ * its level. They are integer arithmetic plus per-coefficient doubles in the
+ * C order, so each level returns the C bits (tests/checkasm.c).
+ */
+#ifdef ADM_KERNELS_ONLY
+#define ADM_FRAME_SUMS TVMAF_SIMD_NAME(tvmaf_adm_frame_sums)
+void ADM_FRAME_SUMS(AdmCpu *m, const TvmafPicture *ref, const TvmafPicture *dis,
+                    AdmScaleSums sums[4]);
+#else
+#define ADM_FRAME_SUMS tvmaf_adm_frame_sums_c
+void tvmaf_adm_frame_sums_c(AdmCpu *m, const TvmafPicture *ref, const TvmafPicture *dis,
+                            AdmScaleSums sums[4]);
+#if TVMAF_X86_SIMD
+void tvmaf_adm_frame_sums_avx2(AdmCpu *m, const TvmafPicture *ref, const TvmafPicture *dis,
+                               AdmScaleSums sums[4]);
+void tvmaf_adm_frame_sums_avx512(AdmCpu *m, const TvmafPicture *ref, const TvmafPicture *dis,
+                                 AdmScaleSums sums[4]);
+#endif
+#endif
 
 /* ---- DWT ---------------------------------------------------------------- */
 
@@ -548,6 +579,16 @@ static void decouple16(const AdmCpu *m, const AdmScale *c, const Bands16 *ref,
     const double egl = m->s.enhn_gain_limit;
     const int jv = adm_lanes_decouple(m->s.isa, 0, c->work_l, c->work_r);
     for (int i = c->work_t; i < c->work_b; i++) {
+#ifdef ADM_DECOUPLE16_ROW
+        /* a level's row kernel (adm_x86.c), the same per-coefficient arithmetic */
+        const size_t x0 = (size_t)i * c->w;
+        ADM_DECOUPLE16_ROW((const int16_t *const[3]){ ref->b[0] + x0, ref->b[1] + x0, ref->b[2] + x0 },
+                           (const int16_t *const[3]){ dis->b[0] + x0, dis->b[1] + x0, dis->b[2] + x0 },
+                           (int16_t *const[3]){ r->b[0] + x0, r->b[1] + x0, r->b[2] + x0 },
+                           (int16_t *const[3]){ a->b[0] + x0, a->b[1] + x0, a->b[2] + x0 },
+                           c->work_l, c->work_r, jv, m->recip, m->s.cos_1deg_sq, egl);
+        continue;
+#endif
         for (int j = c->work_l; j < c->work_r; j++) {
             const size_t x = (size_t)i * c->w + j;
             const int16_t o[3] = { ref->b[0][x], ref->b[1][x], ref->b[2][x] };
@@ -568,6 +609,16 @@ static void decouple32(const AdmCpu *m, const AdmScale *c, const Bands32 *ref,
     const double egl = m->s.enhn_gain_limit;
     const int jv = adm_lanes_decouple(m->s.isa, 1, c->work_l, c->work_r);
     for (int i = c->work_t; i < c->work_b; i++) {
+#ifdef ADM_DECOUPLE32_ROW
+        /* a level's row kernel (adm_x86.c), the same per-coefficient arithmetic */
+        const size_t x0 = (size_t)i * c->w;
+        ADM_DECOUPLE32_ROW((const int32_t *const[3]){ ref->b[0] + x0, ref->b[1] + x0, ref->b[2] + x0 },
+                           (const int32_t *const[3]){ dis->b[0] + x0, dis->b[1] + x0, dis->b[2] + x0 },
+                           (int32_t *const[3]){ r->b[0] + x0, r->b[1] + x0, r->b[2] + x0 },
+                           (int32_t *const[3]){ a->b[0] + x0, a->b[1] + x0, a->b[2] + x0 },
+                           c->work_l, c->work_r, jv, m->recip, m->s.cos_1deg_sq, egl);
+        continue;
+#endif
         for (int j = c->work_l; j < c->work_r; j++) {
             const size_t x = (size_t)i * c->w + j;
             const int32_t o[3] = { ref->b[0][x], ref->b[1][x], ref->b[2][x] };
@@ -767,6 +818,7 @@ static void cm32(int isa, const AdmScale *c, const Bands32 *val, const Bands32 *
     for (int o = 0; o < 3; o++) out[o] = total[o];
 }
 
+#ifndef ADM_KERNELS_ONLY
 /* ---- extractor ---------------------------------------------------------- */
 
 static void close_cpu(void *priv)
@@ -816,12 +868,19 @@ static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
 
     for (int d = -32768; d <= 32768; d++) m->recip_table[d + 32768] = adm_recip_q30(d);
     m->recip = m->recip_table + 32768;
+    m->frame_sums = tvmaf_adm_frame_sums_c;
+#if TVMAF_X86_SIMD
+    if (vi->cpu_flags & TVMAF_CPU_FLAG_AVX2) m->frame_sums = tvmaf_adm_frame_sums_avx2;
+    if (vi->cpu_flags & TVMAF_CPU_FLAG_AVX512) m->frame_sums = tvmaf_adm_frame_sums_avx512;
+#endif
     return 0;
 }
 
+#endif /* !ADM_KERNELS_ONLY */
+
 /* The integer totals of one frame, every scale. */
-static void frame_sums(AdmCpu *m, const TvmafPicture *ref, const TvmafPicture *dis,
-                       AdmScaleSums sums[4])
+void ADM_FRAME_SUMS(AdmCpu *m, const TvmafPicture *ref, const TvmafPicture *dis,
+                    AdmScaleSums sums[4])
 {
     const AdmState *s = &m->s;
     memset(sums, 0, 4 * sizeof(AdmScaleSums));
@@ -858,12 +917,13 @@ static void frame_sums(AdmCpu *m, const TvmafPicture *ref, const TvmafPicture *d
     }
 }
 
+#ifndef ADM_KERNELS_ONLY
 static int extract(void *priv, const TvmafPicture *ref, const TvmafPicture *dis,
                    unsigned index, TvmafSink *sink)
 {
     AdmCpu *m = priv;
     AdmScaleSums sums[4];
-    frame_sums(m, ref, dis, sums);
+    m->frame_sums(m, ref, dis, sums);
     return tvmaf_adm_report(&m->s, sums, index, sink);
 }
 
@@ -875,7 +935,7 @@ int tvmaf_adm_cpu_sums(const AdmState *opts, const TvmafVideoInfo *vi, const Tvm
     m->s = *opts;
     char msg[256];
     const int err = init(m, vi, msg, sizeof(msg));
-    if (!err) frame_sums(m, ref, dis, sums);
+    if (!err) m->frame_sums(m, ref, dis, sums);
     close_cpu(m);
     free(m);
     return err;
@@ -901,3 +961,4 @@ const TvmafExtractor tvmaf_fex_adm = {
     .close = close_cpu,
     .provided_features = tvmaf_adm_provided,
 };
+#endif /* !ADM_KERNELS_ONLY */

@@ -17,7 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/cpu.h"
 #include "core/feature_name.h"
+#include "feature/motion/motion_kernels.h"
 #include "feature/motion/motion_math.h"
 #include "feature/motion/motion_state.h"
 
@@ -167,6 +169,7 @@ typedef struct MotionCpu {
     int32_t *y;    /* one row of the vertical pass */
     unsigned char *luma[2]; /* reference luma of frame k in luma[k % 2] */
     size_t row_bytes;
+    const MotionKernels *k;
 } MotionCpu;
 
 static void close_cpu(void *priv)
@@ -186,6 +189,7 @@ static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
     int err = tvmaf_motion_setup(&m->s, vi, msg, len);
     if (err) return err;
     m->row_bytes = (size_t)vi->w * (vi->bpc > 8 ? 2 : 1);
+    m->k = tvmaf_motion_kernels(vi->cpu_flags);
     m->y = malloc(sizeof(*m->y) * vi->w);
     m->luma[0] = malloc(m->row_bytes * vi->h);
     m->luma[1] = malloc(m->row_bytes * vi->h);
@@ -194,6 +198,18 @@ static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
         return -ENOMEM;
     }
     return 0;
+}
+
+MOTION_KERNELS_DEFINE(tvmaf_motion_kernels_c);
+
+const MotionKernels *tvmaf_motion_kernels(unsigned cpu_flags)
+{
+#if TVMAF_X86_SIMD
+    if (cpu_flags & TVMAF_CPU_FLAG_AVX512) return &tvmaf_motion_kernels_avx512;
+    if (cpu_flags & TVMAF_CPU_FLAG_AVX2) return &tvmaf_motion_kernels_avx2;
+#endif
+    (void)cpu_flags;
+    return &tvmaf_motion_kernels_c;
 }
 
 /* SAD of the blurred difference of two luma planes (prev - cur). */
@@ -212,17 +228,17 @@ static uint64_t plane_sad(const MotionCpu *m, const unsigned char *prev, size_t 
                 p[k] = prev + (size_t)rows[k] * prev_stride;
                 c[k] = cur + (ptrdiff_t)rows[k] * cur_stride;
             }
-            any = motion_vrow_8(p, c, m->y, w);
+            any = m->k->vrow_8(p, c, m->y, w);
         } else {
             const uint16_t *p[5], *c[5];
             for (int k = 0; k < 5; k++) {
                 p[k] = (const uint16_t *)(prev + (size_t)rows[k] * prev_stride);
                 c[k] = (const uint16_t *)(cur + (ptrdiff_t)rows[k] * cur_stride);
             }
-            any = motion_vrow_16(p, c, m->y, w, bpc);
+            any = m->k->vrow_16(p, c, m->y, w, bpc);
         }
         /* a row of zeros adds zero: (0 + 2^15) >> 16 = 0 */
-        if (any) sad += motion_hrow_sad(m->y, w);
+        if (any) sad += m->k->hrow_sad(m->y, w);
     }
     return sad;
 }

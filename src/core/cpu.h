@@ -1,0 +1,41 @@
+/*
+ * The processor's SIMD levels and the kernels' run-time selection.
+ *
+ * Flags carry libvmaf's bit meaning, so `--cpumask` means what it means
+ * there: a set bit disables that level. As in libvmaf, each level is enabled
+ * on its own (masking AVX2 alone leaves AVX-512 on); a feature uses the
+ * highest level that is enabled and that it has kernels for, else its C.
+ * Every kernel of every level returns the C kernel's bits (tests/checkasm.c).
+ */
+#ifndef TVMAF_CORE_CPU_H
+#define TVMAF_CORE_CPU_H
+
+#include <stdint.h>
+
+enum {
+    TVMAF_CPU_FLAG_SSE2 = 1u << 0,
+    TVMAF_CPU_FLAG_SSSE3 = 1u << 1,
+    TVMAF_CPU_FLAG_SSE41 = 1u << 2,
+    TVMAF_CPU_FLAG_AVX2 = 1u << 3,      /* with BMI1, BMI2 */
+    TVMAF_CPU_FLAG_AVX512 = 1u << 4,    /* F, CD, BW, DQ, VL */
+    TVMAF_CPU_FLAG_AVX512ICL = 1u << 5, /* and the Ice Lake extensions */
+};
+
+/* The processor's flags (cpuid and xgetbv, read once). */
+unsigned tvmaf_cpu_flags(void);
+
+/* The flags a context with this cpumask may use. */
+static inline unsigned tvmaf_cpu_flags_masked(uint64_t cpumask)
+{
+    return tvmaf_cpu_flags() & ~(unsigned)cpumask;
+}
+
+/* Kernel sets compiled for a level are named with its suffix: a source
+ * compiled once per level (<feature>_x86.c) defines TVMAF_SIMD_NAME(x). */
+#define TVMAF_SIMD_CAT_(a, b) a##_##b
+#define TVMAF_SIMD_CAT(a, b) TVMAF_SIMD_CAT_(a, b)
+#ifdef TVMAF_SIMD_SUFFIX
+#define TVMAF_SIMD_NAME(x) TVMAF_SIMD_CAT(x, TVMAF_SIMD_SUFFIX)
+#endif
+
+#endif

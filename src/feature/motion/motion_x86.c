@@ -1,0 +1,49 @@
+/*
+ * motion's row kernels compiled for one x86 SIMD level (the build compiles
+ * this file once per level, TVMAF_SIMD_SUFFIX naming the set); the code is
+ * motion_math.h's integer arithmetic. At AVX-512 the horizontal pass is
+ * written out: eight columns in 64-bit lanes (the taps' products need more
+ * than 32 bits), the symmetric taps' samples added first (an exact integer
+ * sum, so the same value), the absolute values summed in 64 bits and the
+ * row's total taken modulo 2^32 as the C's uint32 sum wraps.
+ */
+#include "core/cpu.h"
+#include "feature/motion/motion_math.h"
+
+#if defined(__AVX512F__)
+#include <immintrin.h>
+
+static inline __m512i load_s64(const int32_t *p)
+{
+    return _mm512_cvtepi32_epi64(_mm256_loadu_si256((const __m256i *)p));
+}
+
+static uint32_t motion_hrow_sad_avx512(const int32_t *y, unsigned w)
+{
+    const unsigned head = w < MOTION_RADIUS ? w : MOTION_RADIUS;
+    const unsigned tail = w - MOTION_RADIUS > head ? w - MOTION_RADIUS : head;
+    uint32_t sad = 0;
+    for (unsigned j = 0; j < head; j++) sad += motion_h_abs_at(y, (int)j, (int)w);
+    const __m512i t0 = _mm512_set1_epi64(MOTION_TAP_OUTER), t1 = _mm512_set1_epi64(MOTION_TAP_INNER);
+    const __m512i t2 = _mm512_set1_epi64(MOTION_TAP_CENTRE), rnd = _mm512_set1_epi64(1 << 15);
+    __m512i acc = _mm512_setzero_si512();
+    unsigned j = head;
+    for (; j + 8 <= tail; j += 8) {
+        const __m512i o = _mm512_add_epi64(load_s64(y + j - 2), load_s64(y + j + 2));
+        const __m512i i = _mm512_add_epi64(load_s64(y + j - 1), load_s64(y + j + 1));
+        const __m512i c = load_s64(y + j);
+        __m512i s = _mm512_add_epi64(_mm512_mul_epi32(o, t0), _mm512_mul_epi32(i, t1));
+        s = _mm512_add_epi64(_mm512_add_epi64(s, _mm512_mul_epi32(c, t2)), rnd);
+        acc = _mm512_add_epi64(acc, _mm512_abs_epi64(_mm512_srai_epi64(s, 16)));
+    }
+    sad += (uint32_t)_mm512_reduce_add_epi64(acc);
+    for (; j < tail; j++) sad += motion_h_abs(y[j - 2], y[j - 1], y[j], y[j + 1], y[j + 2]);
+    for (j = tail; j < w; j++) sad += motion_h_abs_at(y, (int)j, (int)w);
+    return sad;
+}
+#define MOTION_HROW_SAD motion_hrow_sad_avx512
+#endif
+
+#include "feature/motion/motion_kernels.h"
+
+MOTION_KERNELS_DEFINE(TVMAF_SIMD_NAME(tvmaf_motion_kernels));

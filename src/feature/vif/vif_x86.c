@@ -1,0 +1,488 @@
+/*
+ * vif's row kernels compiled for one x86 SIMD level: the build compiles this
+ * file once per level (AVX2, AVX-512) with that level's instruction set and
+ * TVMAF_SIMD_SUFFIX naming the kernel set. The code is vif_kernels.h's, so the
+ * arithmetic is the C kernels' (integer, and per-pixel doubles in C order);
+ * at AVX-512 the per-pixel statistic is written out below, eight pixels at a
+ * time, operation for operation as vif_pixel does it.
+ */
+#include "core/cpu.h"
+#include "feature/vif/vif_kernels.h"
+
+#if defined(__AVX512F__) && defined(__AVX512DQ__) && defined(__AVX512CD__)
+#include <immintrin.h>
+
+/* 2048 log2(v) of eight 64-bit v >= 2^15 (vif_log2_32 / vif_log2_64): the
+ * leading 16 bits index the table, 2048 per dropped bit. The gather reads 32
+ * bits at each 16-bit entry: the table has one entry of padding. */
+static inline __m512i log2_8(const uint16_t *table, __m512i v, __mmask8 m)
+{
+    const __m512i k = _mm512_sub_epi64(_mm512_set1_epi64(48), _mm512_lzcnt_epi64(v));
+    const __m512i idx = _mm512_sub_epi64(_mm512_srlv_epi64(v, k),
+                                         _mm512_set1_epi64(VIF_LOG2_TABLE_LEN));
+    const __m256i t = _mm512_mask_i64gather_epi32(_mm256_setzero_si256(), m, idx, table, 2);
+    const __m512i e = _mm512_cvtepu16_epi64(_mm256_cvtepi32_epi16(t));
+    return _mm512_add_epi64(e, _mm512_slli_epi64(k, 11));
+}
+
+/* moment = lo + 2^16 hi, eight lanes from b */
+static inline __m512i moment_8(const uint32_t *lo, const uint32_t *hi, __mmask8 m)
+{
+    const __m512i l = _mm512_cvtepu32_epi64(_mm256_maskz_loadu_epi32(m, lo));
+    const __m512i h = _mm512_cvtepu32_epi64(_mm256_maskz_loadu_epi32(m, hi));
+    return _mm512_add_epi64(l, _mm512_slli_epi64(h, 16));
+}
+
+/* (int32_t)(uint32_t)(a - b), sign-extended to 64 bits */
+static inline __m512i wrap_s32(__m512i a, __m512i b)
+{
+    return _mm512_srai_epi64(_mm512_slli_epi64(_mm512_sub_epi64(a, b), 32), 32);
+}
+
+static void vif_pixels_avx512(VifSums *row, uint32_t (*acc)[VIF_BLOCK], unsigned n,
+                              const uint16_t *log2_table, double gain_limit)
+{
+    const __m512i half32 = _mm512_set1_epi64(0x80000000ll), half16 = _mm512_set1_epi64(32768);
+    const __m512i nsq = _mm512_set1_epi64(VIF_SIGMA_NSQ), zero = _mm512_setzero_si512();
+    const __m512i low32 = _mm512_set1_epi64(0xffffffffll);
+    const __m512d eps = _mm512_set1_pd(65536 * 1.0e-10), glim = _mm512_set1_pd(gain_limit);
+    __m512i num_log = zero, den_log = zero, num_lin = zero;
+    int64_t den_lin = 0;
+    for (unsigned b = 0; b < n; b += 8) {
+        const __mmask8 m = n - b >= 8 ? 0xff : (__mmask8)((1u << (n - b)) - 1);
+        const __m512i mu1 = _mm512_cvtepu32_epi64(_mm256_maskz_loadu_epi32(m, acc[VIF_MU1] + b));
+        const __m512i mu2 = _mm512_cvtepu32_epi64(_mm256_maskz_loadu_epi32(m, acc[VIF_MU2] + b));
+        const __m512i xx = moment_8(acc[VIF_XX_LO] + b, acc[VIF_XX_HI] + b, m);
+        const __m512i yy = moment_8(acc[VIF_YY_LO] + b, acc[VIF_YY_HI] + b, m);
+        const __m512i xy = moment_8(acc[VIF_XY_LO] + b, acc[VIF_XY_HI] + b, m);
+        /* products of means rounded to 32 bits; moments rounded by >> 16 */
+        const __m512i mu1_sq = _mm512_srli_epi64(_mm512_add_epi64(_mm512_mul_epu32(mu1, mu1), half32), 32);
+        const __m512i mu2_sq = _mm512_srli_epi64(_mm512_add_epi64(_mm512_mul_epu32(mu2, mu2), half32), 32);
+        const __m512i mu12 = _mm512_srli_epi64(_mm512_add_epi64(_mm512_mul_epu32(mu1, mu2), half32), 32);
+        const __m512i xx_f = _mm512_and_si512(_mm512_srli_epi64(_mm512_add_epi64(xx, half16), 16), low32);
+        const __m512i yy_f = _mm512_and_si512(_mm512_srli_epi64(_mm512_add_epi64(yy, half16), 16), low32);
+        const __m512i xy_f = _mm512_and_si512(_mm512_srli_epi64(_mm512_add_epi64(xy, half16), 16), low32);
+        const __m512i s1 = wrap_s32(xx_f, mu1_sq);
+        const __m512i s2 = _mm512_max_epi64(wrap_s32(yy_f, mu2_sq), zero);
+        const __m512i s12 = wrap_s32(xy_f, mu12);
+
+        const __mmask8 lin = _mm512_mask_cmplt_epi64_mask(m, s1, nsq);
+        const __mmask8 lg = m & (__mmask8)~lin;
+        num_lin = _mm512_mask_add_epi64(num_lin, lin, num_lin, s2);
+        den_lin += __builtin_popcount(lin);
+        if (!lg) continue;
+        /* 2048 log2(nsq + sigma1_sq) - 2048 * 17; nsq + sigma1_sq < 2^32 */
+        const __m512i dl = _mm512_sub_epi64(log2_8(log2_table, _mm512_add_epi64(s1, nsq), lg),
+                                            _mm512_set1_epi64(2048 * 17));
+        den_log = _mm512_mask_add_epi64(den_log, lg, den_log, dl);
+        const __mmask8 nm = lg & _mm512_cmpgt_epi64_mask(s12, zero) &
+                            _mm512_cmpgt_epi64_mask(s2, zero);
+        if (!nm) continue;
+        const __m512d d1 = _mm512_cvtepi64_pd(s1), d2 = _mm512_cvtepi64_pd(s2);
+        const __m512d d12 = _mm512_cvtepi64_pd(s12);
+        const __m512d g = _mm512_div_pd(d12, _mm512_add_pd(d1, eps));
+        /* (int32_t)(sigma2_sq - g sigma12), at least 0 */
+        const __m512d sv_d = _mm512_sub_pd(d2, _mm512_mul_pd(g, d12));
+        const __m512i sv = _mm512_max_epi64(
+            _mm512_cvtepi32_epi64(_mm512_mask_cvttpd_epi32(_mm256_setzero_si256(), nm, sv_d)), zero);
+        /* min(g, gain_limit): g < limit ? g : limit */
+        const __m512d gl = _mm512_min_pd(g, glim);
+        const __m512i noise = _mm512_and_si512(_mm512_add_epi64(sv, nsq), low32);
+        const __m512i sig = _mm512_add_epi64(
+            _mm512_mask_cvttpd_epi64(zero, nm, _mm512_mul_pd(_mm512_mul_pd(gl, gl), d1)), noise);
+        const __m512i nl = _mm512_sub_epi64(log2_8(log2_table, sig, nm),
+                                            log2_8(log2_table, noise, nm));
+        num_log = _mm512_mask_add_epi64(num_log, nm, num_log, nl);
+    }
+    row->num_log += _mm512_reduce_add_epi64(num_log);
+    row->den_log += _mm512_reduce_add_epi64(den_log);
+    row->num_lin += _mm512_reduce_add_epi64(num_lin);
+    row->den_lin += den_lin;
+}
+#define VIF_PIXELS vif_pixels_avx512
+
+static inline __m512i load_u16x16(const uint16_t *p, __mmask16 m)
+{
+    return _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, p));
+}
+
+/* vif_filter_rows, 16 columns a step, the symmetric taps' samples added
+ * first as the C does (the same integers); inlined with a constant fw. Lanes
+ * past n read nothing and are ignored by the statistic. */
+static inline __attribute__((always_inline)) void
+vif_filter_rows_avx512(uint32_t (*acc)[VIF_BLOCK], uint16_t *const *row, int o, unsigned n,
+                       const uint16_t *taps, unsigned fw)
+{
+    const unsigned half = fw / 2;
+    for (unsigned b = 0; b < n; b += 16) {
+        const __mmask16 m = n - b >= 16 ? 0xffff : (__mmask16)((1u << (n - b)) - 1);
+        for (unsigned q = 0; q < VIF_N_ROWS; q++) {
+            const uint16_t *p = row[q] + o + (int)b;
+            __m512i a = _mm512_mullo_epi32(_mm512_set1_epi32(taps[half]), load_u16x16(p + half, m));
+            for (unsigned k = 0; k < half; k++)
+                a = _mm512_add_epi32(a, _mm512_mullo_epi32(_mm512_set1_epi32(taps[k]),
+                                                           _mm512_add_epi32(load_u16x16(p + k, m),
+                                                                            load_u16x16(p + fw - 1 - k, m))));
+            _mm512_storeu_si512(acc[q] + b, a);
+        }
+    }
+}
+#define VIF_FILTER_ROWS vif_filter_rows_avx512
+
+static inline __m512i round_shift32_16(__m512i v, unsigned shift)
+{
+    if (!shift) return v;
+    return _mm512_srli_epi32(_mm512_add_epi32(v, _mm512_set1_epi32(1 << (shift - 1))),
+                             (int)shift);
+}
+
+/* vif_stat_vertical_8 on 16 columns a step, the five sums in registers;
+ * c x^2 is formed as (c x) x, the same integer (below 2^32). */
+static void vif_stat_vertical_8_avx512(uint16_t *const *out, const uint8_t *ref,
+                                       ptrdiff_t ref_stride, const uint8_t *dis,
+                                       ptrdiff_t dis_stride, unsigned w, unsigned h, unsigned i,
+                                       unsigned mu_shift, unsigned sq_shift)
+{
+    const unsigned fw = vif_filter_width[0];
+    const uint16_t *taps = vif_filter_taps[0];
+    const uint8_t *pr[VIF_MAX_TAPS], *pd[VIF_MAX_TAPS];
+    for (unsigned k = 0; k < fw; k++) {
+        const int r = vif_mirror((int)i - (int)(fw / 2) + (int)k, (int)h);
+        pr[k] = ref + r * ref_stride;
+        pd[k] = dis + r * dis_stride;
+    }
+    for (unsigned j = 0; j < w; j += 16) {
+        const __mmask16 m = w - j >= 16 ? 0xffff : (__mmask16)((1u << (w - j)) - 1);
+        __m512i m1 = _mm512_setzero_si512(), m2 = m1, xx = m1, yy = m1, xy = m1;
+        for (unsigned k = 0; k < fw; k++) {
+            const __m512i c = _mm512_set1_epi32(taps[k]);
+            const __m512i x = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(m, pr[k] + j));
+            const __m512i y = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(m, pd[k] + j));
+            const __m512i cx = _mm512_mullo_epi32(c, x), cy = _mm512_mullo_epi32(c, y);
+            m1 = _mm512_add_epi32(m1, cx);
+            m2 = _mm512_add_epi32(m2, cy);
+            xx = _mm512_add_epi32(xx, _mm512_mullo_epi32(cx, x));
+            yy = _mm512_add_epi32(yy, _mm512_mullo_epi32(cy, y));
+            xy = _mm512_add_epi32(xy, _mm512_mullo_epi32(cx, y));
+        }
+        m1 = round_shift32_16(m1, mu_shift);
+        m2 = round_shift32_16(m2, mu_shift);
+        xx = round_shift32_16(xx, sq_shift);
+        yy = round_shift32_16(yy, sq_shift);
+        xy = round_shift32_16(xy, sq_shift);
+        _mm256_mask_storeu_epi16(out[VIF_MU1] + j, m, _mm512_cvtepi32_epi16(m1));
+        _mm256_mask_storeu_epi16(out[VIF_MU2] + j, m, _mm512_cvtepi32_epi16(m2));
+        _mm256_mask_storeu_epi16(out[VIF_XX_LO] + j, m, _mm512_cvtepi32_epi16(xx));
+        _mm256_mask_storeu_epi16(out[VIF_XX_HI] + j, m, _mm512_cvtepi32_epi16(_mm512_srli_epi32(xx, 16)));
+        _mm256_mask_storeu_epi16(out[VIF_YY_LO] + j, m, _mm512_cvtepi32_epi16(yy));
+        _mm256_mask_storeu_epi16(out[VIF_YY_HI] + j, m, _mm512_cvtepi32_epi16(_mm512_srli_epi32(yy, 16)));
+        _mm256_mask_storeu_epi16(out[VIF_XY_LO] + j, m, _mm512_cvtepi32_epi16(xy));
+        _mm256_mask_storeu_epi16(out[VIF_XY_HI] + j, m, _mm512_cvtepi32_epi16(_mm512_srli_epi32(xy, 16)));
+    }
+}
+#define VIF_STAT_VERTICAL_8 vif_stat_vertical_8_avx512
+
+/* vif_down_horizontal, 16 outputs a step: the even samples from tap k's
+ * offset are the low halves of 32-bit lanes. A step reads one sample past
+ * the last the C reads, inside the row's right padding (w >= 2 w2, padding
+ * >= half); the last w2 % 16 outputs are the C loop's. */
+static void vif_down_horizontal_avx512(uint16_t *out_r, uint16_t *out_d, const uint16_t *rr,
+                                       const uint16_t *rd, unsigned w2, unsigned next)
+{
+    const unsigned fw = vif_filter_width[next];
+    const int half = (int)(fw / 2);
+    const uint16_t *taps = vif_filter_taps[next];
+    const __m512i lo16 = _mm512_set1_epi32(0xffff), rnd = _mm512_set1_epi32(32768);
+    unsigned oj = 0;
+    for (; oj + 16 <= w2; oj += 16) {
+        __m512i ar = _mm512_setzero_si512(), ad = ar;
+        const uint16_t *pr = rr + 2 * (int)oj - half, *pd = rd + 2 * (int)oj - half;
+        for (unsigned k = 0; k < fw; k++) {
+            const __m512i c = _mm512_set1_epi32(taps[k]);
+            const __m512i x = _mm512_and_si512(_mm512_loadu_si512(pr + k), lo16);
+            const __m512i y = _mm512_and_si512(_mm512_loadu_si512(pd + k), lo16);
+            ar = _mm512_add_epi32(ar, _mm512_mullo_epi32(c, x));
+            ad = _mm512_add_epi32(ad, _mm512_mullo_epi32(c, y));
+        }
+        _mm256_storeu_si256((__m256i *)(out_r + oj),
+                            _mm512_cvtepi32_epi16(_mm512_srli_epi32(_mm512_add_epi32(ar, rnd), 16)));
+        _mm256_storeu_si256((__m256i *)(out_d + oj),
+                            _mm512_cvtepi32_epi16(_mm512_srli_epi32(_mm512_add_epi32(ad, rnd), 16)));
+    }
+    for (; oj < w2; oj++) {
+        const uint16_t *pr = rr + 2 * (int)oj - half, *pd = rd + 2 * (int)oj - half;
+        uint32_t ar = 0, ad = 0;
+        for (unsigned k = 0; k < fw; k++) {
+            ar += (uint32_t)taps[k] * pr[k];
+            ad += (uint32_t)taps[k] * pd[k];
+        }
+        out_r[oj] = vif_down_sample(ar);
+        out_d[oj] = vif_down_sample(ad);
+    }
+}
+#define VIF_DOWN_HORIZONTAL vif_down_horizontal_avx512
+
+/* sixteen 32-bit lanes of (lo + 2^16 hi) rounded and shifted right by shift,
+ * as vif_round_shift64 (the sum reaches 48 bits: taken in 64-bit lanes) */
+static inline __m512i round_shift64_16(__m512i lo, __m512i hi, unsigned shift)
+{
+    const __m512i rnd = _mm512_set1_epi64(shift ? (int64_t)1 << (shift - 1) : 0);
+    const __m128i sh = _mm_cvtsi32_si128((int)shift);
+    __m256i half[2];
+    for (int q = 0; q < 2; q++) {
+        const __m512i l = _mm512_cvtepu32_epi64(q ? _mm512_extracti64x4_epi64(lo, 1)
+                                                  : _mm512_castsi512_si256(lo));
+        const __m512i h = _mm512_cvtepu32_epi64(q ? _mm512_extracti64x4_epi64(hi, 1)
+                                                  : _mm512_castsi512_si256(hi));
+        const __m512i v = _mm512_add_epi64(_mm512_add_epi64(l, _mm512_slli_epi64(h, 16)), rnd);
+        half[q] = _mm512_cvtepi64_epi32(_mm512_srl_epi64(v, sh));
+    }
+    return _mm512_inserti64x4(_mm512_castsi256_si512(half[0]), half[1], 1);
+}
+
+/* vif_stat_vertical_16 on 16 columns a step: the eight column sums (means,
+ * and the moments' products split in 16-bit halves, as the C) in registers. */
+static void vif_stat_vertical_16_avx512(uint16_t *const *out, const uint16_t *ref,
+                                        ptrdiff_t ref_stride, const uint16_t *dis,
+                                        ptrdiff_t dis_stride, unsigned w, unsigned h, unsigned i,
+                                        unsigned scale, unsigned mu_shift, unsigned sq_shift)
+{
+    const unsigned fw = vif_filter_width[scale];
+    const uint16_t *taps = vif_filter_taps[scale];
+    const uint16_t *pr[VIF_MAX_TAPS], *pd[VIF_MAX_TAPS];
+    for (unsigned k = 0; k < fw; k++) {
+        const int r = vif_mirror((int)i - (int)(fw / 2) + (int)k, (int)h);
+        pr[k] = (const uint16_t *)((const char *)ref + r * ref_stride);
+        pd[k] = (const uint16_t *)((const char *)dis + r * dis_stride);
+    }
+    const __m512i lo16 = _mm512_set1_epi32(0xffff);
+    for (unsigned j = 0; j < w; j += 16) {
+        const __mmask16 m = w - j >= 16 ? 0xffff : (__mmask16)((1u << (w - j)) - 1);
+        __m512i m1 = _mm512_setzero_si512(), m2 = m1, xl = m1, xh = m1, yl = m1, yh = m1;
+        __m512i cl = m1, ch = m1;
+        for (unsigned k = 0; k < fw; k++) {
+            const __m512i c = _mm512_set1_epi32(taps[k]);
+            const __m512i x = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, pr[k] + j));
+            const __m512i y = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, pd[k] + j));
+            const __m512i x2 = _mm512_mullo_epi32(x, x), y2 = _mm512_mullo_epi32(y, y);
+            const __m512i xy = _mm512_mullo_epi32(x, y);
+            m1 = _mm512_add_epi32(m1, _mm512_mullo_epi32(c, x));
+            m2 = _mm512_add_epi32(m2, _mm512_mullo_epi32(c, y));
+            xl = _mm512_add_epi32(xl, _mm512_mullo_epi32(c, _mm512_and_si512(x2, lo16)));
+            xh = _mm512_add_epi32(xh, _mm512_mullo_epi32(c, _mm512_srli_epi32(x2, 16)));
+            yl = _mm512_add_epi32(yl, _mm512_mullo_epi32(c, _mm512_and_si512(y2, lo16)));
+            yh = _mm512_add_epi32(yh, _mm512_mullo_epi32(c, _mm512_srli_epi32(y2, 16)));
+            cl = _mm512_add_epi32(cl, _mm512_mullo_epi32(c, _mm512_and_si512(xy, lo16)));
+            ch = _mm512_add_epi32(ch, _mm512_mullo_epi32(c, _mm512_srli_epi32(xy, 16)));
+        }
+        const __m512i xx = round_shift64_16(xl, xh, sq_shift);
+        const __m512i yy = round_shift64_16(yl, yh, sq_shift);
+        const __m512i cc = round_shift64_16(cl, ch, sq_shift);
+        _mm256_mask_storeu_epi16(out[VIF_MU1] + j, m, _mm512_cvtepi32_epi16(round_shift32_16(m1, mu_shift)));
+        _mm256_mask_storeu_epi16(out[VIF_MU2] + j, m, _mm512_cvtepi32_epi16(round_shift32_16(m2, mu_shift)));
+        _mm256_mask_storeu_epi16(out[VIF_XX_LO] + j, m, _mm512_cvtepi32_epi16(xx));
+        _mm256_mask_storeu_epi16(out[VIF_XX_HI] + j, m, _mm512_cvtepi32_epi16(_mm512_srli_epi32(xx, 16)));
+        _mm256_mask_storeu_epi16(out[VIF_YY_LO] + j, m, _mm512_cvtepi32_epi16(yy));
+        _mm256_mask_storeu_epi16(out[VIF_YY_HI] + j, m, _mm512_cvtepi32_epi16(_mm512_srli_epi32(yy, 16)));
+        _mm256_mask_storeu_epi16(out[VIF_XY_LO] + j, m, _mm512_cvtepi32_epi16(cc));
+        _mm256_mask_storeu_epi16(out[VIF_XY_HI] + j, m, _mm512_cvtepi32_epi16(_mm512_srli_epi32(cc, 16)));
+    }
+}
+#define VIF_STAT_VERTICAL_16 vif_stat_vertical_16_avx512
+
+/* vif_down_vertical, 16 columns a step, both sums in registers. */
+static void vif_down_vertical_avx512(uint16_t *out_r, uint16_t *out_d, const void *ref,
+                                     ptrdiff_t ref_stride, const void *dis, ptrdiff_t dis_stride,
+                                     bool is8, unsigned w, unsigned h, unsigned i, unsigned next,
+                                     unsigned shift)
+{
+    const unsigned fw = vif_filter_width[next];
+    const uint16_t *taps = vif_filter_taps[next];
+    const char *pr[VIF_MAX_TAPS], *pd[VIF_MAX_TAPS];
+    for (unsigned k = 0; k < fw; k++) {
+        const int r = vif_mirror((int)i - (int)(fw / 2) + (int)k, (int)h);
+        pr[k] = (const char *)ref + r * ref_stride;
+        pd[k] = (const char *)dis + r * dis_stride;
+    }
+    for (unsigned j = 0; j < w; j += 16) {
+        const __mmask16 m = w - j >= 16 ? 0xffff : (__mmask16)((1u << (w - j)) - 1);
+        __m512i ar = _mm512_setzero_si512(), ad = ar;
+        for (unsigned k = 0; k < fw; k++) {
+            const __m512i c = _mm512_set1_epi32(taps[k]);
+            __m512i x, y;
+            if (is8) {
+                x = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(m, (const uint8_t *)pr[k] + j));
+                y = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(m, (const uint8_t *)pd[k] + j));
+            } else {
+                x = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, (const uint16_t *)pr[k] + j));
+                y = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, (const uint16_t *)pd[k] + j));
+            }
+            ar = _mm512_add_epi32(ar, _mm512_mullo_epi32(c, x));
+            ad = _mm512_add_epi32(ad, _mm512_mullo_epi32(c, y));
+        }
+        _mm256_mask_storeu_epi16(out_r + j, m, _mm512_cvtepi32_epi16(round_shift32_16(ar, shift)));
+        _mm256_mask_storeu_epi16(out_d + j, m, _mm512_cvtepi32_epi16(round_shift32_16(ad, shift)));
+    }
+}
+#define VIF_DOWN_VERTICAL vif_down_vertical_avx512
+
+#define VIF_KERNELS_IMPL
+#include "feature/vif/vif_kernels.h"
+
+#elif defined(__AVX2__)
+#include <immintrin.h>
+
+/* AVX2: the 32-bit kernels 8 columns a step (the C kernel on the last
+ * w % 8 columns: every output column reads its own columns only, or, for
+ * the decimation, its own pair); the per-pixel statistic stays the C
+ * compiled for the level (its 64-bit operations have no AVX2 form). */
+
+#define VIF_KERNELS_IMPL
+#include "feature/vif/vif_kernels.h"
+
+static inline __m256i load_u8x8(const uint8_t *p)
+{
+    return _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)p));
+}
+
+static inline __m256i load_u16x8(const uint16_t *p)
+{
+    return _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)p));
+}
+
+/* eight 32-bit lanes holding values below 2^16, stored as uint16 */
+static inline void store_u16x8(uint16_t *dst, __m256i v)
+{
+    v = _mm256_permute4x64_epi64(_mm256_packus_epi32(v, v), 0x08);
+    _mm_storeu_si128((__m128i *)dst, _mm256_castsi256_si128(v));
+}
+
+static inline __m256i round_shift32_8(__m256i v, unsigned shift)
+{
+    if (!shift) return v;
+    return _mm256_srl_epi32(_mm256_add_epi32(v, _mm256_set1_epi32(1 << (shift - 1))),
+                            _mm_cvtsi32_si128((int)shift));
+}
+
+static void vif_stat_vertical_8_avx2(uint16_t *const *out, const uint8_t *ref,
+                                     ptrdiff_t ref_stride, const uint8_t *dis,
+                                     ptrdiff_t dis_stride, unsigned w, unsigned h, unsigned i,
+                                     unsigned mu_shift, unsigned sq_shift)
+{
+    const unsigned fw = vif_filter_width[0];
+    const uint16_t *taps = vif_filter_taps[0];
+    const uint8_t *pr[VIF_MAX_TAPS], *pd[VIF_MAX_TAPS];
+    for (unsigned k = 0; k < fw; k++) {
+        const int r = vif_mirror((int)i - (int)(fw / 2) + (int)k, (int)h);
+        pr[k] = ref + r * ref_stride;
+        pd[k] = dis + r * dis_stride;
+    }
+    const __m256i lo16 = _mm256_set1_epi32(0xffff);
+    const unsigned w8 = w & ~7u;
+    for (unsigned j = 0; j < w8; j += 8) {
+        __m256i m1 = _mm256_setzero_si256(), m2 = m1, xx = m1, yy = m1, xy = m1;
+        for (unsigned k = 0; k < fw; k++) {
+            const __m256i c = _mm256_set1_epi32(taps[k]);
+            const __m256i x = load_u8x8(pr[k] + j), y = load_u8x8(pd[k] + j);
+            const __m256i cx = _mm256_mullo_epi32(c, x), cy = _mm256_mullo_epi32(c, y);
+            m1 = _mm256_add_epi32(m1, cx);
+            m2 = _mm256_add_epi32(m2, cy);
+            xx = _mm256_add_epi32(xx, _mm256_mullo_epi32(cx, x));
+            yy = _mm256_add_epi32(yy, _mm256_mullo_epi32(cy, y));
+            xy = _mm256_add_epi32(xy, _mm256_mullo_epi32(cx, y));
+        }
+        xx = round_shift32_8(xx, sq_shift);
+        yy = round_shift32_8(yy, sq_shift);
+        xy = round_shift32_8(xy, sq_shift);
+        store_u16x8(out[VIF_MU1] + j, round_shift32_8(m1, mu_shift));
+        store_u16x8(out[VIF_MU2] + j, round_shift32_8(m2, mu_shift));
+        store_u16x8(out[VIF_XX_LO] + j, _mm256_and_si256(xx, lo16));
+        store_u16x8(out[VIF_XX_HI] + j, _mm256_srli_epi32(xx, 16));
+        store_u16x8(out[VIF_YY_LO] + j, _mm256_and_si256(yy, lo16));
+        store_u16x8(out[VIF_YY_HI] + j, _mm256_srli_epi32(yy, 16));
+        store_u16x8(out[VIF_XY_LO] + j, _mm256_and_si256(xy, lo16));
+        store_u16x8(out[VIF_XY_HI] + j, _mm256_srli_epi32(xy, 16));
+    }
+    if (w8 < w) {
+        uint16_t *tail[VIF_N_ROWS];
+        for (unsigned q = 0; q < VIF_N_ROWS; q++) tail[q] = out[q] + w8;
+        vif_stat_vertical_8(tail, ref + w8, ref_stride, dis + w8, dis_stride, w - w8, h, i,
+                            mu_shift, sq_shift);
+    }
+}
+#undef VIF_STAT_VERTICAL_8
+#define VIF_STAT_VERTICAL_8 vif_stat_vertical_8_avx2
+
+static void vif_down_vertical_avx2(uint16_t *out_r, uint16_t *out_d, const void *ref,
+                                   ptrdiff_t ref_stride, const void *dis, ptrdiff_t dis_stride,
+                                   bool is8, unsigned w, unsigned h, unsigned i, unsigned next,
+                                   unsigned shift)
+{
+    const unsigned fw = vif_filter_width[next];
+    const uint16_t *taps = vif_filter_taps[next];
+    const char *pr[VIF_MAX_TAPS], *pd[VIF_MAX_TAPS];
+    for (unsigned k = 0; k < fw; k++) {
+        const int r = vif_mirror((int)i - (int)(fw / 2) + (int)k, (int)h);
+        pr[k] = (const char *)ref + r * ref_stride;
+        pd[k] = (const char *)dis + r * dis_stride;
+    }
+    const unsigned w8 = w & ~7u;
+    for (unsigned j = 0; j < w8; j += 8) {
+        __m256i ar = _mm256_setzero_si256(), ad = ar;
+        for (unsigned k = 0; k < fw; k++) {
+            const __m256i c = _mm256_set1_epi32(taps[k]);
+            const __m256i x = is8 ? load_u8x8((const uint8_t *)pr[k] + j)
+                                  : load_u16x8((const uint16_t *)pr[k] + j);
+            const __m256i y = is8 ? load_u8x8((const uint8_t *)pd[k] + j)
+                                  : load_u16x8((const uint16_t *)pd[k] + j);
+            ar = _mm256_add_epi32(ar, _mm256_mullo_epi32(c, x));
+            ad = _mm256_add_epi32(ad, _mm256_mullo_epi32(c, y));
+        }
+        store_u16x8(out_r + j, round_shift32_8(ar, shift));
+        store_u16x8(out_d + j, round_shift32_8(ad, shift));
+    }
+    if (w8 < w) {
+        const size_t b = is8 ? w8 : 2 * (size_t)w8;
+        vif_down_vertical(out_r + w8, out_d + w8, (const char *)ref + b, ref_stride,
+                          (const char *)dis + b, dis_stride, is8, w - w8, h, i, next, shift);
+    }
+}
+#undef VIF_DOWN_VERTICAL
+#define VIF_DOWN_VERTICAL vif_down_vertical_avx2
+
+/* 8 outputs a step: the even samples are the low halves of 32-bit lanes
+ * (one sample past the C's last, inside the row's right padding) */
+static void vif_down_horizontal_avx2(uint16_t *out_r, uint16_t *out_d, const uint16_t *rr,
+                                     const uint16_t *rd, unsigned w2, unsigned next)
+{
+    const unsigned fw = vif_filter_width[next];
+    const int half = (int)(fw / 2);
+    const uint16_t *taps = vif_filter_taps[next];
+    const __m256i lo16 = _mm256_set1_epi32(0xffff), rnd = _mm256_set1_epi32(32768);
+    const unsigned w8 = w2 & ~7u;
+    for (unsigned oj = 0; oj < w8; oj += 8) {
+        __m256i ar = _mm256_setzero_si256(), ad = ar;
+        const uint16_t *pr = rr + 2 * (int)oj - half, *pd = rd + 2 * (int)oj - half;
+        for (unsigned k = 0; k < fw; k++) {
+            const __m256i c = _mm256_set1_epi32(taps[k]);
+            const __m256i x = _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(pr + k)), lo16);
+            const __m256i y = _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(pd + k)), lo16);
+            ar = _mm256_add_epi32(ar, _mm256_mullo_epi32(c, x));
+            ad = _mm256_add_epi32(ad, _mm256_mullo_epi32(c, y));
+        }
+        store_u16x8(out_r + oj, _mm256_srli_epi32(_mm256_add_epi32(ar, rnd), 16));
+        store_u16x8(out_d + oj, _mm256_srli_epi32(_mm256_add_epi32(ad, rnd), 16));
+    }
+    if (w8 < w2)
+        vif_down_horizontal(out_r + w8, out_d + w8, rr + 2 * w8, rd + 2 * w8, w2 - w8, next);
+}
+#undef VIF_DOWN_HORIZONTAL
+#define VIF_DOWN_HORIZONTAL vif_down_horizontal_avx2
+#endif
+
+#ifndef __AVX2__
+#define VIF_KERNELS_IMPL
+#include "feature/vif/vif_kernels.h"
+#endif
+
+const VifKernels TVMAF_SIMD_NAME(tvmaf_vif_kernels) = VIF_KERNELS_INIT;

@@ -1,0 +1,534 @@
+/*
+ * checkasm: every SIMD kernel against its C kernel, output bits compared, at
+ * every level this processor has (dav1d's model).
+ *
+ *   kernels: vif's and motion's row kernels on random and edge inputs
+ *            (widths 1..130 and 1920, every depth 8..16, all-zero,
+ *            all-maximum and alternating extremes, odd sizes);
+ *   frames:  vif, adm and motion as whole extractors on random and edge
+ *            frames (odd sizes, every depth), every output value compared as
+ *            bits between a context capped to C (--cpumask) and one at the
+ *            level (adm's stages are compiled per level as one unit).
+ *
+ *   checkasm [--seed N] [--bench]
+ * --bench prints each kernel's time per call at C and at each level, and the
+ * speed-up. Exit status 1 on any difference.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "tvmaf/tvmaf.h"
+#include "tvmaf_config.h"
+#include "core/collector.h"
+#include "core/cpu.h"
+#include "core/internal.h"
+#include "feature/motion/motion_kernels.h"
+#include "feature/vif/vif_kernels.h"
+
+typedef struct Level {
+    const char *name;
+    unsigned flag;
+    const VifKernels *vif;
+    const MotionKernels *motion;
+} Level;
+
+static unsigned n_fail, n_checks;
+static uint64_t rng_state;
+
+static uint32_t rnd(void)
+{
+    /* xorshift64* */
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return (uint32_t)((rng_state * 0x2545F4914F6CDD1DULL) >> 32);
+}
+
+static void fail(const char *what, const char *level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void fail(const char *what, const char *level, const char *fmt, ...)
+{
+    if (n_fail++ < 20) {
+        va_list ap;
+        va_start(ap, fmt);
+        fprintf(stderr, "FAIL %s at %s: ", what, level);
+        vfprintf(stderr, fmt, ap);
+        fprintf(stderr, "\n");
+        va_end(ap);
+    }
+}
+
+/* Sample patterns: random, all zero, all maximum, alternating 0 / max,
+ * random near the extremes. */
+enum { PAT_RANDOM, PAT_ZERO, PAT_MAX, PAT_ALT, PAT_EDGES, N_PAT };
+
+static unsigned sample(int pat, unsigned maxv, unsigned i)
+{
+    switch (pat) {
+    case PAT_ZERO: return 0;
+    case PAT_MAX: return maxv;
+    case PAT_ALT: return (i & 1) ? maxv : 0;
+    case PAT_EDGES: return (rnd() & 1) ? maxv - (rnd() & 3) : (rnd() & 3);
+    default: return rnd() & maxv;
+    }
+}
+
+static void fill8(uint8_t *p, size_t n, int pat)
+{
+    for (size_t i = 0; i < n; i++) p[i] = (uint8_t)sample(pat, 255, (unsigned)i);
+}
+
+static void fill16(uint16_t *p, size_t n, int pat, unsigned bpc)
+{
+    const unsigned maxv = (1u << bpc) - 1;
+    for (size_t i = 0; i < n; i++) p[i] = (uint16_t)sample(pat, maxv, (unsigned)i);
+}
+
+/* ---- vif ----------------------------------------------------------------- */
+
+#define VIF_ROWS_H 20
+#define VIF_PAD VIF_MAX_HALF
+
+typedef struct VifRows {
+    uint16_t *mem;
+    uint16_t *row[VIF_N_ROWS];
+} VifRows;
+
+static int vif_rows_alloc(VifRows *r, unsigned w)
+{
+    const size_t len = w + 2 * VIF_PAD;
+    r->mem = calloc(VIF_N_ROWS * len, sizeof(uint16_t));
+    if (!r->mem) return -1;
+    for (unsigned q = 0; q < VIF_N_ROWS; q++) r->row[q] = r->mem + q * len + VIF_PAD;
+    return 0;
+}
+
+static bool vif_rows_equal(const VifRows *a, const VifRows *b, unsigned w)
+{
+    for (unsigned q = 0; q < VIF_N_ROWS; q++)
+        if (memcmp(a->row[q], b->row[q], w * sizeof(uint16_t))) return false;
+    return true;
+}
+
+/* Mirrors the padding as vif.c does (enough samples: w > half). */
+static void vif_pad(VifRows *r, unsigned w, unsigned half)
+{
+    for (unsigned q = 0; q < VIF_N_ROWS; q++)
+        for (unsigned f = 1; f <= half && f < w; f++) {
+            r->row[q][-(int)f] = r->row[q][f];
+            r->row[q][w - 1 + f] = r->row[q][w - 1 - f];
+        }
+}
+
+static void check_vif(const Level *lv, unsigned w, unsigned bpc, int pat)
+{
+    const unsigned h = VIF_ROWS_H;
+    const size_t n = (size_t)w * h;
+    uint8_t *r8 = malloc(n), *d8 = malloc(n);
+    uint16_t *r16 = malloc(n * 2), *d16 = malloc(n * 2);
+    VifRows a, b;
+    if (!r8 || !d8 || !r16 || !d16 || vif_rows_alloc(&a, w) || vif_rows_alloc(&b, w)) {
+        fprintf(stderr, "out of memory\n");
+        exit(2);
+    }
+    fill8(r8, n, pat);
+    fill8(d8, n, pat == PAT_ALT ? PAT_RANDOM : pat);
+    fill16(r16, n, pat, bpc);
+    fill16(d16, n, pat == PAT_ALT ? PAT_RANDOM : pat, bpc);
+    if (pat == PAT_RANDOM && (w & 1)) {
+        /* a distorted copy close to the reference: positive covariances, so
+         * the statistic's gain and log terms are exercised */
+        const int m16 = (1 << bpc) - 1;
+        for (size_t i = 0; i < n; i++) {
+            const int e = (int)(rnd() % 9) - 4;
+            const int v8 = r8[i] + e, v16 = r16[i] + e * (1 << (bpc - 8));
+            d8[i] = (uint8_t)(v8 < 0 ? 0 : v8 > 255 ? 255 : v8);
+            d16[i] = (uint16_t)(v16 < 0 ? 0 : v16 > m16 ? m16 : v16);
+        }
+    }
+    static uint16_t log2_table[VIF_LOG2_TABLE_ALLOC];
+    vif_log2_table_fill(log2_table, vif_log2_steps);
+    const VifKernels *c = &tvmaf_vif_kernels_c, *s = lv->vif;
+    char what[96];
+
+    for (unsigned scale = 0; scale < VIF_N_SCALES; scale++) {
+        const bool is8 = bpc == 8 && scale == 0;
+        /* scales after 0 hold 16-bit samples whatever the input depth */
+        const unsigned sbpc = scale ? 16 : bpc;
+        if (scale && bpc != 16) continue; /* 16-bit samples: once, at bpc 16 */
+        const unsigned mu = vif_stat_mu_shift(scale, sbpc), sq = vif_stat_sq_shift(scale, sbpc);
+        const unsigned half = vif_filter_width[scale] / 2;
+        for (unsigned i = 0; i < h; i += 3) {
+            memset(a.mem, 0xa5, VIF_N_ROWS * (w + 2 * VIF_PAD) * sizeof(uint16_t));
+            memset(b.mem, 0xa5, VIF_N_ROWS * (w + 2 * VIF_PAD) * sizeof(uint16_t));
+            if (h <= half) continue;
+            if (is8) {
+                c->stat_vertical_8(a.row, r8, w, d8, w, w, h, i, mu, sq);
+                s->stat_vertical_8(b.row, r8, w, d8, w, w, h, i, mu, sq);
+            } else {
+                c->stat_vertical_16(a.row, r16, 2 * w, d16, 2 * w, w, h, i, scale, mu, sq);
+                s->stat_vertical_16(b.row, r16, 2 * w, d16, 2 * w, w, h, i, scale, mu, sq);
+            }
+            n_checks++;
+            snprintf(what, sizeof(what), "vif stat_vertical_%s scale %u w %u bpc %u row %u",
+                     is8 ? "8" : "16", scale, w, sbpc, i);
+            if (!vif_rows_equal(&a, &b, w)) fail(what, lv->name, "rows differ");
+            /* the horizontal pass on the C rows, padded as vif.c pads */
+            vif_pad(&a, w, half);
+            VifSums sc = { 0, 0, 0, 0 }, ss = { 0, 0, 0, 0 };
+            c->stat_horizontal(a.row, w, scale, log2_table, 100.0, &sc);
+            s->stat_horizontal(a.row, w, scale, log2_table, 100.0, &ss);
+            VifSums gc = { 0, 0, 0, 0 }, gs = { 0, 0, 0, 0 };
+            c->stat_horizontal(a.row, w, scale, log2_table, 1.0, &gc);
+            s->stat_horizontal(a.row, w, scale, log2_table, 1.0, &gs);
+            n_checks++;
+            snprintf(what, sizeof(what), "vif stat_horizontal scale %u w %u bpc %u row %u",
+                     scale, w, sbpc, i);
+            if (memcmp(&sc, &ss, sizeof(sc)) || memcmp(&gc, &gs, sizeof(gc)))
+                fail(what, lv->name, "sums %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64
+                     " vs %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64, sc.num_log, sc.den_log,
+                     sc.num_lin, sc.den_lin, ss.num_log, ss.den_log, ss.num_lin, ss.den_lin);
+        }
+        if (scale + 1 >= VIF_N_SCALES) continue;
+        const unsigned next = scale + 1, shift = vif_down_shift(scale, sbpc);
+        const unsigned w2 = w / 2;
+        for (unsigned i = 0; i < h; i += 2) {
+            memset(a.mem, 0x5a, VIF_N_ROWS * (w + 2 * VIF_PAD) * sizeof(uint16_t));
+            memset(b.mem, 0x5a, VIF_N_ROWS * (w + 2 * VIF_PAD) * sizeof(uint16_t));
+            const void *rr = is8 ? (const void *)r8 : r16, *dd = is8 ? (const void *)d8 : d16;
+            const ptrdiff_t st = is8 ? w : 2 * w;
+            c->down_vertical(a.row[VIF_MU1], a.row[VIF_MU2], rr, st, dd, st, is8, w, h, i, next,
+                             shift);
+            s->down_vertical(b.row[VIF_MU1], b.row[VIF_MU2], rr, st, dd, st, is8, w, h, i, next,
+                             shift);
+            n_checks++;
+            snprintf(what, sizeof(what), "vif down_vertical scale %u w %u bpc %u row %u", scale,
+                     w, sbpc, i);
+            if (memcmp(a.row[VIF_MU1], b.row[VIF_MU1], w * 2) ||
+                memcmp(a.row[VIF_MU2], b.row[VIF_MU2], w * 2))
+                fail(what, lv->name, "rows differ");
+            vif_pad(&a, w, vif_filter_width[next] / 2);
+            uint16_t *oc = a.row[VIF_XX_LO], *od = a.row[VIF_XX_HI];
+            uint16_t *sc2 = b.row[VIF_XX_LO], *sd = b.row[VIF_XX_HI];
+            c->down_horizontal(oc, od, a.row[VIF_MU1], a.row[VIF_MU2], w2, next);
+            s->down_horizontal(sc2, sd, a.row[VIF_MU1], a.row[VIF_MU2], w2, next);
+            n_checks++;
+            snprintf(what, sizeof(what), "vif down_horizontal scale %u w %u", scale, w);
+            if (memcmp(oc, sc2, w2 * 2) || memcmp(od, sd, w2 * 2))
+                fail(what, lv->name, "samples differ");
+        }
+    }
+    free(r8); free(d8); free(r16); free(d16);
+    free(a.mem); free(b.mem);
+}
+
+/* ---- motion --------------------------------------------------------------- */
+
+static void check_motion(const Level *lv, unsigned w, unsigned bpc, int pat)
+{
+    const MotionKernels *c = &tvmaf_motion_kernels_c, *s = lv->motion;
+    uint8_t *p8[5], *c8[5];
+    uint16_t *p16[5], *c16[5];
+    for (int k = 0; k < 5; k++) {
+        p8[k] = malloc(w); c8[k] = malloc(w);
+        p16[k] = malloc(2 * w); c16[k] = malloc(2 * w);
+        if (!p8[k] || !c8[k] || !p16[k] || !c16[k]) { fprintf(stderr, "out of memory\n"); exit(2); }
+        fill8(p8[k], w, pat);
+        fill8(c8[k], w, pat == PAT_MAX ? PAT_ZERO : PAT_RANDOM);
+        fill16(p16[k], w, pat, bpc);
+        fill16(c16[k], w, pat == PAT_MAX ? PAT_ZERO : PAT_RANDOM, bpc);
+    }
+    int32_t *ya = malloc(w * sizeof(int32_t)), *yb = malloc(w * sizeof(int32_t));
+    if (!ya || !yb) { fprintf(stderr, "out of memory\n"); exit(2); }
+    char what[96];
+    int32_t anya, anyb;
+    if (bpc == 8) {
+        anya = c->vrow_8((const uint8_t *const *)p8, (const uint8_t *const *)c8, ya, w);
+        anyb = s->vrow_8((const uint8_t *const *)p8, (const uint8_t *const *)c8, yb, w);
+    } else {
+        anya = c->vrow_16((const uint16_t *const *)p16, (const uint16_t *const *)c16, ya, w, bpc);
+        anyb = s->vrow_16((const uint16_t *const *)p16, (const uint16_t *const *)c16, yb, w, bpc);
+    }
+    n_checks++;
+    snprintf(what, sizeof(what), "motion vrow_%s w %u bpc %u", bpc == 8 ? "8" : "16", w, bpc);
+    if (anya != anyb || memcmp(ya, yb, w * sizeof(int32_t))) fail(what, lv->name, "rows differ");
+    if (w >= MOTION_MIN_SIDE) {
+        n_checks++;
+        snprintf(what, sizeof(what), "motion hrow_sad w %u bpc %u", w, bpc);
+        const uint32_t sa = c->hrow_sad(ya, w), sb = s->hrow_sad(ya, w);
+        if (sa != sb) fail(what, lv->name, "%u vs %u", sa, sb);
+        /* extremes of the vertical-pass range */
+        for (unsigned j = 0; j < w; j++) ya[j] = (j & 1) ? 65535 : -65535;
+        n_checks++;
+        if (c->hrow_sad(ya, w) != s->hrow_sad(ya, w)) fail(what, lv->name, "extreme row");
+    }
+    for (int k = 0; k < 5; k++) { free(p8[k]); free(c8[k]); free(p16[k]); free(c16[k]); }
+    free(ya); free(yb);
+}
+
+/* ---- whole extractors ----------------------------------------------------- */
+
+/* Scores frames of w x h, bpc bits with `features`, capped by cpumask; returns
+ * the collector's values in key order (caller frees), count in *n. */
+static double *score(const char *const *features, unsigned w, unsigned h, unsigned bpc,
+                     unsigned frames, uint64_t seed, uint64_t cpumask, unsigned *n)
+{
+    TvmafConfiguration cfg = { .n_threads = 1, .backend = TVMAF_BACKEND_CPU,
+                               .log_level = TVMAF_LOG_ERROR, .cpumask = cpumask };
+    TvmafContext *ctx;
+    if (tvmaf_init(&ctx, &cfg)) { fprintf(stderr, "tvmaf_init failed\n"); exit(2); }
+    for (unsigned f = 0; features[f]; f++)
+        if (tvmaf_use_feature(ctx, features[f])) {
+            fprintf(stderr, "%s\n", tvmaf_last_error(ctx));
+            exit(2);
+        }
+    const uint64_t saved = rng_state;
+    rng_state = seed;
+    for (unsigned i = 0; i < frames; i++) {
+        TvmafPicture p[2];
+        for (int s = 0; s < 2; s++) {
+            if (tvmaf_picture_alloc(&p[s], TVMAF_PIX_FMT_YUV420P, bpc, w, h)) {
+                fprintf(stderr, "picture alloc failed\n");
+                exit(2);
+            }
+            const int pat = (i == 1 && s == 0) ? PAT_EDGES : PAT_RANDOM;
+            for (int pl = 0; pl < 3; pl++)
+                for (unsigned y = 0; y < p[s].h[pl]; y++) {
+                    void *row = (char *)p[s].data[pl] + (ptrdiff_t)y * p[s].stride[pl];
+                    if (bpc == 8) fill8(row, p[s].w[pl], pat);
+                    else fill16(row, p[s].w[pl], pat, bpc);
+                    if (s == 0 || (i & 1)) continue;
+                    /* even frames: the distorted is the reference plus a
+                     * little noise (correlated, as real distortions are) */
+                    const void *src = (const char *)p[0].data[pl] + (ptrdiff_t)y * p[0].stride[pl];
+                    const int maxv = (1 << bpc) - 1;
+                    for (unsigned x = 0; x < p[s].w[pl]; x++) {
+                        const int e = ((int)(rnd() % 9) - 4) * (1 << (bpc - 8));
+                        int v = (bpc == 8 ? ((const uint8_t *)src)[x] : ((const uint16_t *)src)[x]) + e;
+                        v = v < 0 ? 0 : v > maxv ? maxv : v;
+                        if (bpc == 8) ((uint8_t *)row)[x] = (uint8_t)v;
+                        else ((uint16_t *)row)[x] = (uint16_t)v;
+                    }
+                }
+        }
+        if (tvmaf_read_pictures(ctx, &p[0], &p[1], i)) {
+            fprintf(stderr, "%s\n", tvmaf_last_error(ctx));
+            exit(2);
+        }
+    }
+    rng_state = saved;
+    if (tvmaf_flush(ctx)) { fprintf(stderr, "%s\n", tvmaf_last_error(ctx)); exit(2); }
+    TvmafCollector *col = tvmaf_context_collector(ctx);
+    const unsigned nk = tvmaf_collector_key_count(col);
+    double *v = calloc((size_t)nk * frames + 1, sizeof(double));
+    if (!v) exit(2);
+    for (unsigned k = 0; k < nk; k++)
+        for (unsigned i = 0; i < frames; i++)
+            if (!tvmaf_collector_get(col, k, i, &v[(size_t)k * frames + i]))
+                v[(size_t)k * frames + i] = -12345.0;
+    *n = nk * frames;
+    tvmaf_close(ctx);
+    return v;
+}
+
+static void check_frames(const Level *lv, unsigned w, unsigned h, unsigned bpc)
+{
+    static const char *const features[] = { "vif=debug=true", "adm=debug=true",
+                                            "motion=debug=true", NULL };
+    const unsigned frames = 3;
+    const uint64_t seed = rnd() | 1;
+    unsigned na, nb;
+    /* C: every level bit masked */
+    double *a = score(features, w, h, bpc, frames, seed, ~(uint64_t)0, &na);
+    /* the level alone: every other SIMD bit masked */
+    double *b = score(features, w, h, bpc, frames, seed, ~(uint64_t)lv->flag, &nb);
+    n_checks++;
+    char what[96];
+    snprintf(what, sizeof(what), "vif+adm+motion frames %ux%u bpc %u", w, h, bpc);
+    if (na != nb || memcmp(a, b, na * sizeof(double))) {
+        unsigned k = 0;
+        while (k < na && k < nb && !memcmp(&a[k], &b[k], sizeof(double))) k++;
+        fail(what, lv->name, "value %u: %.17g vs %.17g", k, k < na ? a[k] : 0., k < nb ? b[k] : 0.);
+    }
+    free(a);
+    free(b);
+}
+
+/* ---- bench ---------------------------------------------------------------- */
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
+typedef struct BenchBuf {
+    unsigned w, h;
+    uint8_t *r8, *d8;
+    uint16_t *r16, *d16;
+    VifRows rows;    /* the statistic's vertical-pass rows (read by stat_horizontal) */
+    VifRows scratch; /* what the other vif kernels write */
+    uint16_t log2_table[VIF_LOG2_TABLE_ALLOC];
+    int32_t *y;
+} BenchBuf;
+
+enum { K_VIF_SV8, K_VIF_SV16, K_VIF_SH0, K_VIF_SH1, K_VIF_DV, K_VIF_DH, K_MOT_V8, K_MOT_H,
+       N_BENCH };
+static const char *const bench_names[N_BENCH] = {
+    "vif stat_vertical_8", "vif stat_vertical_16 (scale 1)", "vif stat_horizontal (scale 0)",
+    "vif stat_horizontal (scale 1)", "vif down_vertical (8-bit)", "vif down_horizontal",
+    "motion vrow_8", "motion hrow_sad",
+};
+
+static void bench_call(int k, const VifKernels *v, const MotionKernels *m, BenchBuf *b)
+{
+    const unsigned w = b->w, h = b->h;
+    VifSums sums = { 0, 0, 0, 0 };
+    switch (k) {
+    case K_VIF_SV8:
+        v->stat_vertical_8(b->scratch.row, b->r8, w, b->d8, w, w, h, h / 2, 8, 8);
+        break;
+    case K_VIF_SV16:
+        v->stat_vertical_16(b->scratch.row, b->r16, 2 * w, b->d16, 2 * w, w, h, h / 2, 1, 16, 16);
+        break;
+    case K_VIF_SH0: v->stat_horizontal(b->rows.row, w, 0, b->log2_table, 100.0, &sums); break;
+    case K_VIF_SH1: v->stat_horizontal(b->rows.row, w, 1, b->log2_table, 100.0, &sums); break;
+    case K_VIF_DV:
+        v->down_vertical(b->scratch.row[VIF_XX_LO], b->scratch.row[VIF_XX_HI], b->r8, w, b->d8, w, true,
+                         w, h, h / 2, 1, 8);
+        break;
+    case K_VIF_DH:
+        v->down_horizontal(b->scratch.row[VIF_XX_LO], b->scratch.row[VIF_XX_HI], b->rows.row[VIF_MU1],
+                           b->rows.row[VIF_MU2], w / 2, 1);
+        break;
+    case K_MOT_V8: {
+        const uint8_t *p[5], *c[5];
+        for (int t = 0; t < 5; t++) { p[t] = b->r8 + t * w; c[t] = b->d8 + t * w; }
+        m->vrow_8(p, c, b->y, w);
+        break;
+    }
+    default: m->hrow_sad(b->y, w); break;
+    }
+}
+
+/* Seconds per call: the best of several rounds of calls. */
+static double bench_round(int k, const VifKernels *v, const MotionKernels *m, BenchBuf *b)
+{
+    const unsigned calls = 100;
+    const double t0 = now_s();
+    for (unsigned i = 0; i < calls; i++) bench_call(k, v, m, b);
+    return (now_s() - t0) / calls;
+}
+
+static void bench(const Level *levels, unsigned n_levels)
+{
+    BenchBuf b = { .w = 1920, .h = 32 };
+    const size_t n = (size_t)b.w * b.h;
+    b.r8 = malloc(n); b.d8 = malloc(n);
+    b.r16 = malloc(2 * n); b.d16 = malloc(2 * n);
+    b.y = malloc(b.w * sizeof(int32_t));
+    if (!b.r8 || !b.d8 || !b.r16 || !b.d16 || !b.y || vif_rows_alloc(&b.rows, b.w) ||
+        vif_rows_alloc(&b.scratch, b.w))
+        exit(2);
+    fill8(b.r8, n, PAT_RANDOM);
+    for (size_t i = 0; i < n; i++) { /* distorted: the reference plus a little noise */
+        const int v = b.r8[i] + (int)(rnd() % 9) - 4;
+        b.d8[i] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+    }
+    fill16(b.r16, n, PAT_RANDOM, 16);
+    fill16(b.d16, n, PAT_RANDOM, 16);
+    vif_log2_table_fill(b.log2_table, vif_log2_steps);
+    tvmaf_vif_kernels_c.stat_vertical_8(b.rows.row, b.r8, b.w, b.d8, b.w, b.w, b.h, 5, 8, 8);
+    vif_pad(&b.rows, b.w, VIF_MAX_HALF);
+    tvmaf_motion_kernels_c.vrow_8((const uint8_t *const[5]){ b.r8, b.r8 + b.w, b.r8 + 2 * b.w,
+                                                            b.r8 + 3 * b.w, b.r8 + 4 * b.w },
+                                  (const uint8_t *const[5]){ b.d8, b.d8 + b.w, b.d8 + 2 * b.w,
+                                                            b.d8 + 3 * b.w, b.d8 + 4 * b.w },
+                                  b.y, b.w);
+    printf("%-32s %10s", "kernel (1920 columns)", "C us");
+    for (unsigned l = 0; l < n_levels; l++) printf(" %10s %8s", levels[l].name, "speed-up");
+    printf("\n");
+    /* C and the levels take turns, round after round, so a machine whose load
+     * drifts slows them alike; each keeps its best round */
+    for (int k = 0; k < N_BENCH; k++) {
+        double best[3] = { 1e9, 1e9, 1e9 };
+        for (int round = 0; round < 15; round++) {
+            for (unsigned l = 0; l <= n_levels; l++) {
+                const double t = l ? bench_round(k, levels[l - 1].vif, levels[l - 1].motion, &b)
+                                   : bench_round(k, &tvmaf_vif_kernels_c, &tvmaf_motion_kernels_c, &b);
+                if (t < best[l]) best[l] = t;
+            }
+        }
+        printf("%-32s %10.2f", bench_names[k], best[0] * 1e6);
+        for (unsigned l = 0; l < n_levels; l++)
+            printf(" %10.2f %7.2fx", best[l + 1] * 1e6, best[0] / best[l + 1]);
+        printf("\n");
+    }
+    free(b.r8); free(b.d8); free(b.r16); free(b.d16); free(b.y); free(b.rows.mem);
+    free(b.scratch.mem);
+}
+
+int main(int argc, char **argv)
+{
+    bool do_bench = false;
+    rng_state = 0x9E3779B97F4A7C15ULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--bench")) do_bench = true;
+        else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
+            rng_state = strtoull(argv[++i], NULL, 0) | 1;
+        else {
+            fprintf(stderr, "usage: %s [--seed N] [--bench]\n", argv[0]);
+            return 2;
+        }
+    }
+    const unsigned flags = tvmaf_cpu_flags();
+    Level levels[2];
+    unsigned n_levels = 0;
+#if TVMAF_X86_SIMD
+    if (flags & TVMAF_CPU_FLAG_AVX2)
+        levels[n_levels++] = (Level){ "avx2", TVMAF_CPU_FLAG_AVX2, &tvmaf_vif_kernels_avx2,
+                                      &tvmaf_motion_kernels_avx2 };
+    if (flags & TVMAF_CPU_FLAG_AVX512)
+        levels[n_levels++] = (Level){ "avx512", TVMAF_CPU_FLAG_AVX512, &tvmaf_vif_kernels_avx512,
+                                      &tvmaf_motion_kernels_avx512 };
+#endif
+    printf("checkasm: cpu flags 0x%x; levels:", flags);
+    for (unsigned l = 0; l < n_levels; l++) printf(" %s", levels[l].name);
+    printf("%s\n", n_levels ? "" : " none (C only: nothing to compare)");
+    if (!n_levels) return 77; /* nothing to compare: meson reports a skip, not a pass */
+    if (do_bench) {
+        bench(levels, n_levels);
+        return 0;
+    }
+
+    static const unsigned depths[] = { 8, 10, 12, 16 };
+    for (unsigned l = 0; l < n_levels; l++) {
+        const unsigned before = n_fail;
+        for (unsigned w = 1; w <= 130; w++)
+            for (unsigned d = 0; d < 4; d++)
+                for (int pat = 0; pat < N_PAT; pat++) {
+                    if (pat != PAT_RANDOM && (w % 7) && w != 130) continue;
+                    check_vif(&levels[l], w, depths[d], pat);
+                    check_motion(&levels[l], w, depths[d], pat);
+                }
+        for (unsigned d = 0; d < 4; d++) {
+            check_vif(&levels[l], 1920, depths[d], PAT_RANDOM);
+            check_motion(&levels[l], 1920, depths[d], PAT_RANDOM);
+        }
+        /* adm needs 33 samples a side; odd sizes, every depth */
+        static const unsigned sizes[][2] = { { 33, 33 }, { 34, 35 }, { 64, 48 }, { 97, 41 },
+                                             { 130, 67 }, { 177, 99 } };
+        for (unsigned sz = 0; sz < sizeof(sizes) / sizeof(sizes[0]); sz++)
+            for (unsigned d = 0; d < 4; d++)
+                check_frames(&levels[l], sizes[sz][0], sizes[sz][1], depths[d]);
+        printf("%-8s %s\n", levels[l].name, n_fail == before ? "ok" : "FAILED");
+    }
+    printf("%u checks, %u failed\n", n_checks, n_fail);
+    return n_fail ? 1 : 0;
+}
