@@ -373,10 +373,23 @@ def case_out_of_memory(exe, d, R):
     w, h = 3840, 2160
     big = put(d, "big.y4m", b"YUV4MPEG2 W%d H%d F25:1 C420jpeg\nFRAME\n" % (w, h) + bytes(w * h * 3 // 2))
 
-    def limit():  # the frames fit; float_vif's buffers (several float planes) do not
-        resource.setrlimit(resource.RLIMIT_AS, (120 << 20, 120 << 20))
+    # The address space the program needs to load (its shared libraries: FFmpeg's
+    # are large) and score this frame with psnr, found by steps of 25 MiB; with
+    # that much plus 25 MiB the frames fit but float_vif's buffers (several
+    # float planes of 33 MB) do not.
+    def with_limit(mb):
+        return lambda: resource.setrlimit(resource.RLIMIT_AS, (mb << 20, mb << 20))
+    base = None
+    for mb in range(100, 2000, 25):
+        r = run(exe, ["-r", big, "-d", big, "-n", "--feature", "psnr", "-o", os.devnull],
+                preexec=with_limit(mb))
+        if r.rc == 0:
+            base = mb
+            break
+    if base is None:
+        return "FAIL: psnr on one 3840x2160 frame did not run under any limit up to 2 GiB"
     r = run(exe, ["-r", big, "-d", big, "-n", "--feature", "float_vif", "-o", os.devnull],
-            preexec=limit)
+            preexec=with_limit(base + 25))
     return refused(r, "out of memory")
 
 
