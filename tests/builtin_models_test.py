@@ -16,7 +16,6 @@
 
 usage: builtin_models_test.py TVMAF_EXE [--clips DIR] [--shared DIR]
 """
-import argparse
 import json
 import os
 import re
@@ -25,7 +24,7 @@ import subprocess
 import sys
 import tempfile
 
-from golden_common import Result, bits, choose_adm_division, read_clips
+from golden_common import Result, bits, choose_adm_division, read_clips, test_arg_parser
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -70,10 +69,7 @@ def compare_frames(res, label, got, want, keys=None):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument('tvmaf')
-    ap.add_argument('--clips', default=os.environ.get('TVMAF_CLIPS', os.path.join(ROOT, '.cache', 'clips')))
-    ap.add_argument('--shared', default=os.environ.get('TVMAF_SHARED', os.path.join(ROOT, '..', 'shared')))
+    ap = test_arg_parser()
     a = ap.parse_args()
     exe = os.path.abspath(a.tvmaf)
     shared = os.path.abspath(a.shared)

@@ -11,23 +11,19 @@
 
 usage: ctc_test.py TVMAF_EXE [--clips DIR] [--shared DIR]
 """
-import argparse
 import os
 import subprocess
 import sys
 import tempfile
 
-from golden_common import Result, choose_adm_division, strip_volatile
+from golden_common import Result, choose_adm_division, strip_volatile, test_arg_parser
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument('tvmaf')
-    ap.add_argument('--clips', default=os.environ.get('TVMAF_CLIPS', os.path.join(ROOT, '.cache', 'clips')))
-    ap.add_argument('--shared', default=os.environ.get('TVMAF_SHARED', os.path.join(ROOT, '..', 'shared')))
+    ap = test_arg_parser()
     a = ap.parse_args()
     exe = os.path.abspath(a.tvmaf)
     res = Result()

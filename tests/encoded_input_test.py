@@ -18,14 +18,13 @@ Exits 77 (skip) when this build has no FFmpeg.
 
 usage: encoded_input_test.py TVMAF_EXE [--clips DIR] [--shared DIR]
 """
-import argparse
 import json
 import os
 import subprocess
 import sys
 import tempfile
 
-from golden_common import Result, bits, choose_adm_division, read_clips
+from golden_common import Result, bits, choose_adm_division, read_clips, test_arg_parser
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -52,10 +51,7 @@ def run(exe, inputs, args):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument('tvmaf')
-    ap.add_argument('--clips', default=os.environ.get('TVMAF_CLIPS', os.path.join(ROOT, '.cache', 'clips')))
-    ap.add_argument('--shared', default=os.environ.get('TVMAF_SHARED', os.path.join(ROOT, '..', 'shared')))
+    ap = test_arg_parser()
     a = ap.parse_args()
     exe = os.path.abspath(a.tvmaf)
     shared = os.path.abspath(a.shared)

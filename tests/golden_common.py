@@ -59,6 +59,19 @@ class Result:
 QUICK_MAX_PIXELS = 576 * 324
 
 
+def test_arg_parser():
+    """The arguments every clip test takes: the tvmaf executable, the decoded
+    clips (TVMAF_CLIPS, else .cache/clips) and the shared folder (TVMAF_SHARED,
+    else ../shared beside the checkout)."""
+    import argparse
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    ap = argparse.ArgumentParser()
+    ap.add_argument('tvmaf')
+    ap.add_argument('--clips', default=os.environ.get('TVMAF_CLIPS', os.path.join(root, '.cache', 'clips')))
+    ap.add_argument('--shared', default=os.environ.get('TVMAF_SHARED', os.path.join(root, '..', 'shared')))
+    return ap
+
+
 def quick_env():
     return os.environ.get('TVMAF_TEST_QUICK') == '1'
 

@@ -12,7 +12,6 @@ every frame).
 
 usage: golden_test.py TVMAF_EXE [--clips DIR] [--shared DIR]
 """
-import argparse
 import json
 import math
 import os
@@ -20,7 +19,7 @@ import subprocess
 import sys
 import tempfile
 
-from golden_common import Result, bits, choose_adm_division, read_clips, same, strip_volatile
+from golden_common import Result, bits, choose_adm_division, read_clips, same, strip_volatile, test_arg_parser
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -115,10 +114,7 @@ def compare(ours, gold, keys, label, res, aggregates=False):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument('tvmaf')
-    ap.add_argument('--clips', default=os.environ.get('TVMAF_CLIPS', os.path.join(ROOT, '.cache', 'clips')))
-    ap.add_argument('--shared', default=os.environ.get('TVMAF_SHARED', os.path.join(ROOT, '..', 'shared')))
+    ap = test_arg_parser()
     ap.add_argument('--threads', default='2')
     a = ap.parse_args()
     exe = os.path.abspath(a.tvmaf)

@@ -19,14 +19,13 @@ Model files are found through TVMAF_MODEL_PATH=SHARED/models.
 
 usage: model_golden_test.py TVMAF_EXE [--clips DIR] [--shared DIR]
 """
-import argparse
 import json
 import os
 import subprocess
 import sys
 import tempfile
 
-from golden_common import Result, bits, choose_adm_division, read_clips, strip_volatile
+from golden_common import Result, bits, choose_adm_division, read_clips, strip_volatile, test_arg_parser
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -164,10 +163,7 @@ def bad_input(exe, clip, clip_dir, env, res):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument('tvmaf')
-    ap.add_argument('--clips', default=os.environ.get('TVMAF_CLIPS', os.path.join(ROOT, '.cache', 'clips')))
-    ap.add_argument('--shared', default=os.environ.get('TVMAF_SHARED', os.path.join(ROOT, '..', 'shared')))
+    ap = test_arg_parser()
     a = ap.parse_args()
     exe = os.path.abspath(a.tvmaf)
     ADM_DIV[:] = choose_adm_division(exe)
