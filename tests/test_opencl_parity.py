@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""CPU vs OpenCL: the gate's opencl columns on the quick clips (exits 77 without an OpenCL device).
+
+Runs scripts/gate --quick --columns 'opencl*' --skip-without opencl: every feature with an
+OpenCL twin and every model (vmaf_v0.6.1, vmaf_neg, vmaf_4k, vmaf_b with its bootstrap keys,
+vmaf_float; a model's features without an OpenCL twin run on the CPU, per feature) on the clips
+up to 576x324 of clips.tsv (every layout and depth), per frame, pooled and aggregate, against the
+CPU reference (1 thread), in two columns: opencl (default frames in flight) and opencl-1t
+(--threads 1). Every value must be identical as a double (no OpenCL entry in the LIBM table).
+In CI the device is PoCL's CPU device (scripts/bootstrap installs pocl-opencl-icd), so the
+real backend runs without a GPU. The gate exits 77 only when tvmaf says there is no usable
+OpenCL device (no ICD loader or no platform); any other failure of its probe fails.
+
+Before the gate, with the loader made unreachable (TVMAF_OPENCL_LIBRARY names a file that does
+not exist, as on a machine without OpenCL): --backend opencl must fail saying "no usable OpenCL
+device", and --backend auto must score on the CPU with the CPU's output.
+
+usage: test_opencl_parity.py TVMAF_EXE [--clips DIR] [--shared DIR] [--gpu N]
+"""
+import argparse
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+GATE = os.path.join(ROOT, "scripts", "gate")
+
+
+def without_loader(tvmaf, clips):
+    """The run-time loading: no loader, no OpenCL backend, and auto falls back to the CPU."""
+    ref, dis = (os.path.join(clips, "tiny_177x99.%s.yuv" % k) for k in ("ref", "dis"))
+    if not os.path.isfile(ref):
+        print("no %s: loader check not run" % ref)
+        return 0
+    env = dict(os.environ, TVMAF_OPENCL_LIBRARY="/nonexistent/libOpenCL.so.1")
+    base = [tvmaf, "-r", ref, "-d", dis, "-w", "177", "-h", "99", "-p", "420", "-b", "8", "-n",
+            "--feature", "psnr", "--feature", "motion", "--precision", "max", "--csv", "-o", "-"]
+    p = subprocess.run(base + ["--backend", "opencl"], env=env, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE)
+    err = p.stderr.decode()
+    if p.returncode == 0 or "no usable OpenCL device" not in err:
+        print("FAIL: --backend opencl without a loader: rc %d, stderr %r" % (p.returncode, err))
+        return 1
+    auto = subprocess.run(base + ["--backend", "auto"], env=env, stdout=subprocess.PIPE)
+    cpu = subprocess.run(base + ["--backend", "cpu"], stdout=subprocess.PIPE)
+    if auto.returncode or cpu.returncode or auto.stdout != cpu.stdout:
+        print("FAIL: --backend auto without a loader does not give the CPU's output")
+        return 1
+    print("without a loader: --backend opencl refused (%s), auto = cpu" % err.strip())
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("tvmaf")
+    ap.add_argument("--clips", default=os.environ.get("TVMAF_CLIPS", os.path.join(ROOT, ".cache", "clips")))
+    ap.add_argument("--shared", default=os.environ.get("TVMAF_SHARED", os.path.join(ROOT, "..", "shared")))
+    ap.add_argument("--gpu", default=os.environ.get("TVMAF_OPENCL_GPU"))
+    a = ap.parse_args()
+    if without_loader(a.tvmaf, a.clips):
+        return 1
+    cmd = [sys.executable, GATE, "--tvmaf", a.tvmaf, "--clips", a.clips, "--shared", a.shared,
+           "--quick", "--columns", "opencl*", "--skip-without", "opencl"]
+    if a.gpu is not None:
+        cmd += ["--gpu", a.gpu]
+    print(" ".join(cmd), flush=True)
+    return subprocess.call(cmd)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
