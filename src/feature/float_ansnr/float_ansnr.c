@@ -10,11 +10,10 @@
 
 #include "core/feature.h"
 #include "feature/float_ansnr/float_ansnr_math.h"
+#include "feature/float_ansnr/float_ansnr_state.h"
 
 typedef struct FloatAnsnrState {
-    double peak, psnr_max;
-    float divisor;
-    int w, h;
+    FloatAnsnrSetup p;
     float *mem;       /* one allocation for everything below */
     float *ref, *dis; /* converted planes, w x h, stride w */
     float *rf, *df;   /* one filtered row of each, w */
@@ -27,9 +26,9 @@ static void close_cpu(void *priv)
     s->mem = NULL;
 }
 
-static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
+int tvmaf_float_ansnr_setup(FloatAnsnrSetup *s, const TvmafVideoInfo *vi, char *msg,
+                            size_t len)
 {
-    FloatAnsnrState *s = priv;
     if (!float_psnr_constants(vi->bpc, &s->peak, &s->psnr_max)) {
         snprintf(msg, len,
                  "feature \"float_ansnr\" supports 8, 10, 12 and 16-bit input, not %u-bit",
@@ -46,6 +45,25 @@ static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
     s->divisor = float_pic_divisor(vi->bpc);
     s->w = (int)vi->w;
     s->h = (int)vi->h;
+    s->bpc = vi->bpc;
+    return 0;
+}
+
+int tvmaf_float_ansnr_report(const FloatAnsnrSetup *s, float sig, float noise, unsigned index,
+                             TvmafSink *sink)
+{
+    int err = 0;
+    err |= tvmaf_sink_append(sink, "float_ansnr", index, fansnr_db(sig, noise, s->psnr_max));
+    err |= tvmaf_sink_append(sink, "float_anpsnr", index,
+                             fanpsnr_db(noise, s->w, s->h, s->peak, s->psnr_max));
+    return err ? -EINVAL : 0;
+}
+
+static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
+{
+    FloatAnsnrState *s = priv;
+    int err = tvmaf_float_ansnr_setup(&s->p, vi, msg, len);
+    if (err) return err;
     const size_t plane = (size_t)vi->w * vi->h;
     s->mem = malloc((2 * plane + 2 * (size_t)vi->w) * sizeof(float));
     if (!s->mem) return -ENOMEM;
@@ -78,9 +96,8 @@ static void filter_row(const float *taps, int width, const float *plane, int w, 
 {
     const float *rows[FANSNR_DIS_WIDTH];
     fansnr_window(plane, w, i, h, width, rows);
-    const int half = width / 2;
-    const int lo = half < w ? half : w;
-    const int hi = w - half > lo ? w - half : lo;
+    int lo, hi;
+    fansnr_inner_columns(width, w, &lo, &hi);
     for (int j = 0; j < lo; j++) out[j] = fansnr_filter_edge(taps, width, rows, j, w);
     for (int j = lo; j < hi; j++) out[j] = fansnr_filter_inner(taps, width, rows, j);
     for (int j = hi; j < w; j++) out[j] = fansnr_filter_edge(taps, width, rows, j, w);
@@ -90,23 +107,18 @@ static int extract(void *priv, const TvmafPicture *ref, const TvmafPicture *dis,
                    unsigned index, TvmafSink *sink)
 {
     FloatAnsnrState *s = priv;
-    const int w = s->w, h = s->h;
-    convert(ref, s->divisor, s->ref);
-    convert(dis, s->divisor, s->dis);
+    const int w = s->p.w, h = s->p.h;
+    convert(ref, s->p.divisor, s->ref);
+    convert(dis, s->p.divisor, s->dis);
     float sig = 0.0f, noise = 0.0f;
     for (int i = 0; i < h; i++) {
         filter_row(fansnr_ref_taps, FANSNR_REF_WIDTH, s->ref, w, h, i, s->rf);
         filter_row(fansnr_dis_taps, FANSNR_DIS_WIDTH, s->dis, w, h, i, s->df);
         float row_sig, row_noise;
         fansnr_row_sums(s->rf, s->df, w, &row_sig, &row_noise);
-        sig += row_sig;
-        noise += row_noise;
+        fansnr_frame_add(&sig, &noise, row_sig, row_noise);
     }
-    int err = 0;
-    err |= tvmaf_sink_append(sink, "float_ansnr", index, fansnr_db(sig, noise, s->psnr_max));
-    err |= tvmaf_sink_append(sink, "float_anpsnr", index,
-                             fanpsnr_db(noise, w, h, s->peak, s->psnr_max));
-    return err ? -EINVAL : 0;
+    return tvmaf_float_ansnr_report(&s->p, sig, noise, index, sink);
 }
 
 static const char *const provided[] = { "float_ansnr", "float_anpsnr", NULL };

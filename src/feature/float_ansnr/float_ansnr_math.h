@@ -1,6 +1,6 @@
 /*
- * float_ansnr: the arithmetic, written once for the CPU extractor (and a
- * later device twin).
+ * float_ansnr: the arithmetic, written once for the CPU extractor and the
+ * CUDA twin.
  *
  * Luma only, in float throughout, from the float samples of
  * float_psnr_math.h with an offset of -128 (8-bit scale, centred on 0).
@@ -34,8 +34,8 @@
 #define FANSNR_OFFSET (-128)
 
 /* Tap tables (row-major), initialised from double quotients rounded to float
- * as the reference's float arrays are. A device twin copies them into its own
- * constant memory from these same macros. */
+ * as the reference's float arrays are. The CUDA twin uploads the host's
+ * arrays, so the device filters with these very floats. */
 #define FANSNR_REF_WIDTH 3
 #define FANSNR_REF_TAPS { \
     1.0 / 16.0, 2.0 / 16.0, 1.0 / 16.0, \
@@ -99,6 +99,15 @@ TVMAF_HD float fansnr_filter_inner(const float *taps, int width, const float *co
     return acc;
 }
 
+/* The columns [lo, hi) of a w-wide row whose window lies inside it; the
+ * others take the reflecting path (the same arithmetic). */
+TVMAF_HD void fansnr_inner_columns(int width, int w, int *lo, int *hi)
+{
+    const int half = width / 2;
+    *lo = half < w ? half : w;
+    *hi = w - half > *lo ? w - half : *lo;
+}
+
 /* Row pointers of the filter window centred on row i of an h-row plane. */
 TVMAF_HD void fansnr_window(const float *plane, ptrdiff_t stride, int i, int h, int width,
                             const float **rows)
@@ -118,6 +127,39 @@ TVMAF_HD void fansnr_row_sums(const float *rf, const float *df, int w, float *si
     }
     *sig = s;
     *noise = n;
+}
+
+/* The CUDA twin's decomposition (float_ansnr.cu): the pictures converted
+ * into float planes, then the filtered planes (fansnr_filter_sample), one
+ * thread per sample in blocks of FANSNR_BLOCK_W x FANSNR_BLOCK_H,
+ * FANSNR_GRID_Y(h) blocks in y striding over further rows; each row's two
+ * float sums by one thread (fansnr_row_sums, left to right), read back and
+ * added on the host top to bottom (fansnr_frame_add), as the CPU's loop. */
+#define FANSNR_BLOCK_W 32
+#define FANSNR_BLOCK_H 8
+#define FANSNR_ROW_THREADS 64
+/* blocks in y of the per-sample kernels, which stride over the rows beyond */
+#define FANSNR_GRID_Y(h) \
+    ((h) + FANSNR_BLOCK_H - 1 > 65535u * FANSNR_BLOCK_H ? 65535u \
+                                                        : ((h) + FANSNR_BLOCK_H - 1) / FANSNR_BLOCK_H)
+
+/* Filtered sample (i, j) of an h x w float plane (stride w). */
+TVMAF_HD float fansnr_filter_sample(const float *taps, int width, const float *plane, int w,
+                                    int h, int i, int j)
+{
+    const float *rows[FANSNR_DIS_WIDTH];
+    int lo, hi;
+    fansnr_window(plane, w, i, h, width, rows);
+    fansnr_inner_columns(width, w, &lo, &hi);
+    return j < lo || j >= hi ? fansnr_filter_edge(taps, width, rows, j, w)
+                             : fansnr_filter_inner(taps, width, rows, j);
+}
+
+/* Adds one row's sums into the frame's, in float (rows top to bottom). */
+TVMAF_HD void fansnr_frame_add(float *sig, float *noise, float row_sig, float row_noise)
+{
+    *sig += row_sig;
+    *noise += row_noise;
 }
 
 #if !TVMAF_DEVICE_CODE

@@ -8,14 +8,11 @@
 
 #include "core/feature.h"
 #include "feature/float_moment/float_moment_math.h"
+#include "feature/float_moment/float_moment_state.h"
 
-typedef struct FloatMomentState {
-    float divisor;
-} FloatMomentState;
-
-static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
+int tvmaf_float_moment_setup(FloatMomentSetup *s, const TvmafVideoInfo *vi, char *msg,
+                             size_t len)
 {
-    FloatMomentState *s = priv;
     if (vi->bpc != 8 && vi->bpc != 10 && vi->bpc != 12 && vi->bpc != 16) {
         snprintf(msg, len,
                  "feature \"float_moment\" supports 8, 10, 12 and 16-bit input, not %u-bit",
@@ -23,34 +20,37 @@ static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
         return -EINVAL;
     }
     s->divisor = float_pic_divisor(vi->bpc);
+    s->w = vi->w;
+    s->h = vi->h;
+    s->bpc = vi->bpc;
     return 0;
 }
 
-static void plane_sums(const TvmafPicture *pic, float divisor, FMomentSums *m)
+int tvmaf_float_moment_report(const FloatMomentSetup *s, const FMomentSums *r,
+                              const FMomentSums *d, unsigned index, TvmafSink *sink)
 {
-    const unsigned char *p = pic->data[0];
-    for (unsigned i = 0; i < pic->h[0]; i++, p += pic->stride[0]) {
-        if (pic->bpc == 8)
-            fmoment_row8(p, pic->w[0], m);
-        else
-            fmoment_row16((const uint16_t *)p, pic->w[0], divisor, m);
-    }
+    const int w = (int)s->w, h = (int)s->h;
+    int err = 0;
+    err |= tvmaf_sink_append(sink, "float_moment_ref1st", index, fmoment_mean(r->s1, w, h));
+    err |= tvmaf_sink_append(sink, "float_moment_dis1st", index, fmoment_mean(d->s1, w, h));
+    err |= tvmaf_sink_append(sink, "float_moment_ref2nd", index, fmoment_mean(r->s2, w, h));
+    err |= tvmaf_sink_append(sink, "float_moment_dis2nd", index, fmoment_mean(d->s2, w, h));
+    return err ? -EINVAL : 0;
+}
+
+static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
+{
+    return tvmaf_float_moment_setup(priv, vi, msg, len);
 }
 
 static int extract(void *priv, const TvmafPicture *ref, const TvmafPicture *dis,
                    unsigned index, TvmafSink *sink)
 {
-    const FloatMomentState *s = priv;
-    const int w = (int)ref->w[0], h = (int)ref->h[0];
+    const FloatMomentSetup *s = priv;
     FMomentSums r = { 0., 0. }, d = { 0., 0. };
-    plane_sums(ref, s->divisor, &r);
-    plane_sums(dis, s->divisor, &d);
-    int err = 0;
-    err |= tvmaf_sink_append(sink, "float_moment_ref1st", index, fmoment_mean(r.s1, w, h));
-    err |= tvmaf_sink_append(sink, "float_moment_dis1st", index, fmoment_mean(d.s1, w, h));
-    err |= tvmaf_sink_append(sink, "float_moment_ref2nd", index, fmoment_mean(r.s2, w, h));
-    err |= tvmaf_sink_append(sink, "float_moment_dis2nd", index, fmoment_mean(d.s2, w, h));
-    return err ? -EINVAL : 0;
+    fmoment_plane(ref->data[0], ref->stride[0], ref->w[0], ref->h[0], ref->bpc, s->divisor, &r);
+    fmoment_plane(dis->data[0], dis->stride[0], dis->w[0], dis->h[0], dis->bpc, s->divisor, &d);
+    return tvmaf_float_moment_report(s, &r, &d, index, sink);
 }
 
 static const char *const provided[] = {
@@ -62,7 +62,7 @@ const TvmafExtractor tvmaf_fex_float_moment = {
     .name = "float_moment",
     .backend = TVMAF_BACKEND_CPU,
     .options = NULL,
-    .priv_size = sizeof(FloatMomentState),
+    .priv_size = sizeof(FloatMomentSetup),
     .flags = TVMAF_FEX_LUMA_ONLY,
     .init = init,
     .extract = extract,

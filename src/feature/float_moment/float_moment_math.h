@@ -1,6 +1,6 @@
 /*
- * float_moment: the arithmetic, written once for the CPU extractor (and a
- * later device twin).
+ * float_moment: the arithmetic, written once for the CPU extractor and the
+ * CUDA twin.
  *
  * First and second moments (mean and mean square) of the reference's and the
  * distorted's luma, from the float samples of float_psnr_math.h (8-bit scale,
@@ -9,13 +9,14 @@
  * square of the sample (a float product, which rounds at 16 bits). The sum is
  * divided by the int product w*h.
  *
- * Up to 12 bits every added term is a multiple of 2^-8 below 2^16 and the
- * double sums are exact in any order; at 16 bits the squares can round and
- * the second moments must be added in raster order.
+ * Every term is a whole number of 2^-16 units (float_psnr_math.h, "Exact
+ * double sums"): the CUDA twin adds units as saturating integers and falls
+ * back to the CPU's loop (fmoment_plane) where a total reaches the limit.
  */
 #ifndef TVMAF_FLOAT_MOMENT_MATH_H
 #define TVMAF_FLOAT_MOMENT_MATH_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/hd.h"
@@ -40,6 +41,62 @@ TVMAF_HD void fmoment_row8(const uint8_t *p, unsigned w, FMomentSums *m)
 TVMAF_HD void fmoment_row16(const uint16_t *p, unsigned w, float divisor, FMomentSums *m)
 {
     for (unsigned j = 0; j < w; j++) fmoment_add(m, float_pic_sample16(p[j], divisor, 0));
+}
+
+/* The sums of one picture's luma, the CPU's loop: row after row (rows
+ * `stride` bytes apart). */
+TVMAF_HD void fmoment_plane(const unsigned char *p, ptrdiff_t stride, unsigned w, unsigned h,
+                            unsigned bpc, float divisor, FMomentSums *m)
+{
+    for (unsigned i = 0; i < h; i++, p += stride) {
+        if (bpc == 8)
+            fmoment_row8(p, w, m);
+        else
+            fmoment_row16((const uint16_t *)(const void *)p, w, divisor, m);
+    }
+}
+
+/* The twin's decomposition (float_moment.cu): as float_psnr's, one block of
+ * FPIC_THREADS threads per row, with four totals per row: the units of the
+ * reference's samples and squares, then the distorted's (FMOMENT_SLOTS). */
+#define FMOMENT_SLOTS 4
+
+/* Sample x of a row on the 8-bit scale (the CPU's conversion). */
+TVMAF_HD float fmoment_sample(const unsigned char *row, unsigned x, unsigned bpc, float divisor)
+{
+    return bpc == 8 ? float_pic_sample8(row[x], 0)
+                    : float_pic_sample16(((const uint16_t *)(const void *)row)[x], divisor, 0);
+}
+
+/* What thread t of a row's block adds for one picture: the units of its
+ * samples (u[0]) and of their float squares (u[1]), saturated at limit. */
+TVMAF_HD void fmoment_lane_units(const unsigned char *row, unsigned t, unsigned w, unsigned bpc,
+                                 float divisor, uint64_t limit, uint64_t u[2])
+{
+    uint64_t s1 = 0, s2 = 0;
+    for (unsigned x = t; x < w; x += FPIC_THREADS) {
+        const float v = fmoment_sample(row, x, bpc, divisor);
+        s1 = fpic_units_add(s1, fpic_units(v), limit);
+        s2 = fpic_units_add(s2, fpic_units(v * v), limit);
+    }
+    u[0] = s1;
+    u[1] = s2;
+}
+
+/* One picture's sums from the saturated totals of its units: exact while
+ * both are below the limit, else the CPU's loop. */
+TVMAF_HD FMomentSums fmoment_finish(const uint64_t total[2], uint64_t limit,
+                                    const unsigned char *p, ptrdiff_t stride, unsigned w,
+                                    unsigned h, unsigned bpc, float divisor)
+{
+    FMomentSums m = { 0., 0. };
+    if (total[0] < limit && total[1] < limit) {
+        m.s1 = fpic_units_value(total[0]);
+        m.s2 = fpic_units_value(total[1]);
+    } else {
+        fmoment_plane(p, stride, w, h, bpc, divisor, &m);
+    }
+    return m;
 }
 
 /* A moment from its sum. */

@@ -38,10 +38,10 @@
 #include "core/feature.h"
 #include "core/feature_name.h"
 #include "feature/float_motion/float_motion_math.h"
+#include "feature/float_motion/float_motion_state.h"
 
-#define KEY_LEN 160
-#define MAX_PLANES 3
-#define RING 3
+#define MAX_PLANES FMOT_MAX_PLANES
+#define RING FMOT_RING
 
 static const char *const provided[] = {
     "VMAF_feature_motion_score", "VMAF_feature_motion2_score",
@@ -49,27 +49,7 @@ static const char *const provided[] = {
 };
 
 typedef struct FloatMotion {
-    /* options */
-    bool debug;
-    bool force_zero;
-    double fps_weight;
-    double blend_factor;
-    double blend_offset;
-    bool add_scale1;
-    int filter_size;
-    bool add_uv;
-    double max_val;
-
-    /* stream */
-    unsigned bpc;
-    int n_planes;
-    int pw[MAX_PLANES], ph[MAX_PLANES];
-    int stride;                 /* floats per row of every plane buffer */
-    const float *taps;
-    int fw;
-    char key_motion[KEY_LEN], key_motion2[KEY_LEN], key_motion3[KEY_LEN];
-    unsigned n_frames;          /* frames seen */
-    double last;                /* motion of the latest frame (unscaled) */
+    FloatMotionParams p; /* first: the option table's offsets point into it */
 
     /* buffers */
     float *plane;               /* the current plane as floats */
@@ -79,34 +59,35 @@ typedef struct FloatMotion {
     int *col1[MAX_PLANES], *col2[MAX_PLANES];
     float *coldx[MAX_PLANES];   /* half-size pass column tables */
     float *half_a, *half_b;     /* half-size rows */
+    float *row_sums;            /* a plane's row sums, then its half-size rows' */
 } FloatMotion;
 
-static const TvmafOption options[] = {
+const TvmafOption tvmaf_float_motion_options[] = {
     { "debug", "debug mode: enable additional output",
-      offsetof(FloatMotion, debug), TVMAF_OPT_BOOL, { .b = true }, 0, 0, 0, NULL },
+      offsetof(FloatMotionParams, debug), TVMAF_OPT_BOOL, { .b = true }, 0, 0, 0, NULL },
     { "motion_force_zero", "forcing motion score to zero",
-      offsetof(FloatMotion, force_zero), TVMAF_OPT_BOOL, { .b = false }, 0, 0,
+      offsetof(FloatMotionParams, force_zero), TVMAF_OPT_BOOL, { .b = false }, 0, 0,
       TVMAF_OPT_FEATURE_PARAM, "force_0" },
     { "motion_fps_weight", "fps-aware multiplicative weight/correction",
-      offsetof(FloatMotion, fps_weight), TVMAF_OPT_DOUBLE, { .d = 1.0 }, 0.0, 5.0,
+      offsetof(FloatMotionParams, fps_weight), TVMAF_OPT_DOUBLE, { .d = 1.0 }, 0.0, 5.0,
       TVMAF_OPT_FEATURE_PARAM, "mfw" },
     { "motion_blend_factor", "blend motion score given an offset",
-      offsetof(FloatMotion, blend_factor), TVMAF_OPT_DOUBLE, { .d = 1.0 }, 0.0, 1.0,
+      offsetof(FloatMotionParams, blend_factor), TVMAF_OPT_DOUBLE, { .d = 1.0 }, 0.0, 1.0,
       TVMAF_OPT_FEATURE_PARAM, "mbf" },
     { "motion_blend_offset", "blend motion score starting from this offset",
-      offsetof(FloatMotion, blend_offset), TVMAF_OPT_DOUBLE, { .d = 40.0 }, 0.0, 1000.0,
+      offsetof(FloatMotionParams, blend_offset), TVMAF_OPT_DOUBLE, { .d = 40.0 }, 0.0, 1000.0,
       TVMAF_OPT_FEATURE_PARAM, "mbo" },
     { "motion_add_scale1", "add motion score from scale1",
-      offsetof(FloatMotion, add_scale1), TVMAF_OPT_BOOL, { .b = false }, 0, 0,
+      offsetof(FloatMotionParams, add_scale1), TVMAF_OPT_BOOL, { .b = false }, 0, 0,
       TVMAF_OPT_FEATURE_PARAM, "mdc" },
     { "motion_filter_size", "filtering size",
-      offsetof(FloatMotion, filter_size), TVMAF_OPT_INT, { .i = FMOT_DEFAULT_FILTER_SIZE }, 0, 9,
+      offsetof(FloatMotionParams, filter_size), TVMAF_OPT_INT, { .i = FMOT_DEFAULT_FILTER_SIZE }, 0, 9,
       TVMAF_OPT_FEATURE_PARAM, "mfs" },
     { "motion_add_uv", "include U and V terms",
-      offsetof(FloatMotion, add_uv), TVMAF_OPT_BOOL, { .b = false }, 0, 0,
+      offsetof(FloatMotionParams, add_uv), TVMAF_OPT_BOOL, { .b = false }, 0, 0,
       TVMAF_OPT_FEATURE_PARAM, "mau" },
     { "motion_max_val", "maximum value allowed; larger values will be clipped to this value",
-      offsetof(FloatMotion, max_val), TVMAF_OPT_DOUBLE, { .d = 10000.0 }, 0.0, 10000.0,
+      offsetof(FloatMotionParams, max_val), TVMAF_OPT_DOUBLE, { .d = 10000.0 }, 0.0, 10000.0,
       TVMAF_OPT_FEATURE_PARAM, "mmxv" },
     { 0 },
 };
@@ -118,7 +99,8 @@ static void close_motion(void *priv)
     free(s->ext);
     free(s->half_a);
     free(s->half_b);
-    s->plane = s->ext = s->half_a = s->half_b = NULL;
+    free(s->row_sums);
+    s->plane = s->ext = s->half_a = s->half_b = s->row_sums = NULL;
     for (int p = 0; p < MAX_PLANES; p++) {
         for (int k = 0; k < RING; k++) {
             free(s->blur[k][p]);
@@ -132,9 +114,9 @@ static void close_motion(void *priv)
     }
 }
 
-static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
+int tvmaf_float_motion_setup(FloatMotionParams *s, const TvmafVideoInfo *vi, char *msg,
+                             size_t len)
 {
-    FloatMotion *s = priv;
     if (vi->bpc != 8 && fvif_sample_divisor(vi->bpc) == 0.0f) {
         snprintf(msg, len, "feature \"float_motion\" supports 8, 10, 12 and 16-bit input, "
                  "not %u-bit", vi->bpc);
@@ -175,175 +157,230 @@ static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
     s->n_frames = 0;
     s->last = 0.0;
 
-    if (tvmaf_feature_key(s->key_motion, KEY_LEN, provided[0], options, s) ||
-        tvmaf_feature_key(s->key_motion2, KEY_LEN, provided[1], options, s) ||
-        tvmaf_feature_key(s->key_motion3, KEY_LEN, provided[2], options, s)) {
+    if (tvmaf_feature_key(s->key_motion, FMOT_KEY_LEN, provided[0], tvmaf_float_motion_options,
+                          s) ||
+        tvmaf_feature_key(s->key_motion2, FMOT_KEY_LEN, provided[1], tvmaf_float_motion_options,
+                          s) ||
+        tvmaf_feature_key(s->key_motion3, FMOT_KEY_LEN, provided[2], tvmaf_float_motion_options,
+                          s)) {
         snprintf(msg, len, "feature \"float_motion\": output key name too long");
         return -EINVAL;
     }
-    if (s->force_zero) return 0;
+    return 0;
+}
+
+static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
+{
+    FloatMotion *m = priv;
+    FloatMotionParams *s = &m->p;
+    int err = tvmaf_float_motion_setup(s, vi, msg, len);
+    if (err || s->force_zero) return err;
 
     bool ok = true;
     const size_t n0 = (size_t)s->stride * s->ph[0];
-    ok &= (s->plane = malloc(n0 * sizeof(float))) != NULL;
-    ok &= (s->ext = malloc(((size_t)s->pw[0] + FMOT_MAX_TAPS) * sizeof(float))) != NULL;
+    ok &= (m->plane = malloc(n0 * sizeof(float))) != NULL;
+    ok &= (m->ext = malloc(((size_t)s->pw[0] + FMOT_MAX_TAPS) * sizeof(float))) != NULL;
+    ok &= (m->row_sums = malloc(((size_t)s->ph[0] + (size_t)fmot_half_side(s->ph[0])) *
+                                sizeof(float))) != NULL;
     for (int p = 0; p < s->n_planes && ok; p++) {
         const size_t n = (size_t)s->stride * s->ph[p];
         for (int k = 0; k < RING; k++)
-            ok &= (s->blur[k][p] = calloc(n, sizeof(float))) != NULL;
+            ok &= (m->blur[k][p] = calloc(n, sizeof(float))) != NULL;
         if (s->add_scale1) {
             const int hw = fmot_half_side(s->pw[p]);
-            ok &= (s->col1[p] = malloc((size_t)hw * sizeof(int))) != NULL;
-            ok &= (s->col2[p] = malloc((size_t)hw * sizeof(int))) != NULL;
-            ok &= (s->coldx[p] = malloc((size_t)hw * sizeof(float))) != NULL;
-            if (ok) {
-                const float rx = fvif_scale_ratio(s->pw[p], hw);
-                for (int x = 0; x < hw; x++)
-                    fvif_bilinear_axis(x, rx, s->pw[p], &s->col1[p][x], &s->col2[p][x],
-                                       &s->coldx[p][x]);
-            }
+            ok &= (m->col1[p] = malloc((size_t)hw * sizeof(int))) != NULL;
+            ok &= (m->col2[p] = malloc((size_t)hw * sizeof(int))) != NULL;
+            ok &= (m->coldx[p] = malloc((size_t)hw * sizeof(float))) != NULL;
+            if (ok) fmot_half_columns(s->pw[p], m->col1[p], m->col2[p], m->coldx[p]);
         }
     }
     if (ok && s->add_scale1) {
         const size_t hw = (size_t)fmot_half_side(s->pw[0]);
-        ok &= (s->half_a = malloc(hw * sizeof(float))) != NULL;
-        ok &= (s->half_b = malloc(hw * sizeof(float))) != NULL;
+        ok &= (m->half_a = malloc(hw * sizeof(float))) != NULL;
+        ok &= (m->half_b = malloc(hw * sizeof(float))) != NULL;
     }
     if (!ok) {
-        close_motion(s);
+        close_motion(m);
         return -ENOMEM;
     }
     return 0;
 }
 
 /* Plane p of the reference picture, as floats, blurred into dst. */
-static void blur_plane(FloatMotion *s, const TvmafPicture *pic, int p, float *dst)
+static void blur_plane(FloatMotion *m, const TvmafPicture *pic, int p, float *dst)
 {
+    const FloatMotionParams *s = &m->p;
     const int w = s->pw[p], h = s->ph[p], st = s->stride, fw = s->fw, half = fw / 2;
     const float div = fvif_sample_divisor(s->bpc);
     for (int i = 0; i < h; i++) {
         const unsigned char *r = (const unsigned char *)pic->data[p] + (ptrdiff_t)i * pic->stride[p];
-        float *d = s->plane + (size_t)i * st;
+        float *d = m->plane + (size_t)i * st;
         if (s->bpc == 8) fvif_load_row_8(r, d, w);
         else fvif_load_row_16((const uint16_t *)r, d, w, div);
     }
     for (int i = 0; i < h; i++) {
         for (int k = 0; k < fw; k++)
-            s->rows[k] = s->plane + (size_t)fvif_mirror(i - half + k, h) * st;
-        fvif_vpass(s->taps, fw, s->rows, s->ext + half, w);
-        fvif_mirror_margins(s->ext, w, half);
-        fvif_hpass(s->taps, fw, s->ext, dst + (size_t)i * st, w, 1);
+            m->rows[k] = m->plane + (size_t)fvif_mirror(i - half + k, h) * st;
+        fvif_vpass(s->taps, fw, m->rows, m->ext + half, w);
+        fvif_mirror_margins(m->ext, w, half);
+        fvif_hpass(s->taps, fw, m->ext, dst + (size_t)i * st, w, 1);
     }
 }
 
-/* Mean absolute difference of two blurred planes (plus that of their
- * half-size images with motion_add_scale1), as the float the reference
- * returns. */
-static float plane_motion(const FloatMotion *s, int p, const float *a, const float *b)
+/* Motion of plane p between two blurred planes: their rows' sums (and their
+ * half-size images' with motion_add_scale1), added by fmot_plane_value. */
+static float plane_motion(const FloatMotion *m, int p, const float *a, const float *b)
 {
+    const FloatMotionParams *s = &m->p;
     const int w = s->pw[p], h = s->ph[p], st = s->stride;
-    float acc = 0.0f;
+    float *half_sums = m->row_sums + h;
     for (int i = 0; i < h; i++)
-        acc += fmot_sad_row(a + (size_t)i * st, b + (size_t)i * st, w);
-    const float m0 = acc / (float)(w * h);
-    if (!s->add_scale1) return m0;
-
-    /* The half-size pass reads rows padded from this plane's own width (see
-     * the top of the file). */
-    const int rs = fmot_aligned_floats(w);
-    const int hw = fmot_half_side(w), hh = fmot_half_side(h);
-    const float ry = fvif_scale_ratio(h, hh);
-    float acc1 = 0.0f;
-    for (int y = 0; y < hh; y++) {
-        int y1, y2;
-        float dy;
-        fvif_bilinear_axis(y, ry, h, &y1, &y2, &dy);
-        fvif_bilinear_row(a + (size_t)y1 * rs, a + (size_t)y2 * rs, dy, s->col1[p], s->col2[p],
-                          s->coldx[p], s->half_a, hw);
-        fvif_bilinear_row(b + (size_t)y1 * rs, b + (size_t)y2 * rs, dy, s->col1[p], s->col2[p],
-                          s->coldx[p], s->half_b, hw);
-        acc1 += fmot_sad_row(s->half_a, s->half_b, hw);
+        m->row_sums[i] = fmot_sad_row(a + (size_t)i * st, b + (size_t)i * st, w);
+    if (s->add_scale1) {
+        /* The half-size pass reads rows padded from this plane's own width
+         * (see the top of the file). */
+        const int rs = fmot_aligned_floats(w);
+        const int hw = fmot_half_side(w), hh = fmot_half_side(h);
+        const float ry = fvif_scale_ratio(h, hh);
+        for (int y = 0; y < hh; y++) {
+            int y1, y2;
+            float dy;
+            fvif_bilinear_axis(y, ry, h, &y1, &y2, &dy);
+            fvif_bilinear_row(a + (size_t)y1 * rs, a + (size_t)y2 * rs, dy, m->col1[p],
+                              m->col2[p], m->coldx[p], m->half_a, hw);
+            fvif_bilinear_row(b + (size_t)y1 * rs, b + (size_t)y2 * rs, dy, m->col1[p],
+                              m->col2[p], m->coldx[p], m->half_b, hw);
+            half_sums[y] = fmot_sad_row(m->half_a, m->half_b, hw);
+        }
     }
-    const float m1 = acc1 / (float)(hw * hh);
-    return m0 + m1;
+    return fmot_plane_value(m->row_sums, w, h, half_sums, s->add_scale1);
 }
 
 /* Motion between ring slots (plane sum with motion_add_uv, in double). */
-static double frame_motion(const FloatMotion *s, unsigned prev, unsigned cur)
+static double frame_motion(const FloatMotion *m, unsigned prev, unsigned cur)
 {
-    double m = plane_motion(s, 0, s->blur[prev][0], s->blur[cur][0]);
-    for (int p = 1; p < s->n_planes; p++) m += plane_motion(s, p, s->blur[prev][p], s->blur[cur][p]);
-    return m;
+    float v[MAX_PLANES] = { 0.0f, 0.0f, 0.0f };
+    for (int p = 0; p < m->p.n_planes; p++)
+        v[p] = plane_motion(m, p, m->blur[prev][p], m->blur[cur][p]);
+    return fmot_frame_value(v, m->p.n_planes);
 }
 
-static double clip(const FloatMotion *s, double v)
+static double clip(const FloatMotionParams *s, double v)
 {
     return v < s->max_val ? v : s->max_val;
 }
 
-static double blended(const FloatMotion *s, double m)
+static double blended(const FloatMotionParams *s, double m)
 {
     return clip(s, fmot_blend(m * s->fps_weight, s->blend_factor, s->blend_offset));
+}
+
+int tvmaf_float_motion_plan(FloatMotionParams *s, unsigned index, FmotFrame *f)
+{
+    if (index != s->n_frames) return -EINVAL; /* frames must come in order */
+    s->n_frames++;
+    f->cur = index % RING;
+    f->prev = (index + 2) % RING;
+    f->prev2 = (index + 1) % RING;
+    f->n_motions = s->force_zero ? 0 : index == 0 ? 0 : index == 1 ? 1 : 2;
+    f->blur = !s->force_zero;
+    return 0;
+}
+
+/* Appends n outputs, in order. */
+static int append(TvmafSink *sink, const FmotOutput *out, unsigned n)
+{
+    int err = 0;
+    for (unsigned i = 0; i < n; i++) err |= tvmaf_sink_append(sink, out[i].key, out[i].index,
+                                                              out[i].value);
+    return err ? -EINVAL : 0;
+}
+
+unsigned tvmaf_float_motion_outputs(FloatMotionParams *s, unsigned index, const double motion[2],
+                                    FmotOutput out[FMOT_MAX_OUTPUTS])
+{
+    unsigned n = 0;
+#define OUT(k, i, v) (out[n].key = (k), out[n].index = (i), out[n].value = (v), n++)
+    if (s->force_zero) {
+        OUT(s->key_motion2, index, 0.0);
+        OUT(s->key_motion3, index, 0.0);
+        if (s->debug) OUT(s->key_motion, index, 0.0);
+        return n;
+    }
+    if (index == 0) {
+        OUT(s->key_motion2, 0, 0.0);
+        if (s->debug) OUT(s->key_motion, 0, 0.0);
+        return n;
+    }
+
+    const double m = motion[0];
+    if (s->debug) OUT(s->key_motion, index, clip(s, m * s->fps_weight));
+    s->last = m;
+    if (index == 1) {
+        OUT(s->key_motion3, 0, blended(s, m));
+        return n;
+    }
+
+    double m2 = motion[1];
+    m2 = m2 < m ? m2 : m;
+    OUT(s->key_motion2, index - 1, clip(s, m2 * s->fps_weight));
+    OUT(s->key_motion3, index - 1, blended(s, m2));
+    return n;
+}
+
+unsigned tvmaf_float_motion_end(const FloatMotionParams *s, FmotOutput out[FMOT_MAX_OUTPUTS])
+{
+    unsigned n = 0;
+    if (s->force_zero || s->n_frames == 0) return 0;
+    const unsigned last = s->n_frames - 1;
+    if (last > 0) {
+        OUT(s->key_motion2, last, clip(s, s->last * s->fps_weight));
+        OUT(s->key_motion3, last, blended(s, s->last));
+    } else {
+        OUT(s->key_motion3, 0, 0.0);
+    }
+#undef OUT
+    return n;
+}
+
+int tvmaf_float_motion_report(FloatMotionParams *s, unsigned index, const double motion[2],
+                              TvmafSink *sink)
+{
+    FmotOutput out[FMOT_MAX_OUTPUTS];
+    return append(sink, out, tvmaf_float_motion_outputs(s, index, motion, out));
+}
+
+int tvmaf_float_motion_flush(FloatMotionParams *s, TvmafSink *sink)
+{
+    FmotOutput out[FMOT_MAX_OUTPUTS];
+    return append(sink, out, tvmaf_float_motion_end(s, out));
 }
 
 static int extract(void *priv, const TvmafPicture *ref, const TvmafPicture *dis,
                    unsigned index, TvmafSink *sink)
 {
-    FloatMotion *s = priv;
+    FloatMotion *m = priv;
     (void)dis;
-    if (index != s->n_frames) return -EINVAL; /* frames must come in order */
-    s->n_frames++;
-    int err = 0;
-    if (s->force_zero) {
-        err |= tvmaf_sink_append(sink, s->key_motion2, index, 0.0);
-        err |= tvmaf_sink_append(sink, s->key_motion3, index, 0.0);
-        if (s->debug) err |= tvmaf_sink_append(sink, s->key_motion, index, 0.0);
-        return err ? -EINVAL : 0;
-    }
-
-    const unsigned cur = index % RING, prev = (index + 2) % RING, prev2 = (index + 1) % RING;
-    for (int p = 0; p < s->n_planes; p++) blur_plane(s, ref, p, s->blur[cur][p]);
-
-    if (index == 0) {
-        err |= tvmaf_sink_append(sink, s->key_motion2, 0, 0.0);
-        if (s->debug) err |= tvmaf_sink_append(sink, s->key_motion, 0, 0.0);
-        return err ? -EINVAL : 0;
-    }
-
-    const double m = frame_motion(s, prev, cur);
-    if (s->debug) err |= tvmaf_sink_append(sink, s->key_motion, index, clip(s, m * s->fps_weight));
-    s->last = m;
-    if (index == 1) {
-        err |= tvmaf_sink_append(sink, s->key_motion3, 0, blended(s, m));
-        return err ? -EINVAL : 0;
-    }
-
-    double m2 = frame_motion(s, prev, prev2);
-    m2 = m2 < m ? m2 : m;
-    err |= tvmaf_sink_append(sink, s->key_motion2, index - 1, clip(s, m2 * s->fps_weight));
-    err |= tvmaf_sink_append(sink, s->key_motion3, index - 1, blended(s, m2));
-    return err ? -EINVAL : 0;
+    FmotFrame f;
+    int err = tvmaf_float_motion_plan(&m->p, index, &f);
+    if (err) return err;
+    if (f.blur)
+        for (int p = 0; p < m->p.n_planes; p++) blur_plane(m, ref, p, m->blur[f.cur][p]);
+    double motion[2] = { 0.0, 0.0 };
+    if (f.n_motions > 0) motion[0] = frame_motion(m, f.prev, f.cur);
+    if (f.n_motions > 1) motion[1] = frame_motion(m, f.prev, f.prev2);
+    return tvmaf_float_motion_report(&m->p, index, motion, sink);
 }
 
 static int flush(void *priv, TvmafSink *sink)
 {
-    FloatMotion *s = priv;
-    if (s->force_zero || s->n_frames == 0) return 0;
-    const unsigned last = s->n_frames - 1;
-    int err = 0;
-    if (last > 0) {
-        err |= tvmaf_sink_append(sink, s->key_motion2, last, clip(s, s->last * s->fps_weight));
-        err |= tvmaf_sink_append(sink, s->key_motion3, last, blended(s, s->last));
-    } else {
-        err |= tvmaf_sink_append(sink, s->key_motion3, 0, 0.0);
-    }
-    return err ? -EINVAL : 0;
+    return tvmaf_float_motion_flush(&((FloatMotion *)priv)->p, sink);
 }
 
 const TvmafExtractor tvmaf_fex_float_motion = {
     .name = "float_motion",
     .backend = TVMAF_BACKEND_CPU,
-    .options = options,
+    .options = tvmaf_float_motion_options,
     .priv_size = sizeof(FloatMotion),
     .flags = TVMAF_FEX_TEMPORAL | TVMAF_FEX_ALL_FRAMES,
     .init = init,

@@ -1,6 +1,6 @@
 /*
  * float_motion (libvmaf's floating-point motion): the arithmetic, written
- * once for the CPU extractor and a later device twin.
+ * once for the CPU extractor and the CUDA twin.
  *
  * Each reference frame's plane becomes floats exactly as float_vif's input
  * (v - 128, deeper samples divided by 2^(bpc-8) first) and is blurred with a
@@ -25,6 +25,8 @@
 #define TVMAF_FLOAT_MOTION_MATH_H
 
 #include <math.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "core/hd.h"
 #include "feature/float_vif/float_vif_math.h"
@@ -63,6 +65,112 @@ TVMAF_HD float fmot_sad_row(const float *a, const float *b, int n)
 TVMAF_HD int fmot_half_side(int n)
 {
     return (int)(n * 0.5 + 0.5);
+}
+
+/* The mean of a plane from its rows' sums: added top to bottom in float
+ * from 0, divided by the (float) sample count w*h. */
+TVMAF_HD float fmot_rows_mean(const float *row_sums, int n_rows, int w, int h)
+{
+    float acc = 0.0f;
+    for (int i = 0; i < n_rows; i++) acc += row_sums[i];
+    return acc / (float)(w * h);
+}
+
+/* A plane's motion from its rows' sums (and its half-size rows' sums with
+ * motion_add_scale1): the two means added in float. */
+TVMAF_HD float fmot_plane_value(const float *row_sums, int w, int h, const float *half_sums,
+                                int add_scale1)
+{
+    const float m0 = fmot_rows_mean(row_sums, h, w, h);
+    if (!add_scale1) return m0;
+    const int hw = fmot_half_side(w), hh = fmot_half_side(h);
+    return m0 + fmot_rows_mean(half_sums, hh, hw, hh);
+}
+
+/* A frame's motion: the planes' values added in double, luma first. */
+TVMAF_HD double fmot_frame_value(const float *plane_values, int n_planes)
+{
+    double v = plane_values[0];
+    for (int p = 1; p < n_planes; p++) v += plane_values[p];
+    return v;
+}
+
+/* The half-size pass's column tables of a w-wide plane (fmot_half_side(w)
+ * entries each). */
+TVMAF_HD void fmot_half_columns(int w, int *col1, int *col2, float *coldx)
+{
+    const int hw = fmot_half_side(w);
+    const float rx = fvif_scale_ratio(w, hw);
+    for (int x = 0; x < hw; x++) fvif_bilinear_axis(x, rx, w, &col1[x], &col2[x], &coldx[x]);
+}
+
+/*
+ * The CUDA twin's decomposition (float_motion.cu). Blur: one thread per
+ * sample (FMOT_BLOCK_W x FMOT_BLOCK_H blocks, FMOT_GRID_Y(h) in y striding
+ * over further rows) runs the CPU's row functions on a one-sample row: the
+ * vertical pass (fvif_vpass with w = 1) over the column's mirrored samples
+ * (fvif_load_row_* with w = 1), into a float plane; then the horizontal
+ * pass (fvif_hpass with n = 1) over the fw samples the CPU's mirrored row
+ * holds at that column (fmot_hwindow), into the ring slot at the CPU's
+ * stride. Motion: one thread per row adds its |a - b| (fmot_sad_row); the
+ * half-size samples are one thread each (fvif_bilinear_row with n = 1), then
+ * one thread per half-size row; the host adds the rows (fmot_rows_mean).
+ */
+#define FMOT_BLOCK_W 32
+#define FMOT_BLOCK_H 8
+#define FMOT_ROW_THREADS 64
+#define FMOT_GRID_Y(h) \
+    ((h) + FMOT_BLOCK_H - 1 > 65535u * FMOT_BLOCK_H ? 65535u \
+                                                    : ((h) + FMOT_BLOCK_H - 1) / FMOT_BLOCK_H)
+
+/* The fw samples of a w-wide row that the horizontal pass reads for output
+ * column j once the row's margins are mirrored (fvif_mirror_margins). */
+TVMAF_HD void fmot_hwindow(const float *row, int w, int fw, int j, float *win)
+{
+    const int half = fw / 2;
+    for (int k = 0; k < fw; k++) win[k] = row[fvif_mirror(j - half + k, w)];
+}
+
+/* One thread of the vertical pass: sample (x, y) of the plane at src (rows
+ * pitch bytes apart, 8-bit or 16-bit samples of depth bpc). */
+TVMAF_HD float fmot_vpass_sample(const unsigned char *src, ptrdiff_t pitch, unsigned bpc,
+                                 float divisor, int h, const float *taps, int fw, int x, int y)
+{
+    float col[FMOT_MAX_TAPS], out;
+    const float *rows[FMOT_MAX_TAPS];
+    const int half = fw / 2;
+    for (int k = 0; k < fw; k++) {
+        const unsigned char *r = src + (ptrdiff_t)fvif_mirror(y - half + k, h) * pitch;
+        if (bpc == 8) fvif_load_row_8(r + x, &col[k], 1);
+        else fvif_load_row_16((const uint16_t *)(const void *)r + x, &col[k], 1, divisor);
+        rows[k] = &col[k];
+    }
+    fvif_vpass(taps, fw, rows, &out, 1);
+    return out;
+}
+
+/* One thread of the horizontal pass: sample (x, y) from the vertical pass's
+ * w-wide plane. */
+TVMAF_HD float fmot_hpass_sample(const float *tmp, int w, const float *taps, int fw, int x,
+                                 int y)
+{
+    float win[FMOT_MAX_TAPS], out;
+    fmot_hwindow(tmp + (ptrdiff_t)y * w, w, fw, x, win);
+    fvif_hpass(taps, fw, win, &out, 1, 1);
+    return out;
+}
+
+/* One thread of the half-size pass: sample (x, y) of the half-size image of
+ * the plane at a (h rows read rs floats apart). */
+TVMAF_HD float fmot_half_sample(const float *a, int rs, int h, float ry, const int *col1,
+                                const int *col2, const float *coldx, int x, int y)
+{
+    int y1, y2;
+    float dy, out;
+    fvif_bilinear_axis(y, ry, h, &y1, &y2, &dy);
+    fvif_bilinear_row(a + (ptrdiff_t)y1 * rs, a + (ptrdiff_t)y2 * rs, dy, col1 + x, col2 + x,
+                      coldx + x, &out, 1);
+    return out;
 }
 
 #if !TVMAF_DEVICE_CODE

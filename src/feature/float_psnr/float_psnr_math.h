@@ -1,6 +1,6 @@
 /*
- * float_psnr: the arithmetic, written once for the CPU extractor (and a later
- * device twin). Also the home of the float "picture" conversion that the
+ * float_psnr: the arithmetic, written once for the CPU extractor and the CUDA
+ * twin. Also the home of the float "picture" conversion that the
  * float extractors float_psnr, float_ansnr and float_moment share.
  *
  * Samples in float, on the 8-bit scale. An 8-bit sample becomes (float)v
@@ -12,11 +12,9 @@
  *
  * psnr of the luma plane: each sample's difference is formed in float and
  * squared in float, and that float square is added into one double, pixel by
- * pixel in raster order. Up to 12 bits the squares are multiples of 2^-8 below
- * 2^16, so the double sum is exact whatever the order; at 16 bits the float
- * square can round (a 32-bit integer product) and the double sum may then
- * round too, so a device must keep the raster order (or store the float
- * squares and let the host add them in that order).
+ * pixel in raster order. That sum rounds nowhere while its total stays below
+ * 2^37 (see "Exact double sums" below), which a device exploits; beyond, only
+ * the raster order gives the CPU's double.
  * The mean is that sum divided by the int product w*h, and
  *   psnr = min(10 log10(peak^2 / max(mean, 1e-10)), psnr_max)
  * with peak the largest sample on the 8-bit scale, (2^bpc - 1) / 2^(bpc-8),
@@ -25,6 +23,7 @@
 #ifndef TVMAF_FLOAT_PSNR_MATH_H
 #define TVMAF_FLOAT_PSNR_MATH_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/hd.h"
@@ -46,14 +45,24 @@ TVMAF_HD float float_pic_sample16(uint16_t v, float divisor, int offset)
     return (float)v / divisor + offset;
 }
 
+/* The float squared difference of one sample pair (8-bit; 10..16-bit). */
+TVMAF_HD float fpsnr_se8(uint8_t r, uint8_t d)
+{
+    const float e = float_pic_sample8(r, 0) - float_pic_sample8(d, 0);
+    return e * e;
+}
+
+TVMAF_HD float fpsnr_se16(uint16_t r, uint16_t d, float divisor)
+{
+    const float e = float_pic_sample16(r, divisor, 0) - float_pic_sample16(d, divisor, 0);
+    return e * e;
+}
+
 /* Adds the float squared differences of one row of 8-bit samples into the
  * running double sum `acc`, left to right, and returns the new sum. */
 TVMAF_HD double fpsnr_row_noise8(const uint8_t *ref, const uint8_t *dis, unsigned w, double acc)
 {
-    for (unsigned j = 0; j < w; j++) {
-        const float e = float_pic_sample8(ref[j], 0) - float_pic_sample8(dis[j], 0);
-        acc += e * e;
-    }
+    for (unsigned j = 0; j < w; j++) acc += fpsnr_se8(ref[j], dis[j]);
     return acc;
 }
 
@@ -61,13 +70,123 @@ TVMAF_HD double fpsnr_row_noise8(const uint8_t *ref, const uint8_t *dis, unsigne
 TVMAF_HD double fpsnr_row_noise16(const uint16_t *ref, const uint16_t *dis, unsigned w,
                                   float divisor, double acc)
 {
-    for (unsigned j = 0; j < w; j++) {
-        const float e = float_pic_sample16(ref[j], divisor, 0) -
-                        float_pic_sample16(dis[j], divisor, 0);
-        acc += e * e;
-    }
+    for (unsigned j = 0; j < w; j++) acc += fpsnr_se16(ref[j], dis[j], divisor);
     return acc;
 }
+
+/* The plane's double sum of squared differences, the CPU's loop: row after
+ * row into one accumulator (rows `stride` bytes apart). */
+TVMAF_HD double fpsnr_plane_noise(const unsigned char *ref, const unsigned char *dis,
+                                  ptrdiff_t ref_stride, ptrdiff_t dis_stride, unsigned w,
+                                  unsigned h, unsigned bpc, float divisor)
+{
+    double noise = 0.;
+    for (unsigned i = 0; i < h; i++, ref += ref_stride, dis += dis_stride) {
+        if (bpc == 8)
+            noise = fpsnr_row_noise8(ref, dis, w, noise);
+        else
+            noise = fpsnr_row_noise16((const uint16_t *)(const void *)ref,
+                                      (const uint16_t *)(const void *)dis, w, divisor, noise);
+    }
+    return noise;
+}
+
+/*
+ * Exact double sums of float picture terms (the CUDA twins of float_psnr and
+ * float_moment). Every term those extractors add into a double accumulator,
+ * pixel by pixel in raster order, is a non-negative float that is a multiple
+ * of 2^-16 and below 2^48: a sample on the 8-bit scale is an integer below
+ * 2^16 divided by 1, 4, 16 or 256 (a multiple of 2^-8 below 2^16, even for
+ * samples above the declared depth), a difference of two is a multiple of
+ * 2^-8 below 2^16, and a float product of two such values is a multiple of
+ * 2^-16 (rounding to float only moves it to a coarser multiple) below 2^32.
+ * So term * 2^16 is an integer, the term's "units", below 2^48.
+ *
+ * While the exact total is below 2^53 units, every partial sum of the
+ * sequential double accumulation is a multiple of 2^-16 below 2^37 and so
+ * exactly representable: no addition rounds, and the CPU's sum equals the
+ * exact total, whatever the order. The device therefore adds units as
+ * integers in any order, saturating at `limit` (2^53 by default); a total
+ * below the limit is the CPU's double exactly, and a saturated one is
+ * recomputed by the CPU's own sequential loop (which only content with very
+ * large noise at 4K and beyond, or samples far above the declared depth,
+ * reaches). The saturating sum min(sum, limit) is the same in any order.
+ */
+#define FPIC_UNITS_EXACT (1ull << 53)
+
+TVMAF_HD uint64_t fpic_units(float v)
+{
+    return (uint64_t)(v * 65536.0f); /* exact: a power-of-two scaling of a small float */
+}
+
+/* a + b, saturated at limit (a, b <= max(limit, 2^48), limit <= 2^53: no wrap) */
+TVMAF_HD uint64_t fpic_units_add(uint64_t a, uint64_t b, uint64_t limit)
+{
+    const uint64_t s = a + b;
+    return s > limit ? limit : s;
+}
+
+/* The double of a total below 2^53 units: exact. */
+TVMAF_HD double fpic_units_value(uint64_t u)
+{
+    return (double)u * (1.0 / 65536.0);
+}
+
+/* The decomposition of those twins: one block of FPIC_THREADS threads per
+ * row; thread t adds the units of samples t, t + FPIC_THREADS, ... of its
+ * row, the block folds them (warps by shuffles, then the warps' sums) into
+ * the row's saturated total; one more thread folds the rows and, where a
+ * total saturated, runs the CPU's sequential loop. */
+#define FPIC_THREADS 256
+
+/* What thread t of a row's block adds: the units of its samples' squared
+ * differences (8-bit; 10..16-bit), saturated at limit. */
+TVMAF_HD uint64_t fpsnr_lane_units8(const uint8_t *ref, const uint8_t *dis, unsigned t,
+                                    unsigned w, uint64_t limit)
+{
+    uint64_t s = 0;
+    for (unsigned x = t; x < w; x += FPIC_THREADS)
+        s = fpic_units_add(s, fpic_units(fpsnr_se8(ref[x], dis[x])), limit);
+    return s;
+}
+
+TVMAF_HD uint64_t fpsnr_lane_units16(const uint16_t *ref, const uint16_t *dis, unsigned t,
+                                     unsigned w, float divisor, uint64_t limit)
+{
+    uint64_t s = 0;
+    for (unsigned x = t; x < w; x += FPIC_THREADS)
+        s = fpic_units_add(s, fpic_units(fpsnr_se16(ref[x], dis[x], divisor)), limit);
+    return s;
+}
+
+/* The plane's noise sum from the saturated total of its units: exact below
+ * the limit, else the CPU's sequential loop. */
+TVMAF_HD double fpsnr_finish(uint64_t total, uint64_t limit, const unsigned char *ref,
+                             const unsigned char *dis, ptrdiff_t ref_stride, ptrdiff_t dis_stride,
+                             unsigned w, unsigned h, unsigned bpc, float divisor)
+{
+    return total < limit ? fpic_units_value(total)
+                         : fpsnr_plane_noise(ref, dis, ref_stride, dis_stride, w, h, bpc, divisor);
+}
+
+#if defined(__CUDACC__)
+/* A block's saturated fold of its threads' values (whole warps, at most 32
+ * of them): any order gives min(sum, limit). Every thread calls it; thread 0
+ * gets the block's total. */
+__device__ __forceinline__ uint64_t fpic_block_fold(uint64_t v, uint64_t limit,
+                                                    unsigned long long *shared_warps)
+{
+    for (int o = 16; o > 0; o >>= 1)
+        v = fpic_units_add(v, __shfl_down_sync(0xffffffffu, (unsigned long long)v, o), limit);
+    const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+    if (!lane) shared_warps[warp] = v;
+    __syncthreads();
+    uint64_t t = 0;
+    if (threadIdx.x == 0)
+        for (unsigned i = 0; i < blockDim.x / 32u; i++) t = fpic_units_add(t, shared_warps[i], limit);
+    return t;
+}
+#endif
 
 /* Peak sample value and psnr clamp on the 8-bit scale, per bit depth; 0 for a
  * depth the float extractors do not support. Shared with float_ansnr. */

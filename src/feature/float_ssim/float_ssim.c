@@ -17,19 +17,10 @@
 
 #include "core/feature.h"
 #include "feature/float_ssim/float_ssim_math.h"
+#include "feature/float_ssim/float_ssim_state.h"
 
 typedef struct FloatSsimState {
-    bool enable_lcs;
-    bool enable_db;
-    bool clip_db;
-    int scale;
-    /* derived at init */
-    unsigned bpc;
-    int w, h;       /* luma */
-    int factor;     /* down-sampling factor, 1 = none */
-    int sw, sh;     /* size SSIM is evaluated at */
-    double max_db;
-    float box[SSIM_MAX_FACTOR * SSIM_MAX_FACTOR];
+    FloatSsimParams p; /* first: the option table's offsets point into it */
     float *mem;
     float *ref, *dis;     /* loaded luma, w x h */
     float *ref_s, *dis_s; /* down-sampled, sw x sh (or ref, dis) */
@@ -37,15 +28,15 @@ typedef struct FloatSsimState {
     double *acc;   /* ssim_down_sample's, sw */
 } FloatSsimState;
 
-static const TvmafOption options[] = {
+const TvmafOption tvmaf_float_ssim_options[] = {
     { "enable_lcs", "enable luminance, contrast and structure intermediate output",
-      offsetof(FloatSsimState, enable_lcs), TVMAF_OPT_BOOL, { .b = false }, 0, 0, 0, NULL },
+      offsetof(FloatSsimParams, enable_lcs), TVMAF_OPT_BOOL, { .b = false }, 0, 0, 0, NULL },
     { "enable_db", "write SSIM values as dB",
-      offsetof(FloatSsimState, enable_db), TVMAF_OPT_BOOL, { .b = false }, 0, 0, 0, NULL },
+      offsetof(FloatSsimParams, enable_db), TVMAF_OPT_BOOL, { .b = false }, 0, 0, 0, NULL },
     { "clip_db", "clip dB scores",
-      offsetof(FloatSsimState, clip_db), TVMAF_OPT_BOOL, { .b = false }, 0, 0, 0, NULL },
+      offsetof(FloatSsimParams, clip_db), TVMAF_OPT_BOOL, { .b = false }, 0, 0, 0, NULL },
     { "scale", "decimation scale factor (0=auto, 1=no downscaling, 2-10=explicit)",
-      offsetof(FloatSsimState, scale), TVMAF_OPT_INT, { .i = 0 }, 0, SSIM_MAX_FACTOR, 0, NULL },
+      offsetof(FloatSsimParams, scale), TVMAF_OPT_INT, { .i = 0 }, 0, SSIM_MAX_FACTOR, 0, NULL },
     { 0 },
 };
 
@@ -60,9 +51,8 @@ static void close_ssim(void *priv)
     s->acc = NULL;
 }
 
-static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
+int tvmaf_float_ssim_setup(FloatSsimParams *s, const TvmafVideoInfo *vi, char *msg, size_t len)
 {
-    FloatSsimState *s = priv;
     if (ssim_hbd_divisor(vi->bpc) == 0.0f && vi->bpc != 8) {
         snprintf(msg, len, "feature \"float_ssim\" supports 8, 10, 12 and 16 bits per sample, "
                  "not %u", vi->bpc);
@@ -85,37 +75,12 @@ static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
     /* the box low-pass: every tap 1/f^2, rounded to float */
     const int taps = s->factor * s->factor;
     for (int i = 0; i < taps; i++) s->box[i] = 1.0f / (float)taps;
-
-    const size_t full = (size_t)s->w * s->h;
-    const size_t small = s->factor > 1 ? (size_t)s->sw * s->sh : 0;
-    s->mem = malloc((2 * full + 2 * small) * sizeof(float));
-    s->scratch = malloc(ssim_scratch_bytes(s->sw));
-    s->acc = malloc((size_t)s->sw * sizeof(double));
-    if (!s->mem || !s->scratch || !s->acc) {
-        close_ssim(s);
-        return -ENOMEM;
-    }
-    s->ref = s->mem;
-    s->dis = s->ref + full;
-    s->ref_s = s->factor > 1 ? s->dis + full : s->ref;
-    s->dis_s = s->factor > 1 ? s->ref_s + small : s->dis;
     return 0;
 }
 
-static int extract(void *priv, const TvmafPicture *ref, const TvmafPicture *dis,
-                   unsigned index, TvmafSink *sink)
+int tvmaf_float_ssim_report(const FloatSsimParams *s, const float m[4], unsigned index,
+                            TvmafSink *sink)
 {
-    FloatSsimState *s = priv;
-    ssim_load_plane(s->ref, ref->data[0], ref->stride[0], ref->w[0], ref->h[0], s->bpc);
-    ssim_load_plane(s->dis, dis->data[0], dis->stride[0], dis->w[0], dis->h[0], s->bpc);
-    if (s->factor > 1) {
-        const int f = s->factor;
-        ssim_down_sample(s->ref, s->w, s->h, f, s->box, f, f, s->ref_s, s->sw, s->sh, s->acc);
-        ssim_down_sample(s->dis, s->w, s->h, f, s->box, f, f, s->dis_s, s->sw, s->sh, s->acc);
-    }
-    float m[4];
-    ssim_evaluate(s->ref_s, s->dis_s, s->sw, s->sh, s->scratch, m);
-
     double score = m[0];
     if (s->enable_db) score = ssim_to_db(score, s->max_db);
     int err = tvmaf_sink_append(sink, "float_ssim", index, score);
@@ -127,12 +92,51 @@ static int extract(void *priv, const TvmafPicture *ref, const TvmafPicture *dis,
     return err ? -EINVAL : 0;
 }
 
+static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
+{
+    FloatSsimState *st = priv;
+    FloatSsimParams *s = &st->p;
+    int err = tvmaf_float_ssim_setup(s, vi, msg, len);
+    if (err) return err;
+    const size_t full = (size_t)s->w * s->h;
+    const size_t small = s->factor > 1 ? (size_t)s->sw * s->sh : 0;
+    st->mem = malloc((2 * full + 2 * small) * sizeof(float));
+    st->scratch = malloc(ssim_scratch_bytes(s->sw));
+    st->acc = malloc((size_t)s->sw * sizeof(double));
+    if (!st->mem || !st->scratch || !st->acc) {
+        close_ssim(st);
+        return -ENOMEM;
+    }
+    st->ref = st->mem;
+    st->dis = st->ref + full;
+    st->ref_s = s->factor > 1 ? st->dis + full : st->ref;
+    st->dis_s = s->factor > 1 ? st->ref_s + small : st->dis;
+    return 0;
+}
+
+static int extract(void *priv, const TvmafPicture *ref, const TvmafPicture *dis,
+                   unsigned index, TvmafSink *sink)
+{
+    FloatSsimState *st = priv;
+    const FloatSsimParams *s = &st->p;
+    ssim_load_plane(st->ref, ref->data[0], ref->stride[0], ref->w[0], ref->h[0], s->bpc);
+    ssim_load_plane(st->dis, dis->data[0], dis->stride[0], dis->w[0], dis->h[0], s->bpc);
+    if (s->factor > 1) {
+        const int f = s->factor;
+        ssim_down_sample(st->ref, s->w, s->h, f, s->box, f, f, st->ref_s, s->sw, s->sh, st->acc);
+        ssim_down_sample(st->dis, s->w, s->h, f, s->box, f, f, st->dis_s, s->sw, s->sh, st->acc);
+    }
+    float m[4];
+    ssim_evaluate(st->ref_s, st->dis_s, s->sw, s->sh, st->scratch, m);
+    return tvmaf_float_ssim_report(s, m, index, sink);
+}
+
 static const char *const provided[] = { "float_ssim", NULL };
 
 const TvmafExtractor tvmaf_fex_float_ssim = {
     .name = "float_ssim",
     .backend = TVMAF_BACKEND_CPU,
-    .options = options,
+    .options = tvmaf_float_ssim_options,
     .priv_size = sizeof(FloatSsimState),
     .flags = TVMAF_FEX_LUMA_ONLY,
     .init = init,

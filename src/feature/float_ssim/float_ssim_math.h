@@ -36,7 +36,9 @@
 #define SSIM_WIN 11
 #define SSIM_WIN_TAPS { 0.001028f, 0.007599f, 0.036001f, 0.109361f, 0.213006f, 0.266012f, \
                         0.213006f, 0.109361f, 0.036001f, 0.007599f, 0.001028f }
+#if !TVMAF_DEVICE_CODE
 static const float ssim_win_taps[SSIM_WIN] = SSIM_WIN_TAPS;
+#endif
 
 /* Stabilising constants: C1 = (K1 L)^2, C2 = (K2 L)^2, C3 = C2 / 2 in float,
  * with the dynamic range L = 255 at every bit depth (samples above 8 bits are
@@ -233,10 +235,57 @@ TVMAF_HD void ssim_sums_add(SsimSums *a, SsimLcs v)
     a->s += v.s;
 }
 
+/* One output of a pass of the Gaussian: sum over k of src[k][x] * t[k], the
+ * taps in order, each float product added into a double from 0, rounded to
+ * float (the row pass: src[k] = row + k; the column pass: src[k] = row k of
+ * the window). */
+TVMAF_HD float ssim_gauss_one(const float *const *src, int x, const float *t)
+{
+    double a = 0.0;
+    for (int k = 0; k < SSIM_WIN; k++) a = ssim_tap(a, src[k][x], t[k]);
+    return (float)a;
+}
+
+/* A window's terms as the CUDA twin stores them: l and c are doubles, s is a
+ * float quotient (SsimLcs holds it widened, exactly). */
+TVMAF_HD SsimLcs ssim_lcs_make(double l, double c, float s)
+{
+    SsimLcs o;
+    o.l = l;
+    o.c = c;
+    o.s = (double)s;
+    return o;
+}
+
+/*
+ * The CUDA twin's decomposition (float_ssim.cu): one thread per sample,
+ * blocks of SSIM_BLOCK_W x SSIM_BLOCK_H, SSIM_GRID_Y(h) blocks in y
+ * striding over further rows: the luma planes loaded as floats
+ * (ssim_sample_*), down-sampled (ssim_filter_at at (f x, f y)), the three
+ * products (ssim_products on one sample), the row pass of the five images
+ * (ssim_gauss_one), then per window the column pass of the five and
+ * ssim_window, storing l, c and s. The host reads the windows back and adds
+ * them in raster order (ssim_sums_add), as ssim_evaluate does.
+ */
+#define SSIM_BLOCK_W 32
+#define SSIM_BLOCK_H 8
+#define SSIM_GRID_Y(h) \
+    ((h) + SSIM_BLOCK_H - 1 > 65535u * SSIM_BLOCK_H ? 65535u \
+                                                    : ((h) + SSIM_BLOCK_H - 1) / SSIM_BLOCK_H)
+
 /* Mean of n windows, rounded to float as the reference returns it. */
 TVMAF_HD float ssim_mean(double sum, int n_windows)
 {
     return (float)(sum / (double)n_windows);
+}
+
+/* The four means of an evaluation of n windows (ssim, l, c, s). */
+TVMAF_HD void ssim_means(const SsimSums *sums, int n, float out[4])
+{
+    out[0] = ssim_mean(sums->ssim, n);
+    out[1] = ssim_mean(sums->l, n);
+    out[2] = ssim_mean(sums->c, n);
+    out[3] = ssim_mean(sums->s, n);
 }
 
 #if !TVMAF_DEVICE_CODE
@@ -254,40 +303,22 @@ static inline size_t ssim_scratch_bytes(int w)
  * pass), taps in order, each output's sum held in a register. */
 static inline void ssim_gauss_run(float *restrict out, const float *const *src, int n)
 {
-    const float *s0 = src[0], *s1 = src[1], *s2 = src[2], *s3 = src[3], *s4 = src[4],
-                *s5 = src[5], *s6 = src[6], *s7 = src[7], *s8 = src[8], *s9 = src[9],
-                *s10 = src[10];
-    const float *t = ssim_win_taps;
-    for (int x = 0; x < n; x++) {
-        double a = 0.0;
-        a = ssim_tap(a, s0[x], t[0]);
-        a = ssim_tap(a, s1[x], t[1]);
-        a = ssim_tap(a, s2[x], t[2]);
-        a = ssim_tap(a, s3[x], t[3]);
-        a = ssim_tap(a, s4[x], t[4]);
-        a = ssim_tap(a, s5[x], t[5]);
-        a = ssim_tap(a, s6[x], t[6]);
-        a = ssim_tap(a, s7[x], t[7]);
-        a = ssim_tap(a, s8[x], t[8]);
-        a = ssim_tap(a, s9[x], t[9]);
-        a = ssim_tap(a, s10[x], t[10]);
-        out[x] = (float)a;
-    }
+    for (int x = 0; x < n; x++) out[x] = ssim_gauss_one(src, x, ssim_win_taps);
 }
 
 /*
  * One SSIM evaluation of r and d (w x h, contiguous rows, w and h >= 11):
- * out = { mean ssim, mean l, mean c, mean s }, each a float. The row passes
- * of the last 11 rows sit in a ring in scratch (ssim_scratch_bytes(w));
- * each output row is finished, left to right, before the next input row is
- * read, which is the reference's raster order of the sums. Every filtered
- * value has its taps in the reference's order.
+ * the four running sums over the windows (ssim_evaluate: their means). The
+ * row passes of the last 11 rows sit in a ring in scratch
+ * (ssim_scratch_bytes(w)); each output row is finished, left to right, before
+ * the next input row is read, which is the reference's raster order of the
+ * sums. Every filtered value has its taps in the reference's order.
  */
-static inline void ssim_evaluate(const float *r, const float *d, int w, int h, void *scratch,
-                                 float out[4])
+static inline void ssim_evaluate_sums(const float *r, const float *d, int w, int h,
+                                      void *scratch, SsimSums *sums_out)
 {
     const SsimConsts k = ssim_consts();
-    const int ow = w - SSIM_WIN + 1, oh = h - SSIM_WIN + 1;
+    const int ow = w - SSIM_WIN + 1;
     float *ring = scratch;                              /* [5][11][ow] */
     float *prod = ring + (size_t)5 * SSIM_WIN * ow;     /* [3][w] */
     float *col = prod + (size_t)3 * w;                  /* [5][ow] */
@@ -314,11 +345,16 @@ static inline void ssim_evaluate(const float *r, const float *d, int w, int h, v
         for (int x = 0; x < ow; x++)
             ssim_sums_add(&sums, ssim_window(mu1[x], mu2[x], xx[x], yy[x], xy[x], k));
     }
-    const int n = ow * oh;
-    out[0] = ssim_mean(sums.ssim, n);
-    out[1] = ssim_mean(sums.l, n);
-    out[2] = ssim_mean(sums.c, n);
-    out[3] = ssim_mean(sums.s, n);
+    *sums_out = sums;
+}
+
+/* ssim_evaluate_sums, then the four means: out = { ssim, l, c, s }. */
+static inline void ssim_evaluate(const float *r, const float *d, int w, int h, void *scratch,
+                                 float out[4])
+{
+    SsimSums sums;
+    ssim_evaluate_sums(r, d, w, h, scratch, &sums);
+    ssim_means(&sums, (w - SSIM_WIN + 1) * (h - SSIM_WIN + 1), out);
 }
 
 /*
