@@ -6,6 +6,8 @@
 #include <signal.h>
 #include <getopt.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +20,7 @@
 #include "io/ffmpeg_reader.h"
 #include "io/prefetch.h"
 #include "io/video_reader.h"
+#include "manifest.h"
 
 /* Each input is read ahead of scoring by up to READ_AHEAD_BYTES of
  * pictures (at least 4, at most 64 frames): enough to keep reading while
@@ -31,6 +34,7 @@ enum {
     ARG_LIST, ARG_HELP, ARG_RCPSS, ARG_ADM_DIV, ARG_GPU, ARG_PINNED, ARG_GPU_STATS,
     ARG_GPU_MEM_LIMIT, ARG_STRICT_FRAMES, ARG_MAX_MEMORY, ARG_REPORT, ARG_PLOT,
     ARG_SCALE, ARG_IGNORE_FPS, ARG_AOM_CTC, ARG_NFLX_CTC, ARG_GPUMASK, ARG_REF_ISA,
+    ARG_BATCH, ARG_OUTPUT_DIR, ARG_JOBS,
 };
 
 static const struct option long_opts[] = {
@@ -76,6 +80,9 @@ static const struct option long_opts[] = {
     { "aom_ctc", required_argument, NULL, ARG_AOM_CTC },
     { "nflx_ctc", required_argument, NULL, ARG_NFLX_CTC },
     { "gpumask", required_argument, NULL, ARG_GPUMASK },
+    { "batch", required_argument, NULL, ARG_BATCH },
+    { "output-dir", required_argument, NULL, ARG_OUTPUT_DIR },
+    { "jobs", required_argument, NULL, ARG_JOBS },
     { NULL, 0, NULL, 0 },
 };
 
@@ -100,9 +107,10 @@ static void usage(FILE *f, const char *app)
         "                            FEATURE.OPTION=VALUE (an option of a model's extractor);\n"
         "                            default: version=vmaf_v0.6.1 unless -n is given\n"
         " --no_prediction/-n         features only, no model score\n"
-        " --backend cpu|cuda|auto    where to run (default auto: CUDA when a GPU is usable)\n"
+        " --backend cpu|cuda|opencl|auto  where to run (default auto: CUDA when a GPU is usable,\n"
+        "                            else OpenCL when a device is, else the CPU)\n"
         " --threads N                frames scored in parallel (same bits as 1 thread; default 1,\n"
-        "                            with --backend cuda min(cores, 8) frames in flight)\n"
+        "                            on a GPU backend min(cores, 8) frames in flight)\n"
         " --subsample N              score every Nth frame\n"
         " --frame_cnt N              score at most N frames\n"
         " --frame_skip_ref N, --frame_skip_dist N  skip the first N frames of an input\n"
@@ -120,7 +128,9 @@ static void usage(FILE *f, const char *app)
         " --reference-isa avx512|avx2|c  which libvmaf build adm reproduces where they differ,\n"
         "                            for every instance (default avx512, the goldens' host)\n"
         "GPU backends:\n"
-        " --gpu N                    device index (default 0)\n"
+        " --gpu N                    device index (default 0): CUDA's device ordinal; for OpenCL\n"
+        "                            the Nth GPU/CPU device over every platform, in the ICD\n"
+        "                            loader's order (TVMAF_OPENCL_DEVICE_LIST=1 prints them)\n"
         " --pinned-pictures          read frames into page-locked memory, uploaded from there\n"
         " --gpu-stats                print device work per frame and device times to stderr\n"
         " --gpu-mem-limit BYTES      fail as out of memory past this much device memory\n"
@@ -129,6 +139,21 @@ static void usage(FILE *f, const char *app)
         "                            frames cannot fit are refused before any is read\n"
         " --gpumask MASK             libvmaf's GPU mask: 0 lets the GPU score (--backend auto),\n"
         "                            any other value keeps scoring on the CPU (--backend cpu)\n"
+        "Several pairs in one process (one device for all; a failed pair is reported and\n"
+        "the others go on; exit status 1 when any failed):\n"
+        " -r REF -d DIS1 -d DIS2 ... a ladder: the reference is read once and scored against\n"
+        "                            every distorted input (concurrently with a GPU backend\n"
+        "                            or --threads N)\n"
+        " --batch FILE               the pairs of a manifest: CSV with a header row (columns\n"
+        "                            ref, dis, and optionally output, width, height, pix_fmt,\n"
+        "                            bitdepth, model) or JSON lines with those keys; paths are\n"
+        "                            relative to FILE's folder; the other options apply to\n"
+        "                            every pair, a row's own values win\n"
+        " --jobs N                   manifest pairs scored at the same time (default 1)\n"
+        " --output-dir DIR           each pair's scores in DIR/NAME.xml (.json, .csv, .sub),\n"
+        "                            NAME the distorted input's file name less its extension\n"
+        " -o PATTERN                 with several pairs: %%d the pair's number (from 1; %%03d\n"
+        "                            zero-padded), %%s the distorted input's name, %%%% a '%%'\n"
         "Output:\n"
         " --output/-o PATH           write scores to PATH (- for stdout)\n"
         " --xml (default), --json, --csv, --sub  output format\n"
@@ -151,7 +176,9 @@ static void usage(FILE *f, const char *app)
         " %s -r <(ffmpeg -v error -i ref.mp4 -f yuv4mpegpipe -) \\\n"
         "      -d <(ffmpeg -v error -i dis.mp4 -vf scale=1920:1080 -f yuv4mpegpipe -) --json -o -\n"
         " ffmpeg -v error -i dis.mp4 -f yuv4mpegpipe - | %s -r ref.y4m -d - --json -o out.json\n"
-        " %s --feature adm=help       the options of adm, their types, defaults and ranges\n",
+        " %s --feature adm=help       the options of adm, their types, defaults and ranges\n"
+        " %s -r ref.y4m -d 1080p.y4m -d 720p_up.y4m --json -o ladder_%%s.json\n"
+        " %s --batch pairs.csv --json --output-dir scores --jobs 2\n",
         app, tvmaf_ff_available() ?
         "Encoded input (any other file, when -w/-h/-p/-b are not given; decoded by FFmpeg,\n"
         "the frames `ffmpeg -i FILE -f rawvideo` writes):\n"
@@ -161,7 +188,7 @@ static void usage(FILE *f, const char *app)
         "                            area, bicublin, gauss, sinc, lanczos, spline, experimental\n"
         " --ignore_frame_rate        score streams whose frame rates differ (refused otherwise)\n"
         : "(this build reads no encoded video: it was built without FFmpeg's libraries)\n",
-        app, app, app, app, app);
+        app, app, app, app, app, app, app);
 }
 
 /* A number as short as it can be printed and still read back exactly. */
@@ -604,10 +631,799 @@ static int apply_nflx_ctc(const char *app, const char *version, const char **fea
     return 0;
 }
 
+/* ---- running pairs ------------------------------------------------------- */
+
+/* Distorted inputs of one ladder (-d repeated). */
+#define MAX_DISTORTED 256
+
+/* What every pair of a run shares: the command line's settings (a manifest
+ * row may replace the raw layout and the models). */
+typedef struct Settings {
+    TvmafVideoFormat raw; /* -w/-h/-p/-b, zeros where not given */
+    unsigned threads, subsample, frame_cnt, skip_ref, skip_dis;
+    enum TvmafOutputFormat ofmt;
+    enum TvmafBackend backend;
+    int precision, quiet, no_prediction, strict_frames, ignore_fps, common_bitdepth;
+    const char *const *features;
+    unsigned n_features;
+    const ModelArg *models; /* parsed -m arguments, the default model when none was given */
+    unsigned n_models;
+    unsigned n_models_given;
+    int scoring;            /* a feature or a model to score (not -n alone) */
+    uint64_t cpumask, max_memory;
+    unsigned gpu_index, gpu_flags;
+    unsigned long long gpu_mem_limit;
+    const char *feature_defaults;
+    const char *report_path, *plot_path, *scale_filter;
+    int batch;              /* a manifest's pair: no progress line, no scores on the terminal */
+} Settings;
+
+/* One distorted input scored against the reference of its group. */
+typedef struct Pair {
+    char label[4200];       /* what its messages start with ("tvmaf", "tvmaf: list.csv:3") */
+    const char *path_dis, *out_path;
+    TvmafModel *model[MAX_MODELS]; /* this pair's copies of the settings' models */
+    TvmafVideoReader *rd_dis;
+    TvmafPrefetch *pf_dis;
+    TvmafContext *ctx;
+    unsigned n;             /* frames submitted */
+    int live;               /* still takes frames */
+    int failed;
+    const char *ended, *longer; /* inputs of different lengths */
+    int depth_warned;
+} Pair;
+
+static void pair_fail(Pair *p)
+{
+    p->failed = 1;
+    p->live = 0;
+}
+
+/* The distorted input's checks against the reference, then its context, its
+ * models and features, and its outputs' checks: everything before the first
+ * frame. Prints one line and returns -1 on failure. */
+static int pair_setup(const Settings *s, Pair *p, const char *path_ref,
+                      TvmafVideoReader *rd_ref)
+{
+    const char *app = p->label;
+    char msg[1024] = "";
+    int err;
+    if ((s->raw.w || s->raw.h || s->raw.pix_fmt || s->raw.bpc) && tvmaf_reader_is_y4m(rd_ref) &&
+        tvmaf_reader_is_y4m(p->rd_dis))
+        fprintf(stderr, "%s: warning: -w/-h/-p/-b are ignored: both inputs are Y4M, whose "
+                "headers give the size and format\n", app);
+    const TvmafVideoFormat *fr = tvmaf_reader_format(rd_ref), *fd = tvmaf_reader_format(p->rd_dis);
+    {
+        /* encoded inputs: same frame rate, or the user says to go on */
+        int nr, dr, nd, dd;
+        tvmaf_reader_frame_rate(rd_ref, &nr, &dr);
+        tvmaf_reader_frame_rate(p->rd_dis, &nd, &dd);
+        if (!s->ignore_fps && dr && dd && (int64_t)nr * dd != (int64_t)nd * dr) {
+            fprintf(stderr, "%s: the reference (%d/%d fps) and the distorted (%d/%d fps) differ in "
+                    "frame rate, so their frames do not line up; --ignore_frame_rate scores them "
+                    "frame by frame anyway\n", app, nr, dr, nd, dd);
+            return -1;
+        }
+    }
+    if ((fr->w != fd->w || fr->h != fd->h) && s->scale_filter) {
+        if (tvmaf_reader_set_scale(p->rd_dis, fr->w, fr->h, s->scale_filter, msg, sizeof(msg))) {
+            fprintf(stderr, "%s: %s\n", app, msg);
+            return -1;
+        }
+        fd = tvmaf_reader_format(p->rd_dis);
+    } else if ((fr->w != fd->w || fr->h != fd->h) && tvmaf_reader_is_encoded(p->rd_dis) &&
+               fr->pix_fmt == fd->pix_fmt && fr->bpc == fd->bpc) {
+        fprintf(stderr, "%s: the distorted video is %ux%u, the reference %ux%u: give --scale FILTER "
+                "(e.g. --scale bicubic, ffmpeg's default) to scale it to the reference's size\n",
+                app, fd->w, fd->h, fr->w, fr->h);
+        return -1;
+    }
+    if (s->common_bitdepth && fr->bpc != fd->bpc) {
+        fprintf(stderr, "%s: the reference is %u-bit, the distorted %u-bit: libvmaf's --aom_ctc "
+                "v6.0 and later score such a pair at the larger depth, which tvmaf does not "
+                "do yet\n", app, fr->bpc, fd->bpc);
+        return -1;
+    }
+    if (fr->w != fd->w || fr->h != fd->h || fr->pix_fmt != fd->pix_fmt || fr->bpc != fd->bpc) {
+        fprintf(stderr, "%s: reference (%ux%u %s %u-bit) and distorted (%ux%u %s %u-bit) "
+                "differ in size or format\n", app, fr->w, fr->h, tvmaf_pix_fmt_name(fr->pix_fmt), fr->bpc,
+                fd->w, fd->h, tvmaf_pix_fmt_name(fd->pix_fmt), fd->bpc);
+        return -1;
+    }
+
+    TvmafConfiguration cfg = {
+        .n_threads = s->threads, .n_subsample = s->subsample, .backend = s->backend,
+        .log_level = TVMAF_LOG_WARNING, .cpumask = s->cpumask,
+        .gpu_index = s->gpu_index, .gpu_flags = s->gpu_flags,
+        .gpu_mem_limit = (size_t)s->gpu_mem_limit,
+        .feature_defaults = s->feature_defaults && s->feature_defaults[0] ? s->feature_defaults
+                                                                          : NULL,
+    };
+    if ((err = tvmaf_init(&p->ctx, &cfg))) {
+        fprintf(stderr, "%s: %s\n", app, tvmaf_last_error(p->ctx));
+        return -1;
+    }
+    /* models first: their extractors come first in the output, as in libvmaf */
+    for (unsigned i = 0; i < s->n_models; i++) {
+        const ModelArg *m = &s->models[i];
+        const TvmafModelConfig mcfg = { .name = m->name, .flags = m->flags };
+        if ((err = tvmaf_model_load(&p->model[i], m->path, m->version, &mcfg, msg, sizeof(msg)))) {
+            /* one line; the implicit default model says how to avoid it */
+            fprintf(stderr, "%s: %s%s\n", app, msg, !s->n_models_given && err == -ENOENT ?
+                    "; without -m the model is vmaf_v0.6.1: give one with -m path=FILE, "
+                    "or use -n to compute features only" : "");
+            return -1;
+        }
+        for (unsigned j = 0; j < m->n_ov; j++) {
+            if ((err = tvmaf_model_feature_overload(p->model[i], m->ov[j].feature, m->ov[j].opt,
+                                                    m->ov[j].val))) {
+                fprintf(stderr, "%s: -m %s: %s\n", app, model_label(m),
+                        tvmaf_model_last_error(p->model[i]));
+                return -1;
+            }
+        }
+        if ((err = tvmaf_use_model(p->ctx, p->model[i]))) {
+            fprintf(stderr, "%s: %s\n", app, tvmaf_model_last_error(p->model[i]));
+            return -1;
+        }
+    }
+    for (unsigned i = 0; i < s->n_features; i++) {
+        if ((err = tvmaf_use_feature(p->ctx, s->features[i]))) {
+            fprintf(stderr, "%s: %s\n", app, tvmaf_last_error(p->ctx));
+            return -1;
+        }
+    }
+    const char *out_path = p->out_path;
+    if (out_path && strcmp(out_path, "-") && !writable(out_path)) {
+        fprintf(stderr, "%s: cannot write \"%s\": %s\n", app, out_path, strerror(errno));
+        return -1;
+    }
+    if (out_path && (same_file(out_path, path_ref) || same_file(out_path, p->path_dis))) {
+        fprintf(stderr, "%s: -o \"%s\" is the %s input; the scores would overwrite it\n", app,
+                out_path, same_file(out_path, path_ref) ? "reference" : "distorted");
+        return -1;
+    }
+    const char *reports[2] = { s->report_path, s->plot_path };
+    for (unsigned i = 0; i < 2; i++) {
+        if (reports[i] && (!strcmp(reports[i], "-") || !writable(reports[i]))) {
+            fprintf(stderr, "%s: cannot write \"%s\": %s\n", app, reports[i],
+                    strcmp(reports[i], "-") ? strerror(errno) : "the report needs a file");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Once per pair and run: a sample above the declared bit depth. */
+static void warn_depth(Pair *p, const char *path_ref, TvmafVideoReader *rd_ref,
+                       const TvmafVideoFormat *fr, int newline)
+{
+    const uint64_t at_r = tvmaf_reader_above_depth_frame(rd_ref);
+    const uint64_t at_d = tvmaf_reader_above_depth_frame(p->rd_dis);
+    if (at_r == UINT64_MAX && at_d == UINT64_MAX) return;
+    p->depth_warned = 1;
+    const int both = at_r != UINT64_MAX && at_d != UINT64_MAX;
+    char who[1024];
+    if (both)
+        snprintf(who, sizeof(who), "\"%s\" and \"%s\" hold samples above %u, the "
+                 "largest %u-bit value (first found in frames %llu and %llu)", path_ref,
+                 p->path_dis, (1u << fr->bpc) - 1, fr->bpc,
+                 (unsigned long long)at_r, (unsigned long long)at_d);
+    else
+        snprintf(who, sizeof(who), "\"%s\" holds samples above %u, the largest "
+                 "%u-bit value (first found in frame %llu)",
+                 at_r != UINT64_MAX ? path_ref : p->path_dis, (1u << fr->bpc) - 1,
+                 fr->bpc, (unsigned long long)(at_r != UINT64_MAX ? at_r : at_d));
+    fprintf(stderr, "%s%s: warning: %s; they are scored as they are: is the bit "
+            "depth right?\n", newline ? "\n" : "", p->label, who);
+}
+
+static double seconds_since(const struct timespec *t0)
+{
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    return (t1.tv_sec - t0->tv_sec) + 1e-9 * (t1.tv_nsec - t0->tv_nsec);
+}
+
+/* After the last frame of a pair has been flushed: the models' scores, the
+ * pooled means on the terminal, the output and the reports. `tag` prefixes
+ * the pooled means when several pairs print theirs. */
+static int pair_finish(const Settings *s, Pair *p, const char *path_ref,
+                       const TvmafVideoFormat *fr, const struct timespec *t0, const char *tag)
+{
+    const char *app = p->label;
+    const unsigned n = p->n;
+    int err;
+    if (p->ended) /* libvmaf's words */
+        fprintf(stderr, "\"%s\" ended before \"%s\".\n", p->ended, p->longer);
+    if (!s->no_prediction) {
+        for (unsigned i = 0; i < s->n_models; i++) {
+            if ((err = tvmaf_score_model(p->ctx, p->model[i]))) {
+                fprintf(stderr, "%s: %s\n", app, tvmaf_model_last_error(p->model[i]));
+                return -1;
+            }
+        }
+        /* pooled means, as libvmaf's vmaf prints them: every model, then
+         * every collection's bagging score, interval and spread */
+        if (!s->batch && isatty(fileno(stderr)) && (!s->quiet || !p->out_path)) {
+            for (unsigned i = 0; i < s->n_models; i++) {
+                double v;
+                if (!tvmaf_feature_score_pooled(p->ctx, tvmaf_model_name(p->model[i]),
+                                                TVMAF_POOL_MEAN, &v, 0, n - 1))
+                    fprintf(stderr, "%s%s%s: %f\n", tag ? tag : "", tag ? ": " : "",
+                            model_label(&s->models[i]), v);
+            }
+            for (unsigned i = 0; i < s->n_models; i++) {
+                /* a collection's statistics carry its name and a suffix */
+                const char *cname = tvmaf_model_name(p->model[i]);
+                static const char *const suffix[4] = { "_bagging", "_ci_p95_lo", "_ci_p95_hi",
+                                                       "_stddev" };
+                double v[4];
+                int bad = 0;
+                for (unsigned k = 0; k < 4; k++) {
+                    char key[512];
+                    snprintf(key, sizeof(key), "%s%s", cname, suffix[k]);
+                    bad |= tvmaf_feature_score_pooled(p->ctx, key, TVMAF_POOL_MEAN, &v[k], 0, n - 1);
+                }
+                if (!bad)
+                    fprintf(stderr, "%s%s%s: %f, ci.p95: [%f, %f], stddev: %f\n", tag ? tag : "",
+                            tag ? ": " : "", model_label(&s->models[i]), v[0], v[1], v[2], v[3]);
+            }
+        }
+    }
+    const double secs = seconds_since(t0);
+    /* with nothing scored libvmaf's timer never starts: its fps is inf */
+    const double fps = !s->scoring ? INFINITY : secs > 0 ? n / secs : 0.0;
+    if (p->out_path && write_scores(app, p->out_path, p->ctx, s->ofmt, s->precision, fps,
+                                    fr->w, fr->h))
+        return -1;
+    const char *reports[2] = { s->report_path, s->plot_path };
+    for (unsigned i = 0; i < 2; i++) {
+        if (!reports[i]) continue;
+        char fmtdesc[128], thr[32], sub[32], prec[32], models_s[1024] = "", feats[2048] = "";
+        snprintf(fmtdesc, sizeof(fmtdesc), "%ux%u %s %u-bit", fr->w, fr->h,
+                 tvmaf_pix_fmt_name(fr->pix_fmt), fr->bpc);
+        snprintf(thr, sizeof(thr), "%u", s->threads);
+        snprintf(sub, sizeof(sub), "%u", s->subsample ? s->subsample : 1);
+        snprintf(prec, sizeof(prec), s->precision == 17 ? "max (%%.17g)" : s->precision ? "%%.%dg" : "default (libvmaf's %%.6f)", s->precision);
+        const char *model_keys[MAX_MODELS + 1] = { NULL };
+        for (unsigned m = 0; !s->no_prediction && m < s->n_models; m++) {
+            model_keys[m] = tvmaf_model_name(p->model[m]);
+            size_t l = strlen(models_s);
+            snprintf(models_s + l, sizeof(models_s) - l, "%s%s (%s)", m ? ", " : "",
+                     model_label(&s->models[m]), model_keys[m]);
+        }
+        for (unsigned k = 0; k < s->n_features; k++) {
+            size_t l = strlen(feats);
+            snprintf(feats + l, sizeof(feats) - l, "%s%s", k ? ", " : "", s->features[k]);
+        }
+        const char *backend_s = s->backend == TVMAF_BACKEND_CPU ? "cpu" :
+                                s->backend == TVMAF_BACKEND_CUDA ? "cuda" :
+                                s->backend == TVMAF_BACKEND_OPENCL ? "opencl" : "auto";
+        const char *settings[] = {
+            "reference", path_ref, "distorted", p->path_dis, "input", fmtdesc,
+            "models", s->no_prediction ? "none (-n)" : models_s,
+            "features", s->n_features ? feats : "none",
+            "backend", backend_s, "threads", thr, "subsample", sub, "precision", prec, NULL,
+        };
+        const TvmafReportConfig rcfg = {
+            .settings = settings, .models = model_keys, .precision = s->precision,
+        };
+        FILE *rf = fopen(reports[i], "w");
+        int rerr = rf ? tvmaf_write_report(p->ctx, rf, i ? TVMAF_REPORT_SVG : TVMAF_REPORT_HTML,
+                                           &rcfg) : -errno;
+        if (rf && fclose(rf) && !rerr) rerr = -errno;
+        if (rerr) {
+            fprintf(stderr, "%s: writing \"%s\" failed: %s\n", app, reports[i], strerror(-rerr));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static unsigned count_live(const Pair *pairs, unsigned np)
+{
+    unsigned k = 0;
+    for (unsigned i = 0; i < np; i++) k += pairs[i].live;
+    return k;
+}
+
+/*
+ * Scores `np` distorted inputs against one reference, `label` starting the
+ * messages that concern the reference. The reference is read once: each of
+ * its pictures is shared (tvmaf_picture_ref) by the contexts of every pair,
+ * which score at the same time (on a GPU backend they share the device). A
+ * pair that fails is reported and the others go on. With one pair this is
+ * the plain tvmaf command. Returns the number of pairs that failed.
+ */
+static unsigned run_group(const Settings *s, const char *label, const char *path_ref,
+                          Pair *pairs, unsigned np)
+{
+    char msg[1024] = "";
+    TvmafVideoReader *rd_ref = NULL;
+    TvmafPrefetch *pf_ref = NULL;
+    int err;
+    const TvmafVideoFormat *raw = s->raw.w && s->raw.h && s->raw.bpc && s->raw.pix_fmt ? &s->raw
+                                                                                      : NULL;
+    for (unsigned i = 0; i < np; i++) pairs[i].live = 1;
+
+    if ((err = tvmaf_reader_open(&rd_ref, path_ref, raw, msg, sizeof(msg)))) {
+        fprintf(stderr, "%s: %s\n", label, msg);
+        goto fail_all;
+    }
+    for (unsigned i = 0; i < np; i++) {
+        Pair *p = &pairs[i];
+        if ((err = tvmaf_reader_open(&p->rd_dis, p->path_dis, raw, msg, sizeof(msg)))) {
+            fprintf(stderr, "%s: %s\n", p->label, msg);
+            pair_fail(p);
+        }
+    }
+    if (check_y4m_flags(label, path_ref, rd_ref, &s->raw)) goto fail_all;
+    for (unsigned i = 0; i < np; i++) {
+        Pair *p = &pairs[i];
+        if (p->live && (check_y4m_flags(p->label, p->path_dis, p->rd_dis, &s->raw) ||
+                        pair_setup(s, p, path_ref, rd_ref)))
+            pair_fail(p);
+    }
+    if (!count_live(pairs, np)) goto end;
+
+    if (s->skip_ref && (err = tvmaf_reader_skip(rd_ref, s->skip_ref, msg, sizeof(msg))) != 1) {
+        if (!err) snprintf(msg, sizeof(msg), "an input has fewer frames than it is asked to skip");
+        fprintf(stderr, "%s: %s\n", label, msg);
+        goto fail_all;
+    }
+    for (unsigned i = 0; i < np && s->skip_dis; i++) {
+        Pair *p = &pairs[i];
+        if (p->live && (err = tvmaf_reader_skip(p->rd_dis, s->skip_dis, msg, sizeof(msg))) != 1) {
+            if (!err) snprintf(msg, sizeof(msg), "an input has fewer frames than it is asked to skip");
+            fprintf(stderr, "%s: %s\n", p->label, msg);
+            pair_fail(p);
+        }
+    }
+
+    /* every input is read ahead on a thread of its own, all at the same time;
+     * when every feature reads luma only, chroma is passed over unread (the
+     * pairs of a group register the same features) */
+    int luma_only = !s->scoring;
+    for (unsigned i = 0; i < np; i++)
+        if (pairs[i].live && s->scoring) { luma_only = tvmaf_luma_only(pairs[i].ctx); break; }
+    const unsigned n_live = count_live(pairs, np);
+    if (!n_live) goto end;
+    if (luma_only) {
+        tvmaf_reader_set_luma_only(rd_ref, 1);
+        for (unsigned i = 0; i < np; i++)
+            if (pairs[i].live) tvmaf_reader_set_luma_only(pairs[i].rd_dis, 1);
+    }
+    const TvmafVideoFormat *fr = tvmaf_reader_format(rd_ref);
+    size_t fbytes = (size_t)fr->w * fr->h * (fr->bpc > 8 ? 2 : 1) *
+                    (fr->pix_fmt == TVMAF_PIX_FMT_YUV444P ? 3 :
+                     fr->pix_fmt == TVMAF_PIX_FMT_YUV422P ? 2 :
+                     fr->pix_fmt == TVMAF_PIX_FMT_YUV420P ? 1.5 : 1);
+    /* Pictures of one input in flight: the read-ahead queue, the one being
+     * read, and those being scored (one per worker). An input whose frames
+     * cannot fit even with one frame read ahead is refused now, before a
+     * picture is allocated: a header can claim a size its data never fills.
+     * The memory is shared by the inputs: the reference and each distorted. */
+    const unsigned n_inputs = n_live + 1;
+    const uint64_t in_use = (s->threads ? s->threads : 1) + 1;
+    const uint64_t per_input = s->max_memory / n_inputs / (fbytes ? fbytes : 1);
+    if (per_input < in_use + 1) {
+        fprintf(stderr, "%s: %ux%u %s %u-bit frames (%.1f MiB each) need about %.0f MiB of "
+                "memory with --threads %u%s, above the --max-memory limit of %.0f MiB\n", label,
+                fr->w, fr->h, tvmaf_pix_fmt_name(fr->pix_fmt), fr->bpc, fbytes / 1048576.0,
+                (double)n_inputs * (in_use + 1) * fbytes / 1048576.0, s->threads ? s->threads : 1,
+                n_live > 1 ? " and this many distorted inputs" : "", s->max_memory / 1048576.0);
+        goto fail_all;
+    }
+    uint64_t ahead_max = per_input - in_use;
+    unsigned ahead = (unsigned)(READ_AHEAD_BYTES / (fbytes ? fbytes : 1));
+    ahead = ahead < 4 ? 4 : ahead > 64 ? 64 : ahead;
+    if (ahead > ahead_max) ahead = (unsigned)ahead_max;
+    /* On the CPU no device start-up is to be bridged: a frame is read in far
+     * less time than it is scored, so a few frames per worker keep the pool
+     * fed, and every frame read further ahead is a fresh picture buffer whose
+     * pages the kernel must fault in and clear (a fifth of a 10-frame 1080p
+     * run at one thread). */
+    if (s->backend == TVMAF_BACKEND_CPU || !tvmaf_cuda_available()) {
+        const unsigned cpu_ahead = (s->threads > 1 ? s->threads : 1) + 1;
+        if (ahead > cpu_ahead) ahead = cpu_ahead;
+    }
+    if ((err = tvmaf_prefetch_start(&pf_ref, rd_ref, ahead, s->frame_cnt))) {
+        if (err == -ENOMEM)
+            fprintf(stderr, "%s: out of memory allocating the read-ahead queues (%u frames)\n",
+                    label, ahead);
+        else
+            fprintf(stderr, "%s: cannot start reading: %s\n", label, strerror(-err));
+        goto fail_all;
+    }
+    for (unsigned i = 0; i < np; i++) {
+        Pair *p = &pairs[i];
+        if (!p->live) continue;
+        if ((err = tvmaf_prefetch_start(&p->pf_dis, p->rd_dis, ahead, s->frame_cnt))) {
+            if (err == -ENOMEM)
+                fprintf(stderr, "%s: out of memory allocating the read-ahead queues (%u frames)\n",
+                        p->label, ahead);
+            else
+                fprintf(stderr, "%s: cannot start reading: %s\n", p->label, strerror(-err));
+            pair_fail(p);
+        }
+    }
+
+    const int show_progress = !s->batch && isatty(fileno(stderr)) && !s->quiet;
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (unsigned n = 0; count_live(pairs, np); n++) {
+        if (s->frame_cnt && n >= s->frame_cnt) break;
+        TvmafPicture pr;
+        const int r1 = tvmaf_prefetch_next(pf_ref, &pr, msg, sizeof(msg));
+        if (r1 < 0) {
+            fprintf(stderr, "%s%s: %s\n", show_progress ? "\n" : "", label, msg);
+            goto fail_all;
+        }
+        for (unsigned i = 0; i < np; i++) {
+            Pair *p = &pairs[i];
+            if (!p->live) continue;
+            TvmafPicture pd;
+            const int r2 = tvmaf_prefetch_next(p->pf_dis, &pd, msg, sizeof(msg));
+            if (r2 < 0) {
+                fprintf(stderr, "%s%s: %s\n", show_progress ? "\n" : "", p->label, msg);
+                pair_fail(p);
+                continue;
+            }
+            if (!r1 || !r2) {
+                if (r2) tvmaf_picture_unref(&pd);
+                p->live = 0;
+                if (r1 != r2 && n == 0) {
+                    fprintf(stderr, "%s: \"%s\" holds no frame\n", p->label,
+                            r1 ? p->path_dis : path_ref);
+                    pair_fail(p);
+                } else if (r1 != r2 && s->strict_frames) {
+                    fprintf(stderr, "%s%s: \"%s\" ended after %u frame%s, before \"%s\"; "
+                            "use --frame_cnt %u to score the common frames\n",
+                            show_progress ? "\n" : "", p->label, r1 ? p->path_dis : path_ref, n,
+                            n == 1 ? "" : "s", r1 ? path_ref : p->path_dis, n);
+                    pair_fail(p);
+                } else if (r1 != r2) {
+                    /* libvmaf scores the common frames and says which input ended */
+                    p->ended = r1 ? p->path_dis : path_ref;
+                    p->longer = r1 ? path_ref : p->path_dis;
+                }
+                continue;
+            }
+            if (!s->scoring) {
+                tvmaf_picture_unref(&pd);
+            } else {
+                /* each context holds its own reference to the shared picture */
+                TvmafPicture ref_pic;
+                tvmaf_picture_ref(&ref_pic, &pr);
+                if ((err = tvmaf_read_pictures(p->ctx, &ref_pic, &pd, n))) {
+                    fprintf(stderr, "%s%s: %s\n", show_progress ? "\n" : "", p->label,
+                            tvmaf_last_error(p->ctx));
+                    pair_fail(p);
+                    continue;
+                }
+            }
+            p->n = n + 1;
+            if (!p->depth_warned) warn_depth(p, path_ref, rd_ref, fr, show_progress && n);
+        }
+        if (r1) tvmaf_picture_unref(&pr);
+        if (!r1) break;
+        if (show_progress && (n % 8 == 0))  {
+            const double sec = seconds_since(&t0);
+            fprintf(stderr, "\r%u frame%s %.2f FPS\033[K", n + 1, n ? "s" : " ",
+                    sec > 0 ? (n + 1) / sec : 0.0);
+        }
+    }
+    unsigned n_max = 0;
+    for (unsigned i = 0; i < np; i++) {
+        Pair *p = &pairs[i];
+        if (p->failed) continue;
+        if (!p->n) {
+            fprintf(stderr, "%s: the inputs hold no frame to score\n", p->label);
+            pair_fail(p);
+        } else if (s->scoring && (err = tvmaf_flush(p->ctx))) {
+            fprintf(stderr, "%s%s: %s\n", show_progress ? "\n" : "", p->label,
+                    tvmaf_last_error(p->ctx));
+            pair_fail(p);
+        } else if (p->n > n_max) {
+            n_max = p->n;
+        }
+    }
+    if (show_progress && n_max) {
+        /* the last line gives the number of frames scored */
+        const double sec = seconds_since(&t0);
+        fprintf(stderr, "\r%u frame%s %.2f FPS\033[K\n", n_max, n_max > 1 ? "s" : " ",
+                sec > 0 ? n_max / sec : 0.0);
+    }
+    for (unsigned i = 0; i < np; i++) {
+        Pair *p = &pairs[i];
+        if (!p->failed && pair_finish(s, p, path_ref, fr, &t0, np > 1 ? p->path_dis : NULL))
+            pair_fail(p);
+    }
+    goto end;
+
+fail_all:
+    for (unsigned i = 0; i < np; i++) pair_fail(&pairs[i]);
+end:
+    tvmaf_prefetch_stop(pf_ref);
+    unsigned failed = 0;
+    for (unsigned i = 0; i < np; i++) {
+        Pair *p = &pairs[i];
+        tvmaf_prefetch_stop(p->pf_dis);
+        tvmaf_close(p->ctx);
+        for (unsigned k = 0; k < s->n_models; k++) tvmaf_model_destroy(p->model[k]);
+        tvmaf_reader_close(p->rd_dis);
+        failed += p->failed;
+    }
+    tvmaf_reader_close(rd_ref);
+    return failed;
+}
+
+/* ---- output names of several pairs --------------------------------------- */
+
+/* The distorted input's file name without its folder and last extension. */
+static void dis_stem(char *out, size_t len, const char *dis)
+{
+    if (!strcmp(dis, "-")) {
+        snprintf(out, len, "stdin");
+        return;
+    }
+    const char *b = strrchr(dis, '/');
+    b = b ? b + 1 : dis;
+    const char *dot = strrchr(b, '.');
+    const int n = dot && dot != b ? (int)(dot - b) : (int)strlen(b);
+    snprintf(out, len, "%.*s", n, b);
+}
+
+/* -o PATTERN for pair `index` (from 1) of distorted input `dis`: %d (or
+ * %0Nd) the index, %s the distorted input's stem, %% a '%'. Returns -1 with
+ * a message for a pattern it does not take. */
+static int expand_output(char *out, size_t len, const char *pattern, unsigned index,
+                         const char *dis, char *msg, size_t msg_len)
+{
+    size_t o = 0;
+    for (const char *c = pattern; *c; c++) {
+        char piece[4200];
+        if (*c != '%') {
+            piece[0] = *c;
+            piece[1] = '\0';
+        } else if (c[1] == '%') {
+            snprintf(piece, sizeof(piece), "%%");
+            c++;
+        } else if (c[1] == 's') {
+            dis_stem(piece, sizeof(piece), dis);
+            c++;
+        } else {
+            unsigned width = 0;
+            const char *d = c + 1;
+            int zero = *d == '0';
+            while (*d >= '0' && *d <= '9' && width < 100) width = width * 10 + (unsigned)(*d++ - '0');
+            if (*d != 'd') {
+                snprintf(msg, msg_len, "-o \"%s\": '%%' starts %%d, %%0Nd (the pair's number), %%s "
+                         "(the distorted input's name) or %%%% (a '%%')", pattern);
+                return -1;
+            }
+            snprintf(piece, sizeof(piece), zero ? "%0*u" : "%*u", (int)width, index);
+            c = d;
+        }
+        const size_t pl = strlen(piece);
+        if (o + pl + 1 > len) {
+            snprintf(msg, msg_len, "-o \"%s\": the name is too long", pattern);
+            return -1;
+        }
+        memcpy(out + o, piece, pl + 1);
+        o += pl;
+    }
+    return 0;
+}
+
+/* Where pair `index` (from 1) of distorted input `dis` writes its scores,
+ * when its manifest row does not say: --output-dir DIR (DIR/STEM.EXT) or -o
+ * PATTERN. Returns 0 with out[0] == '\0' when neither is given. */
+static int pair_output(char *out, size_t len, const char *pattern, const char *dir,
+                       enum TvmafOutputFormat ofmt, unsigned index, const char *dis, char *msg,
+                       size_t msg_len)
+{
+    static const char *const ext[] = { [TVMAF_OUTPUT_XML] = "xml", [TVMAF_OUTPUT_JSON] = "json",
+                                       [TVMAF_OUTPUT_CSV] = "csv", [TVMAF_OUTPUT_SUB] = "sub" };
+    out[0] = '\0';
+    if (dir) {
+        char stem[4096];
+        dis_stem(stem, sizeof(stem), dis);
+        if (snprintf(out, len, "%s/%s.%s", dir, stem, ext[ofmt]) >= (int)len) {
+            snprintf(msg, msg_len, "--output-dir: the name is too long");
+            return -1;
+        }
+        return 0;
+    }
+    if (pattern) return expand_output(out, len, pattern, index, dis, msg, msg_len);
+    return 0;
+}
+
+/* ---- manifests (--batch) ------------------------------------------------- */
+
+typedef struct Batch {
+    const Settings *s;
+    const char *manifest;
+    ManifestEntry *rows;
+    char **outputs;          /* each row's output path */
+    unsigned n;
+    atomic_uint next;        /* the next row to take */
+    atomic_uint failed;      /* rows that failed while running */
+    unsigned char *row_failed;
+} Batch;
+
+/* Scores manifest row i: its own raw layout and models over the settings. */
+static void batch_row(Batch *b, unsigned i)
+{
+    const ManifestEntry *e = &b->rows[i];
+    Settings rs = *b->s;
+    ModelArg margs[MAX_MODELS];
+    unsigned n_margs = 0;
+    Pair *p = calloc(1, sizeof(*p));
+    char label[4200];
+    snprintf(label, sizeof(label), "tvmaf: %s:%u", b->manifest, e->line);
+    if (!p) {
+        fprintf(stderr, "%s: out of memory\n", label);
+        goto failed;
+    }
+    if (e->w) rs.raw.w = e->w;
+    if (e->h) rs.raw.h = e->h;
+    if (e->bpc) rs.raw.bpc = e->bpc;
+    if (e->pix_fmt) rs.raw.pix_fmt = e->pix_fmt;
+    if (e->models) {
+        /* the row's models replace the command line's */
+        char *list = strdup(e->models), *rest = list, *one;
+        if (!list) { fprintf(stderr, "%s: out of memory\n", label); goto failed; }
+        int bad = 0;
+        while (!bad && (one = strsep(&rest, ";"))) {
+            if (!*one) continue;
+            if (n_margs == MAX_MODELS) {
+                fprintf(stderr, "%s: at most %d models\n", label, MAX_MODELS);
+                bad = 1;
+            } else if (parse_model_arg(label, one, &margs[n_margs])) {
+                bad = 1;
+            } else {
+                n_margs++;
+            }
+        }
+        free(list);
+        for (unsigned a = 0; !bad && a < n_margs; a++)
+            for (unsigned c = a + 1; !bad && c < n_margs; c++)
+                if (!strcmp(margs[a].name, margs[c].name)) {
+                    fprintf(stderr, "%s: two models are named \"%s\"; each model needs its own "
+                            "name (name=NAME)\n", label, margs[a].name);
+                    bad = 1;
+                }
+        if (bad) goto failed;
+        rs.models = margs;
+        rs.n_models = rs.n_models_given = n_margs;
+        rs.scoring = rs.n_features || n_margs;
+    }
+    snprintf(p->label, sizeof(p->label), "%s", label);
+    p->path_dis = e->dis;
+    p->out_path = b->outputs[i];
+    if (run_group(&rs, label, e->ref, p, 1)) goto failed;
+    free(p);
+    free_model_args(margs, n_margs, 0);
+    return;
+failed:
+    free(p);
+    free_model_args(margs, n_margs, 0);
+    b->row_failed[i] = 1;
+    atomic_fetch_add(&b->failed, 1);
+}
+
+static void *batch_worker(void *arg)
+{
+    Batch *b = arg;
+    for (;;) {
+        const unsigned i = atomic_fetch_add(&b->next, 1);
+        if (i >= b->n) break;
+        if (!b->row_failed[i]) batch_row(b, i);
+    }
+    return NULL;
+}
+
+/* One line at the end of a batch: how many pairs, how many failed and which. */
+static void batch_summary(unsigned n, unsigned failed, const char *what, const unsigned *ids,
+                          unsigned n_ids)
+{
+    fprintf(stderr, "tvmaf: batch: %u pair%s, %u scored, %u failed", n, n == 1 ? "" : "s",
+            n - failed, failed);
+    if (failed) {
+        fprintf(stderr, " (%s", what);
+        for (unsigned i = 0; i < n_ids && i < 20; i++) fprintf(stderr, "%s%u", i ? ", " : " ", ids[i]);
+        fprintf(stderr, "%s)", n_ids > 20 ? ", ..." : "");
+    }
+    fprintf(stderr, "\n");
+}
+
+/* --batch FILE: every row of the manifest, `jobs` at a time. Returns the
+ * exit status. */
+static int run_batch(const Settings *s, const char *manifest, const char *pattern,
+                     const char *out_dir, unsigned jobs)
+{
+    char msg[1024] = "";
+    ManifestEntry *rows;
+    unsigned n;
+    if (manifest_read(manifest, &rows, &n, msg, sizeof(msg))) {
+        fprintf(stderr, "tvmaf: %s\n", msg);
+        return 1;
+    }
+    Batch b = { .s = s, .manifest = manifest, .rows = rows, .n = n };
+    b.outputs = calloc(n, sizeof(*b.outputs));
+    b.row_failed = calloc(n, 1);
+    unsigned *ids = calloc(n, sizeof(*ids));
+    int rc = 1;
+    if (!b.outputs || !b.row_failed || !ids) {
+        fprintf(stderr, "tvmaf: out of memory for a manifest of %u rows\n", n);
+        goto end;
+    }
+    /* every row's problems before any pair is scored: its own, its output */
+    unsigned bad = 0;
+    for (unsigned i = 0; i < n; i++) {
+        ManifestEntry *e = &rows[i];
+        char out[4096];
+        if (!e->error[0] && !e->output &&
+            pair_output(out, sizeof(out), pattern, out_dir, s->ofmt, i + 1, e->dis, msg,
+                        sizeof(msg)))
+            snprintf(e->error, sizeof(e->error), "%s", msg);
+        if (!e->error[0] && !e->output && !out[0])
+            snprintf(e->error, sizeof(e->error), "no output: give the row an output, or -o "
+                     "PATTERN or --output-dir DIR for every row");
+        if (!e->error[0] && !(b.outputs[i] = strdup(e->output ? e->output : out)))
+            snprintf(e->error, sizeof(e->error), "out of memory");
+        for (unsigned k = 0; !e->error[0] && k < i; k++)
+            if (b.outputs[k] && !strcmp(b.outputs[k], b.outputs[i]))
+                snprintf(e->error, sizeof(e->error), "output \"%s\" is line %u's output too",
+                         b.outputs[i], rows[k].line);
+        if (e->error[0]) {
+            fprintf(stderr, "tvmaf: %s:%u: %s\n", manifest, e->line, e->error);
+            b.row_failed[i] = 1;
+            bad++;
+        }
+    }
+    /* One device for the whole batch: a context that scores nothing holds it
+     * open (the driver's start-up, a few hundred milliseconds, once), and the
+     * pairs' contexts share it. */
+    TvmafContext *keeper = NULL;
+    if (s->backend != TVMAF_BACKEND_CPU) {
+        const TvmafConfiguration kcfg = { .backend = s->backend, .gpu_index = s->gpu_index,
+                                          .log_level = TVMAF_LOG_WARNING };
+        if (tvmaf_init(&keeper, &kcfg)) { tvmaf_close(keeper); keeper = NULL; }
+    }
+    if (jobs > n) jobs = n;
+    pthread_t th[64];
+    unsigned started = 0;
+    for (; started + 1 < jobs; started++)
+        if (pthread_create(&th[started], NULL, batch_worker, &b)) break;
+    batch_worker(&b);
+    for (unsigned i = 0; i < started; i++) pthread_join(th[i], NULL);
+    tvmaf_close(keeper);
+
+    unsigned failed = 0;
+    for (unsigned i = 0; i < n; i++)
+        if (b.row_failed[i]) ids[failed++] = rows[i].line;
+    (void)bad;
+    batch_summary(n, failed, failed == 1 ? "line" : "lines", ids, failed);
+    rc = failed ? 1 : 0;
+end:
+    for (unsigned i = 0; b.outputs && i < n; i++) free(b.outputs[i]);
+    free(b.outputs);
+    free(b.row_failed);
+    free(ids);
+    manifest_free(rows, n);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     const char *app = "tvmaf";
-    const char *path_ref = NULL, *path_dis = NULL, *out_path = NULL;
+    const char *path_ref = NULL, *out_path = NULL;
+    const char *dis_paths[MAX_DISTORTED];
+    unsigned n_dis = 0, jobs = 1;
+    const char *batch_path = NULL, *out_dir = NULL;
     unsigned w = 0, h = 0, bpc = 0, threads = 0, subsample = 0, frame_cnt = 0;
     unsigned skip_ref = 0, skip_dis = 0;
     enum TvmafPixelFormat fmt = TVMAF_PIX_FMT_UNKNOWN;
@@ -640,7 +1456,15 @@ int main(int argc, char **argv)
     while ((c = getopt_long(argc, argv, ":r:d:w:h:p:b:m:o:nvq", long_opts, NULL)) != -1) {
         switch (c) {
         case 'r': path_ref = optarg; break;
-        case 'd': path_dis = optarg; break;
+        case 'd':
+            /* several: a ladder, every distorted input against the one reference */
+            if (n_dis == MAX_DISTORTED) {
+                fprintf(stderr, "%s: at most %d distorted inputs (--batch takes more)\n", app,
+                        MAX_DISTORTED);
+                return free_model_args(models, n_model_args, 1);
+            }
+            dis_paths[n_dis++] = optarg;
+            break;
         case 'w': if (parse_uint(app, "--width", optarg, &w, 1, 65536)) return free_model_args(models, n_model_args, 1); break;
         case 'h': if (parse_uint(app, "--height", optarg, &h, 1, 65536)) return free_model_args(models, n_model_args, 1); break;
         case 'b':
@@ -760,9 +1584,10 @@ int main(int argc, char **argv)
             backend_given = 1;
             if (!strcmp(optarg, "cpu")) backend = TVMAF_BACKEND_CPU;
             else if (!strcmp(optarg, "cuda")) backend = TVMAF_BACKEND_CUDA;
+            else if (!strcmp(optarg, "opencl")) backend = TVMAF_BACKEND_OPENCL;
             else if (!strcmp(optarg, "auto")) backend = TVMAF_BACKEND_AUTO;
             else {
-                fprintf(stderr, "%s: invalid backend \"%s\" (cpu, cuda or auto)\n", app, optarg);
+                fprintf(stderr, "%s: invalid backend \"%s\" (cpu, cuda, opencl or auto)\n", app, optarg);
                 return free_model_args(models, n_model_args, 1);
             }
             break;
@@ -809,6 +1634,9 @@ int main(int argc, char **argv)
             if (parse_uint(app, "--gpumask", optarg, &gpumask, 0, ~0u)) return 1;
             break;
         case ARG_IGNORE_FPS: ignore_fps = 1; break;
+        case ARG_BATCH: batch_path = optarg; break;
+        case ARG_OUTPUT_DIR: out_dir = optarg; break;
+        case ARG_JOBS: if (parse_uint(app, "--jobs", optarg, &jobs, 1, 64)) return free_model_args(models, n_model_args, 1); break;
         case ':':
             fprintf(stderr, "%s: option %s needs a value\n", app, argv[optind - 1]);
             return free_model_args(models, n_model_args, 1);
@@ -836,17 +1664,43 @@ int main(int argc, char **argv)
     if (gpumask) {
         if (backend_given && backend != TVMAF_BACKEND_CPU) {
             fprintf(stderr, "%s: --gpumask %u keeps scoring off the GPU, which --backend %s "
-                    "contradicts\n", app, gpumask, backend == TVMAF_BACKEND_CUDA ? "cuda" : "auto");
+                    "contradicts\n", app, gpumask, backend == TVMAF_BACKEND_CUDA ? "cuda" :
+                    backend == TVMAF_BACKEND_OPENCL ? "opencl" : "auto");
             return 1;
         }
         backend = TVMAF_BACKEND_CPU;
     }
-    if (!path_ref || !path_dis) {
+    if (batch_path && (path_ref || n_dis)) {
+        fprintf(stderr, "%s: --batch takes its pairs from the manifest: give no -r/-d with it\n", app);
+        return free_model_args(models, n_model_args, 1);
+    }
+    if (!batch_path && (!path_ref || !n_dis)) {
         fprintf(stderr, "%s: both --reference/-r and --distorted/-d are required (see --help)\n", app);
         return free_model_args(models, n_model_args, 1);
     }
-    if (!strcmp(path_ref, "-") && !strcmp(path_dis, "-")) {
+    unsigned n_stdin = path_ref && !strcmp(path_ref, "-");
+    for (unsigned i = 0; i < n_dis; i++) n_stdin += !strcmp(dis_paths[i], "-");
+    if (n_stdin > 1) {
         fprintf(stderr, "%s: only one of the inputs can be stdin\n", app);
+        return free_model_args(models, n_model_args, 1);
+    }
+    const int several = batch_path || n_dis > 1;
+    if (several && out_path && !strcmp(out_path, "-")) {
+        fprintf(stderr, "%s: -o - writes one pair's scores: with several pairs give -o PATTERN "
+                "(%%d: the pair's number, %%s: the distorted input's name) or --output-dir DIR\n",
+                app);
+        return free_model_args(models, n_model_args, 1);
+    }
+    if (out_dir && out_path) {
+        fprintf(stderr, "%s: give -o or --output-dir, not both\n", app);
+        return free_model_args(models, n_model_args, 1);
+    }
+    if (several && (report_path || plot_path)) {
+        fprintf(stderr, "%s: --report and --plot take one pair\n", app);
+        return free_model_args(models, n_model_args, 1);
+    }
+    if (out_dir && mkdir(out_dir, 0777) && errno != EEXIST) {
+        fprintf(stderr, "%s: cannot create --output-dir \"%s\": %s\n", app, out_dir, strerror(errno));
         return free_model_args(models, n_model_args, 1);
     }
     const unsigned n_models_given = n_model_args;
@@ -866,365 +1720,85 @@ int main(int argc, char **argv)
             }
         }
     }
-    /* -n without --feature: as libvmaf, the inputs are read and the output
-     * holds no score */
-    const int scoring = n_features || n_models;
-
-    char msg[1024] = "";
-    TvmafVideoFormat raw = { fmt, bpc, w, h };
-    const int have_raw = w && h && bpc && fmt;
-    TvmafVideoReader *rd_ref = NULL, *rd_dis = NULL;
-    TvmafPrefetch *pf_ref = NULL, *pf_dis = NULL;
-    TvmafContext *ctx = NULL;
-    int ret = 1, err;
-
-    if ((err = tvmaf_reader_open(&rd_ref, path_ref, have_raw ? &raw : NULL, msg, sizeof(msg))) ||
-        (err = tvmaf_reader_open(&rd_dis, path_dis, have_raw ? &raw : NULL, msg, sizeof(msg)))) {
-        fprintf(stderr, "%s: %s\n", app, msg);
-        goto end;
-    }
-    if (check_y4m_flags(app, path_ref, rd_ref, &raw) ||
-        check_y4m_flags(app, path_dis, rd_dis, &raw))
-        goto end;
-    if ((w || h || fmt || bpc) && tvmaf_reader_is_y4m(rd_ref) && tvmaf_reader_is_y4m(rd_dis))
-        fprintf(stderr, "%s: warning: -w/-h/-p/-b are ignored: both inputs are Y4M, whose "
-                "headers give the size and format\n", app);
-    const TvmafVideoFormat *fr = tvmaf_reader_format(rd_ref), *fd = tvmaf_reader_format(rd_dis);
-    {
-        /* encoded inputs: same frame rate, or the user says to go on */
-        int nr, dr, nd, dd;
-        tvmaf_reader_frame_rate(rd_ref, &nr, &dr);
-        tvmaf_reader_frame_rate(rd_dis, &nd, &dd);
-        if (!ignore_fps && dr && dd && (int64_t)nr * dd != (int64_t)nd * dr) {
-            fprintf(stderr, "%s: the reference (%d/%d fps) and the distorted (%d/%d fps) differ in "
-                    "frame rate, so their frames do not line up; --ignore_frame_rate scores them "
-                    "frame by frame anyway\n", app, nr, dr, nd, dd);
-            goto end;
-        }
-    }
-    if ((fr->w != fd->w || fr->h != fd->h) && scale_filter) {
-        if (tvmaf_reader_set_scale(rd_dis, fr->w, fr->h, scale_filter, msg, sizeof(msg))) {
-            fprintf(stderr, "%s: %s\n", app, msg);
-            goto end;
-        }
-        fd = tvmaf_reader_format(rd_dis);
-    } else if ((fr->w != fd->w || fr->h != fd->h) && tvmaf_reader_is_encoded(rd_dis) &&
-               fr->pix_fmt == fd->pix_fmt && fr->bpc == fd->bpc) {
-        fprintf(stderr, "%s: the distorted video is %ux%u, the reference %ux%u: give --scale FILTER "
-                "(e.g. --scale bicubic, ffmpeg's default) to scale it to the reference's size\n",
-                app, fd->w, fd->h, fr->w, fr->h);
-        goto end;
-    }
-    if (common_bitdepth && fr->bpc != fd->bpc) {
-        fprintf(stderr, "%s: the reference is %u-bit, the distorted %u-bit: libvmaf's --aom_ctc "
-                "v6.0 and later score such a pair at the larger depth, which tvmaf does not "
-                "do yet\n", app, fr->bpc, fd->bpc);
-        goto end;
-    }
-    if (fr->w != fd->w || fr->h != fd->h || fr->pix_fmt != fd->pix_fmt || fr->bpc != fd->bpc) {
-        fprintf(stderr, "%s: reference (%ux%u %s %u-bit) and distorted (%ux%u %s %u-bit) "
-                "differ in size or format\n", app, fr->w, fr->h, tvmaf_pix_fmt_name(fr->pix_fmt), fr->bpc,
-                fd->w, fd->h, tvmaf_pix_fmt_name(fd->pix_fmt), fd->bpc);
-        goto end;
-    }
-
     if (ref_isa) { /* adm's reference_isa for every instance, a model's included */
         const size_t n = strlen(feature_defaults);
         snprintf(feature_defaults + n, sizeof(feature_defaults) - n, "%sadm=reference_isa=%s",
                  n ? ";" : "", ref_isa);
     }
-    TvmafConfiguration cfg = {
-        .n_threads = threads, .n_subsample = subsample, .backend = backend,
-        .log_level = TVMAF_LOG_WARNING, .cpumask = cpumask,
-        .gpu_index = gpu_index, .gpu_flags = gpu_flags, .gpu_mem_limit = (size_t)gpu_mem_limit,
-        .feature_defaults = feature_defaults[0] ? feature_defaults : NULL,
+    const Settings settings = {
+        .raw = { fmt, bpc, w, h },
+        .threads = threads, .subsample = subsample, .frame_cnt = frame_cnt,
+        .skip_ref = skip_ref, .skip_dis = skip_dis, .ofmt = ofmt, .backend = backend,
+        .precision = precision, .quiet = quiet, .no_prediction = no_prediction,
+        .strict_frames = strict_frames, .ignore_fps = ignore_fps,
+        .common_bitdepth = common_bitdepth, .features = features, .n_features = n_features,
+        .models = models, .n_models = n_model_args, .n_models_given = n_models_given,
+        /* -n without --feature: as libvmaf, the inputs are read and the output
+         * holds no score */
+        .scoring = n_features || n_models,
+        .cpumask = cpumask, .max_memory = max_memory, .gpu_index = gpu_index,
+        .gpu_flags = gpu_flags, .gpu_mem_limit = gpu_mem_limit,
+        .feature_defaults = feature_defaults, .report_path = report_path,
+        .plot_path = plot_path, .scale_filter = scale_filter, .batch = batch_path != NULL,
     };
-    if ((err = tvmaf_init(&ctx, &cfg))) {
-        fprintf(stderr, "%s: %s\n", app, tvmaf_last_error(ctx));
-        goto end;
-    }
-    /* models first: their extractors come first in the output, as in libvmaf */
-    for (unsigned i = 0; i < n_model_args; i++) {
-        ModelArg *m = &models[i];
-        const TvmafModelConfig mcfg = { .name = m->name, .flags = m->flags };
-        if ((err = tvmaf_model_load(&m->model, m->path, m->version, &mcfg, msg, sizeof(msg)))) {
-            /* one line; the implicit default model says how to avoid it */
-            fprintf(stderr, "%s: %s%s\n", app, msg, !n_models_given && err == -ENOENT ?
-                    "; without -m the model is vmaf_v0.6.1: give one with -m path=FILE, "
-                    "or use -n to compute features only" : "");
-            goto end;
+    int ret;
+    if (batch_path) {
+        ret = run_batch(&settings, batch_path, out_path, out_dir, jobs);
+    } else {
+        /* one reference, one or more distorted inputs (a ladder) */
+        Pair *pairs = calloc(n_dis, sizeof(*pairs));
+        char (*outs)[4096] = calloc(n_dis, sizeof(*outs));
+        unsigned *ids = calloc(n_dis, sizeof(*ids));
+        ret = 1;
+        if (!pairs || !outs || !ids) {
+            fprintf(stderr, "%s: out of memory\n", app);
+            goto ladder_end;
         }
-        for (unsigned j = 0; j < m->n_ov; j++) {
-            if ((err = tvmaf_model_feature_overload(m->model, m->ov[j].feature, m->ov[j].opt,
-                                                    m->ov[j].val))) {
-                fprintf(stderr, "%s: -m %s: %s\n", app, model_label(m),
-                        tvmaf_model_last_error(m->model));
-                goto end;
-            }
-        }
-        if ((err = tvmaf_use_model(ctx, m->model))) {
-            fprintf(stderr, "%s: %s\n", app, tvmaf_model_last_error(m->model));
-            goto end;
-        }
-    }
-    for (unsigned i = 0; i < n_features; i++) {
-        if ((err = tvmaf_use_feature(ctx, features[i]))) {
-            fprintf(stderr, "%s: %s\n", app, tvmaf_last_error(ctx));
-            goto end;
-        }
-    }
-    if (out_path && strcmp(out_path, "-") && !writable(out_path)) {
-        fprintf(stderr, "%s: cannot write \"%s\": %s\n", app, out_path, strerror(errno));
-        goto end;
-    }
-    if (out_path && (same_file(out_path, path_ref) || same_file(out_path, path_dis))) {
-        fprintf(stderr, "%s: -o \"%s\" is the %s input; the scores would overwrite it\n", app,
-                out_path, same_file(out_path, path_ref) ? "reference" : "distorted");
-        goto end;
-    }
-    const char *reports[2] = { report_path, plot_path };
-    for (unsigned i = 0; i < 2; i++) {
-        if (reports[i] && (!strcmp(reports[i], "-") || !writable(reports[i]))) {
-            fprintf(stderr, "%s: cannot write \"%s\": %s\n", app, reports[i],
-                    strcmp(reports[i], "-") ? strerror(errno) : "the report needs a file");
-            goto end;
-        }
-    }
-
-    if ((skip_ref && (err = tvmaf_reader_skip(rd_ref, skip_ref, msg, sizeof(msg))) != 1) ||
-        (skip_dis && (err = tvmaf_reader_skip(rd_dis, skip_dis, msg, sizeof(msg))) != 1)) {
-        if (!err) snprintf(msg, sizeof(msg), "an input has fewer frames than it is asked to skip");
-        fprintf(stderr, "%s: %s\n", app, msg);
-        goto end;
-    }
-
-    /* both inputs are read ahead on threads of their own, at the same time;
-     * when every feature reads luma only, chroma is passed over unread */
-    if (tvmaf_luma_only(ctx) || !scoring) {
-        tvmaf_reader_set_luma_only(rd_ref, 1);
-        tvmaf_reader_set_luma_only(rd_dis, 1);
-    }
-    const TvmafVideoFormat *vf = tvmaf_reader_format(rd_ref);
-    size_t fbytes = (size_t)vf->w * vf->h * (vf->bpc > 8 ? 2 : 1) *
-                    (vf->pix_fmt == TVMAF_PIX_FMT_YUV444P ? 3 :
-                     vf->pix_fmt == TVMAF_PIX_FMT_YUV422P ? 2 :
-                     vf->pix_fmt == TVMAF_PIX_FMT_YUV420P ? 1.5 : 1);
-    /* Pictures of one input in flight: the read-ahead queue, the one being
-     * read, and those being scored (one per worker). An input whose frames
-     * cannot fit even with one frame read ahead is refused now, before a
-     * picture is allocated: a header can claim a size its data never fills. */
-    const uint64_t in_use = (threads ? threads : 1) + 1;
-    const uint64_t per_input = max_memory / 2 / (fbytes ? fbytes : 1);
-    if (per_input < in_use + 1) {
-        fprintf(stderr, "%s: %ux%u %s %u-bit frames (%.1f MiB each) need about %.0f MiB of "
-                "memory with --threads %u, above the --max-memory limit of %.0f MiB\n", app,
-                vf->w, vf->h, tvmaf_pix_fmt_name(vf->pix_fmt), vf->bpc, fbytes / 1048576.0,
-                2.0 * (in_use + 1) * fbytes / 1048576.0, threads ? threads : 1,
-                max_memory / 1048576.0);
-        goto end;
-    }
-    uint64_t ahead_max = per_input - in_use;
-    unsigned ahead = (unsigned)(READ_AHEAD_BYTES / (fbytes ? fbytes : 1));
-    ahead = ahead < 4 ? 4 : ahead > 64 ? 64 : ahead;
-    if (ahead > ahead_max) ahead = (unsigned)ahead_max;
-    /* On the CPU no device start-up is to be bridged: a frame is read in far
-     * less time than it is scored, so a few frames per worker keep the pool
-     * fed, and every frame read further ahead is a fresh picture buffer whose
-     * pages the kernel must fault in and clear (a fifth of a 10-frame 1080p
-     * run at one thread). */
-    if (backend == TVMAF_BACKEND_CPU || !tvmaf_cuda_available()) {
-        const unsigned cpu_ahead = (threads > 1 ? threads : 1) + 1;
-        if (ahead > cpu_ahead) ahead = cpu_ahead;
-    }
-    if ((err = tvmaf_prefetch_start(&pf_ref, rd_ref, ahead, frame_cnt)) ||
-        (err = tvmaf_prefetch_start(&pf_dis, rd_dis, ahead, frame_cnt))) {
-        if (err == -ENOMEM)
-            fprintf(stderr, "%s: out of memory allocating the read-ahead queues (%u frames)\n",
-                    app, ahead);
-        else
-            fprintf(stderr, "%s: cannot start reading: %s\n", app, strerror(-err));
-        goto end;
-    }
-
-    const int show_progress = isatty(fileno(stderr)) && !quiet;
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    unsigned n = 0;
-    const char *ended = NULL, *longer = NULL; /* inputs of different lengths */
-    int depth_warned = 0;
-    for (;; n++) {
-        if (frame_cnt && n >= frame_cnt) break;
-        TvmafPicture pr, pd;
-        int r1 = tvmaf_prefetch_next(pf_ref, &pr, msg, sizeof(msg));
-        if (r1 < 0) { fprintf(stderr, "%s%s: %s\n", show_progress ? "\n" : "", app, msg); goto end; }
-        int r2 = tvmaf_prefetch_next(pf_dis, &pd, msg, sizeof(msg));
-        if (r2 < 0) {
-            if (r1 == 1) tvmaf_picture_unref(&pr);
-            fprintf(stderr, "%s%s: %s\n", show_progress ? "\n" : "", app, msg);
-            goto end;
-        }
-        if (!r1 || !r2) {
-            if (r1) tvmaf_picture_unref(&pr);
-            if (r2) tvmaf_picture_unref(&pd);
-            if (r1 != r2 && n == 0) {
-                fprintf(stderr, "%s: \"%s\" holds no frame\n", app, r1 ? path_dis : path_ref);
-                goto end;
-            }
-            if (r1 != r2 && strict_frames) {
-                fprintf(stderr, "%s%s: \"%s\" ended after %u frame%s, before \"%s\"; "
-                        "use --frame_cnt %u to score the common frames\n",
-                        show_progress ? "\n" : "", app, r1 ? path_dis : path_ref, n,
-                        n == 1 ? "" : "s", r1 ? path_ref : path_dis, n);
-                goto end;
-            }
-            if (r1 != r2) {
-                /* libvmaf scores the common frames and says which input ended */
-                ended = r1 ? path_dis : path_ref;
-                longer = r1 ? path_ref : path_dis;
-            }
-            break;
-        }
-        if (!scoring) {
-            tvmaf_picture_unref(&pr);
-            tvmaf_picture_unref(&pd);
-        } else if ((err = tvmaf_read_pictures(ctx, &pr, &pd, n))) {
-            fprintf(stderr, "%s%s: %s\n", show_progress ? "\n" : "", app, tvmaf_last_error(ctx));
-            goto end;
-        }
-        if (!depth_warned) {
-            /* once per run, naming the inputs found so far */
-            const uint64_t at_r = tvmaf_reader_above_depth_frame(rd_ref);
-            const uint64_t at_d = tvmaf_reader_above_depth_frame(rd_dis);
-            if (at_r != UINT64_MAX || at_d != UINT64_MAX) {
-                depth_warned = 1;
-                const int both = at_r != UINT64_MAX && at_d != UINT64_MAX;
-                char who[1024];
-                if (both)
-                    snprintf(who, sizeof(who), "\"%s\" and \"%s\" hold samples above %u, the "
-                             "largest %u-bit value (first found in frames %llu and %llu)", path_ref,
-                             path_dis, (1u << fr->bpc) - 1, fr->bpc,
-                             (unsigned long long)at_r, (unsigned long long)at_d);
-                else
-                    snprintf(who, sizeof(who), "\"%s\" holds samples above %u, the largest "
-                             "%u-bit value (first found in frame %llu)",
-                             at_r != UINT64_MAX ? path_ref : path_dis, (1u << fr->bpc) - 1,
-                             fr->bpc, (unsigned long long)(at_r != UINT64_MAX ? at_r : at_d));
-                fprintf(stderr, "%s%s: warning: %s; they are scored as they are: is the bit "
-                        "depth right?\n", show_progress && n ? "\n" : "", app, who);
-            }
-        }
-        if (show_progress && (n % 8 == 0)) {
-            clock_gettime(CLOCK_MONOTONIC, &t1);
-            const double s = (t1.tv_sec - t0.tv_sec) + 1e-9 * (t1.tv_nsec - t0.tv_nsec);
-            fprintf(stderr, "\r%u frame%s %.2f FPS\033[K", n + 1, n ? "s" : " ",
-                    s > 0 ? (n + 1) / s : 0.0);
-        }
-    }
-    if (!n) {
-        fprintf(stderr, "%s: the inputs hold no frame to score\n", app);
-        goto end;
-    }
-    if (scoring && (err = tvmaf_flush(ctx))) {
-        fprintf(stderr, "%s%s: %s\n", show_progress ? "\n" : "", app, tvmaf_last_error(ctx));
-        goto end;
-    }
-    if (show_progress) {
-        /* the last line gives the number of frames scored */
-        clock_gettime(CLOCK_MONOTONIC, &t1);
-        const double s = (t1.tv_sec - t0.tv_sec) + 1e-9 * (t1.tv_nsec - t0.tv_nsec);
-        fprintf(stderr, "\r%u frame%s %.2f FPS\033[K\n", n, n > 1 ? "s" : " ",
-                s > 0 ? n / s : 0.0);
-    }
-    if (ended) /* libvmaf's words */
-        fprintf(stderr, "\"%s\" ended before \"%s\".\n", ended, longer);
-    if (!no_prediction) {
-        for (unsigned i = 0; i < n_model_args; i++) {
-            if ((err = tvmaf_score_model(ctx, models[i].model))) {
-                fprintf(stderr, "%s: %s\n", app, tvmaf_model_last_error(models[i].model));
-                goto end;
-            }
-        }
-        /* pooled means, as libvmaf's vmaf prints them: every model, then
-         * every collection's bagging score, interval and spread */
-        if (isatty(fileno(stderr)) && (!quiet || !out_path)) {
-            for (unsigned i = 0; i < n_model_args; i++) {
-                double v;
-                if (!tvmaf_feature_score_pooled(ctx, tvmaf_model_name(models[i].model),
-                                                TVMAF_POOL_MEAN, &v, 0, n - 1))
-                    fprintf(stderr, "%s: %f\n", model_label(&models[i]), v);
-            }
-            for (unsigned i = 0; i < n_model_args; i++) {
-                /* a collection's statistics carry its name and a suffix */
-                const char *cname = tvmaf_model_name(models[i].model);
-                static const char *const suffix[4] = { "_bagging", "_ci_p95_lo", "_ci_p95_hi",
-                                                       "_stddev" };
-                double v[4];
-                int bad = 0;
-                for (unsigned k = 0; k < 4; k++) {
-                    char key[512];
-                    snprintf(key, sizeof(key), "%s%s", cname, suffix[k]);
-                    bad |= tvmaf_feature_score_pooled(ctx, key, TVMAF_POOL_MEAN, &v[k], 0, n - 1);
+        char msg[1024];
+        for (unsigned i = 0; i < n_dis; i++) {
+            Pair *p = &pairs[i];
+            p->path_dis = dis_paths[i];
+            if (n_dis == 1) {
+                /* the plain command: -o names the file as it is */
+                snprintf(p->label, sizeof(p->label), "%s", app);
+                if (out_dir && pair_output(outs[i], sizeof(outs[i]), NULL, out_dir, ofmt, 1,
+                                           dis_paths[i], msg, sizeof(msg))) {
+                    fprintf(stderr, "%s: %s\n", app, msg);
+                    goto ladder_end;
                 }
-                if (!bad)
-                    fprintf(stderr, "%s: %f, ci.p95: [%f, %f], stddev: %f\n",
-                            model_label(&models[i]), v[0], v[1], v[2], v[3]);
+                p->out_path = out_dir ? outs[i] : out_path;
+                continue;
+            }
+            snprintf(p->label, sizeof(p->label), "%s: pair %u (%s)", app, i + 1, dis_paths[i]);
+            if (pair_output(outs[i], sizeof(outs[i]), out_path, out_dir, ofmt, i + 1,
+                            dis_paths[i], msg, sizeof(msg))) {
+                fprintf(stderr, "%s: %s\n", app, msg);
+                goto ladder_end;
+            }
+            p->out_path = outs[i][0] ? outs[i] : NULL;
+            for (unsigned k = 0; p->out_path && k < i; k++) {
+                if (pairs[k].out_path && !strcmp(pairs[k].out_path, p->out_path)) {
+                    fprintf(stderr, "%s: pairs %u and %u would both write \"%s\": %s\n", app,
+                            k + 1, i + 1, p->out_path, out_dir ? "their distorted inputs have "
+                            "the same name; use -o PATTERN with %d" : "put %d (the pair's "
+                            "number) or %s (the distorted input's name) in -o");
+                    goto ladder_end;
+                }
             }
         }
-    }
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    const double secs = (t1.tv_sec - t0.tv_sec) + 1e-9 * (t1.tv_nsec - t0.tv_nsec);
-    /* with nothing scored libvmaf's timer never starts: its fps is inf */
-    const double fps = !scoring ? INFINITY : secs > 0 ? n / secs : 0.0;
-    if (out_path && write_scores(app, out_path, ctx, ofmt, precision, fps, fr->w, fr->h))
-        goto end;
-    for (unsigned i = 0; i < 2; i++) {
-        if (!reports[i]) continue;
-        char fmtdesc[128], thr[32], sub[32], prec[32], models_s[1024] = "", feats[2048] = "";
-        snprintf(fmtdesc, sizeof(fmtdesc), "%ux%u %s %u-bit", fr->w, fr->h,
-                 tvmaf_pix_fmt_name(fr->pix_fmt), fr->bpc);
-        snprintf(thr, sizeof(thr), "%u", threads);
-        snprintf(sub, sizeof(sub), "%u", subsample ? subsample : 1);
-        snprintf(prec, sizeof(prec), precision == 17 ? "max (%%.17g)" : precision ? "%%.%dg" : "default (libvmaf's %%.6f)", precision);
-        const char *model_keys[MAX_MODELS + 1] = { NULL };
-        for (unsigned m = 0; !no_prediction && m < n_model_args; m++) {
-            model_keys[m] = tvmaf_model_name(models[m].model);
-            size_t l = strlen(models_s);
-            snprintf(models_s + l, sizeof(models_s) - l, "%s%s (%s)", m ? ", " : "",
-                     model_label(&models[m]), model_keys[m]);
+        const unsigned failed = run_group(&settings, app, path_ref, pairs, n_dis);
+        if (n_dis > 1) {
+            unsigned k = 0;
+            for (unsigned i = 0; i < n_dis; i++)
+                if (pairs[i].failed) ids[k++] = i + 1;
+            batch_summary(n_dis, failed, failed == 1 ? "pair" : "pairs", ids, k);
         }
-        for (unsigned k = 0; k < n_features; k++) {
-            size_t l = strlen(feats);
-            snprintf(feats + l, sizeof(feats) - l, "%s%s", k ? ", " : "", features[k]);
-        }
-        const char *backend_s = backend == TVMAF_BACKEND_CPU ? "cpu" :
-                                backend == TVMAF_BACKEND_CUDA ? "cuda" : "auto";
-        const char *settings[] = {
-            "reference", path_ref, "distorted", path_dis, "input", fmtdesc,
-            "models", no_prediction ? "none (-n)" : models_s, "features", n_features ? feats : "none",
-            "backend", backend_s, "threads", thr, "subsample", sub, "precision", prec, NULL,
-        };
-        const TvmafReportConfig rcfg = {
-            .settings = settings, .models = model_keys, .precision = precision,
-        };
-        FILE *rf = fopen(reports[i], "w");
-        int rerr = rf ? tvmaf_write_report(ctx, rf, i ? TVMAF_REPORT_SVG : TVMAF_REPORT_HTML,
-                                           &rcfg) : -errno;
-        if (rf && fclose(rf) && !rerr) rerr = -errno;
-        if (rerr) {
-            fprintf(stderr, "%s: writing \"%s\" failed: %s\n", app, reports[i], strerror(-rerr));
-            goto end;
-        }
+        ret = failed ? 1 : 0;
+ladder_end:
+        free(pairs);
+        free(outs);
+        free(ids);
     }
-    ret = 0;
-end:
-    tvmaf_prefetch_stop(pf_ref);
-    tvmaf_prefetch_stop(pf_dis);
-    tvmaf_close(ctx);
-    for (unsigned i = 0; i < n_model_args; i++) {
-        tvmaf_model_destroy(models[i].model);
-        free(models[i].buf);
-    }
-    tvmaf_reader_close(rd_ref);
-    tvmaf_reader_close(rd_dis);
+    for (unsigned i = 0; i < n_models_given; i++) free(models[i].buf);
     return ret;
 }

@@ -8,8 +8,8 @@ from common import assert_same, cli_json, clip, raw_args
 
 pytestmark = pytest.mark.skipif(not tvmaf.cuda_available(), reason='no usable CUDA device')
 
-# the twins (psnr, ciede, VMAF's vif/adm/motion) and a CPU-only feature in the same run
-FEATURES = ['psnr=enable_apsnr=true', 'ciede', 'float_ssim']
+# twins (psnr, ciede, float_ssim, VMAF's vif/adm/motion) and a CPU-only feature in the same run
+FEATURES = ['psnr=enable_apsnr=true', 'ciede', 'float_ssim', 'float_ms_ssim']
 
 
 @pytest.mark.parametrize('threads,pinned', [(0, False), (4, False), (0, True)])
@@ -21,6 +21,7 @@ def test_cuda_matches_cpu_cli_json(threads, pinned):
     r = tvmaf.score_files(ref, dis, width=576, height=324, pix_fmt='420', bitdepth=8,
                           features=FEATURES, backend='cuda', threads=threads,
                           pinned_pictures=pinned)
-    assert r.backends['adm'] == 'cuda' and r.backends['float_ssim'] == 'cpu'
+    assert r.backends['adm'] == 'cuda' and r.backends['float_ssim'] == 'cuda'
+    assert r.backends['float_ms_ssim'] == 'cpu'
     assert_same(r, doc_cpu)
     assert_same(r, doc_cuda)

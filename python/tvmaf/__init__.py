@@ -123,7 +123,7 @@ class _Run:
         self.ctx = ctypes.c_void_p()
         self.models = []
         if backend not in BACKEND:
-            raise TvmafError(f'invalid backend {backend!r} (cpu, cuda or auto)')
+            raise TvmafError(f'invalid backend {backend!r} (cpu, cuda, opencl or auto)')
         defaults = [d for d in (feature_defaults,
                                 f'float_adm=adm_div={adm_div}' if adm_div else None) if d]
         cfg = Configuration(n_threads=int(threads), n_subsample=int(subsample or 0),
@@ -338,7 +338,7 @@ def score_frames(ref, dis, *, bitdepth=None, models=('vmaf_v0.6.1',), features=(
 
     models: version names, .json paths or dicts (see _model_spec); () for
     features only. features: extractor specs as the CLI's --feature takes
-    them ('psnr', 'float_ssim=enable_lcs=true'). backend: 'cpu', 'cuda' or
+    them ('psnr', 'float_ssim=enable_lcs=true'). backend: 'cpu', 'cuda', 'opencl' or
     'auto'. threads, subsample, gpu, pinned_pictures, adm_div: as the CLI's
     --threads, --subsample, --gpu, --pinned-pictures and --adm-div;
     feature_defaults: TvmafConfiguration.feature_defaults

@@ -7,7 +7,7 @@ import os
 # enum TvmafPixelFormat
 PIX_FMT = {'420': 1, '422': 2, '444': 3, '400': 4}
 # enum TvmafBackend
-BACKEND = {'auto': 0, 'cpu': 1, 'cuda': 2}
+BACKEND = {'auto': 0, 'cpu': 1, 'cuda': 2, 'opencl': 3}
 # enum TvmafPoolMethod
 POOL = {'min': 1, 'max': 2, 'mean': 3, 'harmonic_mean': 4}
 MODEL_DISABLE_CLIP = 1
