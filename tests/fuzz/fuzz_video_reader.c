@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "io/video_reader.h"
+#include "fuzz_common.h"
 
 /* at most this many frames are read per input: enough for the reader's
  * state across frames, few enough to keep executions fast */
@@ -51,28 +52,6 @@ static int fd_with(const uint8_t *data, size_t size, int pipe_mode)
     }
     lseek(fd, 0, SEEK_SET);
     return fd;
-}
-
-static unsigned touch(const TvmafPicture *pic)
-{
-    unsigned acc = 0;
-    const size_t bytes = pic->bpc > 8 ? 2 : 1;
-    for (int p = 0; p < 3; p++) {
-        if (!pic->data[p] || !pic->w[p]) continue;
-        for (unsigned y = 0; y < pic->h[p]; y++) {
-            const uint8_t *row = (const uint8_t *)pic->data[p] + (size_t)y * pic->stride[p];
-            acc += row[0] + row[pic->w[p] * bytes - 1];
-        }
-    }
-    return acc;
-}
-
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-    (void)argc;
-    (void)argv;
-    signal(SIGPIPE, SIG_IGN);
-    return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

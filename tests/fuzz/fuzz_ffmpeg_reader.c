@@ -1,0 +1,71 @@
+/*
+ * libFuzzer target: encoded input through FFmpeg's libraries
+ * (src/io/ffmpeg_reader.c): container probing, the decoder's pixel formats,
+ * the rearrangement into planar layouts, and scaling.
+ *
+ * Input: one mode byte, then the file. Mode bit 0: scale every picture to a
+ * small size from bits 1..6 with one of swscale's filters (bit 7 picks
+ * bicubic or neighbor). Up to MAX_FRAMES pictures are read and every row's
+ * first and last sample touched, so a picture the reader lays out wrongly is
+ * caught by ASan. Every failure must say why.
+ */
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "io/ffmpeg_reader.h"
+#include "fuzz_common.h"
+
+#define MAX_FRAMES 4
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size < 2 || !tvmaf_ff_available()) return 0;
+    const unsigned mode = data[0];
+    data++;
+    size--;
+    char path[] = "/tmp/tvmaf_fuzz_ff_XXXXXX";
+    const int fd = mkstemp(path);
+    if (fd < 0) return 0;
+    size_t off = 0;
+    while (off < size) {
+        const ssize_t k = write(fd, data + off, size - off);
+        if (k <= 0) break;
+        off += (size_t)k;
+    }
+    close(fd);
+    char msg[512] = "";
+    TvmafVideoFormat fmt;
+    TvmafFfReader *r = NULL;
+    if (tvmaf_ff_open(&r, path, NULL, NULL, 0, "fuzz", &fmt, msg, sizeof(msg))) {
+        unlink(path);
+        if (!msg[0]) abort(); /* every failure says why */
+        return 0;
+    }
+    int rc = 1;
+    if (mode & 1) {
+        const unsigned w = 2 + 2 * ((mode >> 1) & 7), h = 2 + 2 * ((mode >> 4) & 7);
+        rc = tvmaf_ff_set_scale(r, w, h, (mode & 128) ? "neighbor" : "bicubic", &fmt, msg,
+                                sizeof(msg))
+                 ? -1 : 1;
+        if (rc < 0 && !msg[0]) abort();
+    }
+    volatile unsigned sink = 0;
+    for (unsigned n = 0; rc == 1 && n < MAX_FRAMES; n++) {
+        TvmafPicture pic;
+        rc = tvmaf_ff_read(r, &pic, msg, sizeof(msg));
+        if (rc == 1) {
+            if (pic.w[0] != fmt.w || pic.h[0] != fmt.h || pic.bpc != fmt.bpc) abort();
+            sink += touch(&pic);
+            tvmaf_picture_unref(&pic);
+        } else if (rc < 0 && !msg[0]) {
+            abort();
+        }
+    }
+    tvmaf_ff_close(r);
+    unlink(path);
+    (void)sink;
+    return 0;
+}
