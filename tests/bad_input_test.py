@@ -165,7 +165,7 @@ def cases(i, gpu_present):
         ("invalid_precision", raw_args(i.raw_ref, i.raw_dis, F + ["--precision", "foo"]), "precision"),
         ("precision_out_of_range", raw_args(i.raw_ref, i.raw_dis, F + ["--precision", "18"]), "precision"),
         ("invalid_threads", raw_args(i.raw_ref, i.raw_dis, F + ["--threads", "x"]), "threads"),
-        ("invalid_backend", raw_args(i.raw_ref, i.raw_dis, F + ["--backend", "opencl"]), ("backend", "opencl")),
+        ("invalid_backend", raw_args(i.raw_ref, i.raw_dis, F + ["--backend", "vulkan"]), ("backend", "vulkan")),
         ("ciede_on_mono_y4m", ["-r", i.y4m_mono_ref, "-d", i.y4m_mono_dis, "-n", "--feature", "ciede"], "ciede"),
         ("ciede_on_raw_400", ["-r", i.raw_ref, "-d", i.raw_dis, "-w", str(W), "-h", str(H),
                               "-p", "400", "-b", "8", "-n", "--feature", "ciede"], "ciede"),

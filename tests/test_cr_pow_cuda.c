@@ -19,19 +19,11 @@
 #include "gpu/cuda/cuda_runtime.h"
 #include "numerics/cr_pow.h"
 
-extern const unsigned char tvmaf_test_cr_pow_fatbin[];
+extern const unsigned char tvmaf_cr_pow_device_fatbin[];
 
 #define BATCH (1u << 24)
 
-#define CHECK(call)                                                                           \
-    do {                                                                                      \
-        const int err_ = (call);                                                              \
-        if (err_) {                                                                           \
-            fprintf(stderr, "FAIL %s:%d: %s -> %d (%s)\n", __FILE__, __LINE__, #call, err_,   \
-                    tvmaf_cuda_last_error());                                                 \
-            return 1;                                                                         \
-        }                                                                                     \
-    } while (0)
+#include "gpu/cuda_check.h"
 
 typedef struct Range {
     uint32_t first, last, step; /* bit patterns, inclusive */
@@ -98,8 +90,8 @@ int main(void)
     TvmafCudaDevice *dev;
     TvmafCudaModule *mod;
     char msg[256];
-    if (tvmaf_cuda_acquire(&dev, msg, sizeof(msg)) ||
-        tvmaf_cuda_module_load(dev, tvmaf_test_cr_pow_fatbin, &mod, msg, sizeof(msg))) {
+    if (tvmaf_cuda_acquire(0, &dev, msg, sizeof(msg)) ||
+        tvmaf_cuda_module_load(dev, tvmaf_cr_pow_device_fatbin, &mod, msg, sizeof(msg))) {
         fprintf(stderr, "FAIL: %s\n", msg);
         return 1;
     }

@@ -13,18 +13,10 @@
 
 #include "gpu/cuda/cuda_runtime.h"
 
-extern const unsigned char tvmaf_cuda_selftest_fatbin[];
-extern const size_t tvmaf_cuda_selftest_fatbin_size;
+extern const unsigned char tvmaf_selftest_fatbin[];
+extern const size_t tvmaf_selftest_fatbin_size;
 
-#define CHECK(call)                                                                           \
-    do {                                                                                      \
-        const int err_ = (call);                                                              \
-        if (err_) {                                                                           \
-            fprintf(stderr, "FAIL %s:%d: %s -> %d (%s)\n", __FILE__, __LINE__, #call, err_,   \
-                    tvmaf_cuda_last_error());                                                 \
-            return 1;                                                                         \
-        }                                                                                     \
-    } while (0)
+#include "gpu/cuda_check.h"
 
 #define EXPECT(cond)                                                                          \
     do {                                                                                      \
@@ -129,7 +121,7 @@ int main(void)
     if (!tvmaf_cuda_available()) {
         TvmafCudaDevice *dev;
         char msg[256] = "";
-        const int err = tvmaf_cuda_acquire(&dev, msg, sizeof(msg));
+        const int err = tvmaf_cuda_acquire(0, &dev, msg, sizeof(msg));
         /* without a device, acquire must fail cleanly and say why */
         EXPECT(err == -ENODEV || err == -EINVAL);
         EXPECT(dev == NULL && msg[0]);
@@ -139,11 +131,11 @@ int main(void)
 
     TvmafCudaDevice *dev, *dev2;
     char msg[256];
-    if (tvmaf_cuda_acquire(&dev, msg, sizeof(msg))) {
+    if (tvmaf_cuda_acquire(0, &dev, msg, sizeof(msg))) {
         fprintf(stderr, "FAIL acquire: %s\n", msg);
         return 1;
     }
-    CHECK(tvmaf_cuda_acquire(&dev2, msg, sizeof(msg)));
+    CHECK(tvmaf_cuda_acquire(0, &dev2, msg, sizeof(msg)));
     EXPECT(dev2 == dev); /* one shared device */
     tvmaf_cuda_release(dev2);
     const TvmafCudaDeviceInfo *info = tvmaf_cuda_device_info(dev);
@@ -151,7 +143,7 @@ int main(void)
            info->cc_major, info->cc_minor, info->sm_count, info->total_mem >> 20);
 
     TvmafCudaModule *mod;
-    if (tvmaf_cuda_module_load(dev, tvmaf_cuda_selftest_fatbin, &mod, msg, sizeof(msg))) {
+    if (tvmaf_cuda_module_load(dev, tvmaf_selftest_fatbin, &mod, msg, sizeof(msg))) {
         fprintf(stderr, "FAIL module load: %s\n", msg);
         return 1;
     }

@@ -17,6 +17,12 @@
 extern "C" {
 #endif
 
+/* The library is built with hidden visibility: what this header declares is
+ * its whole exported interface. */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 #define TVMAF_VERSION "0.1.0"
 
 typedef struct TvmafContext TvmafContext;
@@ -30,9 +36,10 @@ enum TvmafPixelFormat {
 };
 
 enum TvmafBackend {
-    TVMAF_BACKEND_AUTO = 0, /* CUDA where a device is usable, else CPU */
+    TVMAF_BACKEND_AUTO = 0, /* CUDA where a device is usable, else OpenCL, else CPU */
     TVMAF_BACKEND_CPU,
     TVMAF_BACKEND_CUDA,
+    TVMAF_BACKEND_OPENCL,   /* any OpenCL 1.2 device (GPU or CPU: PoCL) */
 };
 
 enum TvmafLogLevel {
@@ -100,6 +107,17 @@ int tvmaf_plane_dims(enum TvmafPixelFormat fmt, unsigned w, unsigned h,
 
 int tvmaf_picture_alloc(TvmafPicture *pic, enum TvmafPixelFormat fmt,
                         unsigned bpc, unsigned w, unsigned h);
+/*
+ * A second reference to src's buffer in dst (no copy): each reference is
+ * released by its own tvmaf_picture_unref(), the buffer with the last one.
+ * One reference picture can so be submitted to several contexts (an encoding
+ * ladder: one reference, several distorted inputs); the planes must not be
+ * written while more than one reference exists (the library only reads
+ * submitted pictures). A picture the library did not allocate (priv NULL)
+ * is copied as a plain description: its memory stays the caller's.
+ */
+int tvmaf_picture_ref(TvmafPicture *dst, const TvmafPicture *src);
+/* Releases this reference (the buffer when it is the last). */
 void tvmaf_picture_unref(TvmafPicture *pic);
 
 int tvmaf_init(TvmafContext **ctx, const TvmafConfiguration *cfg);
@@ -286,6 +304,10 @@ int tvmaf_feature_option(const char *name, unsigned j, TvmafFeatureOptionInfo *i
 int tvmaf_cuda_available(void);
 
 const char *tvmaf_version(void);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

@@ -19,42 +19,21 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "tvmaf_config.h"
+#include "core/backend.h"
 #include "core/cpu.h"
 #include "core/feature_name.h"
 #include "core/internal.h"
 #include "core/options.h"
 #include "core/picture_pool.h"
-#if TVMAF_HAVE_CUDA
-#include "gpu/cuda/twin_frame.h"
-#endif
 
-/* Frames in flight on the CUDA backend when no thread count is given. */
-#define CUDA_MIN_WORKERS 4
-#define CUDA_MAX_WORKERS 8
-
-/* Steady-state statistics (TVMAF_CUDA_STATS) count from this frame on. */
-#define STATS_FROM 64u
+/* Frames in flight on a GPU backend when no thread count is given. */
+#define GPU_MIN_WORKERS 4
+#define GPU_MAX_WORKERS 8
 
 struct TvmafSink {
     TvmafCollector *collector;
     TvmafOrder order;
-    const void *device_frame; /* the frame's pictures on the device, or NULL */
 };
-
-#if TVMAF_HAVE_CUDA
-static double mono_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
-}
-
-const TvmafTwinFrame *tvmaf_twin_frame_of(const TvmafSink *sink)
-{
-    return sink->device_frame;
-}
-#endif
 
 /* Set once a score is NaN or infinite: said once per process on stderr
  * (the value is kept, as the reference computes it; README lists the cases). */
@@ -95,7 +74,10 @@ typedef struct Job {
 
 struct TvmafContext {
     TvmafConfiguration cfg;
-    enum TvmafBackend backend; /* resolved: CPU or CUDA */
+    enum TvmafBackend backend; /* resolved: CPU or a GPU backend */
+    const TvmafBackendOps *gpu_ops; /* the GPU backend, or NULL */
+    TvmafGpu *gpu;                  /* its device, open for this context */
+    bool device_frames;             /* a twin runs: frames go up to the device */
     Slot *slots;
     unsigned n_slots;
     TvmafCollector *collector;
@@ -119,25 +101,6 @@ struct TvmafContext {
     char msg[1024];
     char *defaults; /* cfg.feature_defaults, owned */
 
-#if TVMAF_HAVE_CUDA
-    /* one device copy of the frame per worker, uploaded once for every twin */
-    TvmafTwinFrame *dframes;
-    unsigned n_dframes;
-    TvmafCudaDevice *dev;
-    /* the device's context is created (about 120 ms on the H200 host) on a
-     * thread of its own from tvmaf_init on, while the caller loads models,
-     * registers features and reads the first frames */
-    pthread_t opener;
-    bool opening;
-    TvmafCudaDevice *dev_early;
-    int early_err;
-    bool pinned; /* pictures come from page-locked memory */
-    bool stats;
-    TvmafCudaCounts counts0;
-    double t_init, t_start0, t_start1, t_first_done; /* ms, monotonic */
-    unsigned long long pic_allocs0;
-    struct timespec t0;
-#endif
 };
 
 static void set_error(TvmafContext *ctx, int err, const char *fmt, ...)
@@ -218,24 +181,43 @@ static int check_defaults(TvmafContext *ctx)
     return 0;
 }
 
-#if TVMAF_HAVE_CUDA
-static void *open_early(void *arg)
-{
-    TvmafContext *ctx = arg;
-    char msg[8];
-    ctx->early_err = tvmaf_cuda_acquire(&ctx->dev_early, msg, sizeof(msg));
-    return NULL;
-}
 
-/* Waits for the early open; its reference is dropped at close (a failure
- * there is reported again by whoever acquires the device next). */
-static void join_opener(TvmafContext *ctx)
+/* The backend of cfg.backend: the CPU, a GPU backend (opened for this
+ * context from here on: creating a device context takes about 120 ms on the
+ * H200 host, done while the caller loads models and reads the first frames),
+ * or for auto the first GPU backend that is usable, else the CPU. */
+static int resolve_backend(TvmafContext *ctx)
 {
-    if (!ctx->opening) return;
-    pthread_join(ctx->opener, NULL);
-    ctx->opening = false;
+    const TvmafBackendOps *ops = NULL;
+    switch (ctx->cfg.backend) {
+    case TVMAF_BACKEND_CPU: break;
+    case TVMAF_BACKEND_AUTO:
+        for (unsigned i = 0; tvmaf_gpu_backends[i] && !ops; i++)
+            if (tvmaf_gpu_backends[i]->auto_ok ? tvmaf_gpu_backends[i]->auto_ok(ctx->cfg.gpu_index)
+                                               : tvmaf_gpu_backends[i]->available(ctx->cfg.gpu_index))
+                ops = tvmaf_gpu_backends[i];
+        break;
+    default:
+        ops = tvmaf_backend_ops(ctx->cfg.backend);
+        if (!ops || !ops->available(ctx->cfg.gpu_index)) {
+            snprintf(ctx->msg, sizeof(ctx->msg), "backend %s: no usable %s device (device %u: "
+                     "no driver, no GPU, or this build has no %s support)",
+                     tvmaf_backend_name(ctx->cfg.backend), tvmaf_backend_label(ctx->cfg.backend),
+                     ctx->cfg.gpu_index, tvmaf_backend_label(ctx->cfg.backend));
+            return -ENODEV;
+        }
+    }
+    ctx->backend = ops ? ops->id : TVMAF_BACKEND_CPU;
+    if (!ops) return 0;
+    char msg[512] = "";
+    int err = ops->open(&ctx->gpu, &ctx->cfg, msg, sizeof(msg));
+    if (err) {
+        snprintf(ctx->msg, sizeof(ctx->msg), "backend %s: %s", ops->name, msg);
+        return err;
+    }
+    ctx->gpu_ops = ops;
+    return 0;
 }
-#endif
 
 int tvmaf_init(TvmafContext **out, const TvmafConfiguration *cfg)
 {
@@ -257,61 +239,21 @@ int tvmaf_init(TvmafContext **out, const TvmafConfiguration *cfg)
     pthread_cond_init(&ctx->cond_turn, NULL);
     pthread_cond_init(&ctx->cond_idle, NULL);
 
-    if ((err = check_defaults(ctx))) {
+    if ((err = check_defaults(ctx)) || (err = resolve_backend(ctx))) {
         *out = ctx;
         return err;
     }
-#if TVMAF_HAVE_CUDA
-    tvmaf_cuda_select(ctx->cfg.gpu_index);
-    tvmaf_cuda_set_mem_limit(ctx->cfg.gpu_mem_limit);
-#endif
-    switch (ctx->cfg.backend) {
-    case TVMAF_BACKEND_CPU: ctx->backend = TVMAF_BACKEND_CPU; break;
-    case TVMAF_BACKEND_CUDA:
-        if (!tvmaf_cuda_available()) {
-            snprintf(ctx->msg, sizeof(ctx->msg), "backend cuda: no usable CUDA device "
-                     "(no driver, no GPU, or this build has no CUDA support)");
-            *out = ctx;
-            return -ENODEV;
-        }
-        ctx->backend = TVMAF_BACKEND_CUDA;
-        break;
-    default:
-        ctx->backend = tvmaf_cuda_available() ? TVMAF_BACKEND_CUDA : TVMAF_BACKEND_CPU;
-    }
-#if TVMAF_HAVE_CUDA
-    if (ctx->backend == TVMAF_BACKEND_CUDA)
-        ctx->opening = !pthread_create(&ctx->opener, NULL, open_early, ctx);
-    if (ctx->backend == TVMAF_BACKEND_CUDA) {
-        /* Pictures stay in ordinary memory and each worker copies the
-         * frame into its own page-locked staging buffer (twin_frame.c):
-         * page-locking every picture buffer costs 2-7 ms each (3-12 MB, H200
-         * host) for the dozens in flight, which a run of a few hundred frames
-         * never earns back. TVMAF_CUDA_PINNED=1 page-locks the pictures
-         * instead (uploaded straight from them), to measure the trade. */
-        if (ctx->cfg.gpu_flags & TVMAF_GPU_PINNED_PICTURES) {
-            tvmaf_picture_set_allocator(tvmaf_cuda_pinned_allocator());
-            ctx->pinned = true;
-        }
-        ctx->stats = (ctx->cfg.gpu_flags & TVMAF_GPU_STATS) != 0;
-        tvmaf_cuda_stats_enable(ctx->stats);
-        ctx->t_init = mono_ms();
-    }
-#endif
-
     ctx->n_workers = ctx->cfg.n_threads > 1 ? ctx->cfg.n_threads : 0;
-#if TVMAF_HAVE_CUDA
-    /* Without a thread count, the GPU path still keeps frames in flight:
+    /* Without a thread count, a GPU backend still keeps frames in flight:
      * each worker has one frame on the device while the others upload or
      * finish on the host (same bits at any count). Eight measured best on
-     * the H200 host (4, 8 and 16 workers: 688, 687 and 652 fps at 1080p,
-     * 221, 225 and 203 fps at 4K, whole command). */
-    if (ctx->backend == TVMAF_BACKEND_CUDA && ctx->cfg.n_threads == 0) {
+     * the H200 host with CUDA (4, 8 and 16 workers: 688, 687 and 652 fps at
+     * 1080p, 221, 225 and 203 fps at 4K, whole command). */
+    if (ctx->gpu_ops && ctx->cfg.n_threads == 0) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
-        ctx->n_workers = n < CUDA_MIN_WORKERS ? CUDA_MIN_WORKERS
-                       : n > CUDA_MAX_WORKERS ? CUDA_MAX_WORKERS : (unsigned)n;
+        ctx->n_workers = n < GPU_MIN_WORKERS ? GPU_MIN_WORKERS
+                       : n > GPU_MAX_WORKERS ? GPU_MAX_WORKERS : (unsigned)n;
     }
-#endif
     if (ctx->n_workers) {
         ctx->q_cap = ctx->n_workers > 4 ? ctx->n_workers : 4;
         ctx->queue = calloc(ctx->q_cap, sizeof(*ctx->queue));
@@ -363,7 +305,7 @@ int tvmaf_use_feature(TvmafContext *ctx, const char *spec)
     if (opts) *opts++ = '\0';
 
     const TvmafExtractor *ex = NULL;
-    if (ctx->backend == TVMAF_BACKEND_CUDA) ex = tvmaf_find_extractor(name, TVMAF_BACKEND_CUDA);
+    if (ctx->gpu_ops) ex = tvmaf_find_extractor(name, ctx->backend);
     if (!ex) ex = tvmaf_find_extractor(name, TVMAF_BACKEND_CPU);
     if (!ex) {
         snprintf(ctx->msg, sizeof(ctx->msg), "unknown feature \"%s\" (tvmaf --list-features "
@@ -444,11 +386,10 @@ const char *tvmaf_feature_backend(const TvmafContext *ctx, const char *name)
 {
     for (unsigned i = 0; ctx && i < ctx->n_slots; i++)
         if (!strcmp(ctx->slots[i].name, name))
-            return ctx->slots[i].ex->backend == TVMAF_BACKEND_CUDA ? "cuda" : "cpu";
+            return tvmaf_backend_name(ctx->slots[i].ex->backend);
     return NULL;
 }
 
-#if TVMAF_HAVE_CUDA
 /* The per-worker device frames, when a twin runs: luma only when every twin
  * in use reads luma only. */
 static int start_device_frames(TvmafContext *ctx, unsigned n)
@@ -456,76 +397,24 @@ static int start_device_frames(TvmafContext *ctx, unsigned n)
     unsigned planes = 0;
     for (unsigned i = 0; i < ctx->n_slots; i++) {
         const TvmafExtractor *ex = ctx->slots[i].ex;
-        if (ex->backend != TVMAF_BACKEND_CUDA) continue;
+        if (ex->backend == TVMAF_BACKEND_CPU) continue;
         const unsigned p = (ex->flags & TVMAF_FEX_LUMA_ONLY) ? 1 : 3;
         if (p > planes) planes = p;
     }
     if (!planes) return 0;
-    char msg[320] = "";
-    int err = tvmaf_cuda_acquire(&ctx->dev, msg, sizeof(msg));
+    char msg[512] = "";
+    int err = ctx->gpu_ops->frames_alloc(ctx->gpu, &ctx->vi, planes, n, msg, sizeof(msg));
     if (err) {
-        set_error(ctx, err, "backend cuda: %s", msg);
+        set_error(ctx, err, "backend %s: %s", ctx->gpu_ops->name, msg);
         return err;
     }
-    ctx->dframes = calloc(n, sizeof(*ctx->dframes));
-    if (!ctx->dframes) return -ENOMEM;
-    if ((err = tvmaf_cuda_push(ctx->dev))) goto fail;
-    for (; ctx->n_dframes < n; ctx->n_dframes++)
-        if ((err = tvmaf_twin_frame_alloc(&ctx->dframes[ctx->n_dframes], &ctx->vi, planes)))
-            break;
-    tvmaf_cuda_pop(ctx->dev);
-    if (!err) return 0;
-fail:
-    set_error(ctx, err, "backend cuda: cannot allocate the device frames (%s)",
-              err == -ENOMEM ? "out of device memory" : tvmaf_cuda_last_error());
-    return err;
+    ctx->device_frames = true;
+    return 0;
 }
-
-static void stats_begin(TvmafContext *ctx)
-{
-    tvmaf_cuda_counts(&ctx->counts0);
-    ctx->pic_allocs0 = tvmaf_picture_alloc_count();
-    clock_gettime(CLOCK_MONOTONIC, &ctx->t0);
-}
-
-/* Per frame from STATS_FROM on: calls of the runtime and picture buffers
- * allocated, then the device time of each twin and of the uploads. */
-static void stats_print(TvmafContext *ctx)
-{
-    if (!ctx->stats || ctx->pic_cnt <= STATS_FROM) return;
-    TvmafCudaCounts c;
-    tvmaf_cuda_counts(&c);
-    struct timespec t1;
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    const double n = ctx->pic_cnt - STATS_FROM;
-    const double s = (t1.tv_sec - ctx->t0.tv_sec) + 1e-9 * (t1.tv_nsec - ctx->t0.tv_nsec);
-    fprintf(stderr, "tvmaf cuda stats: frames %u..%u, %.1f fps; per frame: host allocations "
-            "%.3f (picture buffers %.3f), device allocations %.3f, kernel launches %.2f, "
-            "synchronisations %.2f, copies %.2f\n", STATS_FROM, ctx->pic_cnt - 1, n / s,
-            (c.host_allocs - ctx->counts0.host_allocs) / n,
-            (tvmaf_picture_alloc_count() - ctx->pic_allocs0) / n,
-            (c.dev_allocs - ctx->counts0.dev_allocs) / n,
-            (c.launches - ctx->counts0.launches) / n, (c.syncs - ctx->counts0.syncs) / n,
-            (c.copies - ctx->counts0.copies) / n);
-    tvmaf_cuda_spans_print(stderr);
-    unsigned long long np;
-    double pms;
-    tvmaf_cuda_pinned_stats(&np, &pms);
-    fprintf(stderr, "tvmaf cuda stats: start-up: context to first frame %.1f ms, extractor "
-            "set-up %.1f ms, first frame scored at %.1f ms, flush at %.1f ms; page-locked "
-            "picture buffers %llu (%.1f ms); device opened in %.1f ms\n", ctx->t_start0 - ctx->t_init,
-            ctx->t_start1 - ctx->t_start0, ctx->t_first_done - ctx->t_init,
-            mono_ms() - ctx->t_init, np, pms, tvmaf_cuda_open_ms());
-}
-#endif
 
 /* Creates and initialises every instance once the video format is known. */
 static int start(TvmafContext *ctx, const TvmafPicture *ref)
 {
-#if TVMAF_HAVE_CUDA
-    if (ctx->stats) ctx->t_start0 = mono_ms();
-    join_opener(ctx);
-#endif
     ctx->vi = (TvmafVideoInfo){ ref->pix_fmt, ref->bpc, ref->w[0], ref->h[0],
                                tvmaf_cpu_flags_masked(ctx->cfg.cpumask) };
     if (!ctx->n_slots) {
@@ -533,9 +422,14 @@ static int start(TvmafContext *ctx, const TvmafPicture *ref)
         return ctx->err;
     }
     const unsigned n_par = ctx->n_workers ? ctx->n_workers : 1;
-#if TVMAF_HAVE_CUDA
-    int err_frames;
-#endif
+    if (ctx->gpu_ops) {
+        char msg[512] = "";
+        int err = ctx->gpu_ops->ready(ctx->gpu, msg, sizeof(msg));
+        if (err) {
+            set_error(ctx, err, "backend %s: %s", ctx->gpu_ops->name, msg);
+            return err;
+        }
+    }
     for (unsigned i = 0; i < ctx->n_slots; i++) {
         Slot *s = &ctx->slots[i];
         s->n_inst = (s->ex->flags & TVMAF_FEX_TEMPORAL) ? 1 : n_par;
@@ -555,7 +449,9 @@ static int start(TvmafContext *ctx, const TvmafPicture *ref)
             char msg[512] = "";
             int err = parse_options(ctx->defaults, s->ex, s->name, s->inst[k], s->opt_spec,
                                     msg, sizeof(msg));
-            if (!err && s->ex->init)
+            if (!err && s->ex->backend != TVMAF_BACKEND_CPU)
+                err = s->ex->init_device(s->inst[k], &ctx->vi, ctx->gpu, msg, sizeof(msg));
+            else if (!err && s->ex->init)
                 err = s->ex->init(s->inst[k], &ctx->vi, msg, sizeof(msg));
             if (err) {
                 /* an extractor's init fails with -ENOMEM (and no message of
@@ -574,10 +470,10 @@ static int start(TvmafContext *ctx, const TvmafPicture *ref)
             s->n_ready++;
         }
     }
-#if TVMAF_HAVE_CUDA
-    if ((err_frames = start_device_frames(ctx, n_par))) return err_frames;
-    if (ctx->stats) ctx->t_start1 = mono_ms();
-#endif
+    if (ctx->gpu_ops) {
+        int err = start_device_frames(ctx, n_par);
+        if (err) return err;
+    }
     for (unsigned i = 0; i < ctx->n_workers; i++) {
         ctx->worker_args[i].ctx = ctx;
         ctx->worker_args[i].id = i;
@@ -595,24 +491,18 @@ static int start(TvmafContext *ctx, const TvmafPicture *ref)
 static void run_frame(TvmafContext *ctx, unsigned w, Job *job)
 {
     const bool sampled = ctx->cfg.n_subsample <= 1 || job->index % ctx->cfg.n_subsample == 0;
-    const void *dframe = NULL;
-#if TVMAF_HAVE_CUDA
-    if (ctx->n_dframes) {
-        TvmafTwinFrame *f = &ctx->dframes[w];
-        int err = tvmaf_cuda_push(ctx->dev);
-        if (!err) {
-            err = tvmaf_twin_frame_upload(f, &job->ref, &job->dis);
-            tvmaf_cuda_pop(ctx->dev);
-        }
+    const TvmafDeviceFrame *dframe = NULL;
+    if (ctx->device_frames) {
+        char msg[512] = "";
+        int err = ctx->gpu_ops->frame_upload(ctx->gpu, w, &job->ref, &job->dis, &dframe, msg,
+                                             sizeof(msg));
         if (err) {
             pthread_mutex_lock(&ctx->lock);
-            set_error(ctx, err, "backend cuda: uploading frame %u failed (%s)", job->index,
-                      tvmaf_cuda_last_error());
+            set_error(ctx, err, "backend %s: uploading frame %u failed (%s)",
+                      ctx->gpu_ops->name, job->index, msg);
             pthread_mutex_unlock(&ctx->lock);
         }
-        dframe = f;
     }
-#endif
     /* independent extractors first, so a frame waiting for its turn at a
      * temporal one has already done the rest of its work */
     for (int pass = 0; pass < 2; pass++) {
@@ -632,12 +522,17 @@ static void run_frame(TvmafContext *ctx, unsigned w, Job *job)
             const bool failed = ctx->err != 0;
             pthread_mutex_unlock(&ctx->lock);
             if (run && !failed) {
-                TvmafSink sink = { ctx->collector, { job->index, i, 0 }, dframe };
-                int err = s->ex->extract(inst, &job->ref, &job->dis, job->index, &sink);
+                TvmafSink sink = { ctx->collector, { job->index, i, 0 } };
+                int err = s->ex->backend == TVMAF_BACKEND_CPU
+                        ? s->ex->extract(inst, &job->ref, &job->dis, job->index, &sink)
+                        : dframe ? s->ex->extract_device(inst, dframe, job->index, &sink)
+                        : -EIO;
                 if (err) {
+                    const char *why = s->ex->backend != TVMAF_BACKEND_CPU
+                                    ? ctx->gpu_ops->last_error() : "";
                     pthread_mutex_lock(&ctx->lock);
-                    set_error(ctx, err, "feature \"%s\" failed on frame %u (%s)",
-                              s->name, job->index, strerror(-err));
+                    set_error(ctx, err, "feature \"%s\" failed on frame %u (%s%s%s)",
+                              s->name, job->index, strerror(-err), *why ? ": " : "", why);
                     pthread_mutex_unlock(&ctx->lock);
                 }
             }
@@ -649,12 +544,7 @@ static void run_frame(TvmafContext *ctx, unsigned w, Job *job)
             }
         }
     }
-#if TVMAF_HAVE_CUDA
-    if (dframe && ctx->stats) {
-        tvmaf_twin_frame_account(&ctx->dframes[w]);
-        if (job->index == 0) ctx->t_first_done = mono_ms();
-    }
-#endif
+    if (ctx->device_frames) ctx->gpu_ops->frame_done(ctx->gpu, w, job->index);
     tvmaf_picture_unref(&job->ref);
     tvmaf_picture_unref(&job->dis);
 }
@@ -737,9 +627,7 @@ int tvmaf_read_pictures(TvmafContext *ctx, TvmafPicture *ref, TvmafPicture *dis,
     }
     ctx->next_index++;
     ctx->pic_cnt = ctx->next_index;
-#if TVMAF_HAVE_CUDA
-    if (ctx->stats && index == STATS_FROM) stats_begin(ctx);
-#endif
+    if (ctx->device_frames) ctx->gpu_ops->frame_submitted(ctx->gpu, index);
 
     Job job = { *ref, *dis, index };
     memset(ref, 0, sizeof(*ref));
@@ -784,9 +672,7 @@ int tvmaf_flush(TvmafContext *ctx)
         set_error(ctx, -EINVAL, "no frames were scored");
         return ctx->err;
     }
-#if TVMAF_HAVE_CUDA
-    stats_print(ctx);
-#endif
+    if (ctx->gpu_ops) ctx->gpu_ops->stats(ctx->gpu, ctx->pic_cnt);
     for (unsigned i = 0; i < ctx->n_slots; i++) {
         Slot *s = &ctx->slots[i];
         int err = 0;
@@ -794,7 +680,7 @@ int tvmaf_flush(TvmafContext *ctx)
             for (unsigned k = 1; k < s->n_inst && !err; k++)
                 err = s->ex->merge(s->inst[0], s->inst[k]);
         if (!err && s->ex->flush) {
-            TvmafSink sink = { ctx->collector, { UINT32_MAX, i, 0 }, NULL };
+            TvmafSink sink = { ctx->collector, { UINT32_MAX, i, 0 } };
             err = s->ex->flush(s->inst[0], &sink);
         }
         if (err) {
@@ -809,10 +695,6 @@ int tvmaf_flush(TvmafContext *ctx)
 void tvmaf_close(TvmafContext *ctx)
 {
     if (!ctx) return;
-#if TVMAF_HAVE_CUDA
-    const bool stats = ctx->stats;
-    const double t_close = stats ? mono_ms() : 0;
-#endif
     if (ctx->started && ctx->n_workers) {
         pthread_mutex_lock(&ctx->lock);
         ctx->stop = true;
@@ -835,18 +717,8 @@ void tvmaf_close(TvmafContext *ctx)
         free(s->name);
         free(s->opt_spec);
     }
-#if TVMAF_HAVE_CUDA
-    join_opener(ctx);
-    if (!ctx->early_err && ctx->dev_early) tvmaf_cuda_release(ctx->dev_early);
-    if (ctx->n_dframes && !tvmaf_cuda_push(ctx->dev)) {
-        for (unsigned i = 0; i < ctx->n_dframes; i++) tvmaf_twin_frame_free(&ctx->dframes[i]);
-        tvmaf_cuda_pop(ctx->dev);
-    }
-    free(ctx->dframes);
-    if (ctx->dev) tvmaf_cuda_release(ctx->dev);
-    /* cached page-locked buffers go; pictures still held keep theirs */
-    if (ctx->pinned) tvmaf_picture_cache_drop(tvmaf_cuda_pinned_allocator());
-#endif
+    /* the device goes after every twin instance has let go of it */
+    if (ctx->gpu_ops) ctx->gpu_ops->close(ctx->gpu);
     free(ctx->slots);
     free(ctx->queue);
     free(ctx->workers);
@@ -859,9 +731,6 @@ void tvmaf_close(TvmafContext *ctx)
     pthread_cond_destroy(&ctx->cond_turn);
     pthread_cond_destroy(&ctx->cond_idle);
     free(ctx);
-#if TVMAF_HAVE_CUDA
-    if (stats) fprintf(stderr, "tvmaf cuda stats: context closed in %.1f ms\n", mono_ms() - t_close);
-#endif
 }
 
 /* Scores ----------------------------------------------------------------- */

@@ -19,6 +19,11 @@
 
 typedef struct TvmafSink TvmafSink;
 
+/* A GPU backend's open device, and a frame's copy on it: opaque to core and
+ * to CPU extractors; each backend defines them for its twins (core/backend.h). */
+typedef struct TvmafGpu TvmafGpu;
+typedef struct TvmafDeviceFrame TvmafDeviceFrame;
+
 typedef struct TvmafVideoInfo {
     enum TvmafPixelFormat pix_fmt;
     unsigned bpc;
@@ -41,15 +46,23 @@ enum {
 
 typedef struct TvmafExtractor {
     const char *name;
-    enum TvmafBackend backend; /* TVMAF_BACKEND_CPU or TVMAF_BACKEND_CUDA */
+    enum TvmafBackend backend; /* TVMAF_BACKEND_CPU, or the GPU backend of a twin */
     const TvmafOption *options; /* terminated by an entry with name NULL */
     size_t priv_size;
     unsigned flags;
-    /* Checks the input and prepares state. On refusal returns a negative
-     * errno and writes a message naming the feature and the limit. */
+    /* CPU extractors. init checks the input and prepares state; on refusal
+     * it returns a negative errno and writes a message naming the feature and
+     * the limit. */
     int (*init)(void *priv, const TvmafVideoInfo *vi, char *msg, size_t msg_len);
     int (*extract)(void *priv, const TvmafPicture *ref, const TvmafPicture *dis,
                    unsigned index, TvmafSink *sink);
+    /* Twins (a GPU backend's extractors) instead: init_device as init, on the
+     * context's open device; extract_device reads the frame's device copy,
+     * which the backend uploaded once for every twin of the frame. */
+    int (*init_device)(void *priv, const TvmafVideoInfo *vi, TvmafGpu *gpu, char *msg,
+                       size_t msg_len);
+    int (*extract_device)(void *priv, const TvmafDeviceFrame *frame, unsigned index,
+                          TvmafSink *sink);
     /* optional: add the stream totals of `src` into `dst` */
     int (*merge)(void *dst, const void *src);
     /* optional: end of stream (aggregates, last-frame outputs) */

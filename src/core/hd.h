@@ -1,20 +1,51 @@
 /*
  * Qualifier for arithmetic written once and compiled as host C (the CPU
- * extractor) and as CUDA (the twin's kernels): TVMAF_HD marks a function both
- * may call. TVMAF_DEVICE_CODE is true only while compiling device code, the one
- * place where a math header may choose a different (correctly rounded)
- * implementation of a libm call.
+ * extractor), as CUDA and as OpenCL C (the twins' kernels): TVMAF_HD marks a
+ * function they all may call. TVMAF_DEVICE_CODE is true only while compiling
+ * device code, the one place where a math header may choose a different
+ * (correctly rounded) implementation of a libm call.
+ *
+ * OpenCL C has no stdint.h and, on the devices tvmaf targets (NVIDIA's
+ * OpenCL, PoCL), no generic address space: a pointer parameter without a
+ * qualifier is private memory. So under OpenCL this header defines the fixed-
+ * width integer types (OpenCL C's are fixed-width: char 8, short 16, int 32,
+ * long 64 bits), TVMAF_GLOBAL, the qualifier of a pointer parameter that
+ * points into a frame or another device buffer, and TVMAF_LOCAL, that of one
+ * pointing into a work-group's local memory (CUDA's shared memory); both are
+ * empty on host and CUDA, so those builds compile the same text as before.
+ * Contraction is off, as -ffp-contract=off on the host and --fmad=false in
+ * CUDA: OpenCL C's FP_CONTRACT defaults to on.
  */
 #ifndef TVMAF_CORE_HD_H
 #define TVMAF_CORE_HD_H
 
-#if defined(__CUDACC__)
+#if defined(__OPENCL_VERSION__)
+#pragma OPENCL FP_CONTRACT OFF
+typedef uchar uint8_t;
+typedef ushort uint16_t;
+typedef uint uint32_t;
+typedef ulong uint64_t;
+typedef char int8_t;
+typedef short int16_t;
+typedef int int32_t;
+typedef long int64_t;
+#ifndef INT32_MIN
+#define INT32_MIN (-2147483647 - 1)
+#endif
+#define TVMAF_HD static inline
+#define TVMAF_GLOBAL __global
+#define TVMAF_LOCAL __local
+#elif defined(__CUDACC__)
 #define TVMAF_HD static __host__ __device__ __forceinline__
+#define TVMAF_GLOBAL
+#define TVMAF_LOCAL
 #else
 #define TVMAF_HD static inline
+#define TVMAF_GLOBAL
+#define TVMAF_LOCAL
 #endif
 
-#if defined(__CUDA_ARCH__)
+#if defined(__CUDA_ARCH__) || defined(__OPENCL_VERSION__)
 #define TVMAF_DEVICE_CODE 1
 #else
 #define TVMAF_DEVICE_CODE 0

@@ -7,6 +7,7 @@
  * unmaps blocks that large) costs more than scoring some features.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@
 typedef struct Block {
     size_t size;
     const TvmafHostAllocator *alloc; /* NULL: posix_memalign/free */
+    atomic_uint refs; /* pictures sharing the buffer (tvmaf_picture_ref) */
 } Block;
 #define HEADER ((sizeof(Block) + PIC_ALIGN - 1) & ~(size_t)(PIC_ALIGN - 1))
 
@@ -191,7 +193,7 @@ int tvmaf_picture_alloc(TvmafPicture *pic, enum TvmafPixelFormat fmt,
     if (tvmaf_plane_dims(fmt, w, h, pw, ph)) return -EINVAL;
     const size_t bytes = bpc > 8 ? 2 : 1;
     size_t off[3], total, stride[3];
-    tvmaf_picture_layout(fmt, bpc, w, h, stride, off, &total);
+    if (tvmaf_picture_layout(fmt, bpc, w, h, stride, off, &total)) return -EINVAL;
     for (int p = 0; p < 3; p++) pic->stride[p] = (ptrdiff_t)stride[p];
     bool fresh;
     Block *blk = block_get(total, &fresh);
@@ -219,13 +221,26 @@ int tvmaf_picture_alloc(TvmafPicture *pic, enum TvmafPixelFormat fmt,
         pic->h[p] = ph[p];
         pic->data[p] = pw[p] ? buf + off[p] : NULL;
     }
+    atomic_init(&blk->refs, 1);
     pic->priv = blk;
+    return 0;
+}
+
+int tvmaf_picture_ref(TvmafPicture *dst, const TvmafPicture *src)
+{
+    if (!dst || !src || !src->data[0]) return -EINVAL;
+    if (src->priv) atomic_fetch_add_explicit(&((Block *)src->priv)->refs, 1, memory_order_relaxed);
+    *dst = *src;
     return 0;
 }
 
 void tvmaf_picture_unref(TvmafPicture *pic)
 {
     if (!pic) return;
-    if (pic->priv) block_put(pic->priv);
+    /* the last reference returns the buffer; acq_rel orders every holder's
+     * reads of the planes before the buffer is handed out again */
+    if (pic->priv &&
+        atomic_fetch_sub_explicit(&((Block *)pic->priv)->refs, 1, memory_order_acq_rel) == 1)
+        block_put(pic->priv);
     memset(pic, 0, sizeof(*pic));
 }

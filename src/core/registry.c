@@ -1,131 +1,62 @@
 /* The built-in extractors and the public registry queries. */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
-#include "tvmaf_config.h"
-#include "tvmaf_features.h"
+#include "tvmaf_builtins.h"
+#include "core/backend.h"
 #include "core/internal.h"
 
-extern const TvmafExtractor tvmaf_fex_psnr;
-extern const TvmafExtractor tvmaf_fex_ciede;
-#if TVMAF_HAVE_FEATURE_VIF
-extern const TvmafExtractor tvmaf_fex_vif;
-#endif
-#if TVMAF_HAVE_FEATURE_ADM
-extern const TvmafExtractor tvmaf_fex_adm;
-#endif
-#if TVMAF_HAVE_FEATURE_MOTION
-extern const TvmafExtractor tvmaf_fex_motion;
-#endif
-#if TVMAF_HAVE_FEATURE_FLOAT_PSNR
-extern const TvmafExtractor tvmaf_fex_float_psnr;
-#endif
-#if TVMAF_HAVE_FEATURE_FLOAT_ANSNR
-extern const TvmafExtractor tvmaf_fex_float_ansnr;
-#endif
-#if TVMAF_HAVE_FEATURE_FLOAT_MOMENT
-extern const TvmafExtractor tvmaf_fex_float_moment;
-#endif
-#if TVMAF_HAVE_FEATURE_FLOAT_MOTION
-extern const TvmafExtractor tvmaf_fex_float_motion;
-#endif
-#if TVMAF_HAVE_FEATURE_FLOAT_VIF
-extern const TvmafExtractor tvmaf_fex_float_vif;
-#endif
-#if TVMAF_HAVE_FEATURE_FLOAT_SSIM
-extern const TvmafExtractor tvmaf_fex_float_ssim;
-#endif
-#if TVMAF_HAVE_FEATURE_FLOAT_MS_SSIM
-extern const TvmafExtractor tvmaf_fex_float_ms_ssim;
-#endif
-#if TVMAF_HAVE_FEATURE_FLOAT_ADM
-extern const TvmafExtractor tvmaf_fex_float_adm;
-#endif
-#if TVMAF_HAVE_FEATURE_SPEED
-extern const TvmafExtractor tvmaf_fex_speed_chroma;
-extern const TvmafExtractor tvmaf_fex_speed_temporal;
-#endif
-#if TVMAF_HAVE_FEATURE_CAMBI
-extern const TvmafExtractor tvmaf_fex_cambi;
-#endif
-#if TVMAF_HAVE_FEATURE_PSNR_HVS
-extern const TvmafExtractor tvmaf_fex_psnr_hvs;
-#endif
-#if TVMAF_HAVE_CUDA
-extern const TvmafExtractor tvmaf_fex_psnr_cuda;
-extern const TvmafExtractor tvmaf_fex_ciede_cuda;
-#endif
-#if TVMAF_HAVE_CUDA && TVMAF_HAVE_FEATURE_MOTION
-extern const TvmafExtractor tvmaf_fex_motion_cuda;
-#endif
-#if TVMAF_HAVE_CUDA && TVMAF_HAVE_FEATURE_VIF
-extern const TvmafExtractor tvmaf_fex_vif_cuda;
-#endif
-#if TVMAF_HAVE_CUDA && TVMAF_HAVE_FEATURE_ADM
-extern const TvmafExtractor tvmaf_fex_adm_cuda;
-#endif
+#define DECLARE_EXTRACTOR(sym) extern const TvmafExtractor sym;
+#define LIST_EXTRACTOR(sym) &sym,
+#define DECLARE_BACKEND(sym) extern const TvmafBackendOps sym;
+#define LIST_BACKEND(sym) &sym,
+
+TVMAF_BUILTIN_EXTRACTORS(DECLARE_EXTRACTOR)
+TVMAF_BUILTIN_BACKENDS(DECLARE_BACKEND)
 
 const TvmafExtractor *const tvmaf_extractors[] = {
-    &tvmaf_fex_psnr,
-    &tvmaf_fex_ciede,
-#if TVMAF_HAVE_FEATURE_VIF
-    &tvmaf_fex_vif,
-#endif
-#if TVMAF_HAVE_FEATURE_ADM
-    &tvmaf_fex_adm,
-#endif
-#if TVMAF_HAVE_FEATURE_MOTION
-    &tvmaf_fex_motion,
-#endif
-#if TVMAF_HAVE_FEATURE_FLOAT_PSNR
-    &tvmaf_fex_float_psnr,
-#endif
-#if TVMAF_HAVE_FEATURE_FLOAT_ANSNR
-    &tvmaf_fex_float_ansnr,
-#endif
-#if TVMAF_HAVE_FEATURE_FLOAT_MOMENT
-    &tvmaf_fex_float_moment,
-#endif
-#if TVMAF_HAVE_FEATURE_FLOAT_MOTION
-    &tvmaf_fex_float_motion,
-#endif
-#if TVMAF_HAVE_FEATURE_FLOAT_VIF
-    &tvmaf_fex_float_vif,
-#endif
-#if TVMAF_HAVE_FEATURE_FLOAT_SSIM
-    &tvmaf_fex_float_ssim,
-#endif
-#if TVMAF_HAVE_FEATURE_FLOAT_MS_SSIM
-    &tvmaf_fex_float_ms_ssim,
-#endif
-#if TVMAF_HAVE_FEATURE_FLOAT_ADM
-    &tvmaf_fex_float_adm,
-#endif
-#if TVMAF_HAVE_FEATURE_SPEED
-    &tvmaf_fex_speed_chroma,
-    &tvmaf_fex_speed_temporal,
-#endif
-#if TVMAF_HAVE_FEATURE_CAMBI
-    &tvmaf_fex_cambi,
-#endif
-#if TVMAF_HAVE_FEATURE_PSNR_HVS
-    &tvmaf_fex_psnr_hvs,
-#endif
-#if TVMAF_HAVE_CUDA
-    &tvmaf_fex_psnr_cuda,
-    &tvmaf_fex_ciede_cuda,
-#endif
-#if TVMAF_HAVE_CUDA && TVMAF_HAVE_FEATURE_MOTION
-    &tvmaf_fex_motion_cuda,
-#endif
-#if TVMAF_HAVE_CUDA && TVMAF_HAVE_FEATURE_VIF
-    &tvmaf_fex_vif_cuda,
-#endif
-#if TVMAF_HAVE_CUDA && TVMAF_HAVE_FEATURE_ADM
-    &tvmaf_fex_adm_cuda,
-#endif
+    TVMAF_BUILTIN_EXTRACTORS(LIST_EXTRACTOR)
     NULL,
 };
+
+const TvmafBackendOps *const tvmaf_gpu_backends[] = {
+    TVMAF_BUILTIN_BACKENDS(LIST_BACKEND)
+    NULL,
+};
+
+const TvmafBackendOps *tvmaf_backend_ops(enum TvmafBackend id)
+{
+    for (unsigned i = 0; tvmaf_gpu_backends[i]; i++)
+        if (tvmaf_gpu_backends[i]->id == id) return tvmaf_gpu_backends[i];
+    return NULL;
+}
+
+const char *tvmaf_backend_name(enum TvmafBackend id)
+{
+    switch (id) {
+    case TVMAF_BACKEND_CPU: return "cpu";
+    case TVMAF_BACKEND_CUDA: return "cuda";
+    case TVMAF_BACKEND_OPENCL: return "opencl";
+    default: return "auto";
+    }
+}
+
+const char *tvmaf_backend_label(enum TvmafBackend id)
+{
+    switch (id) {
+    case TVMAF_BACKEND_CPU: return "CPU";
+    case TVMAF_BACKEND_CUDA: return "CUDA";
+    case TVMAF_BACKEND_OPENCL: return "OpenCL";
+    default: return "GPU";
+    }
+}
+
+int tvmaf_cuda_available(void)
+{
+    const TvmafBackendOps *ops = tvmaf_backend_ops(TVMAF_BACKEND_CUDA);
+    return ops && ops->available(0);
+}
 
 /* Distinct names, in the order of the table. */
 static const TvmafExtractor *nth_name(unsigned n)
@@ -158,17 +89,24 @@ const char *tvmaf_feature_backends(unsigned i)
 {
     const TvmafExtractor *ex = nth_name(i);
     if (!ex) return NULL;
-    const bool cpu = tvmaf_find_extractor(ex->name, TVMAF_BACKEND_CPU) != NULL;
-    const bool cuda = tvmaf_find_extractor(ex->name, TVMAF_BACKEND_CUDA) != NULL;
-    if (cpu && cuda) return "cpu cuda";
-    return cuda ? "cuda" : "cpu";
+    /* "cpu", then each backend with a twin of it, space-separated */
+    static _Thread_local char list[64];
+    snprintf(list, sizeof(list), "%s",
+             tvmaf_find_extractor(ex->name, TVMAF_BACKEND_CPU) ? "cpu" : "");
+    for (unsigned b = 0; tvmaf_gpu_backends[b]; b++) {
+        if (!tvmaf_find_extractor(ex->name, tvmaf_gpu_backends[b]->id)) continue;
+        const size_t n = strlen(list);
+        snprintf(list + n, sizeof(list) - n, "%s%s", n ? " " : "", tvmaf_gpu_backends[b]->name);
+    }
+    return list;
 }
 
 int tvmaf_feature_option(const char *name, unsigned j, TvmafFeatureOptionInfo *info)
 {
     if (!name) return -EINVAL;
     const TvmafExtractor *ex = tvmaf_find_extractor(name, TVMAF_BACKEND_CPU);
-    if (!ex) ex = tvmaf_find_extractor(name, TVMAF_BACKEND_CUDA);
+    for (unsigned b = 0; !ex && tvmaf_gpu_backends[b]; b++)
+        ex = tvmaf_find_extractor(name, tvmaf_gpu_backends[b]->id);
     if (!ex) return -ENOENT;
     unsigned n = 0;
     while (ex->options && ex->options[n].name) n++;

@@ -747,15 +747,18 @@ static void cm16(int isa, const AdmScale *c, const Bands16 *val, const Bands16 *
         for (int j = jb; j < jv; j++) {
             const int32_t thr = adm_cm_thr16(cm_, fu, fm, fd, j - 1, j, j + 1, 1);
             for (int o = 0; o < 3; o++)
-                acc[o] += isa == ADM_ISA_AVX2
-                              ? adm_cm_term_avx2(adm_cm_value16(v[o][j], c->rfac16[o]), thr,
-                                                 c->cm[o])
-                              : adm_cm_term(adm_cm_value16(v[o][j], c->rfac16[o]), thr, c->cm[o]);
+                acc[o] = adm_add_wrap(
+                    acc[o], isa == ADM_ISA_AVX2
+                                ? adm_cm_term_avx2(adm_cm_value16(v[o][j], c->rfac16[o]), thr,
+                                                   c->cm[o])
+                                : adm_cm_term(adm_cm_value16(v[o][j], c->rfac16[o]), thr,
+                                              c->cm[o]));
         }
         for (int j = jv; j < je; j++) {
             const int32_t thr = adm_cm_thr16(cm_, fu, fm, fd, j - 1, j, j + 1, 0);
             for (int o = 0; o < 3; o++)
-                acc[o] += adm_cm_term(adm_cm_value16(v[o][j], c->rfac16[o]), thr, c->cm[o]);
+                acc[o] = adm_add_wrap(acc[o], adm_cm_term(adm_cm_value16(v[o][j], c->rfac16[o]),
+                                                          thr, c->cm[o]));
         }
         const int edge[2] = { c->l == 0 ? 0 : -1, c->r == c->w ? c->w - 1 : -1 };
         for (int e = 0; e < 2; e++) {
@@ -764,10 +767,12 @@ static void cm16(int isa, const AdmScale *c, const Bands16 *val, const Bands16 *
             const int32_t thr = adm_cm_thr16(cm_, fu, fm, fd, adm_cm_prev(j), j,
                                              adm_cm_next(j, c->w), 0);
             for (int o = 0; o < 3; o++)
-                acc[o] += adm_cm_term(adm_cm_value16(v[o][j], c->rfac16[o]), thr, c->cm[o]);
+                acc[o] = adm_add_wrap(acc[o], adm_cm_term(adm_cm_value16(v[o][j], c->rfac16[o]),
+                                                          thr, c->cm[o]));
         }
         for (int o = 0; o < 3; o++)
-            total[o] += adm_row_round_s(acc[o], c->cm_row_shift, c->cm_row_add);
+            total[o] = adm_add_wrap(total[o],
+                                    adm_row_round_s(acc[o], c->cm_row_shift, c->cm_row_add));
     }
     for (int o = 0; o < 3; o++) out[o] = total[o];
 }
@@ -796,12 +801,14 @@ static void cm32(int isa, const AdmScale *c, const Bands32 *val, const Bands32 *
             const int64_t thr = adm_cm_thr32(cm_, fu, fm, fd, j - 1, j, j + 1,
                                               isa == ADM_ISA_AVX2);
             for (int o = 0; o < 3; o++)
-                acc[o] += adm_cm_term32_vec(isa, v[o][j], c->rfac32[o], thr, c->cm[o]);
+                acc[o] = adm_add_wrap(acc[o], adm_cm_term32_vec(isa, v[o][j], c->rfac32[o], thr,
+                                                                c->cm[o]));
         }
         for (int j = jv; j < je; j++) {
             const int32_t thr = (int32_t)adm_cm_thr32(cm_, fu, fm, fd, j - 1, j, j + 1, 0);
             for (int o = 0; o < 3; o++)
-                acc[o] += adm_cm_term(adm_cm_value32(v[o][j], c->rfac32[o]), thr, c->cm[o]);
+                acc[o] = adm_add_wrap(acc[o], adm_cm_term(adm_cm_value32(v[o][j], c->rfac32[o]),
+                                                          thr, c->cm[o]));
         }
         const int edge[2] = { c->l == 0 ? 0 : -1, c->r == c->w ? c->w - 1 : -1 };
         for (int e = 0; e < 2; e++) {
@@ -810,10 +817,12 @@ static void cm32(int isa, const AdmScale *c, const Bands32 *val, const Bands32 *
             const int32_t thr = (int32_t)adm_cm_thr32(cm_, fu, fm, fd, adm_cm_prev(j), j,
                                                       adm_cm_next(j, c->w), 0);
             for (int o = 0; o < 3; o++)
-                acc[o] += adm_cm_term(adm_cm_value32(v[o][j], c->rfac32[o]), thr, c->cm[o]);
+                acc[o] = adm_add_wrap(acc[o], adm_cm_term(adm_cm_value32(v[o][j], c->rfac32[o]),
+                                                          thr, c->cm[o]));
         }
         for (int o = 0; o < 3; o++)
-            total[o] += adm_row_round_s(acc[o], c->cm_row_shift, c->cm_row_add);
+            total[o] = adm_add_wrap(total[o],
+                                    adm_row_round_s(acc[o], c->cm_row_shift, c->cm_row_add));
     }
     for (int o = 0; o < 3; o++) out[o] = total[o];
 }

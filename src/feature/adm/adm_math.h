@@ -40,7 +40,9 @@
 #ifndef TVMAF_ADM_MATH_H
 #define TVMAF_ADM_MATH_H
 
+#ifndef __OPENCL_VERSION__
 #include <stdint.h>
+#endif
 
 #include "core/hd.h"
 
@@ -80,7 +82,9 @@ TVMAF_HD int32_t adm_abs32(int32_t x)
 
 TVMAF_HD int adm_clz32(uint32_t x)
 {
-#if TVMAF_DEVICE_CODE
+#if defined(__OPENCL_VERSION__)
+    return (int)clz(x);
+#elif TVMAF_DEVICE_CODE
     return __clz((int)x);
 #else
     return __builtin_clz(x);
@@ -320,13 +324,14 @@ TVMAF_HD int adm_dwt_interior_end(int n)
 TVMAF_HD void adm_dwt0_vert(uint32_t s0, uint32_t s1, uint32_t s2, uint32_t s3, int bpc,
                             int16_t *lo, int16_t *hi)
 {
-    const uint32_t half = 1u << (bpc - 1);
+    const uint32_t mid_range = 1u << (bpc - 1);
     const uint32_t l = (uint32_t)ADM_LO0 * s0 + (uint32_t)ADM_LO1 * s1 + (uint32_t)ADM_LO2 * s2
-                       + (uint32_t)(int32_t)ADM_LO3 * s3 - (uint32_t)ADM_LO_SUM * half;
+                       + (uint32_t)(int32_t)ADM_LO3 * s3 - (uint32_t)ADM_LO_SUM *
+                       mid_range;
     const uint32_t h = (uint32_t)(int32_t)ADM_HI0 * s0 + (uint32_t)(int32_t)ADM_HI1 * s1
                        + (uint32_t)ADM_HI2 * s2 + (uint32_t)(int32_t)ADM_HI3 * s3;
-    *lo = (int16_t)((int32_t)(l + half) >> bpc);
-    *hi = (int16_t)((int32_t)(h + half) >> bpc);
+    *lo = (int16_t)((int32_t)(l + mid_range) >> bpc);
+    *hi = (int16_t)((int32_t)(h + mid_range) >> bpc);
 }
 
 /* Scale 0, horizontal pass: four int16 values of a low or high row to the low
@@ -462,7 +467,7 @@ TVMAF_HD void adm_decouple16(int16_t o, int16_t t, int32_t recip, int angle, dou
  * constant is an int shift, which for |o| = 2^31 would reach bit 31; the
  * conversion below keeps its value there too.
  */
-TVMAF_HD void adm_decouple32(int32_t o, int32_t t, const int32_t *recip_pos, int angle,
+TVMAF_HD void adm_decouple32(int32_t o, int32_t t, TVMAF_GLOBAL const int32_t *recip_pos, int angle,
                              double egl, int vec, int32_t *r_out, int32_t *a_out)
 {
     int64_t k = 32768;
@@ -501,7 +506,8 @@ TVMAF_HD int64_t adm_dot2(int32_t a0, int32_t b0, int32_t a1, int32_t b1)
  * recip[d], d in [-32768, 32768]). vec selects the vector-lane gain rounding
  * (V1); the rest is the same in both lanes.
  */
-TVMAF_HD void adm_decouple16_at(const int16_t o[3], const int16_t t[3], const int32_t *recip,
+TVMAF_HD void adm_decouple16_at(const int16_t o[3], const int16_t t[3],
+                                TVMAF_GLOBAL const int32_t *recip,
                                 float cos_1deg_sq, double egl, int vec, int16_t r[3],
                                 int16_t a[3])
 {
@@ -512,7 +518,8 @@ TVMAF_HD void adm_decouple16_at(const int16_t o[3], const int16_t t[3], const in
         adm_decouple16(o[k], t[k], recip[o[k]], angle, egl, vec, &r[k], &a[k]);
 }
 
-TVMAF_HD void adm_decouple32_at(const int32_t o[3], const int32_t t[3], const int32_t *recip,
+TVMAF_HD void adm_decouple32_at(const int32_t o[3], const int32_t t[3],
+                                TVMAF_GLOBAL const int32_t *recip,
                                 float cos_1deg_sq, double egl, int vec, int32_t r[3],
                                 int32_t a[3])
 {
@@ -637,8 +644,10 @@ TVMAF_HD int adm_cm_next(int i, int n) { return i == n - 1 ? n - 1 : i + 1; }
  * row of the coefficient, f_up/f_mid/f_dn at the flt rows above, at and below
  * it (already mirrored); jl, j, jr are the columns.
  */
-TVMAF_HD int32_t adm_cm_thr16(const int16_t *const c_mid[3], const int16_t *const f_up[3],
-                              const int16_t *const f_mid[3], const int16_t *const f_dn[3],
+TVMAF_HD int32_t adm_cm_thr16(TVMAF_GLOBAL const int16_t *const c_mid[3],
+                              TVMAF_GLOBAL const int16_t *const f_up[3],
+                              TVMAF_GLOBAL const int16_t *const f_mid[3],
+                              TVMAF_GLOBAL const int16_t *const f_dn[3],
                               int jl, int j, int jr, int vec)
 {
     int32_t thr = 0;
@@ -657,8 +666,10 @@ TVMAF_HD int32_t adm_cm_thr16(const int16_t *const c_mid[3], const int16_t *cons
  * in 64 bits (vector lanes, V5); scalar lanes keep its low 32 bits, which is
  * their wrapping int32 sum. wide_abs: AVX2's vector lanes, whose |x| of
  * INT32_MIN is 2^31 (the others keep INT32_MIN). */
-TVMAF_HD int64_t adm_cm_thr32(const int32_t *const c_mid[3], const int32_t *const f_up[3],
-                              const int32_t *const f_mid[3], const int32_t *const f_dn[3],
+TVMAF_HD int64_t adm_cm_thr32(TVMAF_GLOBAL const int32_t *const c_mid[3],
+                              TVMAF_GLOBAL const int32_t *const f_up[3],
+                              TVMAF_GLOBAL const int32_t *const f_mid[3],
+                              TVMAF_GLOBAL const int32_t *const f_dn[3],
                               int jl, int j, int jr, int wide_abs)
 {
     int64_t thr = 0;
@@ -767,9 +778,18 @@ TVMAF_HD int64_t adm_cm_term32_vec(int isa, int32_t v, uint32_t rfac, int64_t th
 }
 
 /* Rounding of a row total by 2^shift (add 2^(shift-1)). */
+/* a + b modulo 2^64. The reference adds the cm terms, rows and totals in
+ * int64_t, where an overflow (reachable with adm_csf_mode=1 on flat content)
+ * is undefined behaviour; on its processors the addition wraps, and so does
+ * this one, without the undefined behaviour (the device adds in uint64_t). */
+TVMAF_HD int64_t adm_add_wrap(int64_t a, int64_t b)
+{
+    return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+
 TVMAF_HD int64_t adm_row_round_s(int64_t row, int shift, int64_t add)
 {
-    return (row + add) >> shift;
+    return adm_add_wrap(row, add) >> shift;
 }
 
 TVMAF_HD uint64_t adm_row_round_u(uint64_t row, int shift, uint64_t add)

@@ -39,8 +39,10 @@
 #ifndef TVMAF_ADM_TILE_H
 #define TVMAF_ADM_TILE_H
 
+#ifndef __OPENCL_VERSION__
 #include <stddef.h>
 #include <stdint.h>
+#endif
 
 #include "feature/adm/adm_math.h"
 
@@ -103,22 +105,22 @@ typedef struct AdmTileFrame {
  * scale 0, int32 at scales 1..3): decoupled r and a, and csf / flt of the
  * masking band of each pass ([0]: csf(a), DLM; [1]: csf(r), AIM). */
 typedef struct AdmTilePlanes {
-    void *r[3], *a[3];
-    void *csf[2][3], *flt[2][3];
+    TVMAF_GLOBAL void *r[3], *a[3];
+    TVMAF_GLOBAL void *csf[2][3], *flt[2][3];
 } AdmTilePlanes;
 
 /* ---- coef --------------------------------------------------------------- */
 
-TVMAF_HD uint32_t adm_tile_sample(const unsigned char *row, int x, int bpc)
+TVMAF_HD uint32_t adm_tile_sample(TVMAF_GLOBAL const unsigned char *row, int x, int bpc)
 {
-    return bpc == 8 ? row[x] : ((const uint16_t *)(const void *)row)[x];
+    return bpc == 8 ? row[x] : ((TVMAF_GLOBAL const uint16_t *)(TVMAF_GLOBAL const void *)row)[x];
 }
 
 /* Scale 0 DWT of one picture at (i, j): approximation and h, v, d. */
-TVMAF_HD void adm_tile_dwt0(const AdmTileScale *c, const unsigned char *pic, size_t pitch, int i,
-                            int j, int32_t *a, int16_t band[3])
+TVMAF_HD void adm_tile_dwt0(const AdmTileScale *c, TVMAF_GLOBAL const unsigned char *pic,
+                            size_t pitch, int i, int j, TVMAF_GLOBAL int32_t *a, int16_t band[3])
 {
-    const unsigned char *row[4];
+    TVMAF_GLOBAL const unsigned char *row[4];
     for (int t = 0; t < 4; t++) row[t] = pic + (size_t)adm_dwt_tap(i, t, c->in_h) * pitch;
     int16_t lo[4], hi[4];
     const int past = c->dwt_past && j == c->w - 1;
@@ -140,11 +142,11 @@ TVMAF_HD void adm_tile_dwt0(const AdmTileScale *c, const unsigned char *pic, siz
 }
 
 /* Scales 1..3 vertical pass of column x at output row i: low and high. */
-TVMAF_HD void adm_tile_vert32(const AdmTileScale *c, const int32_t *src, int i, int x,
-                              int32_t *lo, int32_t *hi)
+TVMAF_HD void adm_tile_vert32(const AdmTileScale *c, TVMAF_GLOBAL const int32_t *src, int i,
+                              int x, int32_t *lo, int32_t *hi)
 {
     const AdmDwtRound rd = adm_dwt_round(c->k);
-    const int32_t *row[4];
+    TVMAF_GLOBAL const int32_t *row[4];
     for (int t = 0; t < 4; t++) row[t] = src + (size_t)adm_dwt_tap(i, t, c->in_h) * c->in_w;
     *lo = adm_dwt_lo32(row[0][x], row[1][x], row[2][x], row[3][x], rd.v_add, rd.v_shift);
     *hi = adm_dwt_hi32(row[0][x], row[1][x], row[2][x], row[3][x], rd.v_add, rd.v_shift);
@@ -154,8 +156,9 @@ TVMAF_HD void adm_tile_vert32(const AdmTileScale *c, const int32_t *src, int i, 
  * dis_src: on the reference's pass, the distorted band (its low row follows
  * the reference's high row); NULL on the distorted pass, whose last row
  * leaves its low row's columns 0..3 past a (see the top of this file). */
-TVMAF_HD void adm_tile_dwt32(const AdmTileScale *c, const int32_t *src, const int32_t *dis_src,
-                             int i, int j, int32_t *a, int32_t band[3])
+TVMAF_HD void adm_tile_dwt32(const AdmTileScale *c, TVMAF_GLOBAL const int32_t *src,
+                             TVMAF_GLOBAL const int32_t *dis_src, int i, int j,
+                             TVMAF_GLOBAL int32_t *a, int32_t band[3])
 {
     const AdmDwtRound rd = adm_dwt_round(c->k);
     int32_t lo[4], hi[4];
@@ -180,7 +183,7 @@ TVMAF_HD void adm_tile_dwt32(const AdmTileScale *c, const int32_t *src, const in
     }
     if (!dis_src && i == c->h - 1 && j < 2) {
         /* columns 0, 1 (thread 0: taps 1, 0) and 2, 3 (thread 1: taps 1, 2) */
-        int32_t *stash = a - (size_t)i * c->w - j + (size_t)c->w * c->h;
+        TVMAF_GLOBAL int32_t *stash = a - (size_t)i * c->w - j + (size_t)c->w * c->h;
         if (j == 0) {
             stash[0] = lo[1];
             if (c->in_w > 1) stash[1] = lo[0];
@@ -208,7 +211,7 @@ TVMAF_HD int adm_tile_in_region(const AdmTileScale *c, int i, int j)
 /* Scale 0 csf of one band value into csf / flt (vector lanes: flt from the
  * 32-bit value, V2). */
 TVMAF_HD void adm_tile_csf16(int16_t x, uint16_t rfac, int diag, int vec, int isa,
-                             int16_t *csf, int16_t *flt)
+                             TVMAF_GLOBAL int16_t *csf, TVMAF_GLOBAL int16_t *flt)
 {
     if (vec) {
         const int32_t v = adm_csf16_wide(x, rfac, diag);
@@ -221,7 +224,8 @@ TVMAF_HD void adm_tile_csf16(int16_t x, uint16_t rfac, int diag, int vec, int is
     }
 }
 
-TVMAF_HD void adm_tile_csf32(int32_t x, uint32_t rfac, int vec, int32_t *csf, int32_t *flt)
+TVMAF_HD void adm_tile_csf32(int32_t x, uint32_t rfac, int vec, TVMAF_GLOBAL int32_t *csf,
+                             TVMAF_GLOBAL int32_t *flt)
 {
     const int32_t v = vec ? adm_csf32_v(x, rfac) : adm_csf32(x, rfac);
     *csf = v;
@@ -230,9 +234,11 @@ TVMAF_HD void adm_tile_csf32(int32_t x, uint32_t rfac, int vec, int32_t *csf, in
 
 /* Scale 0, coefficient (i, j): writes the approximations a_ref / a_dis and
  * (work range) the planes; den gets the den terms (0 outside the region). */
-TVMAF_HD void adm_tile_coef0(const AdmTileScale *c, int i, int j, const unsigned char *ref,
-                             const unsigned char *dis, size_t pitch, const int32_t *recip,
-                             int32_t *a_ref, int32_t *a_dis, const AdmTilePlanes *p,
+TVMAF_HD void adm_tile_coef0(const AdmTileScale *c, int i, int j,
+                             TVMAF_GLOBAL const unsigned char *ref,
+                             TVMAF_GLOBAL const unsigned char *dis, size_t pitch,
+                             TVMAF_GLOBAL const int32_t *recip, TVMAF_GLOBAL int32_t *a_ref,
+                             TVMAF_GLOBAL int32_t *a_dis, const AdmTilePlanes *p,
                              uint64_t den[3])
 {
     int16_t o[3], t[3];
@@ -248,21 +254,26 @@ TVMAF_HD void adm_tile_coef0(const AdmTileScale *c, int i, int j, const unsigned
     adm_decouple16_at(o, t, recip, c->cos_1deg_sq, c->egl, j < c->jv_dec, r, a);
     const int vec = j < c->jv_csf;
     for (int q = 0; q < 3; q++) {
-        ((int16_t *)p->r[q])[x] = r[q];
-        ((int16_t *)p->a[q])[x] = a[q];
-        adm_tile_csf16(a[q], c->rfac16[q], q == 2, vec, c->isa, &((int16_t *)p->csf[0][q])[x],
-                       &((int16_t *)p->flt[0][q])[x]);
+        ((TVMAF_GLOBAL int16_t *)p->r[q])[x] = r[q];
+        ((TVMAF_GLOBAL int16_t *)p->a[q])[x] = a[q];
+        adm_tile_csf16(a[q], c->rfac16[q], q == 2, vec, c->isa,
+                       &((TVMAF_GLOBAL int16_t *)p->csf[0][q])[x],
+                       &((TVMAF_GLOBAL int16_t *)p->flt[0][q])[x]);
         if (c->aim)
             adm_tile_csf16(r[q], c->rfac16[q], q == 2, vec, c->isa,
-                           &((int16_t *)p->csf[1][q])[x], &((int16_t *)p->flt[1][q])[x]);
+                           &((TVMAF_GLOBAL int16_t *)p->csf[1][q])[x],
+                           &((TVMAF_GLOBAL int16_t *)p->flt[1][q])[x]);
     }
 }
 
 /* Scales 1..3, coefficient (i, j), from the approximation bands src_ref /
  * src_dis of the previous scale. */
-TVMAF_HD void adm_tile_coef32(const AdmTileScale *c, int i, int j, const int32_t *src_ref,
-                              const int32_t *src_dis, const int32_t *recip, int32_t *a_ref,
-                              int32_t *a_dis, const AdmTilePlanes *p, uint64_t den[3])
+TVMAF_HD void adm_tile_coef32(const AdmTileScale *c, int i, int j,
+                              TVMAF_GLOBAL const int32_t *src_ref,
+                              TVMAF_GLOBAL const int32_t *src_dis,
+                              TVMAF_GLOBAL const int32_t *recip, TVMAF_GLOBAL int32_t *a_ref,
+                              TVMAF_GLOBAL int32_t *a_dis, const AdmTilePlanes *p,
+                              uint64_t den[3])
 {
     int32_t o[3], t[3];
     const size_t x = (size_t)i * c->w + j;
@@ -277,13 +288,13 @@ TVMAF_HD void adm_tile_coef32(const AdmTileScale *c, int i, int j, const int32_t
     adm_decouple32_at(o, t, recip, c->cos_1deg_sq, c->egl, j < c->jv_dec, r, a);
     const int vec = j < c->jv_csf;
     for (int q = 0; q < 3; q++) {
-        ((int32_t *)p->r[q])[x] = r[q];
-        ((int32_t *)p->a[q])[x] = a[q];
-        adm_tile_csf32(a[q], c->rfac32[q], vec, &((int32_t *)p->csf[0][q])[x],
-                       &((int32_t *)p->flt[0][q])[x]);
+        ((TVMAF_GLOBAL int32_t *)p->r[q])[x] = r[q];
+        ((TVMAF_GLOBAL int32_t *)p->a[q])[x] = a[q];
+        adm_tile_csf32(a[q], c->rfac32[q], vec, &((TVMAF_GLOBAL int32_t *)p->csf[0][q])[x],
+                       &((TVMAF_GLOBAL int32_t *)p->flt[0][q])[x]);
         if (c->aim)
-            adm_tile_csf32(r[q], c->rfac32[q], vec, &((int32_t *)p->csf[1][q])[x],
-                           &((int32_t *)p->flt[1][q])[x]);
+            adm_tile_csf32(r[q], c->rfac32[q], vec, &((TVMAF_GLOBAL int32_t *)p->csf[1][q])[x],
+                           &((TVMAF_GLOBAL int32_t *)p->flt[1][q])[x]);
     }
 }
 
@@ -298,16 +309,17 @@ TVMAF_HD int adm_tile_cm_vec(const AdmTileScale *c, int i, int j)
 /* One pass of the cm at (i, j): the masking terms of val (h, v, d) under
  * the threshold of csf (centre) and flt (neighbours), added into out[0..2].
  * Pass 0 (DLM): val r, csf(a); pass 1 (AIM): val a, csf(r). */
-TVMAF_HD void adm_tile_cm16_pass(const AdmTileScale *c, int i, int j, void *const val[3],
-                                 void *const csf[3], void *const flt[3], int64_t out[3])
+TVMAF_HD void adm_tile_cm16_pass(const AdmTileScale *c, int i, int j,
+                                 TVMAF_GLOBAL void *const val[3], TVMAF_GLOBAL void *const csf[3],
+                                 TVMAF_GLOBAL void *const flt[3], int64_t out[3])
 {
     const size_t up = (size_t)adm_cm_prev(i) * c->w, mid = (size_t)i * c->w;
     const size_t dn = (size_t)adm_cm_next(i, c->h) * c->w;
     const int jl = adm_cm_prev(j), jr = adm_cm_next(j, c->w);
-    const int16_t *cm_[3], *fu[3], *fm[3], *fd[3];
+    TVMAF_GLOBAL const int16_t *cm_[3], *fu[3], *fm[3], *fd[3];
     for (int o = 0; o < 3; o++) {
-        const int16_t *f = (const int16_t *)flt[o];
-        cm_[o] = (const int16_t *)csf[o] + mid;
+        TVMAF_GLOBAL const int16_t *f = (TVMAF_GLOBAL const int16_t *)flt[o];
+        cm_[o] = (TVMAF_GLOBAL const int16_t *)csf[o] + mid;
         fu[o] = f + up;
         fm[o] = f + mid;
         fd[o] = f + dn;
@@ -315,22 +327,24 @@ TVMAF_HD void adm_tile_cm16_pass(const AdmTileScale *c, int i, int j, void *cons
     const int vec = adm_tile_cm_vec(c, i, j);
     const int32_t thr = adm_cm_thr16(cm_, fu, fm, fd, jl, j, jr, vec);
     for (int o = 0; o < 3; o++) {
-        const int32_t x = adm_cm_value16(((const int16_t *)val[o])[mid + j], c->rfac16[o]);
+        const int32_t x = adm_cm_value16(((TVMAF_GLOBAL const int16_t *)val[o])[mid + j],
+                                         c->rfac16[o]);
         out[o] += vec && c->isa == ADM_ISA_AVX2 ? adm_cm_term_avx2(x, thr, c->cm[o])
                                                 : adm_cm_term(x, thr, c->cm[o]);
     }
 }
 
-TVMAF_HD void adm_tile_cm32_pass(const AdmTileScale *c, int i, int j, void *const val[3],
-                                 void *const csf[3], void *const flt[3], int64_t out[3])
+TVMAF_HD void adm_tile_cm32_pass(const AdmTileScale *c, int i, int j,
+                                 TVMAF_GLOBAL void *const val[3], TVMAF_GLOBAL void *const csf[3],
+                                 TVMAF_GLOBAL void *const flt[3], int64_t out[3])
 {
     const size_t up = (size_t)adm_cm_prev(i) * c->w, mid = (size_t)i * c->w;
     const size_t dn = (size_t)adm_cm_next(i, c->h) * c->w;
     const int jl = adm_cm_prev(j), jr = adm_cm_next(j, c->w);
-    const int32_t *cm_[3], *fu[3], *fm[3], *fd[3];
+    TVMAF_GLOBAL const int32_t *cm_[3], *fu[3], *fm[3], *fd[3];
     for (int o = 0; o < 3; o++) {
-        const int32_t *f = (const int32_t *)flt[o];
-        cm_[o] = (const int32_t *)csf[o] + mid;
+        TVMAF_GLOBAL const int32_t *f = (TVMAF_GLOBAL const int32_t *)flt[o];
+        cm_[o] = (TVMAF_GLOBAL const int32_t *)csf[o] + mid;
         fu[o] = f + up;
         fm[o] = f + mid;
         fd[o] = f + dn;
@@ -338,7 +352,7 @@ TVMAF_HD void adm_tile_cm32_pass(const AdmTileScale *c, int i, int j, void *cons
     const int vec = adm_tile_cm_vec(c, i, j);
     const int64_t thr = adm_cm_thr32(cm_, fu, fm, fd, jl, j, jr, vec && c->isa == ADM_ISA_AVX2);
     for (int o = 0; o < 3; o++) {
-        const int32_t v = ((const int32_t *)val[o])[mid + j];
+        const int32_t v = ((TVMAF_GLOBAL const int32_t *)val[o])[mid + j];
         out[o] += vec ? adm_cm_term32_vec(c->isa, v, c->rfac32[o], thr, c->cm[o])
                       : adm_cm_term(adm_cm_value32(v, c->rfac32[o]), (int32_t)thr, c->cm[o]);
     }
@@ -370,7 +384,7 @@ TVMAF_HD uint64_t adm_tile_row(const AdmTileScale *c, int q, uint64_t acc)
 
 /* ---- host: the per-scale constants ---------------------------------------- */
 
-#if !defined(__CUDACC__)
+#if !defined(__CUDACC__) && !defined(__OPENCL_VERSION__)
 #include "feature/adm/adm_state.h"
 
 /* Scale k's AdmTileScale from the setup (tvmaf_adm_setup); rows_off is the

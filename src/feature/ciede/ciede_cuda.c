@@ -10,53 +10,32 @@
  */
 #include <errno.h>
 #include <stdio.h>
-#include <string.h>
 
-#include "feature/ciede/ciede_math.h"
+#include "feature/ciede/ciede_kernel.h"
 #include "feature/ciede/ciede_plane.h"
 #include "numerics/powf_table.h"
-#include "gpu/cuda/cuda_runtime.h"
-#include "gpu/cuda/twin_frame.h"
+#include "gpu/cuda/cuda_twin.h"
 
 extern const unsigned char tvmaf_ciede_fatbin[];
 
-/* Kernel argument, laid out as ciede.cu's CiedePlanes. */
-typedef struct CiedePlanesArg {
-    CUdeviceptr ref[3];
-    CUdeviceptr dis[3];
-    size_t pitch[2];
-} CiedePlanesArg;
+enum { FN_DE8, FN_DE16 };
+static const char *const fn_names[] = { "ciede_de00_8", "ciede_de00_16", NULL };
 
 typedef struct CiedeCuda {
-    TvmafCudaDevice *dev;
-    TvmafCudaModule *mod;
-    CUfunction de8, de16;
-    CUstream stream;
-    TvmafCudaSpan span;
+    TvmafCudaTwin t;
     CUdeviceptr d_de;
     CUdeviceptr d_powf7; /* the table of numerics/powf_table.h */
-    float *h_de; /* pinned, w * h */
+    float *h_de; /* page-locked, w * h */
     unsigned w, h, cw, ch, bpc;
     int layout;
 } CiedeCuda;
 
 static void close_twin(void *priv)
 {
-    CiedeCuda *s = priv;
-    if (!s->dev) return;
-    tvmaf_cuda_push(s->dev);
-    tvmaf_cuda_span_destroy(&s->span);
-    tvmaf_cuda_mem_free(s->d_de);
-    tvmaf_cuda_mem_free(s->d_powf7);
-    tvmaf_cuda_host_free(s->h_de);
-    tvmaf_cuda_stream_destroy(s->stream);
-    tvmaf_cuda_pop(s->dev);
-    tvmaf_cuda_module_unload(s->mod);
-    tvmaf_cuda_release(s->dev);
-    s->dev = NULL;
+    tvmaf_cuda_twin_close(&((CiedeCuda *)priv)->t);
 }
 
-static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
+static int init_twin(void *priv, const TvmafVideoInfo *vi, TvmafGpu *gpu, char *msg, size_t len)
 {
     CiedeCuda *s = priv;
     int err = tvmaf_ciede_check(vi, msg, len);
@@ -71,45 +50,34 @@ static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
         snprintf(msg, len, "feature \"ciede\" (cuda): %s", why);
         return err;
     }
-    if ((err = tvmaf_cuda_acquire(&s->dev, msg, len))) return err;
-    if ((err = tvmaf_cuda_module_load(s->dev, tvmaf_ciede_fatbin, &s->mod, msg, len))) goto fail;
-    if ((err = tvmaf_cuda_module_function(s->mod, "ciede_de00_8", &s->de8)) ||
-        (err = tvmaf_cuda_module_function(s->mod, "ciede_de00_16", &s->de16)))
-        goto fail_msg;
-    if ((err = tvmaf_cuda_push(s->dev))) goto fail_msg;
     const size_t bytes = sizeof(float) * s->w * s->h;
     /* (an empty table is generated as one unused element) */
     const size_t tab_bytes = sizeof(uint32_t) * (tvmaf_powf7_table_n ? tvmaf_powf7_table_n : 1);
-    err = tvmaf_cuda_stream_create(&s->stream);
-    if (!err) err = tvmaf_cuda_mem_alloc(&s->d_powf7, tab_bytes);
-    if (!err) err = tvmaf_cuda_copy_h2d(s->d_powf7, tvmaf_powf7_table, tab_bytes, s->stream);
-    if (!err) err = tvmaf_cuda_stream_synchronize(s->stream);
-    if (!err) err = tvmaf_cuda_span_init(&s->span);
-    if (!err) err = tvmaf_cuda_mem_alloc(&s->d_de, bytes);
-    if (!err) err = tvmaf_cuda_host_alloc((void **)&s->h_de, bytes);
-    tvmaf_cuda_pop(s->dev);
-    if (err) goto fail_msg;
+    if ((err = tvmaf_cuda_twin_open(&s->t, gpu, "ciede", tvmaf_ciede_fatbin, fn_names, msg, len)) ||
+        (err = tvmaf_cuda_twin_alloc(&s->t, &s->d_powf7, tab_bytes, msg, len)) ||
+        (err = tvmaf_cuda_twin_upload(&s->t, s->d_powf7, tvmaf_powf7_table, tab_bytes, msg, len)) ||
+        (err = tvmaf_cuda_twin_alloc(&s->t, &s->d_de, bytes, msg, len)) ||
+        (err = tvmaf_cuda_twin_alloc_host(&s->t, (void **)&s->h_de, bytes, msg, len)))
+        return err;
     return 0;
-fail_msg:
-    snprintf(msg, len, "feature \"ciede\" (cuda): %s", tvmaf_cuda_last_error());
-fail:
-    close_twin(s);
+}
+
+/* Core closes only the instances whose init succeeded: a failed init
+ * releases what it holds (the twin base's close takes a partial set-up). */
+static int init(void *priv, const TvmafVideoInfo *vi, TvmafGpu *gpu, char *msg, size_t len)
+{
+    const int err = init_twin(priv, vi, gpu, msg, len);
+    if (err) close_twin(priv);
     return err;
 }
 
-static int extract(void *priv, const TvmafPicture *ref, const TvmafPicture *dis,
-                   unsigned index, TvmafSink *sink)
+static int extract(void *priv, const TvmafDeviceFrame *f, unsigned index, TvmafSink *sink)
 {
     CiedeCuda *s = priv;
-    (void)ref;
-    (void)dis;
-    const TvmafTwinFrame *f = tvmaf_twin_frame_of(sink);
-    if (!f || f->n_planes < 3) return -EINVAL;
-    int err = tvmaf_cuda_push(s->dev);
+    if (f->n_planes < 3) return -EINVAL;
+    int err = tvmaf_cuda_twin_begin(&s->t, f);
     if (err) return err;
-    err = tvmaf_cuda_stream_wait_event(s->stream, f->ready);
-    if (!err) err = tvmaf_cuda_span_begin(&s->span, s->stream);
-    CiedePlanesArg planes = {
+    CiedePlanes planes = {
         { f->d_ref[0], f->d_ref[1], f->d_ref[2] },
         { f->d_dis[0], f->d_dis[1], f->d_dis[2] },
         { f->pitch[0], f->pitch[1] },
@@ -117,15 +85,11 @@ static int extract(void *priv, const TvmafPicture *ref, const TvmafPicture *dis,
     /* the kernel's CiedeLibm: the same struct, holding a device pointer */
     CiedeLibm lm = { (const uint32_t *)(uintptr_t)s->d_powf7, tvmaf_powf7_table_n };
     void *args[] = { &planes, &s->w, &s->h, &s->cw, &s->ch, &s->layout, &s->bpc, &lm, &s->d_de };
-    if (!err)
-        err = tvmaf_cuda_launch(s->bpc == 8 ? s->de8 : s->de16, (s->w + 31) / 32, (s->h + 7) / 8, 1,
-                                32, 8, 1, 0, s->stream, args);
-    if (!err) err = tvmaf_cuda_span_end(&s->span, s->stream);
-    if (!err) err = tvmaf_cuda_copy_d2h(s->h_de, s->d_de, sizeof(float) * s->w * s->h, s->stream);
-    if (!err) err = tvmaf_cuda_stream_synchronize(s->stream);
-    if (!err) err = tvmaf_cuda_span_add(&s->span, "ciede");
-    tvmaf_cuda_pop(s->dev);
-    if (err) return err;
+    err = tvmaf_cuda_twin_launch(&s->t, s->bpc == 8 ? FN_DE8 : FN_DE16,
+                                 CIEDE_GRID_X(s->w), CIEDE_GRID_Y(s->h), CIEDE_BLOCK_W,
+                                 CIEDE_BLOCK_H, args);
+    if (!err) err = tvmaf_cuda_copy_d2h(s->h_de, s->d_de, sizeof(float) * s->w * s->h, s->t.stream);
+    if ((err = tvmaf_cuda_twin_end(&s->t, err))) return err;
     const double sum = ciede_sum_raster(s->h_de, s->w, s->h);
     return tvmaf_sink_append(sink, "ciede2000", index, ciede_score(sum, s->w, s->h));
 }
@@ -137,8 +101,8 @@ const TvmafExtractor tvmaf_fex_ciede_cuda = {
     .backend = TVMAF_BACKEND_CUDA,
     .options = NULL,
     .priv_size = sizeof(CiedeCuda),
-    .init = init,
-    .extract = extract,
+    .init_device = init,
+    .extract_device = extract,
     .close = close_twin,
     .provided_features = provided,
 };

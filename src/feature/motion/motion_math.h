@@ -1,6 +1,6 @@
 /*
  * motion (integer): the arithmetic, written once for the CPU extractor and
- * the CUDA twin.
+ * the CUDA and OpenCL twins.
  *
  * The per-frame value is a sum of absolute differences of two blurred luma
  * planes, but the reference does not blur each plane: it blurs the sample
@@ -32,7 +32,9 @@
 #ifndef TVMAF_MOTION_MATH_H
 #define TVMAF_MOTION_MATH_H
 
+#ifndef __OPENCL_VERSION__
 #include <stdint.h>
+#endif
 
 #include "core/hd.h"
 
@@ -92,7 +94,8 @@ TVMAF_HD uint32_t motion_h_abs(int32_t y0, int32_t y1, int32_t y2, int32_t y3, i
 
 /* Vertical pass at column j, 8 bits: p[k], c[k] are the previous and current
  * rows of tap k (see motion_tap_rows). */
-TVMAF_HD int32_t motion_v_col_8(const uint8_t *const p[5], const uint8_t *const c[5], unsigned j)
+TVMAF_HD int32_t motion_v_col_8(TVMAF_GLOBAL const uint8_t *const p[5],
+                                TVMAF_GLOBAL const uint8_t *const c[5], unsigned j)
 {
     return motion_v_8((int32_t)p[0][j] - c[0][j], (int32_t)p[1][j] - c[1][j],
                       (int32_t)p[2][j] - c[2][j], (int32_t)p[3][j] - c[3][j],
@@ -100,8 +103,9 @@ TVMAF_HD int32_t motion_v_col_8(const uint8_t *const p[5], const uint8_t *const 
 }
 
 /* Vertical pass at column j, 9..16 bits. */
-TVMAF_HD int32_t motion_v_col_16(const uint16_t *const p[5], const uint16_t *const c[5],
-                                 unsigned j, unsigned bpc)
+TVMAF_HD int32_t motion_v_col_16(TVMAF_GLOBAL const uint16_t *const p[5],
+                                 TVMAF_GLOBAL const uint16_t *const c[5], unsigned j,
+                                 unsigned bpc)
 {
     return motion_v_16((int32_t)p[0][j] - c[0][j], (int32_t)p[1][j] - c[1][j],
                        (int32_t)p[2][j] - c[2][j], (int32_t)p[3][j] - c[3][j],
@@ -111,8 +115,8 @@ TVMAF_HD int32_t motion_v_col_16(const uint16_t *const p[5], const uint16_t *con
 /* Vertical pass of row i, 8 bits: p[k], c[k] are the previous and current
  * rows of tap k (see motion_tap_rows). Writes y[0..w) and returns the OR of
  * them: 0 means the row adds nothing and its horizontal pass can be skipped. */
-TVMAF_HD int32_t motion_vrow_8(const uint8_t *const p[5], const uint8_t *const c[5],
-                               int32_t *y, unsigned w)
+TVMAF_HD int32_t motion_vrow_8(TVMAF_GLOBAL const uint8_t *const p[5],
+                               TVMAF_GLOBAL const uint8_t *const c[5], int32_t *y, unsigned w)
 {
     int32_t any = 0;
     for (unsigned j = 0; j < w; j++) {
@@ -123,8 +127,9 @@ TVMAF_HD int32_t motion_vrow_8(const uint8_t *const p[5], const uint8_t *const c
 }
 
 /* Vertical pass of row i, 9..16 bits; returns as motion_vrow_8. */
-TVMAF_HD int32_t motion_vrow_16(const uint16_t *const p[5], const uint16_t *const c[5],
-                                int32_t *y, unsigned w, unsigned bpc)
+TVMAF_HD int32_t motion_vrow_16(TVMAF_GLOBAL const uint16_t *const p[5],
+                                TVMAF_GLOBAL const uint16_t *const c[5], int32_t *y, unsigned w,
+                                unsigned bpc)
 {
     int32_t any = 0;
     for (unsigned j = 0; j < w; j++) {
@@ -163,7 +168,10 @@ TVMAF_HD uint32_t motion_hrow_sad(const int32_t *y, unsigned w)
  * the vertical pass over those columns and MOTION_RADIUS mirrored columns on
  * either side (MOTION_TILE_SLOTS slots of shared memory), then one horizontal
  * output per thread, and adds its uint32 sum into the row's uint32 (so a row
- * wraps modulo 2^32 as motion_hrow_sad does). */
+ * wraps modulo 2^32 as motion_hrow_sad does). The OpenCL twin (motion.cl)
+ * runs the same grid as work-groups of MOTION_TILE work-items, folds a tile's
+ * values in local memory (uint32, so modulo 2^32 as well) and adds it into
+ * the row's uint32 with atomic_add. */
 #define MOTION_TILE 256
 #define MOTION_TILE_SLOTS (MOTION_TILE + 2 * MOTION_RADIUS)
 /* CUDA's limit on a grid's y dimension: past it, blocks stride over rows */
@@ -179,6 +187,10 @@ TVMAF_HD uint64_t motion_sum_rows(const uint32_t *row_sad, unsigned h)
     return sad;
 }
 
+/* The double helpers below are host arithmetic the kernels do not need; under
+ * OpenCL they are compiled only where the device has fp64, so the motion
+ * program builds on devices without it. */
+#if !defined(__OPENCL_VERSION__) || defined(cl_khr_fp64)
 /* The per-frame value written as motion_sad_score. */
 TVMAF_HD double motion_sad_score(uint64_t sad, unsigned w, unsigned h, double fps_weight,
                                  double max_val)
@@ -193,5 +205,6 @@ TVMAF_HD double motion_blend(double score, double factor, double offset)
     const double lower = offset < score ? offset : score;
     return score * factor + (1 - factor) * lower;
 }
+#endif
 
 #endif

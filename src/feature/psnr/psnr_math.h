@@ -1,5 +1,6 @@
 /*
- * psnr: the arithmetic, written once for the CPU extractor and the CUDA twin.
+ * psnr: the arithmetic, written once for the CPU extractor and the CUDA and
+ * OpenCL twins.
  *
  * Integer part: a plane's sum of squared errors. The reference adds an 8-bit
  * row into a uint32 (|e| <= 255, so a row of up to 66051 samples cannot wrap)
@@ -14,7 +15,9 @@
 #ifndef TVMAF_PSNR_MATH_H
 #define TVMAF_PSNR_MATH_H
 
+#ifndef __OPENCL_VERSION__
 #include <stdint.h>
+#endif
 
 #include "core/hd.h"
 
@@ -59,16 +62,20 @@ TVMAF_HD uint32_t psnr_sample_se(unsigned r, unsigned d)
 #define PSNR_THREADS 256
 #define PSNR_GRID_X(h) (h)
 
-/* What thread t of a row's block adds (8-bit and 9..16-bit samples). */
-TVMAF_HD uint64_t psnr_lane_sse_8(const uint8_t *ref, const uint8_t *dis, unsigned t, unsigned w)
+/* What thread t of a row's block adds (8-bit and 9..16-bit samples). The
+ * OpenCL twin (psnr.cl) runs the same lanes, one work-group of PSNR_THREADS
+ * per row, folds them in local memory and stores the row's uint64 sum; the
+ * host adds the rows. */
+TVMAF_HD uint64_t psnr_lane_sse_8(TVMAF_GLOBAL const uint8_t *ref, TVMAF_GLOBAL const uint8_t *dis,
+                                  unsigned t, unsigned w)
 {
     uint64_t s = 0;
     for (unsigned x = t; x < w; x += PSNR_THREADS) s += psnr_sample_se(ref[x], dis[x]);
     return s;
 }
 
-TVMAF_HD uint64_t psnr_lane_sse_16(const uint16_t *ref, const uint16_t *dis, unsigned t,
-                                   unsigned w)
+TVMAF_HD uint64_t psnr_lane_sse_16(TVMAF_GLOBAL const uint16_t *ref,
+                                   TVMAF_GLOBAL const uint16_t *dis, unsigned t, unsigned w)
 {
     uint64_t s = 0;
     for (unsigned x = t; x < w; x += PSNR_THREADS) s += psnr_sample_se(ref[x], dis[x]);

@@ -40,7 +40,9 @@
 #ifndef TVMAF_VIF_MATH_H
 #define TVMAF_VIF_MATH_H
 
+#ifndef __OPENCL_VERSION__
 #include <stdint.h>
+#endif
 
 #include "core/hd.h"
 
@@ -59,8 +61,12 @@
     { 3571, 16004, 26386, 16004, 3571 }, \
     { 10904, 43728, 10904 } }
 
+/* Host and CUDA only: OpenCL C keeps program-scope data in __constant memory;
+ * the OpenCL twin uploads these very arrays from the host. */
+#ifndef __OPENCL_VERSION__
 static const unsigned vif_filter_width[VIF_N_SCALES] = VIF_FILTER_WIDTHS;
 static const uint16_t vif_filter_taps[VIF_N_SCALES][VIF_MAX_TAPS] = VIF_FILTER_TAPS;
+#endif
 
 /*
  * Smallest width and height scored. The mirror above reads inside the image
@@ -255,7 +261,9 @@ static const uint16_t vif_filter_taps[VIF_N_SCALES][VIF_MAX_TAPS] = VIF_FILTER_T
     65370, 65392, 65415, 65437, 65459, 65481, 65503, 65525 \
 }
 
+#ifndef __OPENCL_VERSION__ /* host only (the table is built on the host) */
 static const uint16_t vif_log2_steps[VIF_LOG2_N_STEPS] = VIF_LOG2_STEPS;
+#endif
 
 /* Entry for v in [2^15, 2^16): the base plus the number of steps at or below v. */
 TVMAF_HD uint16_t vif_log2_entry(const uint16_t *steps, unsigned v)
@@ -276,7 +284,10 @@ TVMAF_HD void vif_log2_table_fill(uint16_t *table, const uint16_t *steps)
         table[i] = vif_log2_entry(steps, VIF_LOG2_TABLE_LEN + i);
 }
 
-#if TVMAF_DEVICE_CODE
+#if defined(__OPENCL_VERSION__)
+#define VIF_CLZ32(x) ((int)clz((uint)(x)))
+#define VIF_CLZ64(x) ((int)clz((ulong)(x)))
+#elif TVMAF_DEVICE_CODE
 #define VIF_CLZ32(x) __clz((int)(x))
 #define VIF_CLZ64(x) __clzll((long long)(x))
 #else
@@ -286,14 +297,14 @@ TVMAF_HD void vif_log2_table_fill(uint16_t *table, const uint16_t *steps)
 
 /* 2048 log2(v) for v >= 2^15 (v has at most 32 bits): the leading 16 bits
  * index the table, the shift adds 2048 per dropped bit. */
-TVMAF_HD int32_t vif_log2_32(const uint16_t *table, uint32_t v)
+TVMAF_HD int32_t vif_log2_32(TVMAF_GLOBAL const uint16_t *table, uint32_t v)
 {
     const int k = 16 - VIF_CLZ32(v);
     return table[(v >> k) - VIF_LOG2_TABLE_LEN] + 2048 * k;
 }
 
 /* the same for 64-bit v >= 2^17 (the only values it receives) */
-TVMAF_HD int32_t vif_log2_64(const uint16_t *table, uint64_t v)
+TVMAF_HD int32_t vif_log2_64(TVMAF_GLOBAL const uint16_t *table, uint64_t v)
 {
     const int k = 48 - VIF_CLZ64(v);
     return table[(unsigned)(v >> k) - VIF_LOG2_TABLE_LEN] + 2048 * k;
@@ -372,7 +383,8 @@ TVMAF_HD void vif_sums_add(VifSums *dst, const VifSums *src)
  * moments before their final >> 16. Adds its contribution to *acc.
  */
 TVMAF_HD void vif_pixel(VifSums *acc, uint32_t mu1, uint32_t mu2, uint64_t xx, uint64_t yy,
-                        uint64_t xy, const uint16_t *log2_table, double gain_limit)
+                        uint64_t xy, TVMAF_GLOBAL const uint16_t *log2_table,
+                        double gain_limit)
 {
     /* products of means, rounded to 32 bits; moments rounded by >> 16 */
     const uint32_t mu1_sq = (uint32_t)(((uint64_t)mu1 * mu1 + 0x80000000u) >> 32);
@@ -430,7 +442,8 @@ TVMAF_HD void vif_pixel(VifSums *acc, uint32_t mu1, uint32_t mu2, uint64_t xx, u
  */
 
 /* sum of taps[k] * v[k step] over 16-bit samples: below 65536 * 65535 < 2^32 */
-TVMAF_HD uint32_t vif_filter_16(const uint16_t *v, int step, const uint16_t *taps, unsigned fw)
+TVMAF_HD uint32_t vif_filter_16(TVMAF_LOCAL const uint16_t *v, int step,
+                                TVMAF_GLOBAL const uint16_t *taps, unsigned fw)
 {
     uint32_t a = 0;
     for (unsigned k = 0; k < fw; k++) a += (uint32_t)taps[k] * v[(int)k * step];
@@ -438,7 +451,8 @@ TVMAF_HD uint32_t vif_filter_16(const uint16_t *v, int step, const uint16_t *tap
 }
 
 /* sum of taps[k] * v[k step] over 32-bit values (moments): below 2^48 */
-TVMAF_HD uint64_t vif_filter_32(const uint32_t *v, int step, const uint16_t *taps, unsigned fw)
+TVMAF_HD uint64_t vif_filter_32(TVMAF_LOCAL const uint32_t *v, int step,
+                                TVMAF_GLOBAL const uint16_t *taps, unsigned fw)
 {
     uint64_t a = 0;
     for (unsigned k = 0; k < fw; k++) a += (uint64_t)taps[k] * v[(int)k * step];
@@ -447,9 +461,9 @@ TVMAF_HD uint64_t vif_filter_32(const uint32_t *v, int step, const uint16_t *tap
 
 /* Vertical-pass sums of the second moments of reference x and distorted y
  * (16-bit samples: a product has 32 bits, a sum 48). */
-TVMAF_HD void vif_moments_16(const uint16_t *x, const uint16_t *y, int step,
-                             const uint16_t *taps, unsigned fw, uint64_t *xx, uint64_t *yy,
-                             uint64_t *xy)
+TVMAF_HD void vif_moments_16(TVMAF_LOCAL const uint16_t *x, TVMAF_LOCAL const uint16_t *y,
+                             int step, TVMAF_GLOBAL const uint16_t *taps, unsigned fw,
+                             uint64_t *xx, uint64_t *yy, uint64_t *xy)
 {
     uint64_t axx = 0, ayy = 0, axy = 0;
     for (unsigned k = 0; k < fw; k++) {
@@ -465,9 +479,9 @@ TVMAF_HD void vif_moments_16(const uint16_t *x, const uint16_t *y, int step,
 
 /* The same for 8-bit samples (held in 16-bit slots): a product has 16 bits
  * and a sum stays below 65536 * 255^2 < 2^32. */
-TVMAF_HD void vif_moments_8(const uint16_t *x, const uint16_t *y, int step,
-                            const uint16_t *taps, unsigned fw, uint32_t *xx, uint32_t *yy,
-                            uint32_t *xy)
+TVMAF_HD void vif_moments_8(TVMAF_LOCAL const uint16_t *x, TVMAF_LOCAL const uint16_t *y,
+                            int step, TVMAF_GLOBAL const uint16_t *taps, unsigned fw,
+                            uint32_t *xx, uint32_t *yy, uint32_t *xy)
 {
     uint32_t axx = 0, ayy = 0, axy = 0;
     for (unsigned k = 0; k < fw; k++) {

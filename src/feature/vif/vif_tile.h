@@ -32,8 +32,10 @@
 #ifndef TVMAF_VIF_TILE_H
 #define TVMAF_VIF_TILE_H
 
+#ifndef __OPENCL_VERSION__
 #include <stddef.h>
 #include <stdint.h>
+#endif
 
 #include "feature/vif/vif_math.h"
 
@@ -65,37 +67,38 @@ typedef struct VifTile {
     int is8;                /* 8-bit samples (scale 0 of 8-bit input only) */
     unsigned w, h;          /* this scale's size */
     int x0, y0;             /* the tile's first output column and row */
-    const uint16_t *taps;   /* filter of this scale */
-    const uint16_t *taps_n; /* filter of the next scale (s < 3) */
+    TVMAF_GLOBAL const uint16_t *taps;   /* filter of this scale */
+    TVMAF_GLOBAL const uint16_t *taps_n; /* filter of the next scale (s < 3) */
 } VifTile;
 
 /* A block's shared memory (sizes for the tile's scale, see the macros). */
 typedef struct VifTileMem {
-    uint16_t *in_r, *in_d;      /* VIF_IN_H x VIF_IN_W samples */
-    uint16_t *mu1, *mu2;        /* VIF_TILE_H x VIF_IN_W: statistic, vertical pass */
-    uint32_t *xx, *yy, *xy;
-    uint16_t *dv_r, *dv_d;      /* VIF_TILE_H / 2 x VIF_DV_W: low-pass, vertical pass */
+    TVMAF_LOCAL uint16_t *in_r, *in_d; /* VIF_IN_H x VIF_IN_W samples */
+    TVMAF_LOCAL uint16_t *mu1, *mu2;   /* VIF_TILE_H x VIF_IN_W: statistic, vertical pass */
+    TVMAF_LOCAL uint32_t *xx, *yy, *xy;
+    TVMAF_LOCAL uint16_t *dv_r, *dv_d; /* VIF_TILE_H / 2 x VIF_DV_W: low-pass, vertical pass */
 } VifTileMem;
 
 /* 1. The input tile, from planes of w x h samples, `pitch` bytes per row. */
-TVMAF_HD void vif_tile_load(unsigned t, const VifTile *tl, const unsigned char *ref,
-                            const unsigned char *dis, size_t pitch, const VifTileMem *m)
+TVMAF_HD void vif_tile_load(unsigned t, const VifTile *tl, TVMAF_GLOBAL const unsigned char *ref,
+                            TVMAF_GLOBAL const unsigned char *dis, size_t pitch,
+                            const VifTileMem *m)
 {
-    const int half = (int)VIF_HALF(tl->scale);
-    const unsigned in_w = VIF_TILE_W + 2 * (unsigned)half;
-    const unsigned n = (VIF_TILE_H + 2 * (unsigned)half) * in_w;
+    const int rad = (int)VIF_HALF(tl->scale);
+    const unsigned in_w = VIF_TILE_W + 2 * (unsigned)rad;
+    const unsigned n = (VIF_TILE_H + 2 * (unsigned)rad) * in_w;
     for (unsigned it = t; it < n; it += VIF_THREADS) {
-        const int y = tl->y0 - half + (int)(it / in_w);
-        const int x = tl->x0 - half + (int)(it % in_w);
-        if (y >= (int)tl->h + half || x >= (int)tl->w + half) continue;
+        const int y = tl->y0 - rad + (int)(it / in_w);
+        const int x = tl->x0 - rad + (int)(it % in_w);
+        if (y >= (int)tl->h + rad || x >= (int)tl->w + rad) continue;
         const size_t row = (size_t)vif_mirror(y, (int)tl->h) * pitch;
         const int col = vif_mirror(x, (int)tl->w);
         if (tl->is8) {
             m->in_r[it] = ref[row + (size_t)col];
             m->in_d[it] = dis[row + (size_t)col];
         } else {
-            m->in_r[it] = ((const uint16_t *)(ref + row))[col];
-            m->in_d[it] = ((const uint16_t *)(dis + row))[col];
+            m->in_r[it] = ((TVMAF_GLOBAL const uint16_t *)(ref + row))[col];
+            m->in_d[it] = ((TVMAF_GLOBAL const uint16_t *)(dis + row))[col];
         }
     }
 }
@@ -103,17 +106,17 @@ TVMAF_HD void vif_tile_load(unsigned t, const VifTile *tl, const unsigned char *
 /* 2. Vertical pass of the statistic. */
 TVMAF_HD void vif_tile_stat_v(unsigned t, const VifTile *tl, const VifTileMem *m)
 {
-    const unsigned half = VIF_HALF(tl->scale), fw = 2 * half + 1;
-    const unsigned in_w = VIF_TILE_W + 2 * half;
+    const unsigned rad = VIF_HALF(tl->scale), fw = 2 * rad + 1;
+    const unsigned in_w = VIF_TILE_W + 2 * rad;
     const unsigned mu_shift = vif_stat_mu_shift(tl->scale, tl->bpc);
     const unsigned sq_shift = vif_stat_sq_shift(tl->scale, tl->bpc);
     for (unsigned it = t; it < VIF_TILE_H * in_w; it += VIF_THREADS) {
         const unsigned r = it / in_w, c = it % in_w;
-        if (tl->y0 + (int)r >= (int)tl->h || tl->x0 + (int)c >= (int)(tl->w + 2 * half))
+        if (tl->y0 + (int)r >= (int)tl->h || tl->x0 + (int)c >= (int)(tl->w + 2 * rad))
             continue;
         /* the taps of output row r read tile rows r .. r + 2 half (every sum
          * before any store, so the compiler reads each sample once) */
-        const uint16_t *x = m->in_r + it, *y = m->in_d + it;
+        TVMAF_LOCAL const uint16_t *x = m->in_r + it, *y = m->in_d + it;
         const uint32_t mu1 = vif_filter_16(x, (int)in_w, tl->taps, fw);
         const uint32_t mu2 = vif_filter_16(y, (int)in_w, tl->taps, fw);
         uint32_t xx, yy, xy;
@@ -142,17 +145,17 @@ TVMAF_HD void vif_tile_stat_v(unsigned t, const VifTile *tl, const VifTileMem *m
  * rows (scale < 3). */
 TVMAF_HD void vif_tile_down_v(unsigned t, const VifTile *tl, const VifTileMem *m)
 {
-    const unsigned half = VIF_HALF(tl->scale), half_n = VIF_HALF(tl->scale + 1);
-    const unsigned fw = 2 * half_n + 1, in_w = VIF_TILE_W + 2 * half;
-    const unsigned dv_w = VIF_TILE_W + 2 * half_n;
+    const unsigned rad = VIF_HALF(tl->scale), rad_n = VIF_HALF(tl->scale + 1);
+    const unsigned fw = 2 * rad_n + 1, in_w = VIF_TILE_W + 2 * rad;
+    const unsigned dv_w = VIF_TILE_W + 2 * rad_n;
     const unsigned shift = vif_down_shift(tl->scale, tl->bpc);
     const int h2 = (int)(tl->h / 2);
     for (unsigned it = t; it < VIF_TILE_H / 2 * dv_w; it += VIF_THREADS) {
         const unsigned rr = it / dv_w, c = it % dv_w;
-        if (tl->y0 / 2 + (int)rr >= h2 || tl->x0 + (int)c >= (int)(tl->w + 2 * half_n))
+        if (tl->y0 / 2 + (int)rr >= h2 || tl->x0 + (int)c >= (int)(tl->w + 2 * rad_n))
             continue;
         /* source row y0 + 2 rr, taps from half_n rows above; column x0 - half_n + c */
-        const unsigned s = (2 * rr + half - half_n) * in_w + c + half - half_n;
+        const unsigned s = (2 * rr + rad - rad_n) * in_w + c + rad - rad_n;
         const uint32_t ar = vif_filter_16(m->in_r + s, (int)in_w, tl->taps_n, fw);
         const uint32_t ad = vif_filter_16(m->in_d + s, (int)in_w, tl->taps_n, fw);
         m->dv_r[it] = (uint16_t)vif_round_shift32(ar, shift);
@@ -162,10 +165,11 @@ TVMAF_HD void vif_tile_down_v(unsigned t, const VifTile *tl, const VifTileMem *m
 
 /* 4. Horizontal pass of the statistic and the per-pixel terms, added into *acc. */
 TVMAF_HD void vif_tile_stat_h(unsigned t, const VifTile *tl, const VifTileMem *m,
-                              const uint16_t *log2_table, double gain_limit, VifSums *acc)
+                              TVMAF_GLOBAL const uint16_t *log2_table, double gain_limit,
+                              VifSums *acc)
 {
-    const unsigned half = VIF_HALF(tl->scale), fw = 2 * half + 1;
-    const unsigned in_w = VIF_TILE_W + 2 * half;
+    const unsigned rad = VIF_HALF(tl->scale), fw = 2 * rad + 1;
+    const unsigned in_w = VIF_TILE_W + 2 * rad;
     for (unsigned it = t; it < VIF_TILE_H * VIF_TILE_W; it += VIF_THREADS) {
         const unsigned r = it / VIF_TILE_W, c = it % VIF_TILE_W;
         if (tl->y0 + (int)r >= (int)tl->h || tl->x0 + (int)c >= (int)tl->w) continue;
@@ -182,10 +186,11 @@ TVMAF_HD void vif_tile_stat_h(unsigned t, const VifTile *tl, const VifTileMem *m
 /* 5. Horizontal pass of the low-pass at the tile's even columns: samples of
  * the next scale, into out_r / out_d (16-bit, out_pitch bytes per row). */
 TVMAF_HD void vif_tile_down_h(unsigned t, const VifTile *tl, const VifTileMem *m,
-                              unsigned char *out_r, unsigned char *out_d, size_t out_pitch)
+                              TVMAF_GLOBAL unsigned char *out_r,
+                              TVMAF_GLOBAL unsigned char *out_d, size_t out_pitch)
 {
-    const unsigned half_n = VIF_HALF(tl->scale + 1), fw = 2 * half_n + 1;
-    const unsigned dv_w = VIF_TILE_W + 2 * half_n;
+    const unsigned rad_n = VIF_HALF(tl->scale + 1), fw = 2 * rad_n + 1;
+    const unsigned dv_w = VIF_TILE_W + 2 * rad_n;
     const int h2 = (int)(tl->h / 2), w2 = (int)(tl->w / 2);
     for (unsigned it = t; it < VIF_TILE_H / 2 * (VIF_TILE_W / 2); it += VIF_THREADS) {
         const unsigned rr = it / (VIF_TILE_W / 2), cc = it % (VIF_TILE_W / 2);
@@ -194,9 +199,9 @@ TVMAF_HD void vif_tile_down_h(unsigned t, const VifTile *tl, const VifTileMem *m
         /* output column 2 cc reads low-pass columns 2 cc .. 2 cc + 2 half_n */
         const unsigned v = rr * dv_w + 2 * cc;
         const size_t row = (size_t)oi * out_pitch;
-        ((uint16_t *)(out_r + row))[oj] = vif_down_sample(vif_filter_16(m->dv_r + v, 1,
+        ((TVMAF_GLOBAL uint16_t *)(out_r + row))[oj] = vif_down_sample(vif_filter_16(m->dv_r + v, 1,
                                                                         tl->taps_n, fw));
-        ((uint16_t *)(out_d + row))[oj] = vif_down_sample(vif_filter_16(m->dv_d + v, 1,
+        ((TVMAF_GLOBAL uint16_t *)(out_d + row))[oj] = vif_down_sample(vif_filter_16(m->dv_d + v, 1,
                                                                         tl->taps_n, fw));
     }
 }

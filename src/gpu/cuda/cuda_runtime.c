@@ -51,7 +51,6 @@
     X(cuEventElapsedTime)                                                                     \
     X(cuMemAlloc)                                                                             \
     X(cuMemFree)                                                                              \
-    X(cuMemGetAddressRange)                                                                   \
     X(cuMemHostAlloc)                                                                         \
     X(cuMemFreeHost)                                                                          \
     X(cuMemcpyHtoDAsync)                                                                      \
@@ -136,6 +135,11 @@ static int cu_fail(CUresult r, const char *what)
     return cu_errno(r);
 }
 
+void tvmaf_cuda_set_last_error(const char *what)
+{
+    snprintf(last_error, sizeof(last_error), "%s", what);
+}
+
 static int fail(int err, const char *what)
 {
     snprintf(last_error, sizeof(last_error), "%s", what);
@@ -192,28 +196,12 @@ static int driver_ready(void)
     return 0;
 }
 
-/* The device a context chose (TvmafConfiguration.gpu_index). */
-static int the_ordinal;
-
-int tvmaf_cuda_select(unsigned ordinal)
-{
-    if (ordinal > 1024)
-        return -EINVAL;
-    the_ordinal = (int)ordinal;
-    return 0;
-}
-
-static int selected_ordinal(void)
-{
-    return the_ordinal;
-}
-
-int tvmaf_cuda_available(void)
+int tvmaf_cuda_device_count(void)
 {
     int count = 0;
-    const int ordinal = selected_ordinal();
-    return driver_ready() == 0 && drv.cuDeviceGetCount(&count) == CUDA_SUCCESS &&
-           ordinal >= 0 && ordinal < count;
+    if (driver_ready() || drv.cuDeviceGetCount(&count) != CUDA_SUCCESS)
+        return 0;
+    return count;
 }
 
 /* ---- device ---------------------------------------------------------------- */
@@ -223,9 +211,12 @@ struct TvmafCudaDevice {
     CUdevice device;
     CUcontext ctx; /* the device's primary context, retained while refs > 0 */
     TvmafCudaDeviceInfo info;
+    TvmafHostAllocator pinned; /* page-locked picture memory on this device */
 };
 
-static TvmafCudaDevice the_device;
+/* One per device ordinal, opened by the first acquisition. */
+#define MAX_DEVICES 64
+static TvmafCudaDevice devices[MAX_DEVICES];
 static double open_ms; /* the last device_open: driver, cuInit, primary context */
 static double now_ms(void);
 
@@ -235,16 +226,13 @@ double tvmaf_cuda_open_ms(void)
 }
 static pthread_mutex_t device_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static int device_open(TvmafCudaDevice *d)
+static int device_open(TvmafCudaDevice *d, int ordinal)
 {
     int err = driver_ready();
     if (err)
         return err;
     int count = 0;
     CU_CHECK(cuDeviceGetCount, &count);
-    const int ordinal = selected_ordinal();
-    if (ordinal < 0)
-        return fail(-EINVAL, "not a CUDA device index");
     if (ordinal >= count) {
         snprintf(last_error, sizeof(last_error), "CUDA device %d requested, %d present",
                  ordinal, count);
@@ -265,24 +253,42 @@ static int device_open(TvmafCudaDevice *d)
     return 0;
 }
 
-int tvmaf_cuda_acquire(TvmafCudaDevice **dev, char *msg, size_t msg_len)
+static const TvmafHostAllocator pinned_template;
+
+int tvmaf_cuda_acquire(unsigned ordinal, TvmafCudaDevice **dev, char *msg, size_t msg_len)
 {
     *dev = NULL;
+    if (ordinal >= MAX_DEVICES) {
+        snprintf(last_error, sizeof(last_error), "CUDA device %u requested, at most %d "
+                 "supported", ordinal, MAX_DEVICES);
+        copy_msg(msg, msg_len);
+        return -ENODEV;
+    }
+    TvmafCudaDevice *d = &devices[ordinal];
     pthread_mutex_lock(&device_lock);
-    if (the_device.refs == 0) {
+    if (d->refs == 0) {
         const double t0 = now_ms();
-        const int err = device_open(&the_device);
+        const int err = device_open(d, (int)ordinal);
         open_ms = now_ms() - t0;
         if (err) {
             pthread_mutex_unlock(&device_lock);
             copy_msg(msg, msg_len);
             return err;
         }
+        d->pinned = pinned_template;
+        d->pinned.opaque = d;
     }
-    the_device.refs++;
-    *dev = &the_device;
+    d->refs++;
+    *dev = d;
     pthread_mutex_unlock(&device_lock);
     return 0;
+}
+
+void tvmaf_cuda_retain(TvmafCudaDevice *dev)
+{
+    pthread_mutex_lock(&device_lock);
+    dev->refs++;
+    pthread_mutex_unlock(&device_lock);
 }
 
 void tvmaf_cuda_release(TvmafCudaDevice *dev)
@@ -385,53 +391,17 @@ int tvmaf_cuda_event_elapsed_ms(float *ms, CUevent start, CUevent end)
 
 /* ---- memory ---------------------------------------------------------------- */
 
-/* Device memory allocated through this runtime, and the limit past which an
- * allocation fails as out of memory (0: none). */
-static size_t mem_in_use, mem_limit;
-static pthread_mutex_t mem_lock = PTHREAD_MUTEX_INITIALIZER;
-
-void tvmaf_cuda_set_mem_limit(size_t bytes)
-{
-    pthread_mutex_lock(&mem_lock);
-    mem_limit = bytes;
-    pthread_mutex_unlock(&mem_lock);
-}
-
 int tvmaf_cuda_mem_alloc(CUdeviceptr *ptr, size_t size)
 {
     COUNT(dev_allocs);
-    pthread_mutex_lock(&mem_lock);
-    const bool over = mem_limit && (size > mem_limit || mem_in_use > mem_limit - size);
-    if (!over) mem_in_use += size;
-    pthread_mutex_unlock(&mem_lock);
-    if (over) {
-        *ptr = 0;
-        snprintf(last_error, sizeof(last_error), "cuMemAlloc: %zu bytes would pass the device "
-                 "memory limit of %zu bytes (out of memory)", size, mem_limit);
-        return -ENOMEM;
-    }
-    const CUresult r = drv.cuMemAlloc(ptr, size);
-    if (r != CUDA_SUCCESS) {
-        pthread_mutex_lock(&mem_lock);
-        mem_in_use -= size;
-        pthread_mutex_unlock(&mem_lock);
-        return cu_fail(r, "cuMemAlloc");
-    }
+    CU_CHECK(cuMemAlloc, ptr, size);
     return 0;
 }
 
 int tvmaf_cuda_mem_free(CUdeviceptr ptr)
 {
-    if (!ptr)
-        return 0;
-    CUdeviceptr base = 0;
-    size_t size = 0;
-    if (drv.cuMemGetAddressRange(&base, &size, ptr) != CUDA_SUCCESS)
-        size = 0;
-    CU_CHECK(cuMemFree, ptr);
-    pthread_mutex_lock(&mem_lock);
-    mem_in_use -= size < mem_in_use ? size : mem_in_use;
-    pthread_mutex_unlock(&mem_lock);
+    if (ptr)
+        CU_CHECK(cuMemFree, ptr);
     return 0;
 }
 
@@ -644,11 +614,22 @@ int tvmaf_cuda_module_function(TvmafCudaModule *m, const char *name, CUfunction 
     return err ? err : pop_err;
 }
 
+/* Launches left before an injected failure; negative: none injected. */
+static long launches_left = -1;
+
+void tvmaf_cuda_inject_launch_failure(long after)
+{
+    __atomic_store_n(&launches_left, after, __ATOMIC_RELAXED);
+}
+
 int tvmaf_cuda_launch(CUfunction fn, unsigned grid_x, unsigned grid_y, unsigned grid_z,
                       unsigned block_x, unsigned block_y, unsigned block_z,
                       unsigned shared_bytes, CUstream stream, void **args)
 {
     COUNT(launches);
+    if (__atomic_load_n(&launches_left, __ATOMIC_RELAXED) >= 0 &&
+        __atomic_sub_fetch(&launches_left, 1, __ATOMIC_RELAXED) < 0)
+        return fail(-EIO, "cuLaunchKernel: failure injected by a test");
     CU_CHECK(cuLaunchKernel, fn, grid_x, grid_y, grid_z, block_x, block_y, block_z,
              shared_bytes, stream, args, NULL);
     return 0;
@@ -714,11 +695,12 @@ static double now_ms(void)
 
 static void *pinned_alloc(void *opaque, size_t size)
 {
-    (void)opaque;
     const double t0 = now_ms();
-    TvmafCudaDevice *dev;
+    TvmafCudaDevice *dev = NULL;
     char msg[8];
-    if (tvmaf_cuda_acquire(&dev, msg, sizeof(msg))) return NULL;
+    if (tvmaf_cuda_acquire((unsigned)((TvmafCudaDevice *)opaque)->info.ordinal, &dev, msg,
+                           sizeof(msg)))
+        return NULL;
     void *p = NULL;
     if (!tvmaf_cuda_push(dev)) {
         if (tvmaf_cuda_host_alloc(&p, size)) p = NULL;
@@ -734,9 +716,8 @@ static void *pinned_alloc(void *opaque, size_t size)
 
 static void pinned_free(void *opaque, void *ptr)
 {
-    (void)opaque;
     if (!ptr) return;
-    TvmafCudaDevice *dev = &the_device;
+    TvmafCudaDevice *dev = opaque;
     if (!tvmaf_cuda_push(dev)) {
         tvmaf_cuda_host_free(ptr);
         tvmaf_cuda_pop(dev);
@@ -744,11 +725,11 @@ static void pinned_free(void *opaque, void *ptr)
     tvmaf_cuda_release(dev);
 }
 
-static const TvmafHostAllocator pinned = { pinned_alloc, pinned_free, NULL };
+static const TvmafHostAllocator pinned_template = { pinned_alloc, pinned_free, NULL };
 
-const TvmafHostAllocator *tvmaf_cuda_pinned_allocator(void)
+const TvmafHostAllocator *tvmaf_cuda_pinned_allocator(TvmafCudaDevice *dev)
 {
-    return &pinned;
+    return &dev->pinned;
 }
 
 /* ---- kernel timing ----------------------------------------------------------- */
@@ -757,10 +738,10 @@ const TvmafHostAllocator *tvmaf_cuda_pinned_allocator(void)
 
 static struct {
     pthread_mutex_t lock;
-    int enabled; /* -1: not looked up yet */
+    int enabled; /* set by tvmaf_cuda_stats_enable (a context's TVMAF_GPU_STATS) */
     unsigned n;
     struct { char name[48]; double ms; unsigned long long count; } e[SPAN_NAMES];
-} spans = { PTHREAD_MUTEX_INITIALIZER, -1, 0, { { "", 0, 0 } } };
+} spans = { PTHREAD_MUTEX_INITIALIZER, 0, 0, { { "", 0, 0 } } };
 
 void tvmaf_cuda_stats_enable(int on)
 {

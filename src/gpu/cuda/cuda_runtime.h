@@ -7,7 +7,7 @@
  * CPU backend. cuda.h is included for its types only; calling a cu* function
  * directly from a twin would not link.
  *
- * Every call other than tvmaf_cuda_available, tvmaf_cuda_acquire and
+ * Every call other than tvmaf_cuda_device_count, tvmaf_cuda_acquire and
  * tvmaf_cuda_last_error needs a device acquired (the driver is loaded then).
  *
  * Threads. tvmaf_cuda_acquire/release, module load/unload and function lookup
@@ -34,29 +34,33 @@
 
 #include "core/picture_pool.h"
 
-#include "tvmaf/tvmaf.h" /* tvmaf_cuda_available() */
-
 typedef struct TvmafCudaDevice TvmafCudaDevice;
 typedef struct TvmafCudaModule TvmafCudaModule;
 
 typedef struct TvmafCudaDeviceInfo {
-    int ordinal;          /* CUDA device index (0, or TVMAF_CUDA_DEVICE) */
+    int ordinal;          /* CUDA device index */
     char name[256];
     int cc_major, cc_minor; /* compute capability */
     int sm_count;
     size_t total_mem;     /* bytes */
 } TvmafCudaDeviceInfo;
 
-/* Message of the last failed call on this thread ("" if none yet). */
+/* Message of the last failed call on this thread ("" if none yet); set
+ * stores a caller's own failure there. */
 const char *tvmaf_cuda_last_error(void);
+void tvmaf_cuda_set_last_error(const char *what);
+
+/* Devices present (0 without a driver). */
+int tvmaf_cuda_device_count(void);
 
 /*
- * Takes a reference to the process-wide device: device 0, or the index in the
- * environment variable TVMAF_CUDA_DEVICE. The first reference retains the
- * device's primary context; the last release lets it go (free the device
- * memory, streams and events first; modules hold their own reference).
+ * Takes a reference to device `ordinal`, shared in the process. The first
+ * reference retains the device's primary context; the last release lets it
+ * go (free the device memory, streams and events first; modules hold their
+ * own reference). retain adds a reference to a device already acquired.
  */
-int tvmaf_cuda_acquire(TvmafCudaDevice **dev, char *msg, size_t msg_len);
+int tvmaf_cuda_acquire(unsigned ordinal, TvmafCudaDevice **dev, char *msg, size_t msg_len);
+void tvmaf_cuda_retain(TvmafCudaDevice *dev);
 void tvmaf_cuda_release(TvmafCudaDevice *dev);
 const TvmafCudaDeviceInfo *tvmaf_cuda_device_info(const TvmafCudaDevice *dev);
 
@@ -81,8 +85,7 @@ int tvmaf_cuda_event_create_sync_only(CUevent *event);
 /* Work queued on `stream` after this call waits for `event`'s last record. */
 int tvmaf_cuda_stream_wait_event(CUstream stream, CUevent event);
 
-/* Device memory. Past the limit (0: none), an allocation fails with -ENOMEM. */
-void tvmaf_cuda_set_mem_limit(size_t bytes);
+/* Device memory. */
 int tvmaf_cuda_mem_alloc(CUdeviceptr *ptr, size_t size);
 int tvmaf_cuda_mem_free(CUdeviceptr ptr); /* 0 is ignored */
 
@@ -113,6 +116,9 @@ int tvmaf_cuda_module_function(TvmafCudaModule *module, const char *name,
                                CUfunction *fn);
 
 /* Launches fn (args: pointers to each kernel argument, as cuLaunchKernel). */
+/* For tests: the launch after `after` more launches fails (-EIO), and every
+ * one after it; negative: no failure injected. */
+void tvmaf_cuda_inject_launch_failure(long after);
 int tvmaf_cuda_launch(CUfunction fn, unsigned grid_x, unsigned grid_y, unsigned grid_z,
                       unsigned block_x, unsigned block_y, unsigned block_z,
                       unsigned shared_bytes, CUstream stream, void **args);
@@ -123,18 +129,18 @@ int tvmaf_cuda_stage_alloc(void **ptr, size_t size);
 void tvmaf_cuda_stage_free(void *ptr, size_t size);
 
 /*
- * Page-locked host memory for pictures (core/picture_pool.h): a context on
- * this backend installs it with TVMAF_CUDA_PINNED=1, so frames are read
+ * Page-locked host memory for pictures (core/picture_pool.h) on `dev`: a
+ * context with TVMAF_GPU_PINNED_PICTURES installs it, so frames are read
  * straight into memory the device copies from (by default the workers copy
  * into their staging buffers instead). Each block keeps the device acquired
  * while it lives.
  */
-const TvmafHostAllocator *tvmaf_cuda_pinned_allocator(void);
+const TvmafHostAllocator *tvmaf_cuda_pinned_allocator(TvmafCudaDevice *dev);
 /* Buffers it allocated so far and the milliseconds that took. */
 void tvmaf_cuda_pinned_stats(unsigned long long *n, double *ms);
 
 /*
- * Steady-state accounting (environment TVMAF_CUDA_STATS=1): every call of
+ * Steady-state accounting (a context's TVMAF_GPU_STATS): every call of
  * this runtime that launches, synchronises, allocates or copies is counted,
  * always; spans time a twin's device work with a pair of events, only when
  * the statistics are enabled (otherwise they cost nothing).
@@ -145,8 +151,6 @@ typedef struct TvmafCudaCounts {
 void tvmaf_cuda_counts(TvmafCudaCounts *c);
 int tvmaf_cuda_stats_enabled(void);
 void tvmaf_cuda_stats_enable(int on);
-/* The device later acquisitions open (default 0). */
-int tvmaf_cuda_select(unsigned ordinal);
 /* Milliseconds the device took to open (driver load, cuInit, primary context). */
 double tvmaf_cuda_open_ms(void);
 

@@ -1,9 +1,10 @@
 /*
- * A reference/distorted picture pair on the device: the planes the twins'
- * kernels read. The context owns one per worker thread (allocated once) and
- * uploads each frame into it once, whatever the number of twins; a twin
- * makes its stream wait for `ready` and reads the planes. The luma planes
- * only, when every twin in use reads luma only. Feature-independent.
+ * A reference/distorted picture pair on a CUDA device: the planes the twins'
+ * kernels read (core's TvmafDeviceFrame, as this backend defines it). The
+ * backend owns one per worker thread (allocated once) and uploads each frame
+ * into it once, whatever the number of twins; a twin makes its stream wait
+ * for `ready` and reads the planes. The luma planes only, when every twin in
+ * use reads luma only. Feature-independent.
  *
  * The device planes have the layout of tvmaf_picture_alloc's pictures
  * (core/picture_pool.h), so a picture goes up as one contiguous block: its
@@ -11,8 +12,8 @@
  * copies both pictures' blocks into the frame's own page-locked staging
  * buffer (allocated on the frame's first upload, by the worker, so the
  * workers set theirs up in parallel) and sends them with one DMA. Pictures
- * that are page-locked already (TVMAF_CUDA_PINNED=1) go straight up, and
- * pictures of another layout (built by an API user) plane by plane from
+ * that are page-locked already (TVMAF_GPU_PINNED_PICTURES) go straight up,
+ * and pictures of another layout (built by an API user) plane by plane from
  * their own memory through the driver.
  *
  * Reuse: the next upload into a frame may start once every twin that waited
@@ -20,13 +21,13 @@
  * a worker's frames one after the other, each twin synchronising its stream
  * before its extract returns.
  */
-#ifndef TVMAF_GPU_CUDA_TWIN_FRAME_H
-#define TVMAF_GPU_CUDA_TWIN_FRAME_H
+#ifndef TVMAF_GPU_CUDA_DEVICE_FRAME_H
+#define TVMAF_GPU_CUDA_DEVICE_FRAME_H
 
 #include "core/feature.h"
 #include "gpu/cuda/cuda_runtime.h"
 
-typedef struct TvmafTwinFrame {
+struct TvmafDeviceFrame {
     CUdeviceptr d_ref[3], d_dis[3];
     size_t pitch[3];         /* bytes per row on the device, per plane */
     unsigned pw[3], ph[3];
@@ -40,19 +41,19 @@ typedef struct TvmafTwinFrame {
     size_t copy_bytes;       /* bytes of one picture copied: its luma, or all */
     unsigned char *h_stage;  /* page-locked, 2 x copy_bytes */
     TvmafCudaSpan span;
-} TvmafTwinFrame;
+};
 
-/* Call with the device's context current. n_planes: 1 or 3. */
-int tvmaf_twin_frame_alloc(TvmafTwinFrame *f, const TvmafVideoInfo *vi, unsigned n_planes);
-void tvmaf_twin_frame_free(TvmafTwinFrame *f);
-/* Queues the upload of both pictures and records `ready` (context current). */
-int tvmaf_twin_frame_upload(TvmafTwinFrame *f, const TvmafPicture *ref, const TvmafPicture *dis);
-/* The current frame's device copy, for a twin's extract (NULL outside the
- * context's CUDA path); defined by the context. */
-const TvmafTwinFrame *tvmaf_twin_frame_of(const TvmafSink *sink);
-
+/* Call with the device's context current. n_planes: 1 or 3. The device
+ * buffer comes from `gpu`'s memory (its limit applies). */
+int tvmaf_cuda_frame_alloc(TvmafDeviceFrame *f, TvmafGpu *gpu, const TvmafVideoInfo *vi,
+                           unsigned n_planes);
+void tvmaf_cuda_frame_free(TvmafDeviceFrame *f, TvmafGpu *gpu);
+/* Queues the upload of both pictures and records `ready` (context current);
+ * `pinned`: the device's page-locked picture allocator. */
+int tvmaf_cuda_frame_upload(TvmafDeviceFrame *f, const TvmafPicture *ref, const TvmafPicture *dis,
+                            const TvmafHostAllocator *pinned);
 /* Adds the last upload's device time to the statistics; call once work that
  * waited for `ready` has been synchronised. */
-int tvmaf_twin_frame_account(TvmafTwinFrame *f);
+int tvmaf_cuda_frame_account(TvmafDeviceFrame *f);
 
 #endif

@@ -2,9 +2,11 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "gpu/cuda/twin_frame.h"
+#include "gpu/cuda/cuda_backend.h"
+#include "gpu/cuda/device_frame.h"
 
-int tvmaf_twin_frame_alloc(TvmafTwinFrame *f, const TvmafVideoInfo *vi, unsigned n_planes)
+int tvmaf_cuda_frame_alloc(TvmafDeviceFrame *f, TvmafGpu *gpu, const TvmafVideoInfo *vi,
+                           unsigned n_planes)
 {
     memset(f, 0, sizeof(*f));
     size_t stride[3], off[3], total;
@@ -17,12 +19,12 @@ int tvmaf_twin_frame_alloc(TvmafTwinFrame *f, const TvmafVideoInfo *vi, unsigned
     /* the pictures' layout: luma first, so the luma alone is a prefix */
     f->copy_bytes = n_planes == 1 ? stride[0] * f->ph[0] : total;
     f->size = 2 * f->copy_bytes; /* reference, then distorted */
-    int err = tvmaf_cuda_mem_alloc(&f->d_buf, f->size);
+    int err = tvmaf_cuda_gpu_alloc(gpu, &f->d_buf, f->size);
     if (!err) err = tvmaf_cuda_stream_create(&f->stream);
     if (!err) err = tvmaf_cuda_event_create_sync_only(&f->ready);
     if (!err) err = tvmaf_cuda_span_init(&f->span);
     if (err) {
-        tvmaf_twin_frame_free(f);
+        tvmaf_cuda_frame_free(f, gpu);
         return err;
     }
     for (unsigned p = 0; p < n_planes; p++) {
@@ -33,19 +35,19 @@ int tvmaf_twin_frame_alloc(TvmafTwinFrame *f, const TvmafVideoInfo *vi, unsigned
     return 0;
 }
 
-void tvmaf_twin_frame_free(TvmafTwinFrame *f)
+void tvmaf_cuda_frame_free(TvmafDeviceFrame *f, TvmafGpu *gpu)
 {
     if (f->stream) tvmaf_cuda_stream_synchronize(f->stream);
     tvmaf_cuda_span_destroy(&f->span);
     tvmaf_cuda_event_destroy(f->ready);
     tvmaf_cuda_stream_destroy(f->stream);
-    tvmaf_cuda_mem_free(f->d_buf);
+    tvmaf_cuda_gpu_free(gpu, f->d_buf, f->size);
     tvmaf_cuda_stage_free(f->h_stage, f->size);
     memset(f, 0, sizeof(*f));
 }
 
 /* Queues one picture's planes into the device planes `dst`. */
-static int upload_picture(TvmafTwinFrame *f, const TvmafPicture *pic, const CUdeviceptr *dst)
+static int upload_picture(TvmafDeviceFrame *f, const TvmafPicture *pic, const CUdeviceptr *dst)
 {
     if (tvmaf_picture_has_layout(pic))
         return tvmaf_cuda_copy_h2d(dst[0], pic->data[0], f->copy_bytes, f->stream);
@@ -58,9 +60,9 @@ static int upload_picture(TvmafTwinFrame *f, const TvmafPicture *pic, const CUde
     return 0;
 }
 
-int tvmaf_twin_frame_upload(TvmafTwinFrame *f, const TvmafPicture *ref, const TvmafPicture *dis)
+int tvmaf_cuda_frame_upload(TvmafDeviceFrame *f, const TvmafPicture *ref, const TvmafPicture *dis,
+                            const TvmafHostAllocator *pinned)
 {
-    const TvmafHostAllocator *pinned = tvmaf_cuda_pinned_allocator();
     const bool staged = tvmaf_picture_has_layout(ref) && tvmaf_picture_has_layout(dis) &&
                         !(tvmaf_picture_is_pinned(ref, pinned) && tvmaf_picture_is_pinned(dis, pinned));
     int err;
@@ -82,7 +84,7 @@ int tvmaf_twin_frame_upload(TvmafTwinFrame *f, const TvmafPicture *ref, const Tv
     return err;
 }
 
-int tvmaf_twin_frame_account(TvmafTwinFrame *f)
+int tvmaf_cuda_frame_account(TvmafDeviceFrame *f)
 {
     /* called once the twins have synchronised on work that waited for
      * `ready`, so both events have completed */

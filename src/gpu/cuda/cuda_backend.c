@@ -1,0 +1,254 @@
+/*
+ * The CUDA backend: opens the context's device on a thread of its own (the
+ * driver's start-up and the primary context take a few hundred milliseconds
+ * on the H200 host, spent while the caller loads models and reads the first
+ * frames), keeps the per-worker device frames, counts device memory against
+ * the context's limit and prints the statistics.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/device_budget.h"
+#include "gpu/cuda/cuda_backend.h"
+#include "gpu/cuda/device_frame.h"
+
+/* Steady-state statistics count from this frame on. */
+#define STATS_FROM 64u
+
+struct TvmafGpu {
+    unsigned ordinal;
+    bool pinned; /* pictures come from page-locked memory */
+    bool stats;
+    /* the open, on its own thread until ready() */
+    pthread_t opener;
+    bool opening;
+    int open_err;
+    char open_msg[320];
+    TvmafCudaDevice *dev;
+    /* device memory of this context */
+    TvmafDeviceBudget mem;
+    /* one device copy of the frame per worker */
+    TvmafDeviceFrame *frames;
+    unsigned n_frames;
+    /* statistics */
+    TvmafCudaCounts counts0;
+    unsigned long long pic_allocs0;
+    struct timespec t0;
+    double t_open, t_ready, t_frames, t_first_done; /* ms, monotonic */
+};
+
+static double mono_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+}
+
+TvmafCudaDevice *tvmaf_cuda_gpu_device(TvmafGpu *gpu)
+{
+    return gpu->dev;
+}
+
+int tvmaf_cuda_gpu_alloc(TvmafGpu *gpu, CUdeviceptr *ptr, size_t size)
+{
+    *ptr = 0;
+    char why[200];
+    if (tvmaf_budget_take(&gpu->mem, size, why, sizeof(why))) {
+        tvmaf_cuda_set_last_error(why);
+        return -ENOMEM;
+    }
+    int err = tvmaf_cuda_mem_alloc(ptr, size);
+    if (err) tvmaf_budget_give(&gpu->mem, size);
+    return err;
+}
+
+void tvmaf_cuda_gpu_free(TvmafGpu *gpu, CUdeviceptr ptr, size_t size)
+{
+    if (!ptr) return; /* never allocated */
+    tvmaf_cuda_mem_free(ptr);
+    tvmaf_budget_give(&gpu->mem, size);
+}
+
+static int available(unsigned gpu_index)
+{
+    return (int)gpu_index < tvmaf_cuda_device_count();
+}
+
+static void *open_device(void *arg)
+{
+    TvmafGpu *gpu = arg;
+    gpu->open_err = tvmaf_cuda_acquire(gpu->ordinal, &gpu->dev, gpu->open_msg,
+                                       sizeof(gpu->open_msg));
+    return NULL;
+}
+
+static int open_gpu(TvmafGpu **out, const TvmafConfiguration *cfg, char *msg, size_t len)
+{
+    TvmafGpu *gpu = calloc(1, sizeof(*gpu));
+    if (!gpu) {
+        snprintf(msg, len, "out of memory");
+        return -ENOMEM;
+    }
+    gpu->ordinal = cfg->gpu_index;
+    gpu->pinned = cfg->gpu_flags & TVMAF_GPU_PINNED_PICTURES;
+    gpu->stats = cfg->gpu_flags & TVMAF_GPU_STATS;
+    gpu->mem.limit = cfg->gpu_mem_limit;
+    if (gpu->stats) tvmaf_cuda_stats_enable(1);
+    gpu->t_open = mono_ms();
+    /* with page-locked pictures the allocator (of the device) is needed
+     * before the first picture is read: open now */
+    gpu->opening = !gpu->pinned && !pthread_create(&gpu->opener, NULL, open_device, gpu);
+    if (!gpu->opening) {
+        open_device(gpu);
+        gpu->t_ready = mono_ms();
+    }
+    /* Pictures stay in ordinary memory and each worker copies the frame into
+     * its own page-locked staging buffer (device_frame.c): page-locking every
+     * picture buffer costs 2-7 ms each (3-12 MB, H200 host) for the dozens in
+     * flight, which a run of a few hundred frames never earns back.
+     * TVMAF_GPU_PINNED_PICTURES page-locks them instead (uploaded straight
+     * from them), to measure the trade. */
+    if (gpu->pinned && !gpu->open_err)
+        tvmaf_picture_set_allocator(tvmaf_cuda_pinned_allocator(gpu->dev));
+    *out = gpu;
+    return 0;
+}
+
+static int ready(TvmafGpu *gpu, char *msg, size_t len)
+{
+    if (gpu->opening) {
+        pthread_join(gpu->opener, NULL);
+        gpu->opening = false;
+        gpu->t_ready = mono_ms();
+    }
+    if (gpu->open_err) snprintf(msg, len, "%s", gpu->open_msg);
+    return gpu->open_err;
+}
+
+static int frames_alloc(TvmafGpu *gpu, const TvmafVideoInfo *vi, unsigned planes, unsigned n,
+                        char *msg, size_t len)
+{
+    gpu->frames = calloc(n, sizeof(*gpu->frames));
+    if (!gpu->frames) {
+        snprintf(msg, len, "out of memory for %u device frames", n);
+        return -ENOMEM;
+    }
+    int err = tvmaf_cuda_push(gpu->dev);
+    if (err) {
+        snprintf(msg, len, "%s", tvmaf_cuda_last_error());
+        return err;
+    }
+    for (; gpu->n_frames < n; gpu->n_frames++)
+        if ((err = tvmaf_cuda_frame_alloc(&gpu->frames[gpu->n_frames], gpu, vi, planes)))
+            break;
+    if (err)
+        snprintf(msg, len, "cannot allocate the device frames (%s)", tvmaf_cuda_last_error());
+    tvmaf_cuda_pop(gpu->dev);
+    gpu->t_frames = mono_ms();
+    return err;
+}
+
+static int frame_upload(TvmafGpu *gpu, unsigned w, const TvmafPicture *ref,
+                        const TvmafPicture *dis, const TvmafDeviceFrame **frame, char *msg,
+                        size_t len)
+{
+    TvmafDeviceFrame *f = &gpu->frames[w];
+    *frame = f;
+    int err = tvmaf_cuda_push(gpu->dev);
+    if (!err) {
+        err = tvmaf_cuda_frame_upload(f, ref, dis, tvmaf_cuda_pinned_allocator(gpu->dev));
+        tvmaf_cuda_pop(gpu->dev);
+    }
+    if (err) snprintf(msg, len, "%s", tvmaf_cuda_last_error());
+    return err;
+}
+
+static void frame_done(TvmafGpu *gpu, unsigned w, unsigned index)
+{
+    if (!gpu->stats) return;
+    tvmaf_cuda_frame_account(&gpu->frames[w]);
+    if (index == 0) gpu->t_first_done = mono_ms();
+}
+
+static void frame_submitted(TvmafGpu *gpu, unsigned index)
+{
+    if (!gpu->stats || index != STATS_FROM) return;
+    tvmaf_cuda_counts(&gpu->counts0);
+    gpu->pic_allocs0 = tvmaf_picture_alloc_count();
+    clock_gettime(CLOCK_MONOTONIC, &gpu->t0);
+}
+
+/* Per frame from STATS_FROM on: calls of the runtime and picture buffers
+ * allocated, then the device time of each twin and of the uploads. */
+static void stats(TvmafGpu *gpu, unsigned n_frames)
+{
+    if (!gpu->stats) return;
+    if (n_frames > STATS_FROM) {
+        TvmafCudaCounts c;
+        tvmaf_cuda_counts(&c);
+        struct timespec t1;
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        const double n = n_frames - STATS_FROM;
+        const double s = (t1.tv_sec - gpu->t0.tv_sec) + 1e-9 * (t1.tv_nsec - gpu->t0.tv_nsec);
+        fprintf(stderr, "tvmaf cuda stats: frames %u..%u, %.1f fps; per frame: host "
+                "allocations %.3f (picture buffers %.3f), device allocations %.3f, kernel "
+                "launches %.2f, synchronisations %.2f, copies %.2f\n", STATS_FROM, n_frames - 1,
+                n / s, (c.host_allocs - gpu->counts0.host_allocs) / n,
+                (tvmaf_picture_alloc_count() - gpu->pic_allocs0) / n,
+                (c.dev_allocs - gpu->counts0.dev_allocs) / n,
+                (c.launches - gpu->counts0.launches) / n, (c.syncs - gpu->counts0.syncs) / n,
+                (c.copies - gpu->counts0.copies) / n);
+    }
+    tvmaf_cuda_spans_print(stderr);
+    unsigned long long np;
+    double pms;
+    tvmaf_cuda_pinned_stats(&np, &pms);
+    fprintf(stderr, "tvmaf cuda stats: start-up: device ready at %.1f ms, frames allocated "
+            "at %.1f ms, first frame scored at %.1f ms, flush at %.1f ms; page-locked picture "
+            "buffers %llu (%.1f ms); device opened in %.1f ms; device memory %zu bytes\n",
+            gpu->t_ready - gpu->t_open, gpu->t_frames - gpu->t_open,
+            gpu->t_first_done - gpu->t_open, mono_ms() - gpu->t_open, np, pms,
+            tvmaf_cuda_open_ms(), atomic_load(&gpu->mem.used));
+}
+
+static void close_gpu(TvmafGpu *gpu)
+{
+    if (!gpu) return;
+    const double t_close = mono_ms();
+    char msg[sizeof(gpu->open_msg)];
+    ready(gpu, msg, sizeof(msg));
+    if (gpu->n_frames && !tvmaf_cuda_push(gpu->dev)) {
+        for (unsigned i = 0; i < gpu->n_frames; i++) tvmaf_cuda_frame_free(&gpu->frames[i], gpu);
+        tvmaf_cuda_pop(gpu->dev);
+    }
+    free(gpu->frames);
+    /* cached page-locked buffers go; pictures still held keep theirs */
+    if (gpu->pinned && gpu->dev) {
+        tvmaf_picture_set_allocator(NULL);
+        tvmaf_picture_cache_drop(tvmaf_cuda_pinned_allocator(gpu->dev));
+    }
+    if (gpu->dev) tvmaf_cuda_release(gpu->dev);
+    if (gpu->stats)
+        fprintf(stderr, "tvmaf cuda stats: device released in %.1f ms\n", mono_ms() - t_close);
+    free(gpu);
+}
+
+const TvmafBackendOps tvmaf_backend_cuda = {
+    .id = TVMAF_BACKEND_CUDA,
+    .name = "cuda",
+    .available = available,
+    .open = open_gpu,
+    .ready = ready,
+    .frames_alloc = frames_alloc,
+    .frame_upload = frame_upload,
+    .frame_done = frame_done,
+    .frame_submitted = frame_submitted,
+    .stats = stats,
+    .close = close_gpu,
+    .last_error = tvmaf_cuda_last_error,
+};

@@ -1,0 +1,25 @@
+/*
+ * The CUDA backend behind core's backend interface (core/backend.h): a
+ * context's device (TvmafGpu, as this backend defines it), its memory budget,
+ * the per-worker device frames and the statistics. Twins reach the device
+ * through the twin base (cuda_twin.h), which uses the calls below.
+ */
+#ifndef TVMAF_GPU_CUDA_BACKEND_H
+#define TVMAF_GPU_CUDA_BACKEND_H
+
+#include "core/backend.h"
+#include "gpu/cuda/cuda_runtime.h"
+
+extern const TvmafBackendOps tvmaf_backend_cuda;
+
+/* The context's device (open: the context waited for it before any twin's
+ * init_device). */
+TvmafCudaDevice *tvmaf_cuda_gpu_device(TvmafGpu *gpu);
+
+/* Device memory counted against the context's limit (gpu_mem_limit): past
+ * it, -ENOMEM with a message naming the limit (tvmaf_cuda_last_error). Free
+ * with the size allocated. Context current. */
+int tvmaf_cuda_gpu_alloc(TvmafGpu *gpu, CUdeviceptr *ptr, size_t size);
+void tvmaf_cuda_gpu_free(TvmafGpu *gpu, CUdeviceptr ptr, size_t size);
+
+#endif
