@@ -36,6 +36,9 @@ def env_without_path():
     return env
 
 
+ADM_DIV = []  # the --adm-div arguments of every run (choose_adm_division)
+
+
 def score(exe, clip, clip_dir, args, env):
     """Runs tvmaf; returns (parsed JSON, None) or (None, error)."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -43,7 +46,7 @@ def score(exe, clip, clip_dir, args, env):
         cmd = [exe, '-r', os.path.join(clip_dir, clip['name'] + '.ref.yuv'),
                '-d', os.path.join(clip_dir, clip['name'] + '.dis.yuv'),
                '-w', str(clip['w']), '-h', str(clip['h']), '-p', clip['layout'],
-               '-b', str(clip['bits']), '-q', '--json', '-o', out, '--precision', 'max'] + args
+               '-b', str(clip['bits']), '-q', '--json', '-o', out, '--precision', 'max'] + args + ADM_DIV
         p = subprocess.run(cmd, capture_output=True, text=True, env=env)
         if p.returncode != 0:
             return None, ' '.join(cmd) + '\n' + p.stderr.strip()
@@ -91,7 +94,7 @@ def main():
               f'embedded {embedded}, folder {mine}')
 
     subprocess.run(['bash', os.path.join(shared, 'testdata', 'make_clips.sh'), a.clips], check=True)
-    choose_adm_division(exe)
+    ADM_DIV[:] = choose_adm_division(exe)
     clips = {c['name']: c for c in read_clips(shared)}
     cups = clips['cups_576x324']
     goldens = os.path.join(shared, 'testdata', 'goldens')

@@ -28,14 +28,14 @@ def main():
     exe = os.path.abspath(a.tvmaf)
     res = Result()
     subprocess.run(['bash', os.path.join(a.shared, 'testdata', 'make_clips.sh'), a.clips], check=True)
-    choose_adm_division(exe)
+    adm_div = choose_adm_division(exe)
     clip = ['-r', os.path.join(a.clips, 'cups_576x324.ref.yuv'), '-d', os.path.join(a.clips, 'cups_576x324.dis.yuv'),
             '-w', '576', '-h', '324', '-p', '420', '-b', '8', '-q', '--json']
 
     def run(args):
         with tempfile.TemporaryDirectory() as tmp:
             out = os.path.join(tmp, 'out.json')
-            p = subprocess.run([exe] + clip + ['-o', out] + args, capture_output=True, text=True)
+            p = subprocess.run([exe] + clip + ['-o', out] + args + adm_div, capture_output=True, text=True)
             if p.returncode:
                 return None, p.stderr.strip()
             with open(out) as f:

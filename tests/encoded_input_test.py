@@ -39,10 +39,13 @@ FEATURES = {
 }
 
 
+ADM_DIV = []  # the --adm-div arguments of every run (choose_adm_division)
+
+
 def run(exe, inputs, args):
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, 'out.json')
-        cmd = [exe] + inputs + ['-q', '--json', '-o', out, '--precision', 'max'] + args
+        cmd = [exe] + inputs + ['-q', '--json', '-o', out, '--precision', 'max'] + args + ADM_DIV
         p = subprocess.run(cmd, capture_output=True, text=True)
         if p.returncode != 0:
             return None, ' '.join(cmd) + '\n' + p.stderr.strip()
@@ -64,7 +67,7 @@ def main():
         print('this build reads no encoded video (no FFmpeg): skipped')
         return 77
     subprocess.run(['bash', os.path.join(shared, 'testdata', 'make_clips.sh'), a.clips], check=True)
-    choose_adm_division(exe)
+    ADM_DIV[:] = choose_adm_division(exe)
 
     for clip in read_clips(shared):
         name = clip['name']
