@@ -514,9 +514,19 @@ int main(void)
                                 REPLAY_SET(seqs, wide_fills), .n_frames = 2 };
     replay_matrix(&wide, run_case);
 
+    static const ReplayFill rnd[][REPLAY_MAX_FRAMES] = { { REPLAY_RANDOM } };
+    /* the bilinear scaler's widest output (7680) and one past it */
+    static const char *const bil_opts[] = { "vif_prescale=2.0:vif_prescale_method=bilinear" };
+    static const ReplaySize bil_sizes[] = { { 3840, 17 }, { 3841, 17 } };
+    static const unsigned d8[] = { 8 };
+    const ReplayMatrix bil = { .name = "float_vif bilinear width limit",
+                               REPLAY_SET(opts, bil_opts), REPLAY_SET(fmts, replay_400),
+                               REPLAY_SET(sizes, bil_sizes), REPLAY_SET(depths, d8),
+                               REPLAY_SET(seqs, rnd) };
+    replay_matrix(&bil, run_case);
+
     static const char *const grid_opts[] = { "debug=true" };
     static const ReplaySize tall[] = { { 40, 70 }, { 33, 97 } };
-    static const ReplayFill rnd[][REPLAY_MAX_FRAMES] = { { REPLAY_RANDOM } };
     const ReplayMatrix grid = { .name = "float_vif row stride (2 blocks in y)",
                                 REPLAY_SET(opts, grid_opts), REPLAY_SET(fmts, replay_400),
                                 REPLAY_SET(sizes, tall), REPLAY_SET(depths, replay_8_16),

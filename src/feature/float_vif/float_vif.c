@@ -1,7 +1,8 @@
 /*
  * float_vif on the CPU: vif_scale0..3 (and with debug the num/den sums),
  * equal to libvmaf's float_vif extractor bit for bit. The arithmetic is in
- * float_vif_math.h.
+ * float_vif_math.h; the options, checks and outputs (tvmaf_float_vif_setup,
+ * tvmaf_float_vif_report) are shared with the CUDA twin (float_vif_state.h).
  *
  * The work is done a row at a time: for each output row the vertical pass
  * fills one row of each quantity (with room for the mirrored margins), the

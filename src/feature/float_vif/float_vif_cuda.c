@@ -223,7 +223,10 @@ static int launch_frame(FloatVifCuda *s, const TvmafDeviceFrame *f)
                                           1, FVIF_ROW_THREADS, 1, r_args)))
             return err;
     }
-    return tvmaf_cuda_copy_d2h(s->h_rows, s->d_rows, sizeof(float) * s->rows_n, t->stream);
+    /* the rows of the scales computed (a skipped scale 0's are never written) */
+    const size_t first = s->rows_off[p->start];
+    return tvmaf_cuda_copy_d2h(s->h_rows + first, s->d_rows + sizeof(float) * first,
+                               sizeof(float) * (s->rows_n - first), t->stream);
 }
 
 #undef GX

@@ -1,6 +1,7 @@
 /*
  * float_vif (libvmaf's floating-point VIF): the arithmetic, written once for
- * the CPU extractor and a later device twin. float_motion borrows the
+ * the CPU extractor (float_vif.c) and the CUDA twin (float_vif.cu; its
+ * decomposition is described below, "The CUDA twin's decomposition"). float_motion borrows the
  * separable filter and the bilinear scaler from here (its blur and its
  * half-size pass are these exact operations).
  *
