@@ -1,9 +1,9 @@
 /*
  * float_vif (libvmaf's floating-point VIF): the arithmetic, written once for
- * the CPU extractor (float_vif.c) and the CUDA twin (float_vif.cu; its
- * decomposition is described below, "The CUDA twin's decomposition"). float_motion borrows the
- * separable filter and the bilinear scaler from here (its blur and its
- * half-size pass are these exact operations).
+ * the CPU extractor (float_vif.c) and the CUDA twin (float_vif.cu, see "The
+ * CUDA twin's decomposition" below). float_motion borrows the separable
+ * filter and the bilinear scaler from here (its blur and its half-size pass
+ * are these exact operations).
  *
  * Pipeline of one frame (luma only):
  *   samples become floats centred on zero: 8-bit v -> v + (-128), deeper
