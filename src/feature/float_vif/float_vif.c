@@ -1,7 +1,8 @@
 /*
  * float_vif on the CPU: vif_scale0..3 (and with debug the num/den sums),
  * equal to libvmaf's float_vif extractor bit for bit. The arithmetic is in
- * float_vif_math.h.
+ * float_vif_math.h; the options, checks and outputs (tvmaf_float_vif_setup,
+ * tvmaf_float_vif_report) are shared with the CUDA twin (float_vif_state.h).
  *
  * The work is done a row at a time: for each output row the vertical pass
  * fills one row of each quantity (with room for the mirrored margins), the
@@ -21,6 +22,7 @@
 #include "core/feature.h"
 #include "core/feature_name.h"
 #include "feature/float_vif/float_vif_math.h"
+#include "feature/float_vif/float_vif_state.h"
 
 enum {
     KEY_SCALE0, KEY_SCALE1, KEY_SCALE2, KEY_SCALE3,
@@ -28,9 +30,9 @@ enum {
     KEY_NUM0, KEY_DEN0, KEY_NUM1, KEY_DEN1, KEY_NUM2, KEY_DEN2, KEY_NUM3, KEY_DEN3,
     N_KEYS,
 };
-#define KEY_LEN 160
+_Static_assert(N_KEYS == FVIF_N_KEYS, "the outputs");
 
-static const char *const provided[N_KEYS + 1] = {
+const char *const tvmaf_float_vif_provided[N_KEYS + 1] = {
     "VMAF_feature_vif_scale0_score", "VMAF_feature_vif_scale1_score",
     "VMAF_feature_vif_scale2_score", "VMAF_feature_vif_scale3_score",
     "vif", "vif_num", "vif_den", "vif_num_scale0", "vif_den_scale0",
@@ -40,25 +42,7 @@ static const char *const provided[N_KEYS + 1] = {
 };
 
 typedef struct FloatVif {
-    /* options */
-    bool debug;
-    double enhn_gain_limit;
-    double kernelscale;
-    double prescale;
-    double scale1_min, scale2_min, scale3_min;
-    char prescale_method[TVMAF_OPT_STRING_LEN];
-    double sigma_nsq;
-    bool skip_scale0;
-
-    /* stream */
-    enum FvifScaler scaler;
-    unsigned bpc;
-    int in_w, in_h;           /* input luma */
-    int w[FVIF_N_SCALES], h[FVIF_N_SCALES]; /* image of each scale */
-    int fw[FVIF_N_SCALES];    /* taps of each scale's Gaussian */
-    float taps[FVIF_N_SCALES][FVIF_MAX_TAPS];
-    FvifStatParams stat;
-    char key[N_KEYS][KEY_LEN];
+    FloatVifParams p; /* first: the option table's offsets point into it */
 
     /* buffers */
     float *in_ref, *in_dis;   /* input as floats (in_w x in_h), when prescaled */
@@ -68,41 +52,42 @@ typedef struct FloatVif {
     const float **taps_a, **taps_b; /* row pointers of the vertical pass */
     int *col1, *col2;         /* bilinear prescale column tables */
     float *coldx;
+    float *row_num, *row_den; /* the rows' sums of one scale */
 } FloatVif;
 
-static const TvmafOption options[] = {
+const TvmafOption tvmaf_float_vif_options[] = {
     { "debug", "debug mode: enable additional output",
-      offsetof(FloatVif, debug), TVMAF_OPT_BOOL, { .b = false }, 0, 0, 0, NULL },
+      offsetof(FloatVifParams, debug), TVMAF_OPT_BOOL, { .b = false }, 0, 0, 0, NULL },
     { "vif_enhn_gain_limit", "enhancement gain imposed on vif, must be >= 1.0, "
       "where 1.0 means the gain is completely disabled",
-      offsetof(FloatVif, enhn_gain_limit), TVMAF_OPT_DOUBLE, { .d = 100.0 }, 1.0, 100.0,
+      offsetof(FloatVifParams, enhn_gain_limit), TVMAF_OPT_DOUBLE, { .d = 100.0 }, 1.0, 100.0,
       TVMAF_OPT_FEATURE_PARAM, "egl" },
     { "vif_kernelscale", "scaling factor for the gaussian kernel (2.0 means multiplying "
       "the standard deviation by 2 and enlarge the kernel size accordingly",
-      offsetof(FloatVif, kernelscale), TVMAF_OPT_DOUBLE, { .d = 1.0 }, 0.1, 4.0,
+      offsetof(FloatVifParams, kernelscale), TVMAF_OPT_DOUBLE, { .d = 1.0 }, 0.1, 4.0,
       TVMAF_OPT_FEATURE_PARAM, "ks" },
     { "vif_prescale", "scaling factor for the frame (2.0 means making the image twice as "
       "large on each dimension)",
-      offsetof(FloatVif, prescale), TVMAF_OPT_DOUBLE, { .d = 1.0 }, 0.1, 4.0,
+      offsetof(FloatVifParams, prescale), TVMAF_OPT_DOUBLE, { .d = 1.0 }, 0.1, 4.0,
       TVMAF_OPT_FEATURE_PARAM, "ps" },
     { "vif_scale1_min_val", "minimum value allowed; smaller values will be set to this value",
-      offsetof(FloatVif, scale1_min), TVMAF_OPT_DOUBLE, { .d = 0.0 }, 0.0, 1.0,
+      offsetof(FloatVifParams, scale1_min), TVMAF_OPT_DOUBLE, { .d = 0.0 }, 0.0, 1.0,
       TVMAF_OPT_FEATURE_PARAM, "s1miv" },
     { "vif_scale2_min_val", "minimum value allowed; smaller values will be set to this value",
-      offsetof(FloatVif, scale2_min), TVMAF_OPT_DOUBLE, { .d = 0.0 }, 0.0, 1.0,
+      offsetof(FloatVifParams, scale2_min), TVMAF_OPT_DOUBLE, { .d = 0.0 }, 0.0, 1.0,
       TVMAF_OPT_FEATURE_PARAM, "s2miv" },
     { "vif_scale3_min_val", "minimum value allowed; smaller values will be set to this value",
-      offsetof(FloatVif, scale3_min), TVMAF_OPT_DOUBLE, { .d = 0.0 }, 0.0, 1.0,
+      offsetof(FloatVifParams, scale3_min), TVMAF_OPT_DOUBLE, { .d = 0.0 }, 0.0, 1.0,
       TVMAF_OPT_FEATURE_PARAM, "s3miv" },
     { "vif_prescale_method", "scaling method for the frame, supported options: "
       "[nearest, bilinear, bicubic, lanczos4]",
-      offsetof(FloatVif, prescale_method), TVMAF_OPT_STRING, { .s = "nearest" }, 0, 0,
+      offsetof(FloatVifParams, prescale_method), TVMAF_OPT_STRING, { .s = "nearest" }, 0, 0,
       TVMAF_OPT_FEATURE_PARAM, "pm" },
     { "vif_sigma_nsq", "neural noise variance",
-      offsetof(FloatVif, sigma_nsq), TVMAF_OPT_DOUBLE, { .d = 2.0 }, 0.0, 5.0,
+      offsetof(FloatVifParams, sigma_nsq), TVMAF_OPT_DOUBLE, { .d = 2.0 }, 0.0, 5.0,
       TVMAF_OPT_FEATURE_PARAM, "snsq" },
     { "vif_skip_scale0", "when set, skip scale 0 calculations",
-      offsetof(FloatVif, skip_scale0), TVMAF_OPT_BOOL, { .b = false }, 0, 0,
+      offsetof(FloatVifParams, skip_scale0), TVMAF_OPT_BOOL, { .b = false }, 0, 0,
       TVMAF_OPT_FEATURE_PARAM, "ssclz" },
     { 0 },
 };
@@ -127,6 +112,9 @@ static void close_vif(void *priv)
     free(s->col1);
     free(s->col2);
     free(s->coldx);
+    free(s->row_num);
+    free(s->row_den);
+    s->row_num = s->row_den = NULL;
     s->in_ref = s->in_dis = NULL;
     s->taps_a = s->taps_b = NULL;
     s->col1 = s->col2 = NULL;
@@ -143,9 +131,8 @@ static int parse_scaler(const char *name, enum FvifScaler *m)
     return 0;
 }
 
-static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
+int tvmaf_float_vif_setup(FloatVifParams *s, const TvmafVideoInfo *vi, char *msg, size_t len)
 {
-    FloatVif *s = priv;
     if (parse_scaler(s->prescale_method, &s->scaler)) {
         snprintf(msg, len, "feature \"float_vif\": vif_prescale_method \"%s\" is not one of "
                  "nearest, bilinear, bicubic, lanczos4", s->prescale_method);
@@ -169,13 +156,13 @@ static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
     s->in_h = (int)vi->h;
     s->w[0] = (int)(vi->w * s->prescale + 0.5);
     s->h[0] = (int)(vi->h * s->prescale + 0.5);
-    const bool rescale = s->w[0] != s->in_w || s->h[0] != s->in_h;
+    s->rescale = s->w[0] != s->in_w || s->h[0] != s->in_h;
     if (s->scaler == FVIF_SCALE_BILINEAR && s->w[0] > FVIF_BILINEAR_MAX_WIDTH) {
         snprintf(msg, len, "feature \"float_vif\": bilinear prescale to a width of %d exceeds "
                  "the limit of %d", s->w[0], FVIF_BILINEAR_MAX_WIDTH);
         return -EINVAL;
     }
-    if (rescale) {
+    if (s->rescale) {
         const int m = fvif_scaler_min_side(s->scaler);
         if (s->in_w < m || s->in_h < m) {
             snprintf(msg, len, "feature \"float_vif\": prescale method %s needs an input of "
@@ -188,8 +175,8 @@ static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
     /* scale sizes and filters; every filter must fit (mirror once) in the
      * image it runs over: the previous scale's before decimation, and its
      * own scale's for the statistic */
-    const int start = s->skip_scale0 ? 1 : 0;
-    int max_fw = 0;
+    s->start = s->skip_scale0 ? 1 : 0;
+    s->max_fw = 0;
     for (int sc = 0; sc < FVIF_N_SCALES; sc++) {
         if (sc > 0) {
             s->w[sc] = s->w[sc - 1] / 2;
@@ -197,9 +184,9 @@ static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
         }
         s->fw[sc] = fvif_filter_width(sc, ks);
         fvif_gaussian(s->taps[sc], s->fw[sc]);
-        if (s->fw[sc] > max_fw) max_fw = s->fw[sc];
+        if (s->fw[sc] > s->max_fw) s->max_fw = s->fw[sc];
     }
-    for (int sc = start; sc < FVIF_N_SCALES; sc++) {
+    for (int sc = s->start; sc < FVIF_N_SCALES; sc++) {
         const int half = s->fw[sc] / 2;
         const int pw = sc > 0 ? s->w[sc - 1] : s->w[0], ph = sc > 0 ? s->h[sc - 1] : s->h[0];
         if (s->w[sc] <= half || s->h[sc] <= half || pw <= half || ph <= half) {
@@ -213,175 +200,23 @@ static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
     s->stat = fvif_stat_params(s->enhn_gain_limit, s->sigma_nsq);
 
     for (int i = 0; i < N_KEYS; i++) {
-        if (tvmaf_feature_key(s->key[i], KEY_LEN, provided[i], options, s)) {
+        if (tvmaf_feature_key(s->key[i], FVIF_KEY_LEN, tvmaf_float_vif_provided[i],
+                              tvmaf_float_vif_options, s)) {
             snprintf(msg, len, "feature \"float_vif\": output key name too long");
             return -EINVAL;
         }
     }
-
-    const size_t n0 = (size_t)s->w[0] * s->h[0];
-    bool ok = true;
-    if (rescale) {
-        const size_t nin = (size_t)s->in_w * s->in_h;
-        ok &= (s->in_ref = malloc(nin * sizeof(float))) != NULL;
-        ok &= (s->in_dis = malloc(nin * sizeof(float))) != NULL;
-    }
-    ok &= (s->img_ref[0] = malloc(n0 * sizeof(float))) != NULL;
-    ok &= (s->img_dis[0] = malloc(n0 * sizeof(float))) != NULL;
-    for (int sc = 1; sc < FVIF_N_SCALES; sc++) {
-        const size_t n = (size_t)s->w[sc] * s->h[sc];
-        ok &= (s->img_ref[sc] = malloc((n ? n : 1) * sizeof(float))) != NULL;
-        ok &= (s->img_dis[sc] = malloc((n ? n : 1) * sizeof(float))) != NULL;
-    }
-    const size_t ext_len = (size_t)s->w[0] + (size_t)max_fw;
-    for (int i = 0; i < 5; i++) {
-        ok &= (s->ext[i] = malloc(ext_len * sizeof(float))) != NULL;
-        ok &= (s->row[i] = malloc((size_t)s->w[0] * sizeof(float))) != NULL;
-    }
-    ok &= (s->taps_a = malloc((size_t)max_fw * sizeof(*s->taps_a))) != NULL;
-    ok &= (s->taps_b = malloc((size_t)max_fw * sizeof(*s->taps_b))) != NULL;
-    if (rescale && s->scaler == FVIF_SCALE_BILINEAR) {
-        ok &= (s->col1 = malloc((size_t)s->w[0] * sizeof(int))) != NULL;
-        ok &= (s->col2 = malloc((size_t)s->w[0] * sizeof(int))) != NULL;
-        ok &= (s->coldx = malloc((size_t)s->w[0] * sizeof(float))) != NULL;
-        if (ok) {
-            const float rx = fvif_scale_ratio(s->in_w, s->w[0]);
-            for (int x = 0; x < s->w[0]; x++)
-                fvif_bilinear_axis(x, rx, s->in_w, &s->col1[x], &s->col2[x], &s->coldx[x]);
-        }
-    }
-    if (!ok) {
-        close_vif(s);
-        return -ENOMEM;
-    }
     return 0;
 }
 
-/* The luma of a picture as floats, w x h, rows packed. */
-static void load_plane(const FloatVif *s, const TvmafPicture *pic, float *dst)
+int tvmaf_float_vif_report(const FloatVifParams *s, const float sums[2 * FVIF_N_SCALES],
+                           unsigned index, TvmafSink *sink)
 {
-    const unsigned char *src = pic->data[0];
-    const float div = fvif_sample_divisor(s->bpc);
-    for (int i = 0; i < s->in_h; i++) {
-        const unsigned char *r = src + (ptrdiff_t)i * pic->stride[0];
-        float *d = dst + (size_t)i * s->in_w;
-        if (s->bpc == 8) fvif_load_row_8(r, d, s->in_w);
-        else fvif_load_row_16((const uint16_t *)r, d, s->in_w, div);
-    }
-}
-
-/* The prescaled image (w[0] x h[0]) from the input as floats. */
-static void prescale(const FloatVif *s, const float *src, float *dst)
-{
-    const int sw = s->in_w, sh = s->in_h, dw = s->w[0], dh = s->h[0];
-    const float rx = fvif_scale_ratio(sw, dw), ry = fvif_scale_ratio(sh, dh);
-    for (int y = 0; y < dh; y++) {
-        float *out = dst + (size_t)y * dw;
-        switch (s->scaler) {
-        case FVIF_SCALE_NEAREST: {
-            const float *r = src + (size_t)fvif_nearest_index(y, ry) * sw;
-            for (int x = 0; x < dw; x++) out[x] = r[fvif_nearest_index(x, rx)];
-            break;
-        }
-        case FVIF_SCALE_BILINEAR: {
-            int y1, y2;
-            float dy;
-            fvif_bilinear_axis(y, ry, sh, &y1, &y2, &dy);
-            fvif_bilinear_row(src + (size_t)y1 * sw, src + (size_t)y2 * sw, dy, s->col1,
-                              s->col2, s->coldx, out, dw);
-            break;
-        }
-        case FVIF_SCALE_BICUBIC: {
-            const float yy = fvif_scale_pos(y, ry);
-            for (int x = 0; x < dw; x++)
-                out[x] = fvif_bicubic_sample(src, sw, sh, sw, fvif_scale_pos(x, rx), yy);
-            break;
-        }
-        case FVIF_SCALE_LANCZOS4: {
-            const float yy = fvif_scale_pos(y, ry);
-            for (int x = 0; x < dw; x++)
-                out[x] = fvif_lanczos_sample(src, sw, sh, sw, fvif_scale_pos(x, rx), yy);
-            break;
-        }
-        }
-    }
-}
-
-/* Row pointers under the taps of a filter of fw taps centred on row i of an
- * image of h rows (packed rows of `w`). */
-static void tap_rows(const float *img, int w, int h, int i, int fw, const float **rows)
-{
-    const int half = fw / 2;
-    for (int k = 0; k < fw; k++)
-        rows[k] = img + (size_t)fvif_mirror(i - half + k, h) * w;
-}
-
-/* Scale sc's image from scale sc-1's: its own filter, even rows and columns. */
-static void next_scale(FloatVif *s, int sc, const float *src, float *dst)
-{
-    const int pw = s->w[sc - 1], ph = s->h[sc - 1], w = s->w[sc], h = s->h[sc];
-    const int fw = s->fw[sc], half = fw / 2;
-    const float *f = s->taps[sc];
-    float *ext = s->ext[0];
-    for (int i = 0; i < h; i++) {
-        tap_rows(src, pw, ph, 2 * i, fw, s->taps_a);
-        fvif_vpass(f, fw, s->taps_a, ext + half, pw);
-        fvif_mirror_margins(ext, pw, half);
-        fvif_hpass(f, fw, ext, dst + (size_t)i * w, w, 2);
-    }
-}
-
-/* num and den of one scale: float totals of the per-pixel statistic. */
-static void scale_stat(FloatVif *s, int sc, float *num, float *den)
-{
-    const int w = s->w[sc], h = s->h[sc], fw = s->fw[sc], half = fw / 2;
-    const float *f = s->taps[sc];
-    float *const *ext = s->ext;
-    float *const *row = s->row;
-    float acc_num = 0.0f, acc_den = 0.0f;
-    for (int i = 0; i < h; i++) {
-        tap_rows(s->img_ref[sc], w, h, i, fw, s->taps_a);
-        tap_rows(s->img_dis[sc], w, h, i, fw, s->taps_b);
-        fvif_vpass5(f, fw, s->taps_a, s->taps_b, w, ext[0] + half, ext[1] + half,
-                    ext[2] + half, ext[3] + half, ext[4] + half);
-        for (int q = 0; q < 5; q++) {
-            fvif_mirror_margins(ext[q], w, half);
-            fvif_hpass(f, fw, ext[q], row[q], w, 1);
-        }
-        float rn, rd;
-        fvif_stat_row(row[0], row[1], row[2], row[3], row[4], w, &s->stat, &rn, &rd);
-        acc_num += rn;
-        acc_den += rd;
-    }
-    *num = acc_num;
-    *den = acc_den;
-}
-
-static int extract(void *priv, const TvmafPicture *ref, const TvmafPicture *dis,
-                   unsigned index, TvmafSink *sink)
-{
-    FloatVif *s = priv;
-    if (s->in_ref) {
-        load_plane(s, ref, s->in_ref);
-        load_plane(s, dis, s->in_dis);
-        prescale(s, s->in_ref, s->img_ref[0]);
-        prescale(s, s->in_dis, s->img_dis[0]);
-    } else {
-        load_plane(s, ref, s->img_ref[0]);
-        load_plane(s, dis, s->img_dis[0]);
-    }
-
-    const int start = s->skip_scale0 ? 1 : 0;
+    const int start = s->start;
     double scores[2 * FVIF_N_SCALES] = { 0 };
     for (int sc = start; sc < FVIF_N_SCALES; sc++) {
-        if (sc > 0) {
-            next_scale(s, sc, s->img_ref[sc - 1], s->img_ref[sc]);
-            next_scale(s, sc, s->img_dis[sc - 1], s->img_dis[sc]);
-        }
-        float num, den;
-        scale_stat(s, sc, &num, &den);
-        scores[2 * sc] = num;
-        scores[2 * sc + 1] = den;
+        scores[2 * sc] = sums[2 * sc];
+        scores[2 * sc + 1] = sums[2 * sc + 1];
     }
 
     double total_num = 0.0, total_den = 0.0;
@@ -414,14 +249,175 @@ static int extract(void *priv, const TvmafPicture *ref, const TvmafPicture *dis,
     return err ? -EINVAL : 0;
 }
 
+static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
+{
+    FloatVif *st = priv;
+    FloatVifParams *s = &st->p;
+    const int err = tvmaf_float_vif_setup(s, vi, msg, len);
+    if (err) return err;
+
+    const size_t n0 = (size_t)s->w[0] * s->h[0];
+    bool ok = true;
+    if (s->rescale) {
+        const size_t nin = (size_t)s->in_w * s->in_h;
+        ok &= (st->in_ref = malloc(nin * sizeof(float))) != NULL;
+        ok &= (st->in_dis = malloc(nin * sizeof(float))) != NULL;
+    }
+    ok &= (st->img_ref[0] = malloc(n0 * sizeof(float))) != NULL;
+    ok &= (st->img_dis[0] = malloc(n0 * sizeof(float))) != NULL;
+    for (int sc = 1; sc < FVIF_N_SCALES; sc++) {
+        const size_t n = (size_t)s->w[sc] * s->h[sc];
+        ok &= (st->img_ref[sc] = malloc((n ? n : 1) * sizeof(float))) != NULL;
+        ok &= (st->img_dis[sc] = malloc((n ? n : 1) * sizeof(float))) != NULL;
+    }
+    const size_t ext_len = (size_t)s->w[0] + (size_t)s->max_fw;
+    for (int i = 0; i < 5; i++) {
+        ok &= (st->ext[i] = malloc(ext_len * sizeof(float))) != NULL;
+        ok &= (st->row[i] = malloc((size_t)s->w[0] * sizeof(float))) != NULL;
+    }
+    ok &= (st->row_num = malloc((size_t)s->h[0] * sizeof(float))) != NULL;
+    ok &= (st->row_den = malloc((size_t)s->h[0] * sizeof(float))) != NULL;
+    ok &= (st->taps_a = malloc((size_t)s->max_fw * sizeof(*st->taps_a))) != NULL;
+    ok &= (st->taps_b = malloc((size_t)s->max_fw * sizeof(*st->taps_b))) != NULL;
+    if (s->rescale && s->scaler == FVIF_SCALE_BILINEAR) {
+        ok &= (st->col1 = malloc((size_t)s->w[0] * sizeof(int))) != NULL;
+        ok &= (st->col2 = malloc((size_t)s->w[0] * sizeof(int))) != NULL;
+        ok &= (st->coldx = malloc((size_t)s->w[0] * sizeof(float))) != NULL;
+        if (ok) fvif_bilinear_columns(s->in_w, s->w[0], st->col1, st->col2, st->coldx);
+    }
+    if (!ok) {
+        close_vif(st);
+        return -ENOMEM;
+    }
+    return 0;
+}
+
+/* The luma of a picture as floats, w x h, rows packed. */
+static void load_plane(const FloatVifParams *s, const TvmafPicture *pic, float *dst)
+{
+    const unsigned char *src = pic->data[0];
+    const float div = fvif_sample_divisor(s->bpc);
+    for (int i = 0; i < s->in_h; i++) {
+        const unsigned char *r = src + (ptrdiff_t)i * pic->stride[0];
+        float *d = dst + (size_t)i * s->in_w;
+        if (s->bpc == 8) fvif_load_row_8(r, d, s->in_w);
+        else fvif_load_row_16((const uint16_t *)r, d, s->in_w, div);
+    }
+}
+
+/* The prescaled image (w[0] x h[0]) from the input as floats. */
+static void prescale(const FloatVif *st, const float *src, float *dst)
+{
+    const FloatVifParams *s = &st->p;
+    const int sw = s->in_w, sh = s->in_h, dw = s->w[0], dh = s->h[0];
+    const float rx = fvif_scale_ratio(sw, dw), ry = fvif_scale_ratio(sh, dh);
+    for (int y = 0; y < dh; y++) {
+        float *out = dst + (size_t)y * dw;
+        switch (s->scaler) {
+        case FVIF_SCALE_NEAREST: {
+            const float *r = src + (size_t)fvif_nearest_index(y, ry) * sw;
+            for (int x = 0; x < dw; x++) out[x] = r[fvif_nearest_index(x, rx)];
+            break;
+        }
+        case FVIF_SCALE_BILINEAR: {
+            int y1, y2;
+            float dy;
+            fvif_bilinear_axis(y, ry, sh, &y1, &y2, &dy);
+            fvif_bilinear_row(src + (size_t)y1 * sw, src + (size_t)y2 * sw, dy, st->col1,
+                              st->col2, st->coldx, out, dw);
+            break;
+        }
+        case FVIF_SCALE_BICUBIC: {
+            const float yy = fvif_scale_pos(y, ry);
+            for (int x = 0; x < dw; x++)
+                out[x] = fvif_bicubic_sample(src, sw, sh, sw, fvif_scale_pos(x, rx), yy);
+            break;
+        }
+        case FVIF_SCALE_LANCZOS4: {
+            const float yy = fvif_scale_pos(y, ry);
+            for (int x = 0; x < dw; x++)
+                out[x] = fvif_lanczos_sample(src, sw, sh, sw, fvif_scale_pos(x, rx), yy);
+            break;
+        }
+        }
+    }
+}
+
+/* Scale sc's image from scale sc-1's: its own filter, even rows and columns. */
+static void next_scale(FloatVif *st, int sc, const float *src, float *dst)
+{
+    const FloatVifParams *s = &st->p;
+    const int pw = s->w[sc - 1], ph = s->h[sc - 1], w = s->w[sc], h = s->h[sc];
+    const int fw = s->fw[sc], half = fw / 2;
+    const float *f = s->taps[sc];
+    float *ext = st->ext[0];
+    for (int i = 0; i < h; i++) {
+        fvif_tap_rows(src, pw, ph, 2 * i, fw, st->taps_a);
+        fvif_vpass(f, fw, st->taps_a, ext + half, pw);
+        fvif_mirror_margins(ext, pw, half);
+        fvif_hpass(f, fw, ext, dst + (size_t)i * w, w, 2);
+    }
+}
+
+/* num and den of one scale: the rows' float sums of the per-pixel statistic
+ * (row_num, row_den), then their float totals (fvif_sum). */
+static void scale_stat(FloatVif *st, int sc, float *num, float *den)
+{
+    const FloatVifParams *s = &st->p;
+    const int w = s->w[sc], h = s->h[sc], fw = s->fw[sc], half = fw / 2;
+    const float *f = s->taps[sc];
+    float *const *ext = st->ext;
+    float *const *row = st->row;
+    for (int i = 0; i < h; i++) {
+        fvif_tap_rows(st->img_ref[sc], w, h, i, fw, st->taps_a);
+        fvif_tap_rows(st->img_dis[sc], w, h, i, fw, st->taps_b);
+        fvif_vpass5(f, fw, st->taps_a, st->taps_b, w, ext[0] + half, ext[1] + half,
+                    ext[2] + half, ext[3] + half, ext[4] + half);
+        for (int q = 0; q < 5; q++) {
+            fvif_mirror_margins(ext[q], w, half);
+            fvif_hpass(f, fw, ext[q], row[q], w, 1);
+        }
+        fvif_stat_row(row[0], row[1], row[2], row[3], row[4], w, &s->stat, &st->row_num[i],
+                      &st->row_den[i]);
+    }
+    *num = fvif_sum(st->row_num, h);
+    *den = fvif_sum(st->row_den, h);
+}
+
+static int extract(void *priv, const TvmafPicture *ref, const TvmafPicture *dis,
+                   unsigned index, TvmafSink *sink)
+{
+    FloatVif *st = priv;
+    const FloatVifParams *s = &st->p;
+    if (s->rescale) {
+        load_plane(s, ref, st->in_ref);
+        load_plane(s, dis, st->in_dis);
+        prescale(st, st->in_ref, st->img_ref[0]);
+        prescale(st, st->in_dis, st->img_dis[0]);
+    } else {
+        load_plane(s, ref, st->img_ref[0]);
+        load_plane(s, dis, st->img_dis[0]);
+    }
+
+    float sums[2 * FVIF_N_SCALES] = { 0 };
+    for (int sc = s->start; sc < FVIF_N_SCALES; sc++) {
+        if (sc > 0) {
+            next_scale(st, sc, st->img_ref[sc - 1], st->img_ref[sc]);
+            next_scale(st, sc, st->img_dis[sc - 1], st->img_dis[sc]);
+        }
+        scale_stat(st, sc, &sums[2 * sc], &sums[2 * sc + 1]);
+    }
+    return tvmaf_float_vif_report(s, sums, index, sink);
+}
+
 const TvmafExtractor tvmaf_fex_float_vif = {
     .name = "float_vif",
     .backend = TVMAF_BACKEND_CPU,
-    .options = options,
+    .options = tvmaf_float_vif_options,
     .priv_size = sizeof(FloatVif),
     .flags = TVMAF_FEX_LUMA_ONLY,
     .init = init,
     .extract = extract,
     .close = close_vif,
-    .provided_features = provided,
+    .provided_features = tvmaf_float_vif_provided,
 };

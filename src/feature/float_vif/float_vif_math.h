@@ -1,8 +1,9 @@
 /*
  * float_vif (libvmaf's floating-point VIF): the arithmetic, written once for
- * the CPU extractor and a later device twin. float_motion borrows the
- * separable filter and the bilinear scaler from here (its blur and its
- * half-size pass are these exact operations).
+ * the CPU extractor (float_vif.c) and the CUDA twin (float_vif.cu, see "The
+ * CUDA twin's decomposition" below). float_motion borrows the separable
+ * filter and the bilinear scaler from here (its blur and its half-size pass
+ * are these exact operations).
  *
  * Pipeline of one frame (luma only):
  *   samples become floats centred on zero: 8-bit v -> v + (-128), deeper
@@ -39,6 +40,7 @@
 #define TVMAF_FLOAT_VIF_MATH_H
 
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -116,6 +118,14 @@ TVMAF_HD float fvif_sample_divisor(unsigned bpc)
 TVMAF_HD int fvif_mirror(int m, int n)
 {
     return m < 0 ? -m : (m >= n ? 2 * n - m - 2 : m);
+}
+
+/* Row pointers under the taps of a filter of fw taps centred on row i of an
+ * image of h rows, w floats apart (each row mirrored by fvif_mirror). */
+TVMAF_HD void fvif_tap_rows(const float *img, int w, int h, int i, int fw, const float **rows)
+{
+    const int half = fw / 2;
+    for (int k = 0; k < fw; k++) rows[k] = img + (ptrdiff_t)fvif_mirror(i - half + k, h) * w;
 }
 
 /*
@@ -292,6 +302,15 @@ TVMAF_HD void fvif_stat_row(const float *mu1, const float *mu2, const float *xx,
     *row_den = ad;
 }
 
+/* The float sum of n values, left to right from 0: the CPU's and the
+ * device's row sums of num and den, and the host's sum of a scale's rows. */
+TVMAF_HD float fvif_sum(const float *v, int n)
+{
+    float acc = 0.0f;
+    for (int i = 0; i < n; i++) acc += v[i];
+    return acc;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Scalers (prescale; float_motion's half-size pass)                        */
 /* ------------------------------------------------------------------------ */
@@ -334,6 +353,14 @@ TVMAF_HD void fvif_bilinear_axis(int x, float ratio, int src_n, int *i1, int *i2
     *i1 = (int)fvif_scale_mirror((float)floor((double)pos), 0.0f, last);
     *i2 = (int)fvif_scale_mirror((float)ceil((double)pos), 0.0f, last);
     *d = pos - (float)*i1;
+}
+
+/* The bilinear scaler's column tables for a src_w-wide source scaled to
+ * dst_w columns (dst_w entries each). */
+TVMAF_HD void fvif_bilinear_columns(int src_w, int dst_w, int *col1, int *col2, float *coldx)
+{
+    const float rx = fvif_scale_ratio(src_w, dst_w);
+    for (int x = 0; x < dst_w; x++) fvif_bilinear_axis(x, rx, src_w, &col1[x], &col2[x], &coldx[x]);
 }
 
 /* One destination row of the bilinear scaler from source rows r1, r2 (the
@@ -401,21 +428,27 @@ TVMAF_HD float fvif_lanczos_weight(float x, float a)
 
 #define FVIF_LANCZOS_A 4
 
-/* Lanczos4 sample at source position (x, y): 9x9 taps, rows outer, value
- * and weight sums in float, then their quotient. Needs a source of at least
- * 6x6. */
-TVMAF_HD float fvif_lanczos_sample(const float *src, int w, int h, int stride, float x, float y)
+#define FVIF_LANCZOS_TAPS (2 * FVIF_LANCZOS_A + 1)
+
+/* The Lanczos4 taps along one axis at source position pos: returns the
+ * integer position (floor) and writes the 9 weights of positions -4..4
+ * around it. Calls libm (sin): the CUDA twin takes these from the host. */
+TVMAF_HD int fvif_lanczos_axis(float pos, float *wts)
 {
     const int a = FVIF_LANCZOS_A;
-    const int x0 = (int)floor((double)x);
-    const int y0 = (int)floor((double)y);
-    const float dx = x - (float)x0;
-    const float dy = y - (float)y0;
-    float wx[2 * FVIF_LANCZOS_A + 1], wy[2 * FVIF_LANCZOS_A + 1];
-    for (int i = -a; i <= a; i++) {
-        wx[i + a] = fvif_lanczos_weight((float)i - dx, (float)a);
-        wy[i + a] = fvif_lanczos_weight((float)i - dy, (float)a);
-    }
+    const int p0 = (int)floor((double)pos);
+    const float d = pos - (float)p0;
+    for (int i = -a; i <= a; i++) wts[i + a] = fvif_lanczos_weight((float)i - d, (float)a);
+    return p0;
+}
+
+/* Lanczos4 sample from the two axes' taps (fvif_lanczos_axis): 9x9 taps,
+ * rows outer, value and weight sums in float, then their quotient. Needs a
+ * source of at least 6x6. */
+TVMAF_HD float fvif_lanczos_apply(const float *src, int w, int h, int stride, int x0, int y0,
+                                  const float *wx, const float *wy)
+{
+    const int a = FVIF_LANCZOS_A;
     float value = 0.0f, weight_sum = 0.0f;
     for (int iy = -a; iy <= a; iy++) {
         for (int ix = -a; ix <= a; ix++) {
@@ -429,11 +462,123 @@ TVMAF_HD float fvif_lanczos_sample(const float *src, int w, int h, int stride, f
     return value / weight_sum;
 }
 
+/* Lanczos4 sample at source position (x, y). */
+TVMAF_HD float fvif_lanczos_sample(const float *src, int w, int h, int stride, float x, float y)
+{
+    float wx[FVIF_LANCZOS_TAPS], wy[FVIF_LANCZOS_TAPS];
+    const int x0 = fvif_lanczos_axis(x, wx);
+    const int y0 = fvif_lanczos_axis(y, wy);
+    return fvif_lanczos_apply(src, w, h, stride, x0, y0, wx, wy);
+}
+
 /* Smallest source side each scaler reads inside of (with its one-step
  * mirror), when the size changes. */
 TVMAF_HD int fvif_scaler_min_side(enum FvifScaler m)
 {
     return m == FVIF_SCALE_LANCZOS4 ? 6 : m == FVIF_SCALE_BICUBIC ? 3 : m == FVIF_SCALE_BILINEAR ? 2 : 1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The CUDA twin's decomposition (float_vif.cu)                              */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Every sample is one thread (FVIF_BLOCK_W x FVIF_BLOCK_H blocks,
+ * FVIF_GRID_Y(h) blocks in y striding over further rows) running the CPU's
+ * row functions on a one-sample row, so each value is the CPU's chain of
+ * float operations:
+ *   load: fvif_load_row_* with w = 1 (fvif_load_sample);
+ *   prescale: the scalers' per-sample functions; bilinear reads the host's
+ *   column tables, lanczos4 the host's taps of every column and row
+ *   (fvif_lanczos_axis calls sin; the host's libm computes them);
+ *   vertical pass: fvif_vpass / fvif_vpass5 with w = 1 over the column's
+ *   mirrored rows (fvif_tap_rows), written into a row with the margins the
+ *   CPU mirrors: ext column m holds image column fvif_mirror(m - half, w),
+ *   which is the value the CPU copies there (fvif_ext_column);
+ *   horizontal pass: fvif_hpass with n = 1 at ext + step * j;
+ *   statistic: fvif_pixel per sample into num and den planes; then one
+ *   thread per row adds the row left to right (fvif_sum, as fvif_stat_row
+ *   does), and the host adds each scale's rows top to bottom (fvif_sum).
+ * Nothing is reduced in a tree; every float sum keeps the CPU's order.
+ */
+#define FVIF_BLOCK_W 32
+#define FVIF_BLOCK_H 8
+#define FVIF_ROW_THREADS 64
+#define FVIF_GRID_Y(h) \
+    ((h) + FVIF_BLOCK_H - 1 > 65535u * FVIF_BLOCK_H ? 65535u \
+                                                    : ((h) + FVIF_BLOCK_H - 1) / FVIF_BLOCK_H)
+/* The widest filter a thread holds row pointers for: scale 0 at the largest
+ * accepted kernel scale, (2^4 + 1) * (360/97 + 1e-3) rounded up to odd. */
+#define FVIF_MAX_FW 65
+
+/* Sample (x, y) of a plane of bpc-bit samples (rows pitch bytes apart) as a
+ * float. */
+TVMAF_HD float fvif_load_sample(const unsigned char *src, ptrdiff_t pitch, unsigned bpc,
+                                float divisor, int x, int y)
+{
+    const unsigned char *r = src + (ptrdiff_t)y * pitch;
+    float out;
+    if (bpc == 8) fvif_load_row_8(r + x, &out, 1);
+    else fvif_load_row_16((const uint16_t *)(const void *)r + x, &out, 1, divisor);
+    return out;
+}
+
+/* The image column that column m of a w-wide row with half-sample mirrored
+ * margins holds (fvif_mirror_margins). */
+TVMAF_HD int fvif_ext_column(int m, int w, int half)
+{
+    return fvif_mirror(m - half, w);
+}
+
+/* Vertical pass of column x, filter centred on row yc of a w x h image. */
+TVMAF_HD float fvif_vpass_sample(const float *f, int fw, const float *img, int w, int h, int yc,
+                                 int x)
+{
+    const float *rows[FVIF_MAX_FW];
+    float out;
+    fvif_tap_rows(img + x, w, h, yc, fw, rows);
+    fvif_vpass(f, fw, rows, &out, 1);
+    return out;
+}
+
+/* Vertical pass of the five quantities at column x, row y of two w x h
+ * images: v = mu1, mu2, xx, yy, xy. */
+TVMAF_HD void fvif_vpass5_sample(const float *f, int fw, const float *a, const float *b, int w,
+                                 int h, int y, int x, float v[5])
+{
+    const float *ra[FVIF_MAX_FW], *rb[FVIF_MAX_FW];
+    fvif_tap_rows(a + x, w, h, y, fw, ra);
+    fvif_tap_rows(b + x, w, h, y, fw, rb);
+    fvif_vpass5(f, fw, ra, rb, 1, &v[0], &v[1], &v[2], &v[3], &v[4]);
+}
+
+/* Horizontal pass of output column j of a row with mirrored margins (ext),
+ * reading every step-th column. */
+TVMAF_HD float fvif_hpass_sample(const float *f, int fw, const float *ext, int j, int step)
+{
+    float out;
+    fvif_hpass(f, fw, ext + (ptrdiff_t)j * step, &out, 1, 1);
+    return out;
+}
+
+/* Prescaled sample (x, y) by the nearest, bilinear or bicubic scaler from a
+ * sw x sh source (rx, ry: fvif_scale_ratio; col*: the bilinear column
+ * tables). */
+TVMAF_HD float fvif_prescale_sample(int method, const float *src, int sw, int sh, float rx,
+                                    float ry, const int *col1, const int *col2,
+                                    const float *coldx, int x, int y)
+{
+    if (method == FVIF_SCALE_NEAREST)
+        return src[(ptrdiff_t)fvif_nearest_index(y, ry) * sw + fvif_nearest_index(x, rx)];
+    if (method == FVIF_SCALE_BILINEAR) {
+        int y1, y2;
+        float dy, out;
+        fvif_bilinear_axis(y, ry, sh, &y1, &y2, &dy);
+        fvif_bilinear_row(src + (ptrdiff_t)y1 * sw, src + (ptrdiff_t)y2 * sw, dy, col1 + x,
+                          col2 + x, coldx + x, &out, 1);
+        return out;
+    }
+    return fvif_bicubic_sample(src, sw, sh, sw, fvif_scale_pos(x, rx), fvif_scale_pos(y, ry));
 }
 
 /* ------------------------------------------------------------------------ */

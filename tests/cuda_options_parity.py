@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""CPU vs CUDA with non-default options (exits 77 without a usable CUDA device).
+
+The gate (test_cuda_parity.py) runs each feature with its default options (plus the gate's
+OPTIONS). This test runs a feature's CUDA twin with each option set of OPTION_SETS on every clip
+of CLIPS found in the clip folder, and requires every output of every frame, pooled and
+aggregate value, to be identical as a double (bit patterns) to --backend cpu --threads 1 at
+--precision max. An option set the CPU refuses on a clip must be refused by the twin too
+(non-zero exit), and the other way round.
+
+usage: cuda_options_parity.py TVMAF_EXE [--clips DIR] [--feature NAME]
+"""
+import argparse
+import json
+import os
+import re
+import struct
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+SKIP = 77
+NO_DEVICE = re.compile(r"no usable \S+ device", re.I)
+
+# feature -> option sets (the part after "NAME=" of --feature), each run on every clip
+OPTION_SETS = {
+    'float_vif': [
+        'debug=true',
+        'debug=true:vif_skip_scale0=true',
+        'debug=true:vif_enhn_gain_limit=1.0',
+        'debug=true:vif_sigma_nsq=0.5',
+        'debug=true:vif_sigma_nsq=0.0',
+        'debug=true:vif_scale1_min_val=0.9:vif_scale2_min_val=0.5:vif_scale3_min_val=1.0',
+        'debug=true:vif_kernelscale=0.5',
+        'debug=true:vif_kernelscale=2.0',
+        'debug=true:vif_kernelscale=3.711340',
+        'debug=true:vif_prescale=2.0:vif_prescale_method=bilinear',
+        'debug=true:vif_prescale=0.7:vif_prescale_method=bilinear',
+        'debug=true:vif_prescale=1.5:vif_prescale_method=bicubic',
+        'debug=true:vif_prescale=0.5:vif_prescale_method=bicubic',
+        'debug=true:vif_prescale=1.3:vif_prescale_method=lanczos4',
+        'debug=true:vif_prescale=0.6:vif_prescale_method=lanczos4',
+        'debug=true:vif_prescale=1.7',
+    ],
+}
+
+# clips of every layout and depth, small enough for many option sets
+CLIPS = ['tiny_177x99', 'flat_64x64', 'cups_576x324', 'cups_576x324_10b', 'cups_576x324_12b',
+         'cups_576x324_16b', 'cups_576x324_422', 'cups_576x324_444_10b', 'noise_320x180']
+
+
+def clip_info(path):
+    info = {}
+    with open(path) as f:
+        for line in f:
+            if '=' in line:
+                k, v = line.strip().split('=', 1)
+                info[k] = v
+    return info
+
+
+def bits(v):
+    return None if v is None else struct.pack('<d', float(v))
+
+
+def run(exe, clip_dir, name, info, backend, spec, out):
+    args = [exe, '-r', os.path.join(clip_dir, name + '.ref.yuv'),
+            '-d', os.path.join(clip_dir, name + '.dis.yuv'),
+            '-w', info['width'], '-h', info['height'], '-p', info['layout'],
+            '-b', info['bitdepth'], '--backend', backend, '--feature', spec,
+            '--precision', 'max', '--json', '-o', out, '-q']
+    if out.endswith('cpu.json'):  # the reference
+        args += ['--threads', '1']
+    p = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return p.returncode, p.stderr.decode(errors='replace')
+
+
+def values(doc):
+    """Every number of the JSON as (path, value), in document order."""
+    out = []
+
+    def walk(node, path):
+        if isinstance(node, dict):
+            for k, v in node.items():
+                if k in ('version', 'fps'):
+                    continue
+                walk(v, path + '/' + str(k))
+        elif isinstance(node, list):
+            for i, v in enumerate(node):
+                walk(v, path + '/' + str(i))
+        elif isinstance(node, (int, float)) and not isinstance(node, bool):
+            out.append((path, node))
+    walk(doc, '')
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('tvmaf')
+    ap.add_argument('--clips', default=os.environ.get('TVMAF_CLIPS', os.path.join(ROOT, '.cache', 'clips')))
+    ap.add_argument('--feature', action='append', help='only these features (default: all)')
+    ap.add_argument('--backend', default='cuda',
+                    help="the backend compared with the CPU (default cuda; 'cpu' checks this script)")
+    a = ap.parse_args()
+    feats = a.feature or sorted(OPTION_SETS)
+    clips = [c for c in CLIPS if os.path.exists(os.path.join(a.clips, c + '.info'))]
+    if not clips:
+        print('no clip of %s in %s' % (', '.join(CLIPS), a.clips))
+        return 1
+    failures, compared, refused = 0, 0, 0
+    with tempfile.TemporaryDirectory() as tmp:
+        cpu_json, cuda_json = os.path.join(tmp, 'cpu.json'), os.path.join(tmp, 'cuda.json')
+        for f in feats:
+            for opts in OPTION_SETS[f]:
+                spec = f + '=' + opts
+                for c in clips:
+                    info = clip_info(os.path.join(a.clips, c + '.info'))
+                    rc_gpu, err_gpu = run(a.tvmaf, a.clips, c, info, a.backend, spec, cuda_json)
+                    if rc_gpu and NO_DEVICE.search(err_gpu):
+                        print('no usable device: %s' % err_gpu.strip())
+                        return SKIP
+                    rc_cpu, err_cpu = run(a.tvmaf, a.clips, c, info, 'cpu', spec, cpu_json)
+                    what = '%s on %s' % (spec, c)
+                    if rc_cpu or rc_gpu:
+                        if bool(rc_cpu) != bool(rc_gpu):
+                            failures += 1
+                            print('FAIL %s: cpu exit %d, cuda exit %d\n  cpu: %s\n  cuda: %s' %
+                                  (what, rc_cpu, rc_gpu, err_cpu.strip(), err_gpu.strip()))
+                        else:
+                            refused += 1
+                        continue
+                    with open(cpu_json) as fh:
+                        vc = values(json.load(fh))
+                    with open(cuda_json) as fh:
+                        vg = values(json.load(fh))
+                    if [p for p, _ in vc] != [p for p, _ in vg]:
+                        failures += 1
+                        print('FAIL %s: the outputs differ in keys' % what)
+                        continue
+                    diff = [(p, x, y) for (p, x), (_, y) in zip(vc, vg) if bits(x) != bits(y)]
+                    compared += len(vc)
+                    if diff:
+                        failures += 1
+                        print('FAIL %s: %d of %d values differ, first %s cpu %r cuda %r' %
+                              (what, len(diff), len(vc), diff[0][0], diff[0][1], diff[0][2]))
+    print('cuda options parity: %d values compared, %d runs refused by both, %d failures' %
+          (compared, refused, failures))
+    return 1 if failures or not compared else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
