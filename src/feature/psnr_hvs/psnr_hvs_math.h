@@ -48,6 +48,7 @@
 #define TVMAF_PSNR_HVS_MATH_H
 
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/hd.h"
@@ -152,9 +153,12 @@ TVMAF_HD int phvs_block_count(int n)
  * operations of one block, IEEE single precision, with no lane interaction,
  * so the lane count changes no value. Vector-only spellings sit behind the
  * helpers here: conversion, select (a comparison is a -1/0 mask on vectors,
- * 0/1 on scalars), splat, and lane access.
+ * 0/1 on scalars), splat, and lane access. Defining PHVS_SCALAR_LANES
+ * before the first include gives host code the device's scalar lanes (the
+ * twin's host replay runs the kernels' code path so).
  */
-#if defined(__GNUC__) && !defined(__CUDACC__) && !defined(__OPENCL_VERSION__)
+#if defined(__GNUC__) && !defined(__CUDACC__) && !defined(__OPENCL_VERSION__) && \
+    !defined(PHVS_SCALAR_LANES)
 #define PHVS_NL 4
 typedef int32_t phvs_i __attribute__((vector_size(4 * PHVS_NL)));
 typedef uint32_t phvs_u __attribute__((vector_size(4 * PHVS_NL)));
@@ -364,6 +368,67 @@ TVMAF_HD void phvs_block_terms(phvs_i ref[64], phvs_i dis[64], const PhvsWeights
         terms[k] = weighted * weighted;
     }
 }
+
+/*
+ * The CUDA twin's decomposition (psnr_hvs.cu). A plane of bx x by block
+ * positions (phvs_block_count) is numbered in raster order, b = x + bx y.
+ * One device thread per block: thread t of CUDA block g (PHVS_THREADS
+ * threads each, one-dimensional grid) takes b = g PHVS_THREADS + t, if
+ * b < bx by, and computes its 64 terms (phvs_block_at: the block's samples,
+ * then phvs_block_terms, one lane). They are stored at terms[64 b + k]. The
+ * host reads the plane's terms back and adds them from the first to the
+ * last into one float (phvs_terms_sum): the CPU's running sum, blocks in
+ * raster order and coefficients in raster order, which no parallel
+ * reduction could reproduce. The plane score is then phvs_plane_score's.
+ * A CUDA block's terms pass through shared memory on their way out (so the
+ * stores are coalesced): thread t's term k at stage[PHVS_STAGE_ROW t + k],
+ * then terms[64 g PHVS_THREADS + i] = stage[PHVS_STAGE_ROW (i / 64) + i % 64]
+ * for i below 64 times the CUDA block's blocks in the plane; the row of 65
+ * keeps the threads' stores on distinct banks.
+ */
+#define PHVS_THREADS 64
+#define PHVS_STAGE_ROW 65
+
+/* Number of terms of a plane: 64 per block position. */
+TVMAF_HD int64_t phvs_plane_terms(int w, int h)
+{
+    return (int64_t)phvs_block_count(w) * phvs_block_count(h) * 64;
+}
+
+/* The running sum of n terms, in their order. */
+TVMAF_HD float phvs_terms_sum(const float *terms, int64_t n)
+{
+    float sum = 0.0f;
+    for (int64_t i = 0; i < n; i++) sum += terms[i];
+    return sum;
+}
+
+#if PHVS_NL == 1
+/* The samples of the 8x8 block at (x0, y0) of a plane: bytes 1 (8 bits) or
+ * 2 (one uint16_t per sample); pitch in bytes. */
+TVMAF_HD void phvs_block_load(phvs_i blk[64], const TVMAF_GLOBAL uint8_t *plane, size_t pitch,
+                              unsigned bytes, int x0, int y0)
+{
+    const TVMAF_GLOBAL uint8_t *row = plane + (size_t)y0 * pitch;
+    for (int i = 0; i < 8; i++, row += pitch)
+        for (int j = 0; j < 8; j++)
+            blk[8 * i + j] = bytes == 1 ? (phvs_i)row[x0 + j]
+                                        : (phvs_i)((const TVMAF_GLOBAL uint16_t *)row)[x0 + j];
+}
+
+/* One device thread's work: the 64 terms of block b of a plane with bx
+ * block positions per row. */
+TVMAF_HD void phvs_block_at(const TVMAF_GLOBAL uint8_t *ref, const TVMAF_GLOBAL uint8_t *dis,
+                            size_t pitch, unsigned bytes, int bx, int64_t b,
+                            const PhvsWeights *w, float terms[64])
+{
+    const int x0 = (int)(b % bx) * PHVS_STEP, y0 = (int)(b / bx) * PHVS_STEP;
+    phvs_i rb[64], db[64];
+    phvs_block_load(rb, ref, pitch, bytes, x0, y0);
+    phvs_block_load(db, dis, pitch, bytes, x0, y0);
+    phvs_block_terms(rb, db, w, terms);
+}
+#endif
 
 /* The plane score from the running sum of its terms (NaN without blocks). */
 TVMAF_HD float phvs_plane_score(float sum, int64_t terms, unsigned bpc)
