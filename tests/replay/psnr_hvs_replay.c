@@ -6,12 +6,14 @@
  * (PHVS_SCALAR_LANES: one block per thread, as the kernels compile it),
  * while the CPU extractor runs the same arithmetic four blocks per vector.
  * The decomposition is the header's: per plane, ceil(n / PHVS_THREADS) CUDA
- * blocks in a scrambled order, their threads in a scrambled order, thread t
- * computing block b's terms (phvs_block_at) into the shared stage, then the
- * stage copied out to the terms buffer (PHVS_STAGE_ROW); every buffer starts
- * as garbage. The host adds each plane's terms in order (phvs_terms_sum),
- * scores (phvs_plane_score) and converts as the CPU reports (phvs_db,
- * phvs_combined). Cases: every layout x depth (16 bits and 4:0:0 must be
+ * blocks in a scrambled order, their threads in a scrambled order between
+ * barriers: thread t computes block b's terms (phvs_block_at) into its
+ * row of the shared stage and counts the non-zero ones (phvs_nonzero),
+ * thread 0 sums the counts up, the threads pack their rows (phvs_pack) and
+ * store the packed terms to the CUDA block's region, with its count; every
+ * buffer, shared ones included, starts as garbage. The host adds each
+ * plane's regions in order (phvs_regions_sum), scores (phvs_plane_score)
+ * and converts as the CPU reports (phvs_db, phvs_combined). Cases: every layout x depth (16 bits and 4:0:0 must be
  * refused by the twin's setup and by the CPU alike) x sizes from one block
  * to several CUDA blocks of blocks (odd sizes, chroma just 8 wide, sizes
  * the CPU refuses) x fills; samples beyond the bit depth (malformed input,
@@ -32,6 +34,9 @@
 
 _Static_assert(PHVS_NL == 1, "the replay runs the device's one-block lanes");
 
+/* terms computed, and those packed (not zero), over every replayed plane */
+static uint64_t n_terms, n_kept;
+
 static const char *const keys[4] = { "psnr_hvs_y", "psnr_hvs_cb", "psnr_hvs_cr", "psnr_hvs" };
 
 static int setup(const TvmafPicture *r, PsnrHvsParams *p, char *msg, size_t len)
@@ -46,49 +51,76 @@ static float replay_plane(const PsnrHvsParams *p, int pl, const TvmafPicture *r,
 {
     const int bx = phvs_block_count((int)r->w[pl]);
     const int64_t n = (int64_t)bx * phvs_block_count((int)r->h[pl]);
-    const int64_t n_terms = phvs_plane_terms((int)r->w[pl], (int)r->h[pl]);
     const unsigned bytes = r->bpc > 8 ? 2 : 1;
     const unsigned grid = (unsigned)((n + PHVS_THREADS - 1) / PHVS_THREADS);
     if (r->stride[pl] != d->stride[pl]) { /* the device frame has one pitch per plane */
         replay_fail("%s: strides differ", what);
         return 0.0f;
     }
-    if (n_terms != 64 * n) replay_fail("%s: phvs_plane_terms", what);
-    float *terms = malloc(sizeof(float) * (size_t)(64 * n));
+    float *terms = malloc(sizeof(float) * PHVS_REGION * (grid ? grid : 1));
+    uint32_t *counts = malloc(sizeof(uint32_t) * (grid ? grid : 1));
     unsigned *order = malloc(sizeof(unsigned) * (grid ? grid : 1));
-    if (!terms || !order) {
+    if (!terms || !counts || !order) {
         replay_fail("out of memory");
         free(terms);
+        free(counts);
         free(order);
         return 0.0f;
     }
-    replay_garbage(terms, sizeof(float) * (size_t)(64 * n));
+    replay_garbage(terms, sizeof(float) * PHVS_REGION * grid);
+    replay_garbage(counts, sizeof(uint32_t) * grid);
     replay_scramble(order, grid);
-    for (unsigned g = 0; g < grid; g++) {
-        static float stage[PHVS_THREADS * PHVS_STAGE_ROW];
+    for (unsigned i = 0; i < grid; i++) {
+        /* CUDA block g; shared memory starts as garbage */
+        static float stage[PHVS_THREADS * PHVS_STAGE_ROW], packed[PHVS_REGION];
+        static int start[PHVS_THREADS + 1];
         unsigned threads[PHVS_THREADS];
-        const int64_t first = (int64_t)order[g] * PHVS_THREADS;
+        const unsigned g = order[i];
         replay_garbage(stage, sizeof(stage));
+        replay_garbage(packed, sizeof(packed));
+        replay_garbage(start, sizeof(start));
+        /* up to the first barrier */
         replay_scramble(threads, PHVS_THREADS);
-        for (unsigned i = 0; i < PHVS_THREADS; i++) {
-            const unsigned t = threads[i];
-            const int64_t b = first + t;
-            if (b >= n) continue;
-            float out[64];
-            phvs_block_at(r->data[pl], d->data[pl], (size_t)r->stride[pl], bytes, bx, b,
-                          &p->weights[pl], out);
-            for (int k = 0; k < 64; k++) stage[t * PHVS_STAGE_ROW + k] = out[k];
+        for (unsigned j = 0; j < PHVS_THREADS; j++) {
+            const unsigned t = threads[j];
+            const int64_t b = (int64_t)g * PHVS_THREADS + t;
+            float *row = stage + t * PHVS_STAGE_ROW;
+            if (b < n) {
+                float out[64];
+                phvs_block_at(r->data[pl], d->data[pl], (size_t)r->stride[pl], bytes, bx, b,
+                              &p->weights[pl], out);
+                for (int k = 0; k < 64; k++) row[k] = out[k];
+                start[t + 1] = phvs_nonzero(row);
+            } else {
+                start[t + 1] = 0;
+            }
         }
-        /* after the barrier: the coalesced copy, threads in any order */
-        const int64_t left = n - first;
-        const int m = 64 * (int)(left < PHVS_THREADS ? left : PHVS_THREADS);
+        /* thread 0's prefix sum */
+        start[0] = 0;
+        for (int k = 1; k <= PHVS_THREADS; k++) start[k] += start[k - 1];
+        /* the packing, then the stores, threads in any order */
         replay_scramble(threads, PHVS_THREADS);
-        for (unsigned i = 0; i < PHVS_THREADS; i++)
-            for (int j = (int)threads[i]; j < m; j += PHVS_THREADS)
-                terms[64 * first + j] = stage[(j / 64) * PHVS_STAGE_ROW + j % 64];
+        for (unsigned j = 0; j < PHVS_THREADS; j++) {
+            const unsigned t = threads[j];
+            if ((int64_t)g * PHVS_THREADS + t < n)
+                phvs_pack(stage + t * PHVS_STAGE_ROW, packed, start[t]);
+        }
+        const int total = start[PHVS_THREADS];
+        replay_scramble(threads, PHVS_THREADS);
+        for (unsigned j = 0; j < PHVS_THREADS; j++)
+            for (int k = (int)threads[j]; k < total; k += PHVS_THREADS)
+                terms[(size_t)g * PHVS_REGION + (size_t)k] = packed[k];
+        counts[g] = (uint32_t)total;
     }
-    const float score = phvs_plane_score(phvs_terms_sum(terms, 64 * n), 64 * n, p->bpc);
+    for (unsigned g = 0; g < grid; g++) {
+        if (counts[g] > PHVS_REGION) replay_fail("%s: region %u counts %u", what, g, counts[g]);
+        n_terms += 64 * (uint64_t)(n - (int64_t)g * PHVS_THREADS < PHVS_THREADS
+                                       ? n - (int64_t)g * PHVS_THREADS : PHVS_THREADS);
+        n_kept += counts[g];
+    }
+    const float score = phvs_plane_score(phvs_regions_sum(terms, counts, grid), 64 * n, p->bpc);
     free(terms);
+    free(counts);
     free(order);
     return score;
 }
@@ -377,6 +409,8 @@ int main(void)
     wild_samples();
     clips();
     printf("refused by both: %u cases\n", n_refused);
+    printf("terms packed: %llu of %llu\n", (unsigned long long)n_kept,
+           (unsigned long long)n_terms);
     if (!n_refused) replay_fail("no refused case was exercised");
     return replay_report("psnr_hvs");
 }

@@ -5,9 +5,10 @@
  *
  * Like the reference, it takes 8 to 12 bits per sample and needs chroma;
  * blocks that do not fit wholly in a plane are not scored, so any size is
- * read within its planes (a plane under 8x8 scores NaN, written as null, as
- * in the reference). Where reference and distorted are equal the score is
- * +inf, also written as null.
+ * read within its planes. A plane under 8x8 has no block (the reference
+ * prints NaN for it): such input is refused. Where reference and distorted
+ * are equal the score is +inf, written as null. The checks and the report
+ * are shared with the twins (psnr_hvs_state.h).
  */
 #include <errno.h>
 #include <stdint.h>
