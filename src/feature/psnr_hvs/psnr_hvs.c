@@ -5,9 +5,10 @@
  *
  * Like the reference, it takes 8 to 12 bits per sample and needs chroma;
  * blocks that do not fit wholly in a plane are not scored, so any size is
- * read within its planes (a plane under 8x8 scores NaN, written as null, as
- * in the reference). Where reference and distorted are equal the score is
- * +inf, also written as null.
+ * read within its planes. A plane under 8x8 has no block (the reference
+ * prints NaN for it): such input is refused. Where reference and distorted
+ * are equal the score is +inf, written as null. The checks and the report
+ * are shared with the twins (psnr_hvs_state.h).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -15,15 +16,10 @@
 
 #include "core/feature.h"
 #include "feature/psnr_hvs/psnr_hvs_math.h"
+#include "feature/psnr_hvs/psnr_hvs_state.h"
 
-typedef struct PsnrHvsState {
-    unsigned bpc;
-    PhvsWeights weights[3];
-} PsnrHvsState;
-
-static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
+int tvmaf_psnr_hvs_setup(PsnrHvsParams *s, const TvmafVideoInfo *vi, char *msg, size_t len)
 {
-    PsnrHvsState *s = priv;
     if (vi->bpc > PHVS_MAX_BPC) {
         snprintf(msg, len, "feature \"psnr_hvs\" does not support %u-bit input "
                  "(8 to %d bits per sample)", vi->bpc, PHVS_MAX_BPC);
@@ -49,6 +45,21 @@ static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
     return 0;
 }
 
+int tvmaf_psnr_hvs_report(const double score[3], unsigned index, TvmafSink *sink)
+{
+    static const char *const key[3] = { "psnr_hvs_y", "psnr_hvs_cb", "psnr_hvs_cr" };
+    int err = 0;
+    for (int p = 0; p < 3; p++) err |= tvmaf_sink_append(sink, key[p], index, phvs_db(score[p]));
+    err |= tvmaf_sink_append(sink, "psnr_hvs", index,
+                             phvs_db(phvs_combined(score[0], score[1], score[2])));
+    return err ? -EINVAL : 0;
+}
+
+static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
+{
+    return tvmaf_psnr_hvs_setup(priv, vi, msg, len);
+}
+
 /* Loads a block into lane l. */
 static void load_block_8(phvs_i blk[64], int l, const uint8_t *src, ptrdiff_t stride)
 {
@@ -68,7 +79,7 @@ static void load_block_16(phvs_i blk[64], int l, const uint8_t *src, ptrdiff_t s
  * raster order, as the reference does. A row's blocks go PHVS_NL at a time
  * into the lanes; lanes past the row's last block repeat it and are not
  * added. */
-static float plane_score(const PsnrHvsState *s, int plane, const TvmafPicture *ref,
+static float plane_score(const PsnrHvsParams *s, int plane, const TvmafPicture *ref,
                          const TvmafPicture *dis)
 {
     const int bx = phvs_block_count((int)ref->w[plane]);
@@ -107,17 +118,10 @@ static float plane_score(const PsnrHvsState *s, int plane, const TvmafPicture *r
 static int extract(void *priv, const TvmafPicture *ref, const TvmafPicture *dis,
                    unsigned index, TvmafSink *sink)
 {
-    static const char *const key[3] = { "psnr_hvs_y", "psnr_hvs_cb", "psnr_hvs_cr" };
-    const PsnrHvsState *s = priv;
+    const PsnrHvsParams *s = priv;
     double score[3];
-    int err = 0;
-    for (int p = 0; p < 3; p++) {
-        score[p] = plane_score(s, p, ref, dis);
-        err |= tvmaf_sink_append(sink, key[p], index, phvs_db(score[p]));
-    }
-    err |= tvmaf_sink_append(sink, "psnr_hvs", index,
-                             phvs_db(phvs_combined(score[0], score[1], score[2])));
-    return err ? -EINVAL : 0;
+    for (int p = 0; p < 3; p++) score[p] = plane_score(s, p, ref, dis);
+    return tvmaf_psnr_hvs_report(score, index, sink);
 }
 
 static const char *const provided[] = {
@@ -128,7 +132,7 @@ const TvmafExtractor tvmaf_fex_psnr_hvs = {
     .name = "psnr_hvs",
     .backend = TVMAF_BACKEND_CPU,
     .options = NULL,
-    .priv_size = sizeof(PsnrHvsState),
+    .priv_size = sizeof(PsnrHvsParams),
     .flags = 0,
     .init = init,
     .extract = extract,

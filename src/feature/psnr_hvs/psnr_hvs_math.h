@@ -48,6 +48,7 @@
 #define TVMAF_PSNR_HVS_MATH_H
 
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/hd.h"
@@ -152,9 +153,12 @@ TVMAF_HD int phvs_block_count(int n)
  * operations of one block, IEEE single precision, with no lane interaction,
  * so the lane count changes no value. Vector-only spellings sit behind the
  * helpers here: conversion, select (a comparison is a -1/0 mask on vectors,
- * 0/1 on scalars), splat, and lane access.
+ * 0/1 on scalars), splat, and lane access. Defining PHVS_SCALAR_LANES
+ * before the first include gives host code the device's scalar lanes (the
+ * twin's host replay runs the kernels' code path so).
  */
-#if defined(__GNUC__) && !defined(__CUDACC__) && !defined(__OPENCL_VERSION__)
+#if defined(__GNUC__) && !defined(__CUDACC__) && !defined(__OPENCL_VERSION__) && \
+    !defined(PHVS_SCALAR_LANES)
 #define PHVS_NL 4
 typedef int32_t phvs_i __attribute__((vector_size(4 * PHVS_NL)));
 typedef uint32_t phvs_u __attribute__((vector_size(4 * PHVS_NL)));
@@ -364,6 +368,89 @@ TVMAF_HD void phvs_block_terms(phvs_i ref[64], phvs_i dis[64], const PhvsWeights
         terms[k] = weighted * weighted;
     }
 }
+
+/*
+ * The CUDA twin's decomposition (psnr_hvs.cu). A plane of bx x by block
+ * positions (phvs_block_count) is numbered in raster order, b = x + bx y.
+ * One device thread per block: thread t of CUDA block g (PHVS_THREADS
+ * threads each, one-dimensional grid) takes b = g PHVS_THREADS + t, if
+ * b < bx by, and computes its 64 terms (phvs_block_at: the block's samples,
+ * then phvs_block_terms, one lane) into row t of the shared stage
+ * (PHVS_STAGE_ROW floats apart, so the threads' stores fall on distinct
+ * banks).
+ *
+ * The host must add the terms into one float, blocks in raster order and
+ * coefficients in raster order, as the CPU does: no parallel reduction
+ * reproduces that running sum. Most terms are 0 (errors under the masking
+ * threshold: 79-88% of the luma terms of the test clips), and adding a zero
+ * leaves a float sum unchanged unless the sum is -0, which a sum starting
+ * at +0 never becomes (in round-to-nearest x + y is -0 only when both are
+ * -0). So the CUDA block packs its non-zero terms: each thread counts those
+ * of its row (phvs_nonzero), an exclusive prefix sum over the threads in
+ * thread order gives each row's start, each thread copies its non-zero
+ * terms in order to the packed buffer from its start (phvs_pack), and the
+ * CUDA block stores packed[0 .. count) at region g of the terms buffer
+ * (PHVS_REGION floats per CUDA block) and count at counts[g]. The host adds
+ * regions 0, 1, ... each from its first term to its count-th
+ * (phvs_regions_sum): the CPU's sequence of additions less those of zeros.
+ * The plane score is then phvs_plane_score's, over 64 bx by terms.
+ */
+#define PHVS_THREADS 64
+#define PHVS_STAGE_ROW 65
+#define PHVS_REGION (64 * PHVS_THREADS)
+
+/* How many of a block's 64 terms are not zero. */
+TVMAF_HD int phvs_nonzero(const TVMAF_LOCAL float *row)
+{
+    int n = 0;
+    for (int k = 0; k < 64; k++) n += row[k] != 0.0f;
+    return n;
+}
+
+/* A block's non-zero terms, in order, to packed[at], packed[at + 1], ... */
+TVMAF_HD void phvs_pack(const TVMAF_LOCAL float *row, TVMAF_LOCAL float *packed, int at)
+{
+    for (int k = 0; k < 64; k++)
+        if (row[k] != 0.0f) packed[at++] = row[k];
+}
+
+/* The host's sum of a plane's regions: region g holds counts[g] terms. */
+TVMAF_HD float phvs_regions_sum(const float *terms, const uint32_t *counts, int64_t n_regions)
+{
+    float sum = 0.0f;
+    for (int64_t g = 0; g < n_regions; g++) {
+        const float *t = terms + g * PHVS_REGION;
+        for (uint32_t i = 0; i < counts[g]; i++) sum += t[i];
+    }
+    return sum;
+}
+
+#if PHVS_NL == 1
+/* The samples of the 8x8 block at (x0, y0) of a plane: bytes 1 (8 bits) or
+ * 2 (one uint16_t per sample); pitch in bytes. */
+TVMAF_HD void phvs_block_load(phvs_i blk[64], const TVMAF_GLOBAL uint8_t *plane, size_t pitch,
+                              unsigned bytes, int x0, int y0)
+{
+    const TVMAF_GLOBAL uint8_t *row = plane + (size_t)y0 * pitch;
+    for (int i = 0; i < 8; i++, row += pitch)
+        for (int j = 0; j < 8; j++)
+            blk[8 * i + j] = bytes == 1 ? (phvs_i)row[x0 + j]
+                                        : (phvs_i)((const TVMAF_GLOBAL uint16_t *)row)[x0 + j];
+}
+
+/* One device thread's work: the 64 terms of block b of a plane with bx
+ * block positions per row. */
+TVMAF_HD void phvs_block_at(const TVMAF_GLOBAL uint8_t *ref, const TVMAF_GLOBAL uint8_t *dis,
+                            size_t pitch, unsigned bytes, int bx, int64_t b,
+                            const PhvsWeights *w, float terms[64])
+{
+    const int x0 = (int)(b % bx) * PHVS_STEP, y0 = (int)(b / bx) * PHVS_STEP;
+    phvs_i rb[64], db[64];
+    phvs_block_load(rb, ref, pitch, bytes, x0, y0);
+    phvs_block_load(db, dis, pitch, bytes, x0, y0);
+    phvs_block_terms(rb, db, w, terms);
+}
+#endif
 
 /* The plane score from the running sum of its terms (NaN without blocks). */
 TVMAF_HD float phvs_plane_score(float sum, int64_t terms, unsigned bpc)
