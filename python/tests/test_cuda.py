@@ -8,8 +8,9 @@ from common import assert_same, cli_json, clip, raw_args
 
 pytestmark = pytest.mark.skipif(not tvmaf.cuda_available(), reason='no usable CUDA device')
 
-# twins (psnr, ciede, float_ssim, VMAF's vif/adm/motion) and a CPU-only feature in the same run
-FEATURES = ['psnr=enable_apsnr=true', 'ciede', 'float_ssim', 'float_ms_ssim']
+# twins (psnr, ciede, float_ssim, float_ms_ssim, VMAF's vif/adm/motion) and a CPU-only feature
+# (cambi) in the same run
+FEATURES = ['psnr=enable_apsnr=true', 'ciede', 'float_ssim', 'float_ms_ssim=enable_lcs=true', 'cambi']
 
 
 @pytest.mark.parametrize('threads,pinned', [(0, False), (4, False), (0, True)])
@@ -22,6 +23,7 @@ def test_cuda_matches_cpu_cli_json(threads, pinned):
                           features=FEATURES, backend='cuda', threads=threads,
                           pinned_pictures=pinned)
     assert r.backends['adm'] == 'cuda' and r.backends['float_ssim'] == 'cuda'
-    assert r.backends['float_ms_ssim'] == 'cpu'
+    assert r.backends['float_ms_ssim'] == 'cuda'
+    assert r.backends['cambi'] == 'cpu'
     assert_same(r, doc_cpu)
     assert_same(r, doc_cuda)
