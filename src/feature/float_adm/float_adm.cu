@@ -9,6 +9,9 @@
 #include "feature/float_adm/float_adm_tile.h"
 
 static_assert(FADM_BLOCK_W * FADM_BLOCK_H <= 1024, "a block's threads");
+// FadmTileScale goes by value: the host's layout (float_adm_cuda.c asserts the same)
+static_assert(sizeof(FadmTileScale) == 128 && offsetof(FadmTileScale, rows_off) == 120,
+              "FadmTileScale layout");
 
 // Coefficient j of the rows of [y0, y1) this thread covers (the grid's y strides).
 #define FADM_FOR_COEFS(x0, x1, y0, y1)                                              \

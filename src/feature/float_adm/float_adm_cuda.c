@@ -10,6 +10,7 @@
  * uploaded once per instance.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -35,6 +36,11 @@ typedef struct FloatAdmCuda {
     CUdeviceptr d_table; /* TVMAF_RCPSS_TABLE_LEN words */
     float *h_back;       /* page-locked: the row totals (p = 3) or the terms */
 } FloatAdmCuda;
+
+/* FadmTileScale goes to the kernels by value: the device's layout (float_adm.cu
+ * asserts the same) */
+_Static_assert(sizeof(FadmTileScale) == 128 && offsetof(FadmTileScale, rows_off) == 120,
+               "FadmTileScale layout");
 
 static void close_twin(void *priv)
 {
