@@ -1,6 +1,7 @@
 /*
  * float_adm: the arithmetic of libvmaf's floating-point ADM, written once for
- * the CPU extractor and (later) its device twins.
+ * the CPU extractor and its CUDA twin (float_adm.cu, through the
+ * decomposition of float_adm_tile.h).
  *
  * One frame, luma only, four scales (0 = finest). Per scale:
  *   dwt       Daubechies-2 analysis of reference (o) and distorted (t), with
@@ -35,7 +36,8 @@
  *   - t / o is t * rcp(o), the x86 RCPSS estimate refined by one Newton
  *     step, on the build the goldens came from (see numerics/rcpss.h and
  *     fadm_div below).
- * The only libm call per coefficient is powf for p-norms other than 3.
+ * The only libm call per coefficient is powf for p-norms other than 3; the
+ * twin makes it on the host, from the bases the device computes.
  */
 #ifndef TVMAF_FLOAT_ADM_MATH_H
 #define TVMAF_FLOAT_ADM_MATH_H
