@@ -4,6 +4,7 @@
  * against its instruction.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,6 +112,24 @@ int tvmaf_rcpss_probe(uint32_t table[TVMAF_RCPSS_TABLE_LEN], char *msg, size_t l
 }
 
 #endif
+
+static uint32_t host_table[TVMAF_RCPSS_TABLE_LEN];
+static char host_table_msg[192];
+static int host_table_err;
+static pthread_once_t host_table_once = PTHREAD_ONCE_INIT;
+
+static void host_table_probe(void)
+{
+    host_table_err = tvmaf_rcpss_probe(host_table, host_table_msg, sizeof(host_table_msg));
+}
+
+const uint32_t *tvmaf_rcpss_host_table(char *msg, size_t msg_len)
+{
+    pthread_once(&host_table_once, host_table_probe);
+    if (!host_table_err) return host_table;
+    if (msg_len) snprintf(msg, msg_len, "%s", host_table_msg);
+    return NULL;
+}
 
 const char *tvmaf_rcp_div_name(enum TvmafRcpDiv div)
 {

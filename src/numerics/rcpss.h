@@ -126,6 +126,13 @@ uint64_t tvmaf_rcpss_table_fingerprint(const uint32_t *table);
  */
 int tvmaf_rcpss_probe(uint32_t table[TVMAF_RCPSS_TABLE_LEN], char *msg, size_t msg_len);
 
+/*
+ * This processor's table, built and proved by tvmaf_rcpss_probe once per
+ * process (the first call pays the sweep, about 10 million instructions;
+ * thread-safe). NULL where the probe fails, with the reason in msg.
+ */
+const uint32_t *tvmaf_rcpss_host_table(char *msg, size_t msg_len);
+
 /* "host", "table", "ieee"; NULL for anything else. */
 const char *tvmaf_rcp_div_name(enum TvmafRcpDiv div);
 /* Parses those names; returns -1 for anything else. */

@@ -29,17 +29,15 @@
 #include "core/feature.h"
 #include "core/feature_name.h"
 #include "feature/float_adm/float_adm_math.h"
-
-#define FADM_KEY_LEN 256
+#include "feature/float_adm/float_adm_state.h"
 
 /* Output names, in the order the reference appends them. */
 enum {
     KEY_ADM2, KEY_AIM, KEY_ADM3, KEY_SCALE0, /* .. +3 */
     KEY_ADM = 7, KEY_NUM, KEY_DEN, KEY_NUM_SCALE0, /* num, den alternating per scale */
-    N_KEYS = 18,
 };
 
-static const char *const key_names[N_KEYS] = {
+static const char *const key_names[FADM_N_KEYS] = {
     "VMAF_feature_adm2_score", "VMAF_feature_aim_score", "VMAF_feature_adm3_score",
     "VMAF_feature_adm_scale0_score", "VMAF_feature_adm_scale1_score",
     "VMAF_feature_adm_scale2_score", "VMAF_feature_adm_scale3_score", "adm", "adm_num",
@@ -55,34 +53,7 @@ typedef struct Pyramid {
 } Pyramid;
 
 typedef struct FloatAdm {
-    /* options */
-    bool debug;
-    double gain_limit;
-    double norm_view_dist;
-    double noise_weight;
-    double csf_scale;
-    double csf_diag_scale;
-    int ref_display_height;
-    int csf_mode;
-    int bypass_cm;
-    bool adm3_apply_hm;
-    double p_norm;
-    double dlm_weight;
-    double min_val;
-    double f1[FADM_N_SCALES], f2[FADM_N_SCALES];
-    int skip_aim_scale;
-    bool skip_scale0;
-    char div_name[TVMAF_OPT_STRING_LEN];
-
-    /* derived at init */
-    int div;
-    const uint32_t *table;
-    int w, h;
-    unsigned bpc;
-    float cos_1deg_sq;
-    float rfactor[FADM_N_SCALES][3];
-    int cube; /* p_norm == 3 */
-    char key[N_KEYS][FADM_KEY_LEN];
+    FloatAdmParams p; /* first: the option table's offsets point into it */
 
     /* buffers; band planes have the stride of scale 0's band width */
     void *mem;
@@ -96,62 +67,62 @@ typedef struct FloatAdm {
 
 #define FP TVMAF_OPT_FEATURE_PARAM
 
-static const TvmafOption options[] = {
+const TvmafOption tvmaf_float_adm_options[] = {
     { "debug", "debug mode: enable additional output",
-      offsetof(FloatAdm, debug), TVMAF_OPT_BOOL, { .b = false }, 0, 0, 0, NULL },
+      offsetof(FloatAdmParams, debug), TVMAF_OPT_BOOL, { .b = false }, 0, 0, 0, NULL },
     { "adm_enhn_gain_limit", "enhancement gain imposed on adm, must be >= 1.0, "
       "where 1.0 means the gain is completely disabled",
-      offsetof(FloatAdm, gain_limit), TVMAF_OPT_DOUBLE, { .d = 100.0 }, 1.0, 100.0, FP, "egl" },
+      offsetof(FloatAdmParams, gain_limit), TVMAF_OPT_DOUBLE, { .d = 100.0 }, 1.0, 100.0, FP, "egl" },
     { "adm_norm_view_dist",
       "normalized viewing distance = viewing distance / ref display's physical height",
-      offsetof(FloatAdm, norm_view_dist), TVMAF_OPT_DOUBLE, { .d = 3.0 }, 0.75, 24.0, FP, "nvd" },
+      offsetof(FloatAdmParams, norm_view_dist), TVMAF_OPT_DOUBLE, { .d = 3.0 }, 0.75, 24.0, FP, "nvd" },
     { "adm_noise_weight", "noise weight",
-      offsetof(FloatAdm, noise_weight), TVMAF_OPT_DOUBLE, { .d = 0.03125 }, 0.0, 1500.0, FP,
+      offsetof(FloatAdmParams, noise_weight), TVMAF_OPT_DOUBLE, { .d = 0.03125 }, 0.0, 1500.0, FP,
       "nw" },
     { "adm_csf_scale", "scale factor for the CSF",
-      offsetof(FloatAdm, csf_scale), TVMAF_OPT_DOUBLE, { .d = 1.0 }, 0.0, 50.0, FP, "scf" },
+      offsetof(FloatAdmParams, csf_scale), TVMAF_OPT_DOUBLE, { .d = 1.0 }, 0.0, 50.0, FP, "scf" },
     { "adm_csf_diag_scale", "scale factor for the CSF diag",
-      offsetof(FloatAdm, csf_diag_scale), TVMAF_OPT_DOUBLE, { .d = 1.0 }, 0.0, 50.0, FP,
+      offsetof(FloatAdmParams, csf_diag_scale), TVMAF_OPT_DOUBLE, { .d = 1.0 }, 0.0, 50.0, FP,
       "scfd" },
     { "adm_ref_display_height", "reference display height in pixels",
-      offsetof(FloatAdm, ref_display_height), TVMAF_OPT_INT, { .i = 1080 }, 1, 4320, FP, "rdf" },
+      offsetof(FloatAdmParams, ref_display_height), TVMAF_OPT_INT, { .i = 1080 }, 1, 4320, FP, "rdf" },
     { "adm_csf_mode", "contrast sensitivity function",
-      offsetof(FloatAdm, csf_mode), TVMAF_OPT_INT, { .i = FADM_CSF_WATSON97 }, 0, 9, FP, "csf" },
+      offsetof(FloatAdmParams, csf_mode), TVMAF_OPT_INT, { .i = FADM_CSF_WATSON97 }, 0, 9, FP, "csf" },
     { "adm_bypass_cm", "bypass contrast masking (CM)",
-      offsetof(FloatAdm, bypass_cm), TVMAF_OPT_INT, { .i = 0 }, 0, 1, FP, "bcm" },
+      offsetof(FloatAdmParams, bypass_cm), TVMAF_OPT_INT, { .i = 0 }, 0, 1, FP, "bcm" },
     { "adm_adm3_apply_hm", "apply harmonic mean to combine DLM and AIM",
-      offsetof(FloatAdm, adm3_apply_hm), TVMAF_OPT_BOOL, { .b = false }, 0, 0, FP, "aah" },
+      offsetof(FloatAdmParams, adm3_apply_hm), TVMAF_OPT_BOOL, { .b = false }, 0, 0, FP, "aah" },
     { "adm_p_norm", "p-norm for energy vector",
-      offsetof(FloatAdm, p_norm), TVMAF_OPT_DOUBLE, { .d = 3.0 }, 1.0, 20.0, FP, "apn" },
+      offsetof(FloatAdmParams, p_norm), TVMAF_OPT_DOUBLE, { .d = 3.0 }, 1.0, 20.0, FP, "apn" },
     { "adm_dlm_weight", "linear weighting between DLM and AIM; 1 corresponds to DLM-only",
-      offsetof(FloatAdm, dlm_weight), TVMAF_OPT_DOUBLE, { .d = 0.5 }, 0.0, 1.0, FP, "dlmw" },
+      offsetof(FloatAdmParams, dlm_weight), TVMAF_OPT_DOUBLE, { .d = 0.5 }, 0.0, 1.0, FP, "dlmw" },
     { "adm_min_val", "minimum value allowed; lower values will be clipped to this value",
-      offsetof(FloatAdm, min_val), TVMAF_OPT_DOUBLE, { .d = 0.0 }, 0.0, 1.0, FP, "min" },
-    { "adm_f1s0", "factor1 scale0", offsetof(FloatAdm, f1[0]), TVMAF_OPT_DOUBLE, { .d = -1.0 },
+      offsetof(FloatAdmParams, min_val), TVMAF_OPT_DOUBLE, { .d = 0.0 }, 0.0, 1.0, FP, "min" },
+    { "adm_f1s0", "factor1 scale0", offsetof(FloatAdmParams, f1[0]), TVMAF_OPT_DOUBLE, { .d = -1.0 },
       -1.0, 10.0, FP, "f1s0" },
-    { "adm_f1s1", "factor1 scale1", offsetof(FloatAdm, f1[1]), TVMAF_OPT_DOUBLE, { .d = -1.0 },
+    { "adm_f1s1", "factor1 scale1", offsetof(FloatAdmParams, f1[1]), TVMAF_OPT_DOUBLE, { .d = -1.0 },
       -1.0, 10.0, FP, "f1s1" },
-    { "adm_f1s2", "factor1 scale2", offsetof(FloatAdm, f1[2]), TVMAF_OPT_DOUBLE, { .d = -1.0 },
+    { "adm_f1s2", "factor1 scale2", offsetof(FloatAdmParams, f1[2]), TVMAF_OPT_DOUBLE, { .d = -1.0 },
       -1.0, 10.0, FP, "f1s2" },
-    { "adm_f1s3", "factor1 scale3", offsetof(FloatAdm, f1[3]), TVMAF_OPT_DOUBLE, { .d = -1.0 },
+    { "adm_f1s3", "factor1 scale3", offsetof(FloatAdmParams, f1[3]), TVMAF_OPT_DOUBLE, { .d = -1.0 },
       -1.0, 10.0, FP, "f1s3" },
-    { "adm_f2s0", "factor2 scale0", offsetof(FloatAdm, f2[0]), TVMAF_OPT_DOUBLE, { .d = -1.0 },
+    { "adm_f2s0", "factor2 scale0", offsetof(FloatAdmParams, f2[0]), TVMAF_OPT_DOUBLE, { .d = -1.0 },
       -1.0, 10.0, FP, "f2s0" },
-    { "adm_f2s1", "factor2 scale1", offsetof(FloatAdm, f2[1]), TVMAF_OPT_DOUBLE, { .d = -1.0 },
+    { "adm_f2s1", "factor2 scale1", offsetof(FloatAdmParams, f2[1]), TVMAF_OPT_DOUBLE, { .d = -1.0 },
       -1.0, 10.0, FP, "f2s1" },
-    { "adm_f2s2", "factor2 scale2", offsetof(FloatAdm, f2[2]), TVMAF_OPT_DOUBLE, { .d = -1.0 },
+    { "adm_f2s2", "factor2 scale2", offsetof(FloatAdmParams, f2[2]), TVMAF_OPT_DOUBLE, { .d = -1.0 },
       -1.0, 10.0, FP, "f2s2" },
-    { "adm_f2s3", "factor2 scale3", offsetof(FloatAdm, f2[3]), TVMAF_OPT_DOUBLE, { .d = -1.0 },
+    { "adm_f2s3", "factor2 scale3", offsetof(FloatAdmParams, f2[3]), TVMAF_OPT_DOUBLE, { .d = -1.0 },
       -1.0, 10.0, FP, "f2s3" },
     { "adm_skip_aim_scale", "when set, skip AIM calculations for that scale",
-      offsetof(FloatAdm, skip_aim_scale), TVMAF_OPT_INT, { .i = -1 }, 0, 3, FP, "sasc" },
+      offsetof(FloatAdmParams, skip_aim_scale), TVMAF_OPT_INT, { .i = -1 }, 0, 3, FP, "sasc" },
     { "adm_skip_scale0", "skip the calculation of scale 0",
-      offsetof(FloatAdm, skip_scale0), TVMAF_OPT_BOOL, { .b = false }, 0, 0, FP, "ssz" },
+      offsetof(FloatAdmParams, skip_scale0), TVMAF_OPT_BOOL, { .b = false }, 0, 0, FP, "ssz" },
     { "adm_div", "division t / o: host (this processor's RCPSS reciprocal estimate plus one "
       "Newton step, as libvmaf on this machine), table (the goldens host's estimates), ieee "
       "(plain division), auto (host); not part of output names; the CLI's --adm-div sets it for "
       "every instance",
-      offsetof(FloatAdm, div_name), TVMAF_OPT_STRING, { .s = "auto" }, 0, 0, 0, NULL },
+      offsetof(FloatAdmParams, div_name), TVMAF_OPT_STRING, { .s = "auto" }, 0, 0, 0, NULL },
     { 0 },
 };
 
@@ -159,20 +130,58 @@ static const TvmafOption options[] = {
 /* Setup                                                                    */
 /* ------------------------------------------------------------------------ */
 
-static int resolve_div(FloatAdm *s, char *msg, size_t len)
+static int resolve_div(FloatAdmParams *p, char *msg, size_t len)
 {
-    const int div = tvmaf_rcp_div_resolve(s->div_name, msg, len);
+    const int div = tvmaf_rcp_div_resolve(p->div_name, msg, len);
     if (div < 0) return -EINVAL;
-    s->div = div;
-    s->table = tvmaf_rcpss_goldens_table;
+    p->div = div;
+    p->table = tvmaf_rcpss_goldens_table;
+    return 0;
+}
+
+int tvmaf_float_adm_setup(FloatAdmParams *p, const TvmafVideoInfo *vi, char *msg, size_t len)
+{
+    if (vi->w < FADM_MIN_SIDE || vi->h < FADM_MIN_SIDE) {
+        snprintf(msg, len, "feature \"float_adm\" needs a frame of at least %dx%d (its coarsest "
+                 "wavelet band needs 2 samples per side); the input is %ux%u", FADM_MIN_SIDE,
+                 FADM_MIN_SIDE, vi->w, vi->h);
+        return -EINVAL;
+    }
+    if (vi->bpc != 8 && vi->bpc != 10 && vi->bpc != 12 && vi->bpc != 16) {
+        snprintf(msg, len, "feature \"float_adm\" supports 8, 10, 12 and 16 bits per sample; the "
+                 "input has %u", vi->bpc);
+        return -EINVAL;
+    }
+    int err = resolve_div(p, msg, len);
+    if (err) return err;
+    p->w = (int)vi->w;
+    p->h = (int)vi->h;
+    p->bpc = vi->bpc;
+    p->cos_1deg_sq = cos(1.0 * M_PI / 180.0) * cos(1.0 * M_PI / 180.0);
+    p->cube = p->p_norm == 3.0;
+    for (int k = 0; k < FADM_N_SCALES; k++)
+        fadm_csf_weights(p->csf_mode, k, p->norm_view_dist, p->ref_display_height, p->csf_scale,
+                         p->csf_diag_scale, p->f1[k], p->f2[k], p->rfactor[k]);
+    for (int i = 0; i < FADM_N_KEYS; i++) {
+        /* "adm" is not among the reference's provided features, so it never
+         * takes option suffixes */
+        const int e = i == KEY_ADM
+            ? (snprintf(p->key[i], FADM_KEY_LEN, "%s", key_names[i]) >= FADM_KEY_LEN)
+            : tvmaf_feature_key(p->key[i], FADM_KEY_LEN, key_names[i], tvmaf_float_adm_options,
+                                p);
+        if (e) {
+            snprintf(msg, len, "feature \"float_adm\": output key name too long");
+            return -EINVAL;
+        }
+    }
     return 0;
 }
 
 static int alloc_buffers(FloatAdm *s)
 {
-    const size_t bw = (size_t)(s->w + 1) / 2, bh = (size_t)(s->h + 1) / 2;
+    const size_t bw = (size_t)(s->p.w + 1) / 2, bh = (size_t)(s->p.h + 1) / 2;
     const size_t band = bw * bh;
-    const size_t row = (size_t)s->w;
+    const size_t row = (size_t)s->p.w;
     /* 6 rows of the frame width, 8 of the band width; per picture 2 + 3
      * bands; 12 csf/flt bands */
     const size_t n = 6 * row + 8 * bw + (2 * 5 + 12) * band;
@@ -201,38 +210,8 @@ static int alloc_buffers(FloatAdm *s)
 static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
 {
     FloatAdm *s = priv;
-    if (vi->w < FADM_MIN_SIDE || vi->h < FADM_MIN_SIDE) {
-        snprintf(msg, len, "feature \"float_adm\" needs a frame of at least %dx%d (its coarsest "
-                 "wavelet band needs 2 samples per side); the input is %ux%u", FADM_MIN_SIDE,
-                 FADM_MIN_SIDE, vi->w, vi->h);
-        return -EINVAL;
-    }
-    if (vi->bpc != 8 && vi->bpc != 10 && vi->bpc != 12 && vi->bpc != 16) {
-        snprintf(msg, len, "feature \"float_adm\" supports 8, 10, 12 and 16 bits per sample; the "
-                 "input has %u", vi->bpc);
-        return -EINVAL;
-    }
-    int err = resolve_div(s, msg, len);
+    int err = tvmaf_float_adm_setup(&s->p, vi, msg, len);
     if (err) return err;
-    s->w = (int)vi->w;
-    s->h = (int)vi->h;
-    s->bpc = vi->bpc;
-    s->cos_1deg_sq = cos(1.0 * M_PI / 180.0) * cos(1.0 * M_PI / 180.0);
-    s->cube = s->p_norm == 3.0;
-    for (int k = 0; k < FADM_N_SCALES; k++)
-        fadm_csf_weights(s->csf_mode, k, s->norm_view_dist, s->ref_display_height, s->csf_scale,
-                         s->csf_diag_scale, s->f1[k], s->f2[k], s->rfactor[k]);
-    for (int i = 0; i < N_KEYS; i++) {
-        /* "adm" is not among the reference's provided features, so it never
-         * takes option suffixes */
-        const int e = i == KEY_ADM
-            ? (snprintf(s->key[i], FADM_KEY_LEN, "%s", key_names[i]) >= FADM_KEY_LEN)
-            : tvmaf_feature_key(s->key[i], FADM_KEY_LEN, key_names[i], options, s);
-        if (e) {
-            snprintf(msg, len, "feature \"float_adm\": output key name too long");
-            return -EINVAL;
-        }
-    }
     if (alloc_buffers(s)) {
         snprintf(msg, len, "feature \"float_adm\": out of memory");
         return -ENOMEM;
@@ -330,7 +309,7 @@ static inline void gains_row_div(FloatAdm *s, ptrdiff_t row, int l, int r, int d
     for (int q = 0; q < 3; q++) {
         const float *o = s->pyr[0].b[q] + row, *t = s->pyr[1].b[q] + row;
         float *k = s->tmp[q];
-        for (int j = l; j < r; j++) k[j] = fadm_gain(o[j], t[j], div, s->table);
+        for (int j = l; j < r; j++) k[j] = fadm_gain(o[j], t[j], div, s->p.table);
     }
 }
 
@@ -341,10 +320,10 @@ static void decouple_csf(FloatAdm *s, int k, int w, int h)
     int l, r, t, b;
     fadm_work_range(w, &l, &r);
     fadm_work_range(h, &t, &b);
-    const float *rf = s->rfactor[k];
+    const float *rf = s->p.rfactor[k];
     for (int i = t; i < b; i++) {
         const ptrdiff_t row = i * bs;
-        switch (s->div) {
+        switch (s->p.div) {
         case TVMAF_RCP_DIV_HOST: gains_row_div(s, row, l, r, TVMAF_RCP_DIV_HOST); break;
         case TVMAF_RCP_DIV_TABLE: gains_row_div(s, row, l, r, TVMAF_RCP_DIV_TABLE); break;
         default: gains_row_div(s, row, l, r, TVMAF_RCP_DIV_IEEE); break;
@@ -367,7 +346,7 @@ static void decouple_csf(FloatAdm *s, int k, int w, int h)
             const float t3[3] = { th[j], tv[j], td[j] };
             const float k3[3] = { kh[j], kv[j], kd[j] };
             float cr[3], fr[3], ca[3], fa[3];
-            fadm_split_csf(o3, t3, k3, s->cos_1deg_sq, s->gain_limit, rf, cr, fr, ca, fa);
+            fadm_split_csf(o3, t3, k3, s->p.cos_1deg_sq, s->p.gain_limit, rf, cr, fr, ca, fa);
             cr0[j] = cr[0]; cr1[j] = cr[1]; cr2[j] = cr[2];
             fr0[j] = fr[0]; fr1[j] = fr[1]; fr2[j] = fr[2];
             ca0[j] = ca[0]; ca1[j] = ca[1]; ca2[j] = ca[2];
@@ -377,18 +356,20 @@ static void decouple_csf(FloatAdm *s, int k, int w, int h)
 }
 
 /* den of scale k (w x h): the reference's weighted bands to the power p over
- * the pooled region, a float per row and orientation, rows into a float. */
-static float den_scale(FloatAdm *s, int k, int w, int h)
+ * the pooled region, a float per row and orientation, rows into a float
+ * (acc[3]). */
+static void den_scale(FloatAdm *s, int k, int w, int h, float acc[3])
 {
     const ptrdiff_t bs = s->bstride;
     const int l = fadm_border(w), r = w - l, t = fadm_border(h), b = h - t;
-    const float *rf = s->rfactor[k];
-    float acc[3] = { 0.0f, 0.0f, 0.0f };
+    const float *rf = s->p.rfactor[k];
+    acc[0] = acc[1] = acc[2] = 0.0f;
     for (int i = t; i < b; i++) {
         for (int q = 0; q < 3; q++) {
             const float *o = s->pyr[0].b[q] + i * bs;
             float *restrict term = s->tmp[q];
-            for (int j = l; j < r; j++) term[j] = fadm_den_term(rf[q], o[j], s->cube, s->p_norm);
+            for (int j = l; j < r; j++)
+                term[j] = fadm_den_term(rf[q], o[j], s->p.cube, s->p.p_norm);
         }
         /* three independent sums, each left to right */
         const float *t0 = s->tmp[0], *t1 = s->tmp[1], *t2 = s->tmp[2];
@@ -402,24 +383,6 @@ static float den_scale(FloatAdm *s, int k, int w, int h)
         acc[1] += r1;
         acc[2] += r2;
     }
-    const int area = (r - l) * (b - t);
-    float sum = 0.0f;
-    for (int q = 0; q < 3; q++) {
-        const float v = fadm_pool(acc[q], area, s->noise_weight, s->p_norm);
-        sum = q ? sum + v : v;
-    }
-    return sum;
-}
-
-/* Masking threshold at column j of a row, from the three orientations' flt
- * rows (up, mid, dn) and csf centre rows c; columns jl / j / jr. */
-static inline float thr_at(const float *const up[3], const float *const mid[3],
-                           const float *const dn[3], const float *const c[3], int jl, int j,
-                           int jr)
-{
-    float thr = 0.0f;
-    for (int q = 0; q < 3; q++) thr += fadm_thr_band(up[q], mid[q], dn[q], c[q][j], jl, j, jr);
-    return thr;
 }
 
 /* Thresholds of row i over [l, r) into out: the flt bands `flt`, the csf
@@ -437,31 +400,31 @@ static void thr_row(float *const flt[3], float *const csf[3], ptrdiff_t bs, int 
     }
     int j = l;
     if (j == 0) {
-        out[0] = thr_at(up, mid, dn, c, fadm_prev(0), 0, fadm_next(0, w));
+        out[0] = fadm_thr_at(up, mid, dn, c, fadm_prev(0), 0, fadm_next(0, w));
         j = 1;
     }
     const int inner_end = r < w - 1 ? r : w - 1;
-    for (; j < inner_end; j++) out[j] = thr_at(up, mid, dn, c, j - 1, j, j + 1);
-    for (; j < r; j++) out[j] = thr_at(up, mid, dn, c, fadm_prev(j), j, fadm_next(j, w));
+    for (; j < inner_end; j++) out[j] = fadm_thr_at(up, mid, dn, c, j - 1, j, j + 1);
+    for (; j < r; j++) out[j] = fadm_thr_at(up, mid, dn, c, fadm_prev(j), j, fadm_next(j, w));
 }
 
 /*
  * cm of a w x h scale: the DLM numerator masks csf(r) by the threshold of
  * csf(a); AIM masks csf(a) by the threshold of csf(r). Rows of the pooled
  * region top to bottom, each left to right, into a float per orientation;
- * the row totals into another.
+ * the row totals into another (acc_n[3], acc_a[3]).
  */
-static void cm_scale(FloatAdm *s, int w, int h, float *num, float *aim)
+static void cm_scale(FloatAdm *s, int w, int h, float acc_n[3], float acc_a[3])
 {
     const ptrdiff_t bs = s->bstride;
     const int l = fadm_border(w), r = w - l, t = fadm_border(h), b = h - t;
     float *thr_n = s->tmp[6], *thr_a = s->tmp[7];
-    float acc_n[3] = { 0.0f, 0.0f, 0.0f }, acc_a[3] = { 0.0f, 0.0f, 0.0f };
-    if (s->bypass_cm) {
+    for (int q = 0; q < 3; q++) acc_n[q] = acc_a[q] = 0.0f;
+    if (s->p.bypass_cm) {
         for (int j = l; j < r; j++) thr_n[j] = thr_a[j] = 0.0f;
     }
     for (int i = t; i < b; i++) {
-        if (!s->bypass_cm) {
+        if (!s->p.bypass_cm) {
             thr_row(s->flt_a, s->csf_a, bs, i, h, l, r, w, thr_n);
             thr_row(s->flt_r, s->csf_r, bs, i, h, l, r, w, thr_a);
         }
@@ -469,8 +432,8 @@ static void cm_scale(FloatAdm *s, int w, int h, float *num, float *aim)
             const float *xr = s->csf_r[q] + i * bs, *xa = s->csf_a[q] + i * bs;
             float *restrict tn = s->tmp[q], *restrict ta = s->tmp[3 + q];
             for (int j = l; j < r; j++) {
-                tn[j] = fadm_cm_term(xr[j], thr_n[j], s->cube, s->p_norm);
-                ta[j] = fadm_cm_term(xa[j], thr_a[j], s->cube, s->p_norm);
+                tn[j] = fadm_cm_term(xr[j], thr_n[j], s->p.cube, s->p.p_norm);
+                ta[j] = fadm_cm_term(xa[j], thr_a[j], s->p.cube, s->p.p_norm);
             }
         }
         /* six independent sums, each left to right */
@@ -492,59 +455,54 @@ static void cm_scale(FloatAdm *s, int w, int h, float *num, float *aim)
         acc_a[1] += ra1;
         acc_a[2] += ra2;
     }
+}
+
+FadmScaleSums tvmaf_float_adm_pool(const FloatAdmParams *p, int w, int h, const float den[3],
+                                   const float num[3], const float aim[3])
+{
+    const int l = fadm_border(w), r = w - l, t = fadm_border(h), b = h - t;
     const int area = (r - l) * (b - t);
-    float sn = 0.0f, sa = 0.0f;
+    float sd = 0.0f, sn = 0.0f, sa = 0.0f;
     for (int q = 0; q < 3; q++) {
-        const float vn = fadm_pool(acc_n[q], area, s->noise_weight, s->p_norm);
-        const float va = fadm_pool(acc_a[q], area, 0.0, s->p_norm); /* AIM: no noise floor */
+        const float vd = fadm_pool(den[q], area, p->noise_weight, p->p_norm);
+        sd = q ? sd + vd : vd;
+    }
+    for (int q = 0; q < 3; q++) {
+        const float vn = fadm_pool(num[q], area, p->noise_weight, p->p_norm);
+        const float va = fadm_pool(aim[q], area, 0.0, p->p_norm); /* AIM: no noise floor */
         sn = q ? sn + vn : vn;
         sa = q ? sa + va : va;
     }
-    *num = sn;
-    *aim = sa;
+    return (FadmScaleSums){ .num = sn, .den = sd, .aim = sa };
+}
+
+FadmScaleSums tvmaf_float_adm_skipped(void)
+{
+    return (FadmScaleSums){ .num = 0.0f, .den = 1e-10, .aim = 0.0f };
 }
 
 /* ------------------------------------------------------------------------ */
 /* Frame                                                                    */
 /* ------------------------------------------------------------------------ */
 
-static int extract(void *priv, const TvmafPicture *ref, const TvmafPicture *dis,
-                   unsigned index, TvmafSink *sink)
+unsigned tvmaf_float_adm_outputs(const FloatAdmParams *p, const FadmScaleSums sc[FADM_N_SCALES],
+                                 double out[FADM_N_KEYS])
 {
-    FloatAdm *s = priv;
-    const TvmafPicture *pic[2] = { ref, dis };
     double num = 0, den = 0, aim_num = 0, aim_den = 0;
     double part[2 * FADM_N_SCALES];
-    int iw = s->w, ih = s->h;
     for (int k = 0; k < FADM_N_SCALES; k++) {
-        const int w = (iw + 1) / 2, h = (ih + 1) / 2;
-        const int lo_only = k == 0 && s->skip_scale0;
-        for (int q = 0; q < 2; q++) {
-            const Pyramid *p = &s->pyr[q];
-            dwt(s, k ? NULL : pic[q], k ? p->a[(k - 1) & 1] : NULL, iw, ih, p->a[k & 1], p->b,
-                lo_only);
-        }
-        float n = 0.0f, d = 0.0f, a = 0.0f;
-        if (lo_only) {
-            d = 1e-10; /* keeps scale 0's ratio finite */
-        } else {
-            decouple_csf(s, k, w, h);
-            d = den_scale(s, k, w, h);
-            cm_scale(s, w, h, &n, &a);
-        }
+        const float n = sc[k].num, d = sc[k].den, a = sc[k].aim;
         num += n;
         den += d;
-        if (s->skip_aim_scale != k) {
+        if (p->skip_aim_scale != k) {
             aim_den += d;
             aim_num += a;
         }
         part[2 * k] = n;
         part[2 * k + 1] = d;
-        iw = w;
-        ih = h;
     }
 
-    const double limit = 1e-10 * (s->w * s->h) / (1920.0 * 1080.0);
+    const double limit = 1e-10 * (p->w * p->h) / (1920.0 * 1080.0);
     num = num < limit ? 0 : num;
     den = den < limit ? 0 : den;
     double score, score_aim;
@@ -559,26 +517,62 @@ static int extract(void *priv, const TvmafPicture *ref, const TvmafPicture *dis,
         score = num / den;
     }
     double adm3;
-    if (s->adm3_apply_hm)
+    if (p->adm3_apply_hm)
         adm3 = 2 * score * score_aim / (score + score_aim);
     else
-        adm3 = score * s->dlm_weight + (1 - score_aim) * (1 - s->dlm_weight);
-    adm3 = adm3 > s->min_val ? adm3 : s->min_val;
+        adm3 = score * p->dlm_weight + (1 - score_aim) * (1 - p->dlm_weight);
+    adm3 = adm3 > p->min_val ? adm3 : p->min_val;
 
+    out[KEY_ADM2] = score;
+    out[KEY_AIM] = score_aim;
+    out[KEY_ADM3] = adm3;
+    for (int k = 0; k < FADM_N_SCALES; k++) out[KEY_SCALE0 + k] = part[2 * k] / part[2 * k + 1];
+    if (!p->debug) return KEY_ADM;
+    out[KEY_ADM] = score;
+    out[KEY_NUM] = num;
+    out[KEY_DEN] = den;
+    for (int i = 0; i < 2 * FADM_N_SCALES; i++) out[KEY_NUM_SCALE0 + i] = part[i];
+    return FADM_N_KEYS;
+}
+
+int tvmaf_float_adm_report(const FloatAdmParams *p, const FadmScaleSums sc[FADM_N_SCALES],
+                           unsigned index, TvmafSink *sink)
+{
+    double out[FADM_N_KEYS];
+    const unsigned n = tvmaf_float_adm_outputs(p, sc, out);
     int err = 0;
-    err |= tvmaf_sink_append(sink, s->key[KEY_ADM2], index, score);
-    err |= tvmaf_sink_append(sink, s->key[KEY_AIM], index, score_aim);
-    err |= tvmaf_sink_append(sink, s->key[KEY_ADM3], index, adm3);
-    for (int k = 0; k < FADM_N_SCALES; k++)
-        err |= tvmaf_sink_append(sink, s->key[KEY_SCALE0 + k], index, part[2 * k] / part[2 * k + 1]);
-    if (s->debug) {
-        err |= tvmaf_sink_append(sink, s->key[KEY_ADM], index, score);
-        err |= tvmaf_sink_append(sink, s->key[KEY_NUM], index, num);
-        err |= tvmaf_sink_append(sink, s->key[KEY_DEN], index, den);
-        for (int i = 0; i < 2 * FADM_N_SCALES; i++)
-            err |= tvmaf_sink_append(sink, s->key[KEY_NUM_SCALE0 + i], index, part[i]);
-    }
+    for (unsigned i = 0; i < n; i++) err |= tvmaf_sink_append(sink, p->key[i], index, out[i]);
     return err ? -EINVAL : 0;
+}
+
+static int extract(void *priv, const TvmafPicture *ref, const TvmafPicture *dis,
+                   unsigned index, TvmafSink *sink)
+{
+    FloatAdm *s = priv;
+    const TvmafPicture *pic[2] = { ref, dis };
+    FadmScaleSums sc[FADM_N_SCALES];
+    int iw = s->p.w, ih = s->p.h;
+    for (int k = 0; k < FADM_N_SCALES; k++) {
+        const int w = (iw + 1) / 2, h = (ih + 1) / 2;
+        const int lo_only = k == 0 && s->p.skip_scale0;
+        for (int q = 0; q < 2; q++) {
+            const Pyramid *p = &s->pyr[q];
+            dwt(s, k ? NULL : pic[q], k ? p->a[(k - 1) & 1] : NULL, iw, ih, p->a[k & 1], p->b,
+                lo_only);
+        }
+        if (lo_only) {
+            sc[k] = tvmaf_float_adm_skipped();
+        } else {
+            float den[3], num[3], aim[3];
+            decouple_csf(s, k, w, h);
+            den_scale(s, k, w, h, den);
+            cm_scale(s, w, h, num, aim);
+            sc[k] = tvmaf_float_adm_pool(&s->p, w, h, den, num, aim);
+        }
+        iw = w;
+        ih = h;
+    }
+    return tvmaf_float_adm_report(&s->p, sc, index, sink);
 }
 
 static void close_(void *priv)
@@ -589,7 +583,7 @@ static void close_(void *priv)
 }
 
 /* The reference's list (which names "adm_scale0" and leaves out "adm"). */
-static const char *const provided[] = {
+const char *const tvmaf_float_adm_provided[] = {
     "VMAF_feature_adm2_score", "VMAF_feature_aim_score", "VMAF_feature_adm3_score",
     "VMAF_feature_adm_scale0_score", "VMAF_feature_adm_scale1_score",
     "VMAF_feature_adm_scale2_score", "VMAF_feature_adm_scale3_score", "adm_num", "adm_den",
@@ -600,11 +594,11 @@ static const char *const provided[] = {
 const TvmafExtractor tvmaf_fex_float_adm = {
     .name = "float_adm",
     .backend = TVMAF_BACKEND_CPU,
-    .options = options,
+    .options = tvmaf_float_adm_options,
     .priv_size = sizeof(FloatAdm),
     .flags = TVMAF_FEX_LUMA_ONLY,
     .init = init,
     .extract = extract,
     .close = close_,
-    .provided_features = provided,
+    .provided_features = tvmaf_float_adm_provided,
 };

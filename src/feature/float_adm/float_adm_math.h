@@ -1,6 +1,7 @@
 /*
  * float_adm: the arithmetic of libvmaf's floating-point ADM, written once for
- * the CPU extractor and (later) its device twins.
+ * the CPU extractor and its CUDA twin (float_adm.cu, through the
+ * decomposition of float_adm_tile.h).
  *
  * One frame, luma only, four scales (0 = finest). Per scale:
  *   dwt       Daubechies-2 analysis of reference (o) and distorted (t), with
@@ -35,7 +36,8 @@
  *   - t / o is t * rcp(o), the x86 RCPSS estimate refined by one Newton
  *     step, on the build the goldens came from (see numerics/rcpss.h and
  *     fadm_div below).
- * The only libm call per coefficient is powf for p-norms other than 3.
+ * The only libm call per coefficient is powf for p-norms other than 3; the
+ * twin makes it on the host, from the bases the device computes.
  */
 #ifndef TVMAF_FLOAT_ADM_MATH_H
 #define TVMAF_FLOAT_ADM_MATH_H
@@ -252,10 +254,13 @@ TVMAF_HD void fadm_decouple_csf(const float o[3], const float t[3], float cos_1d
 /* den and cm terms                                                         */
 /* ------------------------------------------------------------------------ */
 
-/* |x|^p: the cube as (x * x) * x when p is 3, powf otherwise (p in float) */
-TVMAF_HD float fadm_pow_p(float x, int cube, double p_norm)
+/* A term's base is raised to the power p: for p = 3 as (x * x) * x, in float
+ * (fadm_cube, device and host); otherwise by glibc's powf with p in float
+ * (fadm_pow_p, host only: the twins compute the bases on the device and
+ * raise them on the host, so that every p is the CPU's). */
+TVMAF_HD float fadm_cube(float x)
 {
-    return cube ? x * x * x : powf(x, (float)p_norm);
+    return x * x * x;
 }
 
 /* Masking threshold of one orientation: the 3x3 window of its flt band
@@ -277,24 +282,52 @@ TVMAF_HD float fadm_thr_band(const float *up, const float *mid, const float *dn,
     return sum;
 }
 
-/* cm term: what of |x| exceeds the threshold, to the power p */
-TVMAF_HD float fadm_cm_term(float x, float thr, int cube, double p_norm)
+/* The masking threshold at column j: the three orientations' windows (flt
+ * rows up, mid, dn and csf centre rows c), added into a float, h first. */
+TVMAF_HD float fadm_thr_at(const float *const up[3], const float *const mid[3],
+                           const float *const dn[3], const float *const c[3], int jl, int j,
+                           int jr)
 {
-    float e = fabsf(x) - thr;
-    e = e < 0.0f ? 0.0f : e;
-    return fadm_pow_p(e, cube, p_norm);
+    float thr = 0.0f;
+    for (int q = 0; q < 3; q++) thr += fadm_thr_band(up[q], mid[q], dn[q], c[q][j], jl, j, jr);
+    return thr;
 }
 
-/* den term of a reference coefficient */
-TVMAF_HD float fadm_den_term(float rfactor, float o, int cube, double p_norm)
+/* cm base: what of |x| exceeds the threshold */
+TVMAF_HD float fadm_cm_base(float x, float thr)
 {
-    return fadm_pow_p(fabsf(rfactor * o), cube, p_norm);
+    const float e = fabsf(x) - thr;
+    return e < 0.0f ? 0.0f : e;
+}
+
+/* den base of a reference coefficient */
+TVMAF_HD float fadm_den_base(float rfactor, float o)
+{
+    return fabsf(rfactor * o);
 }
 
 #if !TVMAF_DEVICE_CODE
 /* ------------------------------------------------------------------------ */
-/* Host only: pooling and the CSF weights                                   */
+/* Host only: the powers, pooling and the CSF weights                       */
 /* ------------------------------------------------------------------------ */
+
+/* |x|^p: the cube when p is 3, glibc's powf otherwise (p in float) */
+static inline float fadm_pow_p(float x, int cube, double p_norm)
+{
+    return cube ? fadm_cube(x) : powf(x, (float)p_norm);
+}
+
+/* cm term: what of |x| exceeds the threshold, to the power p */
+static inline float fadm_cm_term(float x, float thr, int cube, double p_norm)
+{
+    return fadm_pow_p(fadm_cm_base(x, thr), cube, p_norm);
+}
+
+/* den term of a reference coefficient */
+static inline float fadm_den_term(float rfactor, float o, int cube, double p_norm)
+{
+    return fadm_pow_p(fadm_den_base(rfactor, o), cube, p_norm);
+}
 
 /* One orientation's pooled value: total^(1/p) plus the noise floor
  * (area * weight)^(1/p); the exponent is the double 1/p rounded to float. */

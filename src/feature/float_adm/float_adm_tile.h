@@ -1,0 +1,344 @@
+/*
+ * float_adm: the CUDA twin's decomposition, written once for the kernels
+ * (float_adm.cu), their host side (float_adm_cuda.c) and the host replay
+ * (tests/replay/float_adm_replay.c), which runs these very functions thread
+ * by thread. The arithmetic is float_adm_math.h's, the CPU extractor's.
+ *
+ * Device planes (floats, FADM_N_PLANES of `plane` floats, rows of `bs`
+ * floats, bs the scale-0 band width, as the CPU's buffers): the
+ * approximation band of each picture in two planes alternating per scale
+ * (one scale's output is the next one's input), the h, v, d bands of each
+ * picture, and the csf and flt planes of the restored (r) and additive (a)
+ * parts. Per frame, per scale k (DWT input iw x ih, band w x h):
+ *   dwt       one thread per band coefficient (i, j): the 4x4 taps of both
+ *             pictures (scale 0 from the frame's luma, as the CPU's loaded
+ *             floats; then from the previous approximation band), columns
+ *             then rows in the CPU's tap order. Under adm_skip_scale0 scale
+ *             0 computes the approximation only.
+ *   decouple  one thread per coefficient of the work range: the gains, the
+ *             decouple and the csf (fadm_decouple_csf), twelve planes.
+ *   terms     one thread per coefficient of the pooled region: the nine
+ *             terms (den h v d, DLM num h v d, AIM num h v d) into nine
+ *             planes of the pooled region, pw x ph per scale. For p = 3
+ *             the terms are the cubes; otherwise the bases, which the host
+ *             raises with glibc's powf as the CPU does.
+ *   rows      p = 3 only: one thread per (term, pooled row) adds that row
+ *             left to right into one float, the CPU's row accumulator.
+ * The host reads back the row totals (p = 3) or the bases (otherwise) of
+ * every scale, adds the rows top to bottom into one float per term (the
+ * CPU's outer accumulator), and pools and reports with the CPU's code.
+ * Nothing is reduced in a tree.
+ *
+ * Division: the device has no RCPSS instruction. "table" replays the
+ * goldens host's estimates, "host" the estimates of this processor, probed
+ * into a table and proved against the instruction over every mantissa
+ * (tvmaf_rcpss_host_table), both through the model of numerics/rcpss.h;
+ * "ieee" divides.
+ */
+#ifndef TVMAF_FLOAT_ADM_TILE_H
+#define TVMAF_FLOAT_ADM_TILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "feature/float_adm/float_adm_math.h"
+
+#define FADM_BLOCK_W 32 /* per-coefficient launches: blocks of 32 x 8 */
+#define FADM_BLOCK_H 8
+#define FADM_ROW_THREADS 64 /* the rows launch: threads per block */
+#define FADM_N_TERMS 9      /* den h v d, num h v d, aim h v d */
+#define FADM_GRID_Y_MAX 65535u
+
+#define FADM_GRID_X(n) (((unsigned)(n) + FADM_BLOCK_W - 1) / FADM_BLOCK_W)
+/* Blocks in y; rows beyond the grid are strided (threads loop). */
+#define FADM_GRID_Y(n)                                                                  \
+    (((unsigned)(n) + FADM_BLOCK_H - 1) / FADM_BLOCK_H > FADM_GRID_Y_MAX                \
+         ? FADM_GRID_Y_MAX                                                              \
+         : ((unsigned)(n) + FADM_BLOCK_H - 1) / FADM_BLOCK_H)
+
+/* The planes (indices into the band buffer). */
+enum {
+    FADM_P_A_REF = 0,  /* 2 planes: scale k writes FADM_P_A_REF + (k & 1) */
+    FADM_P_A_DIS = 2,  /* 2 planes */
+    FADM_P_B_REF = 4,  /* h, v, d */
+    FADM_P_B_DIS = 7,  /* h, v, d */
+    FADM_P_CSF_R = 10, /* h, v, d */
+    FADM_P_FLT_R = 13,
+    FADM_P_CSF_A = 16,
+    FADM_P_FLT_A = 19,
+    FADM_N_PLANES = 22,
+};
+
+/* What every thread of a scale's launches needs (passed by value). */
+typedef struct FadmTileScale {
+    double gain_limit;
+    float cos_1deg_sq;
+    float rf[3];
+    int k;
+    int iw, ih, w, h;                   /* DWT input, band */
+    int work_l, work_r, work_t, work_b; /* decouple and csf */
+    int l, r, t, b;                     /* pooled region */
+    int pw, ph;                         /* its size */
+    int bs;                             /* row stride of every plane, floats */
+    int bpc;                            /* input depth (scale 0) */
+    int lo_only;                        /* scale 0 under adm_skip_scale0 */
+    int div;                            /* the device's division: TABLE or IEEE */
+    int cube;                           /* p = 3: the terms are cubes, rows are summed */
+    int bypass_cm;
+    size_t terms_off;                   /* this scale's terms: plane q at terms_off + q pw ph */
+    size_t rows_off;                    /* its row totals: term q at rows_off + q ph */
+} FadmTileScale;
+
+/* ---- dwt ---------------------------------------------------------------- */
+
+/* Sample (y, x) of a DWT input: a frame's luma (src NULL; 8 bits, or 16-bit
+ * words) as the CPU loads it, or a previous approximation band. */
+TVMAF_HD float fadm_tile_in(const unsigned char *pic, size_t pitch, int bpc, const float *src,
+                            int bs, int y, int x)
+{
+    if (src) return src[(size_t)y * (size_t)bs + (size_t)x];
+    const unsigned char *row = pic + (size_t)y * pitch;
+    if (bpc == 8) return fadm_sample8(row[x]);
+    return fadm_sample16(((const uint16_t *)(const void *)row)[x], fadm_hbd_scaler((unsigned)bpc));
+}
+
+/*
+ * Coefficient (i, j) of one picture's DWT: per tap column m the vertical
+ * low and high of the rows 2i - 1 .. 2i + 2 (mirrored), then the
+ * horizontal filters over those four columns: a = lo(lo), v = hi(lo),
+ * h = lo(hi), d = hi(hi), as the CPU's row loops compute them.
+ */
+TVMAF_HD void fadm_tile_dwt(const FadmTileScale *c, const unsigned char *pic, size_t pitch,
+                            const float *src, int i, int j, float *a, float *hb, float *vb,
+                            float *db)
+{
+    int y[4];
+    for (int k = 0; k < 4; k++) y[k] = fadm_mirror(2 * i - 1 + k, c->ih);
+    float lo[4], hi[4];
+    for (int m = 0; m < 4; m++) {
+        const int x = fadm_mirror(2 * j - 1 + m, c->iw);
+        float s[4];
+        for (int k = 0; k < 4; k++) s[k] = fadm_tile_in(pic, pitch, c->bpc, src, c->bs, y[k], x);
+        lo[m] = fadm_fir_lo(s[0], s[1], s[2], s[3]);
+        hi[m] = fadm_fir_hi(s[0], s[1], s[2], s[3]);
+    }
+    const size_t o = (size_t)i * (size_t)c->bs + (size_t)j;
+    a[o] = fadm_fir_lo(lo[0], lo[1], lo[2], lo[3]);
+    if (c->lo_only) return;
+    vb[o] = fadm_fir_hi(lo[0], lo[1], lo[2], lo[3]);
+    hb[o] = fadm_fir_lo(hi[0], hi[1], hi[2], hi[3]);
+    db[o] = fadm_fir_hi(hi[0], hi[1], hi[2], hi[3]);
+}
+
+/* Both pictures' coefficient (i, j) of scale c->k. bands: the planes. */
+TVMAF_HD void fadm_tile_dwt_at(const FadmTileScale *c, const unsigned char *ref,
+                               const unsigned char *dis, size_t pitch, float *bands, size_t plane,
+                               int i, int j)
+{
+    const unsigned char *pic[2] = { ref, dis };
+    const int a0[2] = { FADM_P_A_REF, FADM_P_A_DIS }, b0[2] = { FADM_P_B_REF, FADM_P_B_DIS };
+    for (int q = 0; q < 2; q++) {
+        const float *src = c->k ? bands + (size_t)(a0[q] + ((c->k - 1) & 1)) * plane : NULL;
+        float *b = bands + (size_t)b0[q] * plane;
+        fadm_tile_dwt(c, pic[q], pitch, src, i, j, bands + (size_t)(a0[q] + (c->k & 1)) * plane,
+                      b, b + plane, b + 2 * plane);
+    }
+}
+
+/* ---- decouple and csf --------------------------------------------------- */
+
+/* Coefficient (i, j) of the work range. */
+TVMAF_HD void fadm_tile_decouple_at(const FadmTileScale *c, float *bands, size_t plane,
+                                    const uint32_t *table, int i, int j)
+{
+    const size_t o = (size_t)i * (size_t)c->bs + (size_t)j;
+    float o3[3], t3[3], cr[3], fr[3], ca[3], fa[3];
+    for (int q = 0; q < 3; q++) {
+        o3[q] = bands[(size_t)(FADM_P_B_REF + q) * plane + o];
+        t3[q] = bands[(size_t)(FADM_P_B_DIS + q) * plane + o];
+    }
+    fadm_decouple_csf(o3, t3, c->cos_1deg_sq, c->gain_limit, c->rf, c->div, table, cr, fr, ca,
+                      fa);
+    for (int q = 0; q < 3; q++) {
+        bands[(size_t)(FADM_P_CSF_R + q) * plane + o] = cr[q];
+        bands[(size_t)(FADM_P_FLT_R + q) * plane + o] = fr[q];
+        bands[(size_t)(FADM_P_CSF_A + q) * plane + o] = ca[q];
+        bands[(size_t)(FADM_P_FLT_A + q) * plane + o] = fa[q];
+    }
+}
+
+/* ---- terms and rows ----------------------------------------------------- */
+
+/* The masking threshold at (i, j) from the flt planes flt0 .. flt0 + 2 and
+ * the csf planes csf0 .. csf0 + 2 (the CPU's thr_row at one column). */
+TVMAF_HD float fadm_tile_thr(const FadmTileScale *c, const float *bands, size_t plane, int flt0,
+                             int csf0, int i, int j)
+{
+    const size_t bs = (size_t)c->bs;
+    const size_t ru = (size_t)fadm_prev(i) * bs, rm = (size_t)i * bs;
+    const size_t rd = (size_t)fadm_next(i, c->h) * bs;
+    const float *up[3], *mid[3], *dn[3], *ce[3];
+    for (int q = 0; q < 3; q++) {
+        const float *f = bands + (size_t)(flt0 + q) * plane;
+        up[q] = f + ru;
+        mid[q] = f + rm;
+        dn[q] = f + rd;
+        ce[q] = bands + (size_t)(csf0 + q) * plane + rm;
+    }
+    return fadm_thr_at(up, mid, dn, ce, fadm_prev(j), j, fadm_next(j, c->w));
+}
+
+/* The nine terms of pooled coefficient (i, j) into terms (all scales'). */
+TVMAF_HD void fadm_tile_terms_at(const FadmTileScale *c, const float *bands, size_t plane,
+                                 float *terms, int i, int j)
+{
+    const size_t o = (size_t)i * (size_t)c->bs + (size_t)j;
+    const size_t n = (size_t)c->pw * (size_t)c->ph;
+    float *out = terms + c->terms_off + (size_t)(i - c->t) * (size_t)c->pw +
+                 (size_t)(j - c->l);
+    /* DLM masks csf(r) by the threshold of csf(a); AIM the other way */
+    const float thr_n = c->bypass_cm ? 0.0f
+                                     : fadm_tile_thr(c, bands, plane, FADM_P_FLT_A, FADM_P_CSF_A,
+                                                     i, j);
+    const float thr_a = c->bypass_cm ? 0.0f
+                                     : fadm_tile_thr(c, bands, plane, FADM_P_FLT_R, FADM_P_CSF_R,
+                                                     i, j);
+    for (int q = 0; q < 3; q++) {
+        const float bd = fadm_den_base(c->rf[q], bands[(size_t)(FADM_P_B_REF + q) * plane + o]);
+        const float bn = fadm_cm_base(bands[(size_t)(FADM_P_CSF_R + q) * plane + o], thr_n);
+        const float ba = fadm_cm_base(bands[(size_t)(FADM_P_CSF_A + q) * plane + o], thr_a);
+        out[(size_t)q * n] = c->cube ? fadm_cube(bd) : bd;
+        out[(size_t)(3 + q) * n] = c->cube ? fadm_cube(bn) : bn;
+        out[(size_t)(6 + q) * n] = c->cube ? fadm_cube(ba) : ba;
+    }
+}
+
+/* Thread `id` of the rows launch: term id / ph, pooled row id % ph, added
+ * left to right into one float, as the CPU's row accumulator. */
+TVMAF_HD void fadm_tile_row(const FadmTileScale *c, const float *terms, float *rows, int id)
+{
+    const int q = id / c->ph, y = id % c->ph;
+    const float *t = terms + c->terms_off + (size_t)q * (size_t)c->pw * (size_t)c->ph +
+                     (size_t)y * (size_t)c->pw;
+    float s = 0.0f;
+    for (int x = 0; x < c->pw; x++) s += t[x];
+    rows[c->rows_off + (size_t)id] = s;
+}
+
+#if !TVMAF_DEVICE_CODE
+/* ---- host: set-up and the finish ----------------------------------------- */
+
+#include <errno.h>
+#include <stdio.h>
+
+#include "feature/float_adm/float_adm_state.h"
+
+/* The scales of a stream; returns the floats of the terms (*n_terms) and of
+ * the row totals (*n_rows) of all scales. div: the device's division. */
+static inline void fadm_tile_init(FadmTileScale sc[FADM_N_SCALES], const FloatAdmParams *p,
+                                  int div, size_t *n_terms, size_t *n_rows)
+{
+    size_t terms = 0, rows = 0;
+    int iw = p->w, ih = p->h;
+    for (int k = 0; k < FADM_N_SCALES; k++) {
+        FadmTileScale *c = &sc[k];
+        c->gain_limit = p->gain_limit;
+        c->cos_1deg_sq = p->cos_1deg_sq;
+        for (int q = 0; q < 3; q++) c->rf[q] = p->rfactor[k][q];
+        c->k = k;
+        c->iw = iw;
+        c->ih = ih;
+        c->w = (iw + 1) / 2;
+        c->h = (ih + 1) / 2;
+        fadm_work_range(c->w, &c->work_l, &c->work_r);
+        fadm_work_range(c->h, &c->work_t, &c->work_b);
+        c->l = fadm_border(c->w);
+        c->r = c->w - c->l;
+        c->t = fadm_border(c->h);
+        c->b = c->h - c->t;
+        c->pw = c->r - c->l;
+        c->ph = c->b - c->t;
+        c->bs = (p->w + 1) / 2;
+        c->bpc = (int)p->bpc;
+        c->lo_only = k == 0 && p->skip_scale0;
+        c->div = div;
+        c->cube = p->cube;
+        c->bypass_cm = p->bypass_cm;
+        c->terms_off = terms;
+        c->rows_off = rows;
+        if (!c->lo_only) {
+            terms += (size_t)FADM_N_TERMS * (size_t)c->pw * (size_t)c->ph;
+            rows += (size_t)FADM_N_TERMS * (size_t)c->ph;
+        }
+        iw = c->w;
+        ih = c->h;
+    }
+    *n_terms = terms;
+    *n_rows = rows;
+}
+
+/* The device's division and its table for the stream's mode: "host" is
+ * this processor's table (probed and proved once per process), "table" the
+ * goldens host's; -EDOM (message written) where the model does not describe
+ * this processor, which the device then cannot reproduce. */
+static inline int fadm_tile_division(const FloatAdmParams *p, const uint32_t **table, char *msg,
+                                     size_t len)
+{
+    *table = tvmaf_rcpss_goldens_table;
+    if (p->div == TVMAF_RCP_DIV_IEEE) return TVMAF_RCP_DIV_IEEE;
+    if (p->div == TVMAF_RCP_DIV_HOST) {
+        char why[192];
+        const uint32_t *t = tvmaf_rcpss_host_table(why, sizeof(why));
+        if (!t) {
+            snprintf(msg, len, "feature \"float_adm\" (cuda): adm_div=host needs this processor's "
+                     "RCPSS estimates as a table, and %s; the CPU extractor or adm_div=table or "
+                     "ieee can score it", why);
+            return -EDOM;
+        }
+        *table = t;
+    }
+    return TVMAF_RCP_DIV_TABLE;
+}
+
+/* The CPU's outer accumulators of scale c from the read-back: p = 3 the row
+ * totals (rows of all scales), else the bases (terms of all scales) raised
+ * with powf and added row by row. acc: den[3], num[3], aim[3]. */
+static inline void fadm_tile_finish(const FadmTileScale *c, const FloatAdmParams *p,
+                                    const float *rows, const float *terms,
+                                    float acc[FADM_N_TERMS])
+{
+    const size_t n = (size_t)c->pw * (size_t)c->ph;
+    for (int q = 0; q < FADM_N_TERMS; q++) {
+        acc[q] = 0.0f;
+        for (int y = 0; y < c->ph; y++) {
+            if (c->cube) {
+                acc[q] += rows[c->rows_off + (size_t)q * (size_t)c->ph + (size_t)y];
+                continue;
+            }
+            const float *t = terms + c->terms_off + (size_t)q * n +
+                             (size_t)y * (size_t)c->pw;
+            float s = 0.0f;
+            for (int x = 0; x < c->pw; x++) s += fadm_pow_p(t[x], 0, p->p_norm);
+            acc[q] += s;
+        }
+    }
+}
+
+/* The four scales' sums from the read-back (the CPU's pooling). */
+static inline void fadm_tile_scales(const FadmTileScale sc[FADM_N_SCALES],
+                                    const FloatAdmParams *p, const float *rows,
+                                    const float *terms, FadmScaleSums s[FADM_N_SCALES])
+{
+    for (int k = 0; k < FADM_N_SCALES; k++) {
+        if (sc[k].lo_only) {
+            s[k] = tvmaf_float_adm_skipped();
+            continue;
+        }
+        float acc[FADM_N_TERMS];
+        fadm_tile_finish(&sc[k], p, rows, terms, acc);
+        s[k] = tvmaf_float_adm_pool(p, sc[k].w, sc[k].h, acc, acc + 3, acc + 6);
+    }
+}
+#endif
+
+#endif
