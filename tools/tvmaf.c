@@ -1754,18 +1754,19 @@ static int parse_gpus(const char *app, const char *arg, enum TvmafBackend backen
             fprintf(stderr, "%s: --gpus: at most %d devices\n", app, MAX_GPUS);
             return -1;
         }
-        if ((int)v >= have) {
-            if (have <= 0)
-                fprintf(stderr, "%s: --gpus %s: the %s backend has no usable device here\n",
-                        app, arg, bname);
-            else
-                fprintf(stderr, "%s: --gpus %s: there is no %s device %lu (this machine has "
-                        "%d: 0..%d)\n", app, arg, bname, v, have, have - 1);
-            return -1;
-        }
         gpus[(*n_gpus)++] = (unsigned)v;
         if (!*end) break;
         c = end + 1;
+    }
+    for (unsigned i = 0; i < *n_gpus; i++) {
+        if ((int)gpus[i] < have) continue;
+        if (have <= 0)
+            fprintf(stderr, "%s: --gpus %s: the %s backend has no usable device here\n",
+                    app, arg, bname);
+        else
+            fprintf(stderr, "%s: --gpus %s: there is no %s device %u (this machine has "
+                    "%d: 0..%d)\n", app, arg, bname, gpus[i], have, have - 1);
+        return -1;
     }
     *resolved = backend;
     return 0;
