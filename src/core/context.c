@@ -736,35 +736,36 @@ int tvmaf_append_scores(TvmafContext *dst, TvmafContext *src)
     wait_idle(dst);
     if (dst->err) return dst->err;
     if (dst->flushed || !src->flushed || src->err) {
-        set_error(dst, -EINVAL, "tvmaf_append_scores: %s", dst->flushed
-                  ? "the context appended to is already flushed"
-                  : "the appended context is not flushed or failed");
+        snprintf(dst->msg, sizeof(dst->msg), "tvmaf_append_scores: %s", dst->flushed
+                 ? "the context appended to is already flushed"
+                 : "the appended context is not flushed or failed");
         return -EINVAL;
     }
     if (!dst->started || !src->started || dst->n_slots != src->n_slots ||
         tvmaf_context_subsample(dst) != tvmaf_context_subsample(src)) {
-        set_error(dst, -EINVAL, "tvmaf_append_scores: the contexts score different features");
+        snprintf(dst->msg, sizeof(dst->msg), "tvmaf_append_scores: the contexts score "
+                 "different features");
         return -EINVAL;
     }
     for (unsigned i = 0; i < dst->n_slots; i++) {
         const Slot *a = &dst->slots[i], *b = &src->slots[i];
         if (a->ex != b->ex || strcmp(a->name, b->name) ||
             strcmp(a->opt_spec ? a->opt_spec : "", b->opt_spec ? b->opt_spec : "")) {
-            set_error(dst, -EINVAL, "tvmaf_append_scores: the contexts score different "
-                      "features (\"%s\" and \"%s\")", a->name, b->name);
+            snprintf(dst->msg, sizeof(dst->msg), "tvmaf_append_scores: the contexts score "
+                     "different features (\"%s\" and \"%s\")", a->name, b->name);
             return -EINVAL;
         }
         /* a temporal extractor's totals would count its warm-up frames */
         if ((a->ex->flags & TVMAF_FEX_TEMPORAL) && a->ex->merge) {
-            set_error(dst, -ENOTSUP, "feature \"%s\" keeps stream totals over frames in "
-                      "order: its frames cannot be scored in ranges", a->name);
+            snprintf(dst->msg, sizeof(dst->msg), "feature \"%s\" keeps stream totals over "
+                     "frames in order: its frames cannot be scored in ranges", a->name);
             return -ENOTSUP;
         }
     }
     const unsigned sub = tvmaf_context_subsample(dst);
     if (sub > 1 && dst->pic_cnt % sub) {
-        set_error(dst, -EINVAL, "tvmaf_append_scores: the first context's %u frames are not "
-                  "a multiple of the subsample interval %u", dst->pic_cnt, sub);
+        snprintf(dst->msg, sizeof(dst->msg), "tvmaf_append_scores: the first context's %u "
+                 "frames are not a multiple of the subsample interval %u", dst->pic_cnt, sub);
         return -EINVAL;
     }
     int err = tvmaf_collector_absorb(dst->collector, src->collector, dst->pic_cnt);
