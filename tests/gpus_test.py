@@ -16,6 +16,8 @@ device.
   with --backend cpu, --gpus with --gpu: one clear line, exit status 1.
 
 usage: gpus_test.py TVMAF_EXE --backend opencl|cuda [--clips DIR]
+TVMAF_TEST_GPUS=LIST replaces the two-entry list 0,0 (a multi-GPU host: 0,1);
+the three-range split uses LIST,0.
 Exits 77 (skip) when the backend has no device here (CUDA without a GPU); on
 PoCL (OpenCL's CPU device) it runs in CI.
 """
@@ -71,6 +73,8 @@ class Test:
         self.exe, self.backend, self.clip_dir = exe, backend, clip_dir
         self.clips, self.tmp, self.res = clips, tmp, res
         self.quick = quick_env()
+        self.gpus = os.environ.get('TVMAF_TEST_GPUS', '0,0')
+        self.gpus3 = self.gpus + ',0'
 
     def path(self, name, which):
         return os.path.join(self.clip_dir, f'{name}.{which}.yuv')
@@ -166,15 +170,15 @@ class Test:
                 f.write(f'{self.path(name, "ref")},{self.path(name, "dis")},{out},{c["w"]},{c["h"]},'
                         f'{c["layout"]},{c["bits"]}\n')
         opts = ['--feature', 'psnr', '--feature', 'float_motion', '--precision', 'max']
-        rc, err = self.run(['--batch', man, '--json', '--backend', self.backend, '--gpus', '0,0']
+        rc, err = self.run(['--batch', man, '--json', '--backend', self.backend, '--gpus', self.gpus]
                            + opts)
         self.res.check(rc == 0 and 'batch: 3 pairs, 3 scored, 0 failed' in err,
-                       'batch over --gpus 0,0: every pair scored', err.strip())
+                       f'batch over --gpus {self.gpus}: every pair scored', err.strip())
         for name, out in rows:
             got = self.read(os.path.join(d, out), 'json')
-            self.same(f'batch --gpus 0,0: {name} = one-pair CPU run', got,
+            self.same(f'batch --gpus {self.gpus}: {name} = one-pair CPU run', got,
                       self.output(self.pair(name) + ['--backend', 'cpu'] + opts, 'json'))
-            self.same(f'batch --gpus 0,0: {name} = one-pair {self.backend} run', got,
+            self.same(f'batch --gpus {self.gpus}: {name} = one-pair {self.backend} run', got,
                       self.output(self.pair(name) + ['--backend', self.backend] + opts, 'json'))
 
     def ladder(self):
@@ -185,13 +189,13 @@ class Test:
         opts = ['--precision', 'max', '--feature', 'psnr']
         rc, err = self.run(['-r', self.path(name, 'ref'), '-d', self.path(name, 'dis'),
                             '-d', self.path(name, 'ref')] + self.raw(name) +
-                           ['--backend', self.backend, '--gpus', '0,0', '--csv', '-q',
+                           ['--backend', self.backend, '--gpus', self.gpus, '--csv', '-q',
                             '-o', os.path.join(d, 'l_%d.csv')] + opts)
-        self.res.check(rc == 0, 'ladder over --gpus 0,0', err.strip())
+        self.res.check(rc == 0, f'ladder over --gpus {self.gpus}', err.strip())
         for i, dis in ((1, 'dis'), (2, 'ref')):
             exp = self.output(['-r', self.path(name, 'ref'), '-d', self.path(name, dis)] +
                               self.raw(name) + ['--backend', 'cpu'] + opts, 'csv')
-            self.same(f'ladder --gpus 0,0: pair {i} = one-pair CPU run',
+            self.same(f'ladder --gpus {self.gpus}: pair {i} = one-pair CPU run',
                       self.read(os.path.join(d, f'l_{i}.csv'), 'csv'), exp)
 
     def split(self):
@@ -199,9 +203,9 @@ class Test:
         name = 'cups_576x324'
         base = self.pair(name) + ['--precision', 'max'] + SPLIT_FEATURES
         be = ['--backend', self.backend]
-        variants = [('2 ranges', ['--gpus', '0,0'], []), ('3 ranges', ['--gpus', '0,0,0'], []),
-                    ('2 ranges, --subsample 5', ['--gpus', '0,0'], ['--subsample', '5']),
-                    ('2 ranges, skip 3 and 2, --frame_cnt 40', ['--gpus', '0,0'],
+        variants = [('2 ranges', ['--gpus', self.gpus], []), ('3 ranges', ['--gpus', self.gpus3], []),
+                    ('2 ranges, --subsample 5', ['--gpus', self.gpus], ['--subsample', '5']),
+                    ('2 ranges, skip 3 and 2, --frame_cnt 40', ['--gpus', self.gpus],
                      ['--frame_skip_ref', '3', '--frame_skip_dist', '2', '--frame_cnt', '40'])]
         if self.quick:
             variants = variants[:1] + variants[2:3]
@@ -215,12 +219,12 @@ class Test:
                 self.same(f'split {what} = unsplit ({fmt})', got, exp)
         # the comparison can fail: ranges without warm-up frames differ
         # (motion's first sad score of a range, motion2, speed_temporal, vmaf)
-        got = self.output(base + be + ['--gpus', '0,0'], 'json', {'TVMAF_TEST_SPLIT_WARMUP': '0'})
+        got = self.output(base + be + ['--gpus', self.gpus], 'json', {'TVMAF_TEST_SPLIT_WARMUP': '0'})
         self.res.check(got != self.output(base + be, 'json'),
                        'negative control: ranges without warm-up differ from the unsplit run')
         # a model-less, feature-less run (-n alone) and a pipe take the plain path
         rc, err = self.run(['-r', '-', '-d', self.path(name, 'dis')] + self.raw(name) + be +
-                           ['--gpus', '0,0', '-n', '--feature', 'psnr', '-o', '/dev/null'],
+                           ['--gpus', self.gpus, '-n', '--feature', 'psnr', '-o', '/dev/null'],
                            stdin=self.path(name, 'ref'))
         self.res.check(rc == 0 and 'a pipe does not allow' in err,
                        'a pipe is scored on the first device, with a note', err.strip())

@@ -247,6 +247,7 @@ static void close_gpu(TvmafGpu *gpu)
     if (gpu->dev) tvmaf_cuda_release(gpu->dev);
     if (gpu->stats)
         fprintf(stderr, "tvmaf cuda stats: device released in %.1f ms\n", mono_ms() - t_close);
+    tvmaf_cuda_stats_unbind(gpu->st);
     tvmaf_cuda_stats_unref(gpu->st);
     free(gpu);
 }

@@ -797,6 +797,11 @@ void tvmaf_cuda_stats_bind(TvmafCudaStats *st)
     tvmaf_cuda_stats_unref(old);
 }
 
+void tvmaf_cuda_stats_unbind(TvmafCudaStats *st)
+{
+    if (st && bound_stats() == st) tvmaf_cuda_stats_bind(NULL);
+}
+
 void tvmaf_cuda_stats_counts(TvmafCudaStats *st, TvmafCudaCounts *c)
 {
     c->launches = __atomic_load_n(&st->counts.launches, __ATOMIC_RELAXED);

@@ -172,6 +172,8 @@ void tvmaf_cuda_stats_ref(TvmafCudaStats *st);
 void tvmaf_cuda_stats_unref(TvmafCudaStats *st);
 /* The calling thread's calls count in `st` from now on (NULL: in none). */
 void tvmaf_cuda_stats_bind(TvmafCudaStats *st);
+/* Drops the calling thread's binding if it is to `st` (a context closing). */
+void tvmaf_cuda_stats_unbind(TvmafCudaStats *st);
 void tvmaf_cuda_stats_counts(TvmafCudaStats *st, TvmafCudaCounts *c);
 /* Milliseconds the device took to open (driver load, cuInit, primary context). */
 double tvmaf_cuda_open_ms(void);
