@@ -34,7 +34,7 @@ enum {
     ARG_LIST, ARG_HELP, ARG_RCPSS, ARG_ADM_DIV, ARG_GPU, ARG_PINNED, ARG_GPU_STATS,
     ARG_GPU_MEM_LIMIT, ARG_STRICT_FRAMES, ARG_MAX_MEMORY, ARG_REPORT, ARG_PLOT,
     ARG_SCALE, ARG_IGNORE_FPS, ARG_AOM_CTC, ARG_NFLX_CTC, ARG_GPUMASK, ARG_REF_ISA,
-    ARG_BATCH, ARG_OUTPUT_DIR, ARG_JOBS,
+    ARG_BATCH, ARG_OUTPUT_DIR, ARG_JOBS, ARG_GPUS,
 };
 
 static const struct option long_opts[] = {
@@ -83,6 +83,7 @@ static const struct option long_opts[] = {
     { "batch", required_argument, NULL, ARG_BATCH },
     { "output-dir", required_argument, NULL, ARG_OUTPUT_DIR },
     { "jobs", required_argument, NULL, ARG_JOBS },
+    { "gpus", required_argument, NULL, ARG_GPUS },
     { NULL, 0, NULL, 0 },
 };
 
@@ -139,6 +140,15 @@ static void usage(FILE *f, const char *app)
         "                            frames cannot fit are refused before any is read\n"
         " --gpumask MASK             libvmaf's GPU mask: 0 lets the GPU score (--backend auto),\n"
         "                            any other value keeps scoring on the CPU (--backend cpu)\n"
+        " --gpus all|N,N,...         every listed device of the GPU backend scores (a number\n"
+        "                            twice: two contexts on that device): a batch's or a\n"
+        "                            ladder's pairs are spread over them (--jobs defaults to\n"
+        "                            the list's length; a pair per device at a time, handed\n"
+        "                            out as devices free up), and one pair of files is split\n"
+        "                            into a frame range per device, each range primed with\n"
+        "                            warm-up frames, the scores joined in frame order before\n"
+        "                            the models: the same bits as one device. Not with\n"
+        "                            --backend cpu (use --threads/--jobs) or --gpu\n"
         "Several pairs in one process (one device for all; a failed pair is reported and\n"
         "the others go on; exit status 1 when any failed):\n"
         " -r REF -d DIS1 -d DIS2 ... a ladder: the reference is read once and scored against\n"
@@ -149,7 +159,8 @@ static void usage(FILE *f, const char *app)
         "                            bitdepth, model) or JSON lines with those keys; paths are\n"
         "                            relative to FILE's folder; the other options apply to\n"
         "                            every pair, a row's own values win\n"
-        " --jobs N                   manifest pairs scored at the same time (default 1)\n"
+        " --jobs N                   manifest pairs scored at the same time (default 1, with\n"
+        "                            --gpus the number of devices listed)\n"
         " --output-dir DIR           each pair's scores in DIR/NAME.xml (.json, .csv, .sub),\n"
         "                            NAME the distorted input's file name less its extension\n"
         " -o PATTERN                 with several pairs: %%d the pair's number (from 1; %%03d\n"
@@ -178,7 +189,9 @@ static void usage(FILE *f, const char *app)
         " ffmpeg -v error -i dis.mp4 -f yuv4mpegpipe - | %s -r ref.y4m -d - --json -o out.json\n"
         " %s --feature adm=help       the options of adm, their types, defaults and ranges\n"
         " %s -r ref.y4m -d 1080p.y4m -d 720p_up.y4m --json -o ladder_%%s.json\n"
-        " %s --batch pairs.csv --json --output-dir scores --jobs 2\n",
+        " %s --batch pairs.csv --json --output-dir scores --jobs 2\n"
+        " %s --batch pairs.csv --json --output-dir scores --backend cuda --gpus all\n"
+        " %s -r long_ref.y4m -d long_dis.y4m --backend cuda --gpus 0,1,2,3 --json -o out.json\n",
         app, tvmaf_ff_available() ?
         "Encoded input (any other file, when -w/-h/-p/-b are not given; decoded by FFmpeg,\n"
         "the frames `ffmpeg -i FILE -f rawvideo` writes):\n"
@@ -188,7 +201,7 @@ static void usage(FILE *f, const char *app)
         "                            area, bicublin, gauss, sinc, lanczos, spline, experimental\n"
         " --ignore_frame_rate        score streams whose frame rates differ (refused otherwise)\n"
         : "(this build reads no encoded video: it was built without FFmpeg's libraries)\n",
-        app, app, app, app, app, app, app);
+        app, app, app, app, app, app, app, app, app);
 }
 
 /* A number as short as it can be printed and still read back exactly. */
@@ -631,10 +644,38 @@ static int apply_nflx_ctc(const char *app, const char *version, const char **fea
     return 0;
 }
 
+/* The ranges after the first set up once the first has (so a refusal is said
+ * once, by the first). */
+typedef struct SplitGate {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int state; /* 0 waiting, 1 the first range is set up, -1 it failed */
+} SplitGate;
+
+static void gate_signal(SplitGate *g, int ok)
+{
+    pthread_mutex_lock(&g->lock);
+    if (!g->state) g->state = ok ? 1 : -1;
+    pthread_cond_broadcast(&g->cond);
+    pthread_mutex_unlock(&g->lock);
+}
+
+static int gate_wait(SplitGate *g)
+{
+    pthread_mutex_lock(&g->lock);
+    while (!g->state) pthread_cond_wait(&g->cond, &g->lock);
+    const int ok = g->state > 0;
+    pthread_mutex_unlock(&g->lock);
+    return ok;
+}
+
 /* ---- running pairs ------------------------------------------------------- */
 
 /* Distorted inputs of one ladder (-d repeated). */
 #define MAX_DISTORTED 256
+/* Devices of --gpus, pairs of a batch at a time (--jobs). */
+#define MAX_GPUS 64
+#define MAX_JOBS 64
 
 /* What every pair of a run shares: the command line's settings (a manifest
  * row may replace the raw layout and the models). */
@@ -656,7 +697,32 @@ typedef struct Settings {
     const char *feature_defaults;
     const char *report_path, *plot_path, *scale_filter;
     int batch;              /* a manifest's pair: no progress line, no scores on the terminal */
+    const unsigned *gpus;   /* --gpus: the devices, n_gpus of them (0: --gpu alone) */
+    unsigned n_gpus;
+    /* a frame range of a split pair (run_split): its number from 1 (0: a
+     * whole pair), the context's warm-up and range frames; run_group leaves
+     * such a pair's context unflushed and open for run_split */
+    unsigned segment, warmup, range;
+    struct SplitGate *gate;
 } Settings;
+
+/* Warm-up frames of every frame range of a split pair after the first: the
+ * most any temporal extractor asks for (tvmaf_warmup_frames_needed(); motion's
+ * five-frame window needs 4), checked per run. */
+#define SPLIT_WARMUP 4u
+/* The warm-up the ranges get: SPLIT_WARMUP, or for the split test's negative
+ * control TVMAF_TEST_SPLIT_WARMUP=N (too few frames then, unchecked: the test
+ * shows the joined scores then differ). Sets *checked to whether the run
+ * checks the registered features' needs against it. */
+static unsigned split_warmup(int *checked)
+{
+    const char *e = getenv("TVMAF_TEST_SPLIT_WARMUP");
+    *checked = !e;
+    return e ? (unsigned)strtoul(e, NULL, 10) : SPLIT_WARMUP;
+}
+
+/* The shortest range a device is given when a pair is split. */
+#define SPLIT_MIN_FRAMES 16u
 
 /* One distorted input scored against the reference of its group. */
 typedef struct Pair {
@@ -671,6 +737,7 @@ typedef struct Pair {
     int failed;
     const char *ended, *longer; /* inputs of different lengths */
     int depth_warned;
+    unsigned gpu;           /* its device (gpu_index) */
 } Pair;
 
 static void pair_fail(Pair *p)
@@ -689,7 +756,7 @@ static int pair_setup(const Settings *s, Pair *p, const char *path_ref,
     char msg[1024] = "";
     int err;
     if ((s->raw.w || s->raw.h || s->raw.pix_fmt || s->raw.bpc) && tvmaf_reader_is_y4m(rd_ref) &&
-        tvmaf_reader_is_y4m(p->rd_dis))
+        tvmaf_reader_is_y4m(p->rd_dis) && s->segment <= 1)
         fprintf(stderr, "%s: warning: -w/-h/-p/-b are ignored: both inputs are Y4M, whose "
                 "headers give the size and format\n", app);
     const TvmafVideoFormat *fr = tvmaf_reader_format(rd_ref), *fd = tvmaf_reader_format(p->rd_dis);
@@ -734,8 +801,9 @@ static int pair_setup(const Settings *s, Pair *p, const char *path_ref,
     TvmafConfiguration cfg = {
         .n_threads = s->threads, .n_subsample = s->subsample, .backend = s->backend,
         .log_level = TVMAF_LOG_WARNING, .cpumask = s->cpumask,
-        .gpu_index = s->gpu_index, .gpu_flags = s->gpu_flags,
+        .gpu_index = p->gpu, .gpu_flags = s->gpu_flags,
         .gpu_mem_limit = (size_t)s->gpu_mem_limit,
+        .warmup_frames = s->warmup, .range_frames = s->range,
         .feature_defaults = s->feature_defaults && s->feature_defaults[0] ? s->feature_defaults
                                                                           : NULL,
     };
@@ -772,6 +840,14 @@ static int pair_setup(const Settings *s, Pair *p, const char *path_ref,
             fprintf(stderr, "%s: %s\n", app, tvmaf_last_error(p->ctx));
             return -1;
         }
+    }
+    int checked;
+    const unsigned warmup = split_warmup(&checked);
+    if (s->segment && checked && tvmaf_warmup_frames_needed(p->ctx) > warmup) {
+        fprintf(stderr, "%s: a feature of this run keeps state from frame to frame that "
+                "cannot be rebuilt from %u earlier frames, so its frames cannot be split "
+                "over devices: give --gpus one device\n", app, warmup);
+        return -1;
     }
     const char *out_path = p->out_path;
     if (out_path && strcmp(out_path, "-") && !writable(out_path)) {
@@ -946,6 +1022,10 @@ static unsigned run_group(const Settings *s, const char *label, const char *path
     const TvmafVideoFormat *raw = s->raw.w && s->raw.h && s->raw.bpc && s->raw.pix_fmt ? &s->raw
                                                                                       : NULL;
     for (unsigned i = 0; i < np; i++) pairs[i].live = 1;
+    if (s->gate && s->segment > 1 && !gate_wait(s->gate)) {
+        for (unsigned i = 0; i < np; i++) pair_fail(&pairs[i]); /* the first said why */
+        return np;
+    }
 
     if ((err = tvmaf_reader_open(&rd_ref, path_ref, raw, msg, sizeof(msg)))) {
         fprintf(stderr, "%s: %s\n", label, msg);
@@ -965,6 +1045,7 @@ static unsigned run_group(const Settings *s, const char *label, const char *path
                         pair_setup(s, p, path_ref, rd_ref)))
             pair_fail(p);
     }
+    if (s->gate && s->segment == 1) gate_signal(s->gate, count_live(pairs, np) > 0);
     if (!count_live(pairs, np)) goto end;
 
     if (s->skip_ref && (err = tvmaf_reader_skip(rd_ref, s->skip_ref, msg, sizeof(msg))) != 1) {
@@ -1104,7 +1185,8 @@ static unsigned run_group(const Settings *s, const char *label, const char *path
                 }
             }
             p->n = n + 1;
-            if (!p->depth_warned) warn_depth(p, path_ref, rd_ref, fr, show_progress && n);
+            if (!p->depth_warned && s->segment <= 1)
+                warn_depth(p, path_ref, rd_ref, fr, show_progress && n);
         }
         if (r1) tvmaf_picture_unref(&pr);
         if (!r1) break;
@@ -1121,6 +1203,8 @@ static unsigned run_group(const Settings *s, const char *label, const char *path
         if (!p->n) {
             fprintf(stderr, "%s: the inputs hold no frame to score\n", p->label);
             pair_fail(p);
+        } else if (s->segment) {
+            /* run_split joins the ranges, then flushes */
         } else if (s->scoring && (err = tvmaf_flush(p->ctx))) {
             fprintf(stderr, "%s%s: %s\n", show_progress ? "\n" : "", p->label,
                     tvmaf_last_error(p->ctx));
@@ -1135,7 +1219,7 @@ static unsigned run_group(const Settings *s, const char *label, const char *path
         fprintf(stderr, "\r%u frame%s %.2f FPS\033[K\n", n_max, n_max > 1 ? "s" : " ",
                 sec > 0 ? n_max / sec : 0.0);
     }
-    for (unsigned i = 0; i < np; i++) {
+    for (unsigned i = 0; i < np && !s->segment; i++) {
         Pair *p = &pairs[i];
         if (!p->failed && pair_finish(s, p, path_ref, fr, &t0, np > 1 ? p->path_dis : NULL))
             pair_fail(p);
@@ -1145,18 +1229,202 @@ static unsigned run_group(const Settings *s, const char *label, const char *path
 fail_all:
     for (unsigned i = 0; i < np; i++) pair_fail(&pairs[i]);
 end:
+    if (s->gate && s->segment == 1) gate_signal(s->gate, 0); /* no-op once set up */
     tvmaf_prefetch_stop(pf_ref);
     unsigned failed = 0;
     for (unsigned i = 0; i < np; i++) {
         Pair *p = &pairs[i];
         tvmaf_prefetch_stop(p->pf_dis);
-        tvmaf_close(p->ctx);
-        for (unsigned k = 0; k < s->n_models; k++) tvmaf_model_destroy(p->model[k]);
+        if (!s->segment) {
+            tvmaf_close(p->ctx);
+            p->ctx = NULL;
+            for (unsigned k = 0; k < s->n_models; k++) tvmaf_model_destroy(p->model[k]);
+        }
         tvmaf_reader_close(p->rd_dis);
+        p->rd_dis = NULL;
         failed += p->failed;
     }
     tvmaf_reader_close(rd_ref);
     return failed;
+}
+
+/* ---- one pair over several devices (--gpus) ------------------------------- */
+
+/* Frames an input holds after `skip` frames: counted from the file's size for
+ * raw YUV, else by reading past them (Y4M headers, encoded input). -1 when it
+ * cannot be read (the plain run that follows says why). */
+static int64_t count_frames(const char *path, const TvmafVideoFormat *raw,
+                            unsigned skip, TvmafVideoFormat *fmt)
+{
+    char msg[1024] = "";
+    TvmafVideoReader *r = NULL;
+    int64_t n = -1;
+    if (tvmaf_reader_open(&r, path, raw, msg, sizeof(msg))) goto end;
+    *fmt = *tvmaf_reader_format(r);
+    tvmaf_reader_set_luma_only(r, 1);
+    int rc = tvmaf_reader_skip(r, skip, msg, sizeof(msg));
+    if (rc != 1) {
+        n = rc == 0 ? 0 : -1;
+        goto end;
+    }
+    if ((n = tvmaf_reader_frames_left(r)) >= 0) goto end;
+    n = 0;
+    while ((rc = tvmaf_reader_skip(r, 1, msg, sizeof(msg))) == 1) n++;
+    if (rc < 0) n = -1;
+end:
+    tvmaf_reader_close(r);
+    return n;
+}
+
+typedef struct Segment {
+    const Settings *s;
+    const char *path_ref;
+    Pair *p;
+    unsigned failed;
+} Segment;
+
+static void *segment_main(void *arg)
+{
+    Segment *g = arg;
+    g->failed = run_group(g->s, g->p->label, g->path_ref, g->p, 1);
+    return NULL;
+}
+
+/*
+ * One pair scored on every device of s->gpus: the common frames [0, N) are
+ * cut into one consecutive range per device (on the subsample grid), each
+ * scored by a context of its own on its device. A range after the first
+ * starts SPLIT_WARMUP frames early and every range but the last reads one
+ * frame past its end: those frames only rebuild and finish the temporal
+ * extractors' state (motion's blurred planes, its minimum of consecutive
+ * scores, the last frame's motion2), their outputs are discarded
+ * (TvmafConfiguration's warmup_frames and range_frames). The ranges' scores
+ * are then joined in frame order into the first context
+ * (tvmaf_append_scores), which computes the models, the pooled values and
+ * the aggregates over every frame: the bits of a run on one device.
+ * Inputs that cannot be read twice (pipes, stdin) or too few frames for two
+ * ranges run on the first device as a plain pair. Returns the exit status.
+ */
+static int run_split(const Settings *s, const char *app, const char *path_ref,
+                     const char *path_dis, const char *out_path)
+{
+    const TvmafVideoFormat *raw = s->raw.w && s->raw.h && s->raw.bpc && s->raw.pix_fmt ? &s->raw
+                                                                                      : NULL;
+    Pair plain = { .path_dis = path_dis, .out_path = out_path, .gpu = s->gpus[0] };
+    snprintf(plain.label, sizeof(plain.label), "%s", app);
+    struct stat st;
+    const int files = strcmp(path_ref, "-") && strcmp(path_dis, "-") &&
+                      !stat(path_ref, &st) && S_ISREG(st.st_mode) &&
+                      !stat(path_dis, &st) && S_ISREG(st.st_mode);
+    TvmafVideoFormat fr = { 0 }, fd = { 0 };
+    const int64_t n_ref = files && s->scoring ? count_frames(path_ref, raw, s->skip_ref, &fr) : -1;
+    const int64_t n_dis = n_ref >= 0 ? count_frames(path_dis, raw, s->skip_dis, &fd) : -1;
+    int64_t n = n_ref < n_dis ? n_ref : n_dis;
+    if (s->frame_cnt && n > s->frame_cnt) n = s->frame_cnt;
+    const unsigned sub = s->subsample > 1 ? s->subsample : 1;
+    /* the ranges: K devices, each at least SPLIT_MIN_FRAMES, starts on the
+     * subsample grid */
+    unsigned k_max = s->n_gpus, bounds[MAX_GPUS + 1], k = 0;
+    if (n > 0 && (uint64_t)n / SPLIT_MIN_FRAMES < k_max) k_max = (unsigned)(n / SPLIT_MIN_FRAMES);
+    bounds[0] = 0;
+    for (unsigned i = 1; i < k_max; i++) {
+        unsigned a = (unsigned)((uint64_t)n * i / k_max);
+        a -= a % sub;
+        if (a >= bounds[k] + SPLIT_MIN_FRAMES && a + SPLIT_MIN_FRAMES <= n) bounds[++k] = a;
+    }
+    const int same_fmt = fr.w == fd.w && fr.h == fd.h && fr.pix_fmt == fd.pix_fmt &&
+                         fr.bpc == fd.bpc;
+    const unsigned n_seg = n > 0 && same_fmt ? k + 1 : 0;
+    if (n_seg < 2) {
+        if (!files && s->scoring)
+            fprintf(stderr, "%s: note: --gpus scores one pair on %u devices by reading its "
+                    "frames in ranges, which a pipe does not allow: scoring it on device %u\n",
+                    app, s->n_gpus, s->gpus[0]);
+        const unsigned failed = run_group(s, app, path_ref, &plain, 1);
+        return failed ? 1 : 0;
+    }
+    bounds[n_seg] = (unsigned)n;
+    const int lengths_differ = n_ref != n_dis && (!s->frame_cnt || s->frame_cnt > n);
+    if (lengths_differ && s->strict_frames) {
+        fprintf(stderr, "%s: \"%s\" ended after %u frame%s, before \"%s\"; use --frame_cnt %u "
+                "to score the common frames\n", app, n_ref < n_dis ? path_ref : path_dis,
+                (unsigned)n, n == 1 ? "" : "s", n_ref < n_dis ? path_dis : path_ref, (unsigned)n);
+        return 1;
+    }
+
+    Settings seg[MAX_GPUS];
+    SplitGate gate = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0 };
+    Pair *pairs = calloc(n_seg, sizeof(*pairs));
+    Segment g[MAX_GPUS];
+    pthread_t th[MAX_GPUS];
+    int rc = 1;
+    if (!pairs) {
+        fprintf(stderr, "%s: out of memory\n", app);
+        return 1;
+    }
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    unsigned started = 0;
+    for (unsigned i = 0; i < n_seg; i++) {
+        const unsigned a = bounds[i], b = bounds[i + 1];
+        int checked;
+        const unsigned warm = i ? split_warmup(&checked) : 0, ahead = i + 1 < n_seg ? 1 : 0;
+        seg[i] = *s;
+        seg[i].segment = i + 1;
+        seg[i].warmup = warm;
+        seg[i].range = b - a;
+        seg[i].skip_ref = s->skip_ref + a - warm;
+        seg[i].skip_dis = s->skip_dis + a - warm;
+        seg[i].frame_cnt = warm + (b - a) + ahead;
+        seg[i].max_memory = s->max_memory / n_seg;
+        seg[i].batch = 1; /* no progress line */
+        seg[i].gate = &gate;
+        Pair *p = &pairs[i];
+        snprintf(p->label, sizeof(p->label), "%s", app);
+        p->path_dis = path_dis;
+        p->out_path = i ? NULL : out_path;
+        p->gpu = s->gpus[i];
+        g[i] = (Segment){ &seg[i], path_ref, p, 0 };
+    }
+    for (; started < n_seg; started++)
+        if (pthread_create(&th[started], NULL, segment_main, &g[started])) break;
+    if (started < n_seg) fprintf(stderr, "%s: cannot start a thread per device\n", app);
+    unsigned failed = started < n_seg;
+    for (unsigned i = 0; i < started; i++) {
+        pthread_join(th[i], NULL);
+        failed += g[i].failed;
+    }
+    /* join the ranges in frame order into the first range's context */
+    Pair *p0 = &pairs[0];
+    for (unsigned i = 1; !failed && i < n_seg; i++) {
+        Pair *p = &pairs[i];
+        if (tvmaf_flush(p->ctx)) {
+            fprintf(stderr, "%s: %s\n", app, tvmaf_last_error(p->ctx));
+            failed = 1;
+        } else if (tvmaf_append_scores(p0->ctx, p->ctx)) {
+            fprintf(stderr, "%s: %s\n", app, tvmaf_last_error(p0->ctx));
+            failed = 1;
+        }
+    }
+    if (!failed && tvmaf_flush(p0->ctx)) {
+        fprintf(stderr, "%s: %s\n", app, tvmaf_last_error(p0->ctx));
+        failed = 1;
+    }
+    if (!failed) {
+        p0->n = (unsigned)n;
+        if (lengths_differ) { /* libvmaf's words, as a plain run says them */
+            p0->ended = n_ref < n_dis ? path_ref : path_dis;
+            p0->longer = n_ref < n_dis ? path_dis : path_ref;
+        }
+        failed = pair_finish(s, p0, path_ref, &fr, &t0, NULL) != 0;
+    }
+    rc = failed ? 1 : 0;
+    for (unsigned i = 0; i < n_seg; i++) {
+        tvmaf_close(pairs[i].ctx);
+        for (unsigned m = 0; m < s->n_models; m++) tvmaf_model_destroy(pairs[i].model[m]);
+    }
+    free(pairs);
+    return rc;
 }
 
 /* ---- output names of several pairs --------------------------------------- */
@@ -1253,8 +1521,9 @@ typedef struct Batch {
     unsigned char *row_failed;
 } Batch;
 
-/* Scores manifest row i: its own raw layout and models over the settings. */
-static void batch_row(Batch *b, unsigned i)
+/* Scores manifest row i on device `gpu`: its own raw layout and models over
+ * the settings. */
+static void batch_row(Batch *b, unsigned i, unsigned gpu)
 {
     const ManifestEntry *e = &b->rows[i];
     Settings rs = *b->s;
@@ -1303,6 +1572,7 @@ static void batch_row(Batch *b, unsigned i)
     snprintf(p->label, sizeof(p->label), "%s", label);
     p->path_dis = e->dis;
     p->out_path = b->outputs[i];
+    p->gpu = gpu;
     if (run_group(&rs, label, e->ref, p, 1)) goto failed;
     free(p);
     free_model_args(margs, n_margs, 0);
@@ -1314,13 +1584,21 @@ failed:
     atomic_fetch_add(&b->failed, 1);
 }
 
+/* A worker takes the next row whenever it is free: with --gpus each worker
+ * has one device, so a device that finishes early takes more pairs. */
+typedef struct BatchWorker {
+    Batch *b;
+    unsigned gpu;
+} BatchWorker;
+
 static void *batch_worker(void *arg)
 {
-    Batch *b = arg;
+    const BatchWorker *bw = arg;
+    Batch *b = bw->b;
     for (;;) {
         const unsigned i = atomic_fetch_add(&b->next, 1);
         if (i >= b->n) break;
-        if (!b->row_failed[i]) batch_row(b, i);
+        if (!b->row_failed[i]) batch_row(b, i, bw->gpu);
     }
     return NULL;
 }
@@ -1384,23 +1662,31 @@ static int run_batch(const Settings *s, const char *manifest, const char *patter
             bad++;
         }
     }
-    /* One device for the whole batch: a context that scores nothing holds it
+    /* Each device for the whole batch: a context that scores nothing holds it
      * open (the driver's start-up, a few hundred milliseconds, once), and the
      * pairs' contexts share it. */
-    TvmafContext *keeper = NULL;
-    if (s->backend != TVMAF_BACKEND_CPU) {
-        const TvmafConfiguration kcfg = { .backend = s->backend, .gpu_index = s->gpu_index,
+    TvmafContext *keeper[MAX_GPUS] = { NULL };
+    const unsigned n_dev = s->n_gpus ? s->n_gpus : 1;
+    for (unsigned d = 0; s->backend != TVMAF_BACKEND_CPU && d < n_dev; d++) {
+        const unsigned gpu = s->n_gpus ? s->gpus[d] : s->gpu_index;
+        int dup = 0;
+        for (unsigned e = 0; e < d; e++) dup |= s->gpus[e] == gpu;
+        if (dup) continue;
+        const TvmafConfiguration kcfg = { .backend = s->backend, .gpu_index = gpu,
                                           .log_level = TVMAF_LOG_WARNING };
-        if (tvmaf_init(&keeper, &kcfg)) { tvmaf_close(keeper); keeper = NULL; }
+        if (tvmaf_init(&keeper[d], &kcfg)) { tvmaf_close(keeper[d]); keeper[d] = NULL; }
     }
     if (jobs > n) jobs = n;
-    pthread_t th[64];
+    pthread_t th[MAX_JOBS];
+    BatchWorker bw[MAX_JOBS];
+    for (unsigned w = 0; w < jobs; w++)
+        bw[w] = (BatchWorker){ &b, s->n_gpus ? s->gpus[w % s->n_gpus] : s->gpu_index };
     unsigned started = 0;
     for (; started + 1 < jobs; started++)
-        if (pthread_create(&th[started], NULL, batch_worker, &b)) break;
-    batch_worker(&b);
+        if (pthread_create(&th[started], NULL, batch_worker, &bw[started + 1])) break;
+    batch_worker(&bw[0]);
     for (unsigned i = 0; i < started; i++) pthread_join(th[i], NULL);
-    tvmaf_close(keeper);
+    for (unsigned d = 0; d < n_dev; d++) tvmaf_close(keeper[d]);
 
     unsigned failed = 0;
     for (unsigned i = 0; i < n; i++)
@@ -1415,6 +1701,75 @@ end:
     free(ids);
     manifest_free(rows, n);
     return rc;
+}
+
+/* --gpus all|N,N,...: the devices of the GPU backend that score, checked
+ * against the devices this machine has. `backend` auto becomes CUDA (the
+ * list names CUDA devices when there is one). Returns -1 after printing why. */
+static int parse_gpus(const char *app, const char *arg, enum TvmafBackend backend,
+                      int gpu_given, unsigned *gpus, unsigned *n_gpus,
+                      enum TvmafBackend *resolved)
+{
+    if (backend == TVMAF_BACKEND_CPU) {
+        fprintf(stderr, "%s: --gpus lists devices of a GPU backend (cuda, opencl); --backend "
+                "cpu scores on the processor: use --threads N (and --jobs N for a batch)\n", app);
+        return -1;
+    }
+    if (gpu_given) {
+        fprintf(stderr, "%s: give --gpu N (one device) or --gpus LIST, not both\n", app);
+        return -1;
+    }
+    if (backend == TVMAF_BACKEND_AUTO) {
+        if (tvmaf_gpu_count(TVMAF_BACKEND_CUDA) <= 0) {
+            fprintf(stderr, "%s: --gpus %s: no CUDA device here; for OpenCL devices give "
+                    "--backend opencl\n", app, arg);
+            return -1;
+        }
+        backend = TVMAF_BACKEND_CUDA;
+    }
+    const char *bname = backend == TVMAF_BACKEND_CUDA ? "cuda" : "opencl";
+    const int have = tvmaf_gpu_count(backend);
+    *n_gpus = 0;
+    if (!strcmp(arg, "all")) {
+        if (have <= 0) {
+            fprintf(stderr, "%s: --gpus all: the %s backend has no usable device here\n", app,
+                    bname);
+            return -1;
+        }
+        for (int i = 0; i < have && i < MAX_GPUS; i++) gpus[(*n_gpus)++] = (unsigned)i;
+        *resolved = backend;
+        return 0;
+    }
+    for (const char *c = arg;;) {
+        char *end;
+        errno = 0;
+        const unsigned long v = strtoul(c, &end, 10);
+        if (end == c || *c == '-' || *c == '+' || errno || v > 4096 ||
+            (*end && *end != ',')) {
+            fprintf(stderr, "%s: invalid value \"%s\" for --gpus (expected all, or device "
+                    "numbers separated by commas: 0,1,2)\n", app, arg);
+            return -1;
+        }
+        if (*n_gpus == MAX_GPUS) {
+            fprintf(stderr, "%s: --gpus: at most %d devices\n", app, MAX_GPUS);
+            return -1;
+        }
+        gpus[(*n_gpus)++] = (unsigned)v;
+        if (!*end) break;
+        c = end + 1;
+    }
+    for (unsigned i = 0; i < *n_gpus; i++) {
+        if ((int)gpus[i] < have) continue;
+        if (have <= 0)
+            fprintf(stderr, "%s: --gpus %s: the %s backend has no usable device here\n",
+                    app, arg, bname);
+        else
+            fprintf(stderr, "%s: --gpus %s: there is no %s device %u (this machine has "
+                    "%d: 0..%d)\n", app, arg, bname, gpus[i], have, have - 1);
+        return -1;
+    }
+    *resolved = backend;
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -1450,6 +1805,9 @@ int main(int argc, char **argv)
     int ignore_fps = 0, common_bitdepth = 0, backend_given = 0;
     unsigned gpumask = 0;
     const char *ref_isa = NULL;
+    const char *gpus_arg = NULL;
+    unsigned gpus[MAX_GPUS], n_gpus = 0;
+    int jobs_given = 0, gpu_given = 0;
 
     int c;
     opterr = 0;
@@ -1535,7 +1893,6 @@ int main(int argc, char **argv)
             }
             ref_isa = optarg;
             break;
-        case ARG_GPU: if (parse_uint(app, "--gpu", optarg, &gpu_index, 0, 1024)) return free_model_args(models, n_model_args, 1); break;
         case ARG_PINNED: gpu_flags |= TVMAF_GPU_PINNED_PICTURES; break;
         case ARG_GPU_STATS: gpu_flags |= TVMAF_GPU_STATS; break;
         case ARG_GPU_MEM_LIMIT: {
@@ -1636,7 +1993,12 @@ int main(int argc, char **argv)
         case ARG_IGNORE_FPS: ignore_fps = 1; break;
         case ARG_BATCH: batch_path = optarg; break;
         case ARG_OUTPUT_DIR: out_dir = optarg; break;
-        case ARG_JOBS: if (parse_uint(app, "--jobs", optarg, &jobs, 1, 64)) return free_model_args(models, n_model_args, 1); break;
+        case ARG_JOBS:
+            if (parse_uint(app, "--jobs", optarg, &jobs, 1, MAX_JOBS)) return free_model_args(models, n_model_args, 1);
+            jobs_given = 1;
+            break;
+        case ARG_GPUS: gpus_arg = optarg; break;
+        case ARG_GPU: gpu_given = 1; if (parse_uint(app, "--gpu", optarg, &gpu_index, 0, 1024)) return free_model_args(models, n_model_args, 1); break;
         case ':':
             fprintf(stderr, "%s: option %s needs a value\n", app, argv[optind - 1]);
             return free_model_args(models, n_model_args, 1);
@@ -1703,6 +2065,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: cannot create --output-dir \"%s\": %s\n", app, out_dir, strerror(errno));
         return free_model_args(models, n_model_args, 1);
     }
+    if (gpus_arg) {
+        if (parse_gpus(app, gpus_arg, backend, gpu_given, gpus, &n_gpus, &backend))
+            return free_model_args(models, n_model_args, 1);
+        if (batch_path && !jobs_given) jobs = n_gpus;
+        gpu_index = gpus[0];
+    }
     const unsigned n_models_given = n_model_args;
     if (!n_models && !no_prediction) {
         /* libvmaf's default model */
@@ -1740,6 +2108,7 @@ int main(int argc, char **argv)
         .gpu_flags = gpu_flags, .gpu_mem_limit = gpu_mem_limit,
         .feature_defaults = feature_defaults, .report_path = report_path,
         .plot_path = plot_path, .scale_filter = scale_filter, .batch = batch_path != NULL,
+        .gpus = gpus, .n_gpus = n_gpus,
     };
     int ret;
     if (batch_path) {
@@ -1758,6 +2127,8 @@ int main(int argc, char **argv)
         for (unsigned i = 0; i < n_dis; i++) {
             Pair *p = &pairs[i];
             p->path_dis = dis_paths[i];
+            /* a ladder's pairs go round the listed devices */
+            p->gpu = n_gpus ? gpus[i % n_gpus] : gpu_index;
             if (n_dis == 1) {
                 /* the plain command: -o names the file as it is */
                 snprintf(p->label, sizeof(p->label), "%s", app);
@@ -1785,6 +2156,10 @@ int main(int argc, char **argv)
                     goto ladder_end;
                 }
             }
+        }
+        if (n_dis == 1 && n_gpus > 1) {
+            ret = run_split(&settings, app, path_ref, dis_paths[0], pairs[0].out_path);
+            goto ladder_end;
         }
         const unsigned failed = run_group(&settings, app, path_ref, pairs, n_dis);
         if (n_dis > 1) {

@@ -73,6 +73,18 @@ typedef struct TvmafConfiguration {
      * included: "name=opt=val[:opt=val]", several separated by ';'. Options a
      * registration names itself still win. NULL: none. Copied by tvmaf_init. */
     const char *feature_defaults;
+    /* One frame range of a longer video (a pair split across devices,
+     * tvmaf_append_scores()). The first `warmup_frames` frames submitted only
+     * prime the extractors that keep state from frame to frame (TEMPORAL:
+     * motion, float_motion, speed_temporal); every output they give for those
+     * frames is discarded and the other extractors skip them. The next
+     * `range_frames` frames (0: every later frame) are scored as the
+     * context's frames 0, 1, ...; frames submitted after them are seen by the
+     * temporal extractors only, to finish their outputs for the range's last
+     * frames (motion2 of the last frame needs the next one), and their own
+     * outputs are discarded. 0 and 0: an ordinary context. */
+    unsigned warmup_frames;
+    unsigned range_frames;
 } TvmafConfiguration;
 
 enum {
@@ -142,6 +154,30 @@ int tvmaf_read_pictures(TvmafContext *ctx, TvmafPicture *ref, TvmafPicture *dis,
 
 /* Waits for every submitted frame and runs the extractors' end-of-stream work. */
 int tvmaf_flush(TvmafContext *ctx);
+
+/*
+ * Puts the scores of `src` after the frames of `dst`, as though dst had
+ * scored src's frames itself: one video scored in consecutive frame ranges
+ * by several contexts (each on its own device; see warmup_frames and
+ * range_frames in TvmafConfiguration), then joined in frame order before
+ * the models, pooling and outputs. Both contexts registered the same
+ * features, in the same order, with the same options and subsample; src
+ * is flushed (tvmaf_flush) and dst is not yet: its flush, after the last
+ * append, computes the stream-level values (aggregates) over every frame,
+ * from the extractors' totals merged exactly (integer sums). dst takes no
+ * more frames afterwards. With each range after the first given enough
+ * warm-up frames (4 cover every temporal extractor of this build) and one
+ * frame after it, the joined scores are the bits of one context scoring the
+ * whole video. -EINVAL (with a message in dst) when the contexts differ.
+ */
+int tvmaf_append_scores(TvmafContext *dst, TvmafContext *src);
+
+/*
+ * Frames of warm-up a range after the first needs (warmup_frames) so that
+ * every temporal extractor registered in ctx gives the whole video's values
+ * for the range's frames.
+ */
+unsigned tvmaf_warmup_frames_needed(const TvmafContext *ctx);
 
 /*
  * 1 when every feature registered so far reads only the luma plane of the
@@ -302,6 +338,14 @@ int tvmaf_feature_option(const char *name, unsigned j, TvmafFeatureOptionInfo *i
 
 /* 1 when a CUDA device can be used by this build on this machine. */
 int tvmaf_cuda_available(void);
+
+/*
+ * Devices of a GPU backend (TVMAF_BACKEND_CUDA or TVMAF_BACKEND_OPENCL) this
+ * build can open on this machine, numbered 0..n-1 as gpu_index takes them;
+ * 0 when the backend is missing or has no device; -EINVAL for the CPU and
+ * auto.
+ */
+int tvmaf_gpu_count(enum TvmafBackend backend);
 
 const char *tvmaf_version(void);
 

@@ -39,6 +39,8 @@ class Configuration(ctypes.Structure):
         ('gpu_flags', ctypes.c_uint),
         ('gpu_mem_limit', ctypes.c_size_t),
         ('feature_defaults', ctypes.c_char_p),
+        ('warmup_frames', ctypes.c_uint),
+        ('range_frames', ctypes.c_uint),
     ]
 
 

@@ -143,6 +143,22 @@ out:
     return err;
 }
 
+int tvmaf_collector_absorb(TvmafCollector *dst, TvmafCollector *src, unsigned offset)
+{
+    int err = 0;
+    pthread_mutex_lock(&src->lock);
+    for (unsigned k = 0; k < src->n_keys && !err; k++) {
+        const Key *sk = &src->keys[k];
+        TvmafOrder first = sk->first;
+        if (first.phase != UINT32_MAX) first.phase += offset;
+        for (unsigned i = 0; i < sk->cap && !err; i++)
+            if (sk->written[i])
+                err = tvmaf_collector_append(dst, sk->name, i + offset, sk->value[i], first);
+    }
+    pthread_mutex_unlock(&src->lock);
+    return err;
+}
+
 static int key_cmp(const void *a, const void *b)
 {
     return order_cmp(((const Key *)a)->first, ((const Key *)b)->first);

@@ -28,6 +28,11 @@ int tvmaf_collector_append(TvmafCollector *c, const char *key, unsigned index,
 int tvmaf_collector_set_aggregate(TvmafCollector *c, const char *key, double value,
                                   TvmafOrder order);
 
+/* Adds every per-frame value of src to dst at its index + offset (frame
+ * phases of the orders shifted alike); keys new to dst are listed where a
+ * single run would list them. Aggregates are not copied. */
+int tvmaf_collector_absorb(TvmafCollector *dst, TvmafCollector *src, unsigned offset);
+
 /* Read side; call only when no append is running. Keys are in output order. */
 unsigned tvmaf_collector_key_count(TvmafCollector *c);
 const char *tvmaf_collector_key(TvmafCollector *c, unsigned k);

@@ -9,6 +9,7 @@
  * one-thread run.
  */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -33,6 +34,9 @@
 struct TvmafSink {
     TvmafCollector *collector;
     TvmafOrder order;
+    /* the context's frame range: outputs for submitted frames [first,
+     * first + count) land at 0, 1, ...; the others are discarded */
+    unsigned first, count;
 };
 
 /* Set once a score is NaN or infinite: said once per process on stderr
@@ -41,6 +45,11 @@ static atomic_int nonfinite_noted;
 
 int tvmaf_sink_append(TvmafSink *sink, const char *key, unsigned index, double value)
 {
+    if (index < sink->first || index - sink->first >= sink->count) {
+        sink->order.seq++; /* a warm-up or look-ahead frame's output */
+        return 0;
+    }
+    index -= sink->first;
     if (!isfinite(value) && !atomic_exchange(&nonfinite_noted, 1))
         fprintf(stderr, "tvmaf WARNING %s is %s at frame %u (the value the reference "
                 "computes for this input; later ones are not reported)\n", key,
@@ -83,8 +92,10 @@ struct TvmafContext {
     TvmafCollector *collector;
     bool started, flushed;
     TvmafVideoInfo vi;
-    unsigned pic_cnt;
-    unsigned next_index;
+    unsigned pic_cnt;    /* frames scored: those of the range (see cfg.warmup_frames) */
+    unsigned next_index; /* frames submitted */
+    unsigned range_first, range_count; /* cfg.warmup_frames, cfg.range_frames or UINT_MAX */
+    bool appended;       /* another context's scores follow: no more frames */
 
     /* scheduler */
     unsigned n_workers; /* 0: run on the calling thread */
@@ -227,6 +238,8 @@ int tvmaf_init(TvmafContext **out, const TvmafConfiguration *cfg)
     if (!ctx) return -ENOMEM;
     if (cfg) ctx->cfg = *cfg;
     ctx->cfg.feature_defaults = NULL;
+    ctx->range_first = ctx->cfg.warmup_frames;
+    ctx->range_count = ctx->cfg.range_frames ? ctx->cfg.range_frames : UINT_MAX;
     if (cfg && cfg->feature_defaults && !(ctx->defaults = strdup(cfg->feature_defaults))) {
         free(ctx);
         return -ENOMEM;
@@ -490,7 +503,13 @@ static int start(TvmafContext *ctx, const TvmafPicture *ref)
 /* Scores one frame with worker `w`'s instances. */
 static void run_frame(TvmafContext *ctx, unsigned w, Job *job)
 {
-    const bool sampled = ctx->cfg.n_subsample <= 1 || job->index % ctx->cfg.n_subsample == 0;
+    /* a frame outside the range (warm-up, look-ahead) goes to the temporal
+     * extractors only; the subsample grid counts from the range's first frame */
+    const bool in_range = job->index >= ctx->range_first &&
+                          job->index - ctx->range_first < ctx->range_count;
+    const unsigned scored = job->index - ctx->range_first;
+    const bool sampled = in_range && (ctx->cfg.n_subsample <= 1 ||
+                                      scored % ctx->cfg.n_subsample == 0);
     const TvmafDeviceFrame *dframe = NULL;
     if (ctx->device_frames) {
         char msg[512] = "";
@@ -510,7 +529,8 @@ static void run_frame(TvmafContext *ctx, unsigned w, Job *job)
             Slot *s = &ctx->slots[i];
             const bool temporal = s->ex->flags & TVMAF_FEX_TEMPORAL;
             if (temporal != (pass == 1)) continue;
-            const bool run = sampled || (s->ex->flags & (TVMAF_FEX_ALL_FRAMES | TVMAF_FEX_TEMPORAL));
+            const bool run = sampled || temporal ||
+                             (in_range && (s->ex->flags & TVMAF_FEX_ALL_FRAMES));
             void *inst = s->inst[temporal ? 0 : w];
             if (temporal && ctx->n_workers) {
                 pthread_mutex_lock(&ctx->lock);
@@ -522,7 +542,8 @@ static void run_frame(TvmafContext *ctx, unsigned w, Job *job)
             const bool failed = ctx->err != 0;
             pthread_mutex_unlock(&ctx->lock);
             if (run && !failed) {
-                TvmafSink sink = { ctx->collector, { job->index, i, 0 } };
+                TvmafSink sink = { ctx->collector, { in_range ? scored : job->index, i, 0 },
+                                   ctx->range_first, ctx->range_count };
                 int err = s->ex->backend == TVMAF_BACKEND_CPU
                         ? s->ex->extract(inst, &job->ref, &job->dis, job->index, &sink)
                         : dframe ? s->ex->extract_device(inst, dframe, job->index, &sink)
@@ -597,8 +618,9 @@ int tvmaf_read_pictures(TvmafContext *ctx, TvmafPicture *ref, TvmafPicture *dis,
 {
     if (!ctx || !ref || !dis) return -EINVAL;
     int err = 0;
-    if (ctx->flushed) {
-        set_error(ctx, -EINVAL, "pictures submitted after flush");
+    if (ctx->flushed || ctx->appended) {
+        set_error(ctx, -EINVAL, ctx->flushed ? "pictures submitted after flush"
+                                             : "pictures submitted after tvmaf_append_scores");
         err = -EINVAL;
         goto drop;
     }
@@ -626,7 +648,10 @@ int tvmaf_read_pictures(TvmafContext *ctx, TvmafPicture *ref, TvmafPicture *dis,
         goto drop;
     }
     ctx->next_index++;
-    ctx->pic_cnt = ctx->next_index;
+    if (ctx->next_index > ctx->range_first) {
+        const unsigned n = ctx->next_index - ctx->range_first;
+        ctx->pic_cnt = n < ctx->range_count ? n : ctx->range_count;
+    }
     if (ctx->device_frames) ctx->gpu_ops->frame_submitted(ctx->gpu, index);
 
     Job job = { *ref, *dis, index };
@@ -680,7 +705,8 @@ int tvmaf_flush(TvmafContext *ctx)
             for (unsigned k = 1; k < s->n_inst && !err; k++)
                 err = s->ex->merge(s->inst[0], s->inst[k]);
         if (!err && s->ex->flush) {
-            TvmafSink sink = { ctx->collector, { UINT32_MAX, i, 0 } };
+            TvmafSink sink = { ctx->collector, { UINT32_MAX, i, 0 }, ctx->range_first,
+                               ctx->range_count };
             err = s->ex->flush(s->inst[0], &sink);
         }
         if (err) {
@@ -689,6 +715,71 @@ int tvmaf_flush(TvmafContext *ctx)
             return err;
         }
     }
+    return 0;
+}
+
+unsigned tvmaf_warmup_frames_needed(const TvmafContext *ctx)
+{
+    unsigned w = 0;
+    for (unsigned i = 0; ctx && i < ctx->n_slots; i++) {
+        const TvmafExtractor *ex = ctx->slots[i].ex;
+        if (!(ex->flags & TVMAF_FEX_TEMPORAL)) continue;
+        if (!ex->warmup_frames) return UINT_MAX;
+        if (ex->warmup_frames > w) w = ex->warmup_frames;
+    }
+    return w;
+}
+
+int tvmaf_append_scores(TvmafContext *dst, TvmafContext *src)
+{
+    if (!dst || !src || dst == src) return -EINVAL;
+    wait_idle(dst);
+    if (dst->err) return dst->err;
+    if (dst->flushed || !src->flushed || src->err) {
+        snprintf(dst->msg, sizeof(dst->msg), "tvmaf_append_scores: %s", dst->flushed
+                 ? "the context appended to is already flushed"
+                 : "the appended context is not flushed or failed");
+        return -EINVAL;
+    }
+    if (!dst->started || !src->started || dst->n_slots != src->n_slots ||
+        tvmaf_context_subsample(dst) != tvmaf_context_subsample(src)) {
+        snprintf(dst->msg, sizeof(dst->msg), "tvmaf_append_scores: the contexts score "
+                 "different features");
+        return -EINVAL;
+    }
+    for (unsigned i = 0; i < dst->n_slots; i++) {
+        const Slot *a = &dst->slots[i], *b = &src->slots[i];
+        if (a->ex != b->ex || strcmp(a->name, b->name) ||
+            strcmp(a->opt_spec ? a->opt_spec : "", b->opt_spec ? b->opt_spec : "")) {
+            snprintf(dst->msg, sizeof(dst->msg), "tvmaf_append_scores: the contexts score "
+                     "different features (\"%s\" and \"%s\")", a->name, b->name);
+            return -EINVAL;
+        }
+        /* a temporal extractor's totals would count its warm-up frames */
+        if ((a->ex->flags & TVMAF_FEX_TEMPORAL) && a->ex->merge) {
+            snprintf(dst->msg, sizeof(dst->msg), "feature \"%s\" keeps stream totals over "
+                     "frames in order: its frames cannot be scored in ranges", a->name);
+            return -ENOTSUP;
+        }
+    }
+    const unsigned sub = tvmaf_context_subsample(dst);
+    if (sub > 1 && dst->pic_cnt % sub) {
+        snprintf(dst->msg, sizeof(dst->msg), "tvmaf_append_scores: the first context's %u "
+                 "frames are not a multiple of the subsample interval %u", dst->pic_cnt, sub);
+        return -EINVAL;
+    }
+    int err = tvmaf_collector_absorb(dst->collector, src->collector, dst->pic_cnt);
+    /* the stream totals (src's flush merged its instances into its first) */
+    for (unsigned i = 0; !err && i < dst->n_slots; i++) {
+        const Slot *a = &dst->slots[i], *b = &src->slots[i];
+        if (a->ex->merge && a->n_inst && b->n_inst) err = a->ex->merge(a->inst[0], b->inst[0]);
+    }
+    if (err) {
+        set_error(dst, err, "tvmaf_append_scores: %s", strerror(-err));
+        return err;
+    }
+    dst->pic_cnt += src->pic_cnt;
+    dst->appended = true;
     return 0;
 }
 

@@ -69,6 +69,10 @@ typedef struct TvmafExtractor {
     int (*flush)(void *priv, TvmafSink *sink);
     void (*close)(void *priv);
     const char *const *provided_features; /* NULL-terminated */
+    /* TEMPORAL extractors: frames before a range's first frame that rebuild
+     * the state the range's outputs depend on (TvmafConfiguration's
+     * warmup_frames); 0: the extractor cannot score a range of a video */
+    unsigned warmup_frames;
 } TvmafExtractor;
 
 /* Appends a per-frame score; a second value for the same key and index fails. */

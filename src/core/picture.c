@@ -91,6 +91,43 @@ void tvmaf_picture_set_allocator(const TvmafHostAllocator *a)
     pthread_mutex_unlock(&cache_lock);
 }
 
+/* Allocators installed by open contexts, with how many contexts installed
+ * each, in the order of their first install; the last is current. */
+#define MAX_INSTALLED 64
+static struct { const TvmafHostAllocator *a; unsigned n; } installed[MAX_INSTALLED];
+static unsigned n_installed;
+
+void tvmaf_picture_allocator_install(const TvmafHostAllocator *a)
+{
+    pthread_mutex_lock(&cache_lock);
+    unsigned i = 0;
+    while (i < n_installed && installed[i].a != a) i++;
+    if (i < n_installed) {
+        installed[i].n++;
+    } else if (n_installed < MAX_INSTALLED) {
+        installed[n_installed].a = a;
+        installed[n_installed++].n = 1;
+    }
+    current_alloc = a;
+    pthread_mutex_unlock(&cache_lock);
+}
+
+void tvmaf_picture_allocator_uninstall(const TvmafHostAllocator *a)
+{
+    pthread_mutex_lock(&cache_lock);
+    unsigned i = 0;
+    while (i < n_installed && installed[i].a != a) i++;
+    const bool last = i == n_installed || !--installed[i].n;
+    if (i < n_installed && last) {
+        memmove(&installed[i], &installed[i + 1], (n_installed - i - 1) * sizeof(installed[0]));
+        n_installed--;
+    }
+    if (last)
+        current_alloc = n_installed ? installed[n_installed - 1].a : NULL;
+    pthread_mutex_unlock(&cache_lock);
+    if (last) tvmaf_picture_cache_drop(a);
+}
+
 void tvmaf_picture_cache_drop(const TvmafHostAllocator *a)
 {
     Block *drop[CACHE_SLOTS];

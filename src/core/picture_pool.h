@@ -31,6 +31,18 @@ bool tvmaf_picture_has_layout(const TvmafPicture *pic);
 
 /* New picture buffers come from `a` (NULL: the default) from now on. */
 void tvmaf_picture_set_allocator(const TvmafHostAllocator *a);
+/*
+ * For a backend's contexts: new picture buffers come from `a` while at least
+ * one context that installed it is open (the most recently installed of
+ * those open, when several allocators are: pictures belong to no context,
+ * so the allocator is the process's). Uninstalling the last install of `a`
+ * drops its cached buffers (tvmaf_picture_cache_drop) and returns to the
+ * allocator installed before it. A context that uploads a picture from
+ * another allocator copies it (its own staging), so the bits never depend
+ * on which allocator a picture came from.
+ */
+void tvmaf_picture_allocator_install(const TvmafHostAllocator *a);
+void tvmaf_picture_allocator_uninstall(const TvmafHostAllocator *a);
 /* Frees the cached free buffers of `a` and stops using it for new ones;
  * pictures still held keep their buffer until unref'd. */
 void tvmaf_picture_cache_drop(const TvmafHostAllocator *a);

@@ -58,6 +58,17 @@ int tvmaf_cuda_available(void)
     return ops && ops->available(0);
 }
 
+int tvmaf_gpu_count(enum TvmafBackend backend)
+{
+    if (backend == TVMAF_BACKEND_CPU || backend == TVMAF_BACKEND_AUTO) return -EINVAL;
+    const TvmafBackendOps *ops = tvmaf_backend_ops(backend);
+    if (!ops) return 0;
+    /* the backends number their devices 0..n-1 */
+    int n = 0;
+    while (n < 4096 && ops->available((unsigned)n)) n++;
+    return n;
+}
+
 /* Distinct names, in the order of the table. */
 static const TvmafExtractor *nth_name(unsigned n)
 {

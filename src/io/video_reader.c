@@ -821,6 +821,14 @@ int tvmaf_reader_skip(TvmafVideoReader *r, unsigned n, char *msg, size_t msg_len
     return 1;
 }
 
+int64_t tvmaf_reader_frames_left(TvmafVideoReader *r)
+{
+    if (r->ff || r->y4m || !r->frame_bytes) return -1;
+    const uint64_t left = bytes_left(r);
+    if (left == UINT64_MAX || left % r->frame_bytes) return -1;
+    return (int64_t)(left / r->frame_bytes);
+}
+
 void tvmaf_reader_close(TvmafVideoReader *r)
 {
     if (!r) return;

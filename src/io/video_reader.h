@@ -100,6 +100,12 @@ int tvmaf_reader_begin_random_access(TvmafVideoReader *r);
 int tvmaf_reader_read_at(TvmafVideoReader *r, uint64_t k, TvmafPicture *pic, char *msg,
                          size_t msg_len);
 
+/* Whole frames left to read in a raw YUV regular file (from the frame the
+ * reader would read next on), without reading them; -1 for Y4M, encoded
+ * input, a pipe, or a file whose size is not a whole number of frames
+ * (reading it reports the truncation). */
+int64_t tvmaf_reader_frames_left(TvmafVideoReader *r);
+
 /* Closes the file (never stdin) and frees the reader; NULL is a no-op. */
 void tvmaf_reader_close(TvmafVideoReader *r);
 

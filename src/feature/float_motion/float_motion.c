@@ -383,6 +383,7 @@ const TvmafExtractor tvmaf_fex_float_motion = {
     .options = tvmaf_float_motion_options,
     .priv_size = sizeof(FloatMotion),
     .flags = TVMAF_FEX_TEMPORAL | TVMAF_FEX_ALL_FRAMES,
+    .warmup_frames = FMOT_WARMUP_FRAMES,
     .init = init,
     .extract = extract,
     .flush = flush,

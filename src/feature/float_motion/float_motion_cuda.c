@@ -233,6 +233,7 @@ const TvmafExtractor tvmaf_fex_float_motion_cuda = {
     .options = tvmaf_float_motion_options,
     .priv_size = sizeof(FloatMotionCuda),
     .flags = TVMAF_FEX_TEMPORAL | TVMAF_FEX_ALL_FRAMES,
+    .warmup_frames = FMOT_WARMUP_FRAMES,
     .init_device = init,
     .extract_device = extract,
     .flush = flush,

@@ -11,6 +11,11 @@
 
 #define FMOT_KEY_LEN 160
 #define FMOT_MAX_PLANES 3
+/* Warm-up frames before a range of a split video (TvmafExtractor's
+ * warmup_frames): frame i's outputs (written at frame i+1) compare the
+ * blurred planes of frames i-1, i and i+1, so one frame before the range
+ * rebuilds them; later state (`last`) is set from frame i on. */
+#define FMOT_WARMUP_FRAMES 1
 /* blurred reference planes kept: frame k in slot k % FMOT_RING */
 #define FMOT_RING 3
 

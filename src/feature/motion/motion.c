@@ -283,6 +283,7 @@ const TvmafExtractor tvmaf_fex_motion = {
     .options = tvmaf_motion_options,
     .priv_size = sizeof(MotionCpu),
     .flags = TVMAF_FEX_TEMPORAL | TVMAF_FEX_ALL_FRAMES | TVMAF_FEX_LUMA_ONLY,
+    .warmup_frames = MOTION_WARMUP_FRAMES,
     .init = init,
     .extract = extract,
     .flush = flush,

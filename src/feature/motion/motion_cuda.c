@@ -112,6 +112,7 @@ const TvmafExtractor tvmaf_fex_motion_cuda = {
     .options = tvmaf_motion_options,
     .priv_size = sizeof(MotionCuda),
     .flags = TVMAF_FEX_TEMPORAL | TVMAF_FEX_ALL_FRAMES | TVMAF_FEX_LUMA_ONLY,
+    .warmup_frames = MOTION_WARMUP_FRAMES,
     .init_device = init,
     .extract_device = extract,
     .flush = flush,

@@ -20,6 +20,15 @@
 
 #define MOTION_KEY_LEN 256
 
+/* Warm-up frames before a range of a split video (TvmafExtractor's
+ * warmup_frames). Frame i's motion2 takes the sad scores of frames i+1-lag
+ * and i+1, its motion3 (moving average) also frame i-1's motion2, so the
+ * sad scores of frames a-lag.. must be the whole video's: a sad score
+ * compares with the frame `lag` before, so a range starting at a needs
+ * frames a-2*lag.. (with fewer, motion_window takes its start-of-video
+ * branch for frame a-1). 2 * the five-frame window's lag covers both. */
+#define MOTION_WARMUP_FRAMES 4
+
 typedef struct MotionState {
     /* options */
     bool force_zero;

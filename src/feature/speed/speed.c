@@ -410,6 +410,8 @@ const TvmafExtractor tvmaf_fex_speed_temporal = {
     .options = temporal_options,
     .priv_size = sizeof(SpeedTemporal),
     .flags = TVMAF_FEX_TEMPORAL | TVMAF_FEX_ALL_FRAMES | TVMAF_FEX_LUMA_ONLY,
+    /* a frame is scored against the one before it: one frame rebuilds the state */
+    .warmup_frames = 1,
     .init = temporal_init,
     .extract = temporal_extract,
     .close = temporal_close,

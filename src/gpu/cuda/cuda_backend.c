@@ -35,7 +35,9 @@ struct TvmafGpu {
     /* one device copy of the frame per worker */
     TvmafDeviceFrame *frames;
     unsigned n_frames;
-    /* statistics */
+    /* statistics: this context's own (the threads working for it are bound
+     * to them, core never runs two contexts' frames on one thread at once) */
+    TvmafCudaStats *st;
     TvmafCudaCounts counts0;
     unsigned long long pic_allocs0;
     struct timespec t0;
@@ -98,7 +100,12 @@ static int open_gpu(TvmafGpu **out, const TvmafConfiguration *cfg, char *msg, si
     gpu->pinned = cfg->gpu_flags & TVMAF_GPU_PINNED_PICTURES;
     gpu->stats = cfg->gpu_flags & TVMAF_GPU_STATS;
     gpu->mem.limit = cfg->gpu_mem_limit;
-    if (gpu->stats) tvmaf_cuda_stats_enable(1);
+    if (!(gpu->st = tvmaf_cuda_stats_new(gpu->stats))) {
+        free(gpu);
+        snprintf(msg, len, "out of memory");
+        return -ENOMEM;
+    }
+    tvmaf_cuda_stats_bind(gpu->st);
     gpu->t_open = mono_ms();
     /* with page-locked pictures the allocator (of the device) is needed
      * before the first picture is read: open now */
@@ -114,13 +121,15 @@ static int open_gpu(TvmafGpu **out, const TvmafConfiguration *cfg, char *msg, si
      * TVMAF_GPU_PINNED_PICTURES page-locks them instead (uploaded straight
      * from them), to measure the trade. */
     if (gpu->pinned && !gpu->open_err)
-        tvmaf_picture_set_allocator(tvmaf_cuda_pinned_allocator(gpu->dev));
+        tvmaf_picture_allocator_install(tvmaf_cuda_pinned_allocator(gpu->dev));
     *out = gpu;
     return 0;
 }
 
 static int ready(TvmafGpu *gpu, char *msg, size_t len)
 {
+    /* the twins set up next on this thread: their spans time for this context */
+    tvmaf_cuda_stats_bind(gpu->st);
     if (gpu->opening) {
         pthread_join(gpu->opener, NULL);
         gpu->opening = false;
@@ -133,6 +142,7 @@ static int ready(TvmafGpu *gpu, char *msg, size_t len)
 static int frames_alloc(TvmafGpu *gpu, const TvmafVideoInfo *vi, unsigned planes, unsigned n,
                         char *msg, size_t len)
 {
+    tvmaf_cuda_stats_bind(gpu->st);
     gpu->frames = calloc(n, sizeof(*gpu->frames));
     if (!gpu->frames) {
         snprintf(msg, len, "out of memory for %u device frames", n);
@@ -159,6 +169,8 @@ static int frame_upload(TvmafGpu *gpu, unsigned w, const TvmafPicture *ref,
 {
     TvmafDeviceFrame *f = &gpu->frames[w];
     *frame = f;
+    /* the frame's twins run next on this thread */
+    tvmaf_cuda_stats_bind(gpu->st);
     int err = tvmaf_cuda_push(gpu->dev);
     if (!err) {
         err = tvmaf_cuda_frame_upload(f, ref, dis, tvmaf_cuda_pinned_allocator(gpu->dev));
@@ -178,7 +190,7 @@ static void frame_done(TvmafGpu *gpu, unsigned w, unsigned index)
 static void frame_submitted(TvmafGpu *gpu, unsigned index)
 {
     if (!gpu->stats || index != STATS_FROM) return;
-    tvmaf_cuda_counts(&gpu->counts0);
+    tvmaf_cuda_stats_counts(gpu->st, &gpu->counts0);
     gpu->pic_allocs0 = tvmaf_picture_alloc_count();
     clock_gettime(CLOCK_MONOTONIC, &gpu->t0);
 }
@@ -190,7 +202,7 @@ static void stats(TvmafGpu *gpu, unsigned n_frames)
     if (!gpu->stats) return;
     if (n_frames > STATS_FROM) {
         TvmafCudaCounts c;
-        tvmaf_cuda_counts(&c);
+        tvmaf_cuda_stats_counts(gpu->st, &c);
         struct timespec t1;
         clock_gettime(CLOCK_MONOTONIC, &t1);
         const double n = n_frames - STATS_FROM;
@@ -204,13 +216,14 @@ static void stats(TvmafGpu *gpu, unsigned n_frames)
                 (c.launches - gpu->counts0.launches) / n, (c.syncs - gpu->counts0.syncs) / n,
                 (c.copies - gpu->counts0.copies) / n);
     }
-    tvmaf_cuda_spans_print(stderr);
-    unsigned long long np;
-    double pms;
-    tvmaf_cuda_pinned_stats(&np, &pms);
-    fprintf(stderr, "tvmaf cuda stats: start-up: device ready at %.1f ms, frames allocated "
+    tvmaf_cuda_spans_print(gpu->st, stderr);
+    unsigned long long np = 0;
+    double pms = 0;
+    if (gpu->dev) tvmaf_cuda_pinned_stats(gpu->dev, &np, &pms);
+    fprintf(stderr, "tvmaf cuda stats: start-up: device %u ready at %.1f ms, frames allocated "
             "at %.1f ms, first frame scored at %.1f ms, flush at %.1f ms; page-locked picture "
-            "buffers %llu (%.1f ms); device opened in %.1f ms; device memory %zu bytes\n",
+            "buffers of the device %llu (%.1f ms); device opened in %.1f ms; device memory "
+            "of this context %zu bytes\n", gpu->ordinal,
             gpu->t_ready - gpu->t_open, gpu->t_frames - gpu->t_open,
             gpu->t_first_done - gpu->t_open, mono_ms() - gpu->t_open, np, pms,
             tvmaf_cuda_open_ms(), atomic_load(&gpu->mem.used));
@@ -227,14 +240,15 @@ static void close_gpu(TvmafGpu *gpu)
         tvmaf_cuda_pop(gpu->dev);
     }
     free(gpu->frames);
-    /* cached page-locked buffers go; pictures still held keep theirs */
-    if (gpu->pinned && gpu->dev) {
-        tvmaf_picture_set_allocator(NULL);
-        tvmaf_picture_cache_drop(tvmaf_cuda_pinned_allocator(gpu->dev));
-    }
+    /* with the last context that installed it, the device's allocator and
+     * its cached page-locked buffers go; pictures still held keep theirs */
+    if (gpu->pinned && gpu->dev)
+        tvmaf_picture_allocator_uninstall(tvmaf_cuda_pinned_allocator(gpu->dev));
     if (gpu->dev) tvmaf_cuda_release(gpu->dev);
     if (gpu->stats)
         fprintf(stderr, "tvmaf cuda stats: device released in %.1f ms\n", mono_ms() - t_close);
+    tvmaf_cuda_stats_unbind(gpu->st);
+    tvmaf_cuda_stats_unref(gpu->st);
     free(gpu);
 }
 

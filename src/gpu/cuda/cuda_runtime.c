@@ -73,11 +73,18 @@ static struct Driver {
 
 static pthread_once_t driver_once = PTHREAD_ONCE_INIT;
 
-/* Calls counted for the steady-state figures (tvmaf_cuda_counts). */
+/* Calls counted for the steady-state figures: the process's totals
+ * (tvmaf_cuda_counts) and those of the context the calling thread works for
+ * (tvmaf_cuda_stats_bind). */
 static struct {
     unsigned long long launches, syncs, dev_allocs, host_allocs, copies;
 } counts;
-#define COUNT(field) __atomic_fetch_add(&counts.field, 1ull, __ATOMIC_RELAXED)
+static TvmafCudaStats *bound_stats(void);
+#define COUNT(field) do {                                                          \
+        __atomic_fetch_add(&counts.field, 1ull, __ATOMIC_RELAXED);                \
+        TvmafCudaStats *bs_ = bound_stats();                                       \
+        if (bs_) __atomic_fetch_add(&bs_->counts.field, 1ull, __ATOMIC_RELAXED);   \
+    } while (0)
 
 void tvmaf_cuda_counts(TvmafCudaCounts *c)
 {
@@ -212,6 +219,10 @@ struct TvmafCudaDevice {
     CUcontext ctx; /* the device's primary context, retained while refs > 0 */
     TvmafCudaDeviceInfo info;
     TvmafHostAllocator pinned; /* page-locked picture memory on this device */
+    /* its blocks allocated and the milliseconds that took (every context on
+     * this device: the blocks are the pictures', which belong to no context) */
+    unsigned long long pinned_n;
+    double pinned_ms;
 };
 
 /* One per device ordinal, opened by the first acquisition. */
@@ -675,14 +686,13 @@ void tvmaf_cuda_stage_free(void *ptr, size_t size)
 
 /* Every block holds a reference to the device, so the primary context (and
  * with it the page-locking) outlives any picture still held. */
-static struct { unsigned long long n; double ms; } pinned_stats;
 static pthread_mutex_t pinned_lock = PTHREAD_MUTEX_INITIALIZER;
 
-void tvmaf_cuda_pinned_stats(unsigned long long *n, double *ms)
+void tvmaf_cuda_pinned_stats(TvmafCudaDevice *dev, unsigned long long *n, double *ms)
 {
     pthread_mutex_lock(&pinned_lock);
-    *n = pinned_stats.n;
-    *ms = pinned_stats.ms;
+    *n = dev->pinned_n;
+    *ms = dev->pinned_ms;
     pthread_mutex_unlock(&pinned_lock);
 }
 
@@ -708,8 +718,8 @@ static void *pinned_alloc(void *opaque, size_t size)
     }
     if (!p) tvmaf_cuda_release(dev);
     pthread_mutex_lock(&pinned_lock);
-    pinned_stats.n++;
-    pinned_stats.ms += now_ms() - t0;
+    ((TvmafCudaDevice *)opaque)->pinned_n++;
+    ((TvmafCudaDevice *)opaque)->pinned_ms += now_ms() - t0;
     pthread_mutex_unlock(&pinned_lock);
     return p;
 }
@@ -732,42 +742,88 @@ const TvmafHostAllocator *tvmaf_cuda_pinned_allocator(TvmafCudaDevice *dev)
     return &dev->pinned;
 }
 
-/* ---- kernel timing ----------------------------------------------------------- */
+/* ---- a context's statistics and kernel timing ---------------------------------- */
 
-#define SPAN_NAMES 32
+/* A thread's binding holds a reference, so statistics outlive both their
+ * context and the threads that worked for it; the binding of a thread that
+ * ends is dropped by the key's destructor. */
+static pthread_key_t stats_key;
+static pthread_once_t stats_key_once = PTHREAD_ONCE_INIT;
 
-static struct {
-    pthread_mutex_t lock;
-    int enabled; /* set by tvmaf_cuda_stats_enable (a context's TVMAF_GPU_STATS) */
-    unsigned n;
-    struct { char name[48]; double ms; unsigned long long count; } e[SPAN_NAMES];
-} spans = { PTHREAD_MUTEX_INITIALIZER, 0, 0, { { "", 0, 0 } } };
-
-void tvmaf_cuda_stats_enable(int on)
+static void stats_key_drop(void *p)
 {
-    pthread_mutex_lock(&spans.lock);
-    spans.enabled = on;
-    pthread_mutex_unlock(&spans.lock);
+    tvmaf_cuda_stats_unref(p);
 }
 
-int tvmaf_cuda_stats_enabled(void)
+static void stats_key_init(void)
 {
-    pthread_mutex_lock(&spans.lock);
-    const int on = spans.enabled > 0;
-    pthread_mutex_unlock(&spans.lock);
-    return on;
+    pthread_key_create(&stats_key, stats_key_drop);
+}
+
+static TvmafCudaStats *bound_stats(void)
+{
+    pthread_once(&stats_key_once, stats_key_init);
+    return pthread_getspecific(stats_key);
+}
+
+TvmafCudaStats *tvmaf_cuda_stats_new(int enabled)
+{
+    TvmafCudaStats *st = calloc(1, sizeof(*st));
+    if (!st) return NULL;
+    st->refs = 1;
+    st->enabled = enabled;
+    pthread_mutex_init(&st->lock, NULL);
+    return st;
+}
+
+void tvmaf_cuda_stats_ref(TvmafCudaStats *st)
+{
+    if (st) __atomic_fetch_add(&st->refs, 1u, __ATOMIC_RELAXED);
+}
+
+void tvmaf_cuda_stats_unref(TvmafCudaStats *st)
+{
+    if (!st || __atomic_sub_fetch(&st->refs, 1u, __ATOMIC_ACQ_REL)) return;
+    pthread_mutex_destroy(&st->lock);
+    free(st);
+}
+
+void tvmaf_cuda_stats_bind(TvmafCudaStats *st)
+{
+    TvmafCudaStats *old = bound_stats();
+    if (old == st) return;
+    tvmaf_cuda_stats_ref(st);
+    pthread_setspecific(stats_key, st);
+    tvmaf_cuda_stats_unref(old);
+}
+
+void tvmaf_cuda_stats_unbind(TvmafCudaStats *st)
+{
+    if (st && bound_stats() == st) tvmaf_cuda_stats_bind(NULL);
+}
+
+void tvmaf_cuda_stats_counts(TvmafCudaStats *st, TvmafCudaCounts *c)
+{
+    c->launches = __atomic_load_n(&st->counts.launches, __ATOMIC_RELAXED);
+    c->syncs = __atomic_load_n(&st->counts.syncs, __ATOMIC_RELAXED);
+    c->dev_allocs = __atomic_load_n(&st->counts.dev_allocs, __ATOMIC_RELAXED);
+    c->host_allocs = __atomic_load_n(&st->counts.host_allocs, __ATOMIC_RELAXED);
+    c->copies = __atomic_load_n(&st->counts.copies, __ATOMIC_RELAXED);
 }
 
 int tvmaf_cuda_span_init(TvmafCudaSpan *s)
 {
     memset(s, 0, sizeof(*s));
-    if (!tvmaf_cuda_stats_enabled()) return 0;
+    TvmafCudaStats *st = bound_stats();
+    if (!st || !st->enabled) return 0;
     int err = tvmaf_cuda_event_create(&s->start);
     if (!err) err = tvmaf_cuda_event_create(&s->end);
     if (err) {
         tvmaf_cuda_span_destroy(s);
         return err;
     }
+    tvmaf_cuda_stats_ref(st);
+    s->stats = st;
     s->on = 1;
     return 0;
 }
@@ -776,6 +832,7 @@ void tvmaf_cuda_span_destroy(TvmafCudaSpan *s)
 {
     tvmaf_cuda_event_destroy(s->start);
     tvmaf_cuda_event_destroy(s->end);
+    tvmaf_cuda_stats_unref(s->stats);
     memset(s, 0, sizeof(*s));
 }
 
@@ -795,27 +852,29 @@ int tvmaf_cuda_span_add(TvmafCudaSpan *s, const char *name)
     float ms = 0;
     int err = tvmaf_cuda_event_elapsed_ms(&ms, s->start, s->end);
     if (err) return err;
-    pthread_mutex_lock(&spans.lock);
+    TvmafCudaStats *st = s->stats;
+    pthread_mutex_lock(&st->lock);
     unsigned i = 0;
-    while (i < spans.n && strcmp(spans.e[i].name, name)) i++;
-    if (i == spans.n && spans.n < SPAN_NAMES) {
-        snprintf(spans.e[i].name, sizeof(spans.e[i].name), "%s", name);
-        spans.n++;
+    while (i < st->n_spans && strcmp(st->spans[i].name, name)) i++;
+    if (i == st->n_spans && st->n_spans < TVMAF_CUDA_SPAN_NAMES) {
+        snprintf(st->spans[i].name, sizeof(st->spans[i].name), "%s", name);
+        st->n_spans++;
     }
-    if (i < spans.n) {
-        spans.e[i].ms += ms;
-        spans.e[i].count++;
+    if (i < st->n_spans) {
+        st->spans[i].ms += ms;
+        st->spans[i].count++;
     }
-    pthread_mutex_unlock(&spans.lock);
+    pthread_mutex_unlock(&st->lock);
     return 0;
 }
 
-void tvmaf_cuda_spans_print(FILE *f)
+void tvmaf_cuda_spans_print(TvmafCudaStats *st, FILE *f)
 {
-    pthread_mutex_lock(&spans.lock);
-    for (unsigned i = 0; i < spans.n; i++)
+    pthread_mutex_lock(&st->lock);
+    for (unsigned i = 0; i < st->n_spans; i++)
         fprintf(f, "tvmaf cuda stats: %-12s device time %.4f ms per call (%llu calls)\n",
-                spans.e[i].name, spans.e[i].count ? spans.e[i].ms / spans.e[i].count : 0.0,
-                spans.e[i].count);
-    pthread_mutex_unlock(&spans.lock);
+                st->spans[i].name,
+                st->spans[i].count ? st->spans[i].ms / st->spans[i].count : 0.0,
+                st->spans[i].count);
+    pthread_mutex_unlock(&st->lock);
 }

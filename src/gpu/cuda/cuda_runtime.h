@@ -27,6 +27,7 @@
 #ifndef TVMAF_GPU_CUDA_RUNTIME_H
 #define TVMAF_GPU_CUDA_RUNTIME_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -136,27 +137,51 @@ void tvmaf_cuda_stage_free(void *ptr, size_t size);
  * while it lives.
  */
 const TvmafHostAllocator *tvmaf_cuda_pinned_allocator(TvmafCudaDevice *dev);
-/* Buffers it allocated so far and the milliseconds that took. */
-void tvmaf_cuda_pinned_stats(unsigned long long *n, double *ms);
+/* Buffers it allocated on `dev` so far (for every context on the device) and
+ * the milliseconds that took. */
+void tvmaf_cuda_pinned_stats(TvmafCudaDevice *dev, unsigned long long *n, double *ms);
 
 /*
- * Steady-state accounting (a context's TVMAF_GPU_STATS): every call of
- * this runtime that launches, synchronises, allocates or copies is counted,
- * always; spans time a twin's device work with a pair of events, only when
- * the statistics are enabled (otherwise they cost nothing).
+ * Steady-state accounting (a context's TVMAF_GPU_STATS). Every call of this
+ * runtime that launches, synchronises, allocates or copies is counted in the
+ * process's totals (tvmaf_cuda_counts) and in the statistics the calling
+ * thread is bound to: the backend binds a context's statistics on the
+ * threads that work for it (at open, ready, frames_alloc and each frame's
+ * upload), so contexts that run at the same time (a batch, a ladder, the
+ * ranges of a split pair) count apart. Spans time a twin's device work with
+ * a pair of events, only when the bound statistics are enabled (otherwise
+ * they cost nothing), and add to the statistics bound when they were made.
  */
 typedef struct TvmafCudaCounts {
     unsigned long long launches, syncs, dev_allocs, host_allocs, copies;
 } TvmafCudaCounts;
 void tvmaf_cuda_counts(TvmafCudaCounts *c);
-int tvmaf_cuda_stats_enabled(void);
-void tvmaf_cuda_stats_enable(int on);
+
+#define TVMAF_CUDA_SPAN_NAMES 32
+typedef struct TvmafCudaStats {
+    unsigned refs;           /* the context, thread bindings, spans */
+    int enabled;             /* spans time device work */
+    TvmafCudaCounts counts;  /* updated atomically */
+    pthread_mutex_t lock;    /* the spans' totals */
+    unsigned n_spans;
+    struct { char name[48]; double ms; unsigned long long count; } spans[TVMAF_CUDA_SPAN_NAMES];
+} TvmafCudaStats;
+/* New statistics (one reference, the caller's), NULL when out of memory. */
+TvmafCudaStats *tvmaf_cuda_stats_new(int enabled);
+void tvmaf_cuda_stats_ref(TvmafCudaStats *st);
+void tvmaf_cuda_stats_unref(TvmafCudaStats *st);
+/* The calling thread's calls count in `st` from now on (NULL: in none). */
+void tvmaf_cuda_stats_bind(TvmafCudaStats *st);
+/* Drops the calling thread's binding if it is to `st` (a context closing). */
+void tvmaf_cuda_stats_unbind(TvmafCudaStats *st);
+void tvmaf_cuda_stats_counts(TvmafCudaStats *st, TvmafCudaCounts *c);
 /* Milliseconds the device took to open (driver load, cuInit, primary context). */
 double tvmaf_cuda_open_ms(void);
 
 typedef struct TvmafCudaSpan {
     CUevent start, end;
     int on;
+    TvmafCudaStats *stats; /* where its times go (a reference) */
 } TvmafCudaSpan;
 int tvmaf_cuda_span_init(TvmafCudaSpan *s);
 void tvmaf_cuda_span_destroy(TvmafCudaSpan *s);
@@ -165,6 +190,6 @@ int tvmaf_cuda_span_end(TvmafCudaSpan *s, CUstream stream);
 /* After the stream passed `end`: adds the elapsed time to `name`'s total. */
 int tvmaf_cuda_span_add(TvmafCudaSpan *s, const char *name);
 /* One line per name: mean device time per call. */
-void tvmaf_cuda_spans_print(FILE *f);
+void tvmaf_cuda_spans_print(TvmafCudaStats *st, FILE *f);
 
 #endif

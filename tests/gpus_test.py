@@ -1,0 +1,234 @@
+"""--gpus: every listed device of a GPU backend scores, with the bits of one
+device.
+
+- a manifest (--batch) and a ladder over `--gpus 0,0` (two contexts on device
+  0; on a multi-GPU host `--gpus 0,1`): every pair's output equals, byte for
+  byte less the fps timing, a one-pair run on the CPU and on the backend;
+- one long pair split into frame ranges, one per listed device, each range
+  after the first primed with warm-up frames (cups_576x324, 48 frames: motion,
+  float_motion, speed_temporal, psnr with its stream aggregate, the vmaf and
+  vmaf_float models): the JSON and CSV outputs equal the unsplit run's,
+  per-frame values, pooled means and model scores included, with 2 and 3
+  ranges, with --subsample, and with --frame_skip/--frame_cnt; the negative
+  control (TVMAF_TEST_SPLIT_WARMUP=0: ranges without warm-up) must differ, so
+  the comparison can fail;
+- refusals: a device number past the device count, a malformed list, --gpus
+  with --backend cpu, --gpus with --gpu: one clear line, exit status 1.
+
+usage: gpus_test.py TVMAF_EXE --backend opencl|cuda [--clips DIR]
+TVMAF_TEST_GPUS=LIST replaces the two-entry list 0,0 (a multi-GPU host: 0,1);
+the three-range split uses LIST,0.
+Exits 77 (skip) when the backend has no device here (CUDA without a GPU); on
+PoCL (OpenCL's CPU device) it runs in CI.
+"""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from golden_common import Result, parse_clip_info, quick_env, strip_volatile, test_arg_parser  # noqa: E402
+
+FMT_FLAG = {'json': '--json', 'csv': '--csv', 'xml': '--xml'}
+SPLIT_FEATURES = ['--feature', 'motion', '--feature', 'float_motion', '--feature', 'speed_temporal',
+                  '--feature', 'psnr=enable_apsnr=true',
+                  '-m', 'version=vmaf_v0.6.1', '-m', 'version=vmaf_float_v0.6.1:name=vmaf_float']
+
+
+def main():
+    ap = test_arg_parser()
+    ap.add_argument('--backend', required=True, choices=('opencl', 'cuda'))
+    args = ap.parse_args()
+    exe = os.path.abspath(args.tvmaf)
+    clips = {}
+    for name in ('cups_576x324', 'cups_576x324_10b', 'tiny_177x99'):
+        info = os.path.join(args.clips, name + '.info')
+        if not os.path.exists(info):
+            print(f'clip {name} missing in {args.clips} (scripts/bootstrap decodes the clips)')
+            return 1
+        clips[name] = parse_clip_info(info, name)
+    res = Result()
+    tmp = tempfile.mkdtemp(prefix='tvmaf_gpus_')
+    try:
+        t = Test(exe, args.backend, args.clips, clips, tmp, res)
+        t.refusals()  # these need no device
+        if not t.device_present():
+            print(f'{res.passed} passed, {res.failed} failed')
+            if res.failed:
+                return 1
+            print(f'SKIP: no {args.backend} device here')
+            return 77
+        t.batch()
+        t.ladder()
+        t.split()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(f'{res.passed} passed, {res.failed} failed')
+    return 1 if res.failed else 0
+
+
+class Test:
+    def __init__(self, exe, backend, clip_dir, clips, tmp, res):
+        self.exe, self.backend, self.clip_dir = exe, backend, clip_dir
+        self.clips, self.tmp, self.res = clips, tmp, res
+        self.quick = quick_env()
+        self.gpus = os.environ.get('TVMAF_TEST_GPUS', '0,0')
+        self.gpus3 = self.gpus + ',0'
+
+    def path(self, name, which):
+        return os.path.join(self.clip_dir, f'{name}.{which}.yuv')
+
+    def raw(self, name):
+        c = self.clips[name]
+        return ['-w', str(c['w']), '-h', str(c['h']), '-p', c['layout'], '-b', str(c['bits'])]
+
+    def pair(self, name):
+        return ['-r', self.path(name, 'ref'), '-d', self.path(name, 'dis')] + self.raw(name)
+
+    def run(self, argv, env=None, stdin=None):
+        e = dict(os.environ)
+        e.update(env or {})
+        with open(stdin or os.devnull, 'rb') as f:
+            p = subprocess.run([self.exe] + argv, capture_output=True, text=True, env=e, stdin=f)
+        return p.returncode, p.stderr
+
+    def output(self, argv, fmt, env=None):
+        """The output of a run (fps and version dropped), or raises with its stderr."""
+        out = os.path.join(self.tmp, 'one.out')
+        if os.path.exists(out):
+            os.unlink(out)
+        rc, err = self.run(argv + [FMT_FLAG[fmt], '-o', out, '-q'], env)
+        if rc:
+            raise RuntimeError(f'tvmaf {" ".join(argv)} failed: {err.strip()}')
+        with open(out) as f:
+            return strip_volatile(f.read(), fmt)
+
+    def read(self, path, fmt):
+        if not os.path.exists(path):
+            return None
+        with open(path) as f:
+            return strip_volatile(f.read(), fmt)
+
+    def same(self, name, got, expected):
+        if got is None:
+            self.res.check(False, name, 'no output written')
+            return
+        if got == expected:
+            self.res.check(True, name)
+            return
+        a, b = got.splitlines(), expected.splitlines()
+        for i, (x, y) in enumerate(zip(a, b)):
+            if x != y:
+                self.res.check(False, name, f'line {i + 1}: {x.strip()!r} != {y.strip()!r}')
+                return
+        self.res.check(False, name, f'{len(a)} lines against {len(b)}')
+
+    def device_present(self):
+        rc, err = self.run(self.pair('tiny_177x99') + ['--backend', self.backend, '--gpus', '0',
+                                                       '-n', '--feature', 'psnr', '-o', '/dev/null'])
+        if rc and 'no usable' not in err and 'no usable device' not in err:
+            self.res.check(False, 'device probe', err.strip())
+        return rc == 0
+
+    # ------------------------------------------------------------ cases
+
+    def refusals(self):
+        tiny = self.pair('tiny_177x99') + ['-n', '--feature', 'psnr', '-o', '/dev/null']
+        be = ['--backend', self.backend]
+        cases = [
+            ('a device past the count', be + ['--gpus', '7'], ('--gpus 7',)),
+            ('a device far past the count', be + ['--gpus', '0,4096'], ('--gpus 0,4096',)),
+            ('not a number', be + ['--gpus', 'x'], ('invalid value "x" for --gpus',)),
+            ('an empty entry', be + ['--gpus', '0,'], ('invalid value "0," for --gpus',)),
+            ('a negative number', be + ['--gpus', '-1'], ('invalid value "-1" for --gpus',)),
+            ('an empty list', be + ['--gpus', ''], ('invalid value "" for --gpus',)),
+            ('--backend cpu', ['--backend', 'cpu', '--gpus', '0'], ('--backend cpu',)),
+            ('--gpu and --gpus', be + ['--gpu', '0', '--gpus', '0'], ('not both',)),
+        ]
+        for what, argv, needles in cases:
+            rc, err = self.run(tiny + argv)
+            lines = [l for l in err.splitlines() if l.strip()]
+            ok = rc == 1 and len(lines) == 1 and all(n in err for n in needles)
+            self.res.check(ok, f'refused: {what}', f'rc {rc}, stderr {err.strip()!r}')
+        # a device past the count names the backend and what the machine has
+        rc, err = self.run(tiny + be + ['--gpus', '7'])
+        self.res.check(rc == 1 and (f'no {self.backend} device 7' in err or 'no usable device' in err),
+                       'past the count: says which devices exist', err.strip())
+
+    def batch(self):
+        """A manifest over --gpus 0,0: a worker per listed device, each pair
+        the bits of its one-pair runs (CPU and the backend)."""
+        rows = [('cups_576x324', 'a.json'), ('cups_576x324_10b', 'b.json'), ('tiny_177x99', 'c.json')]
+        d = os.path.join(self.tmp, 'batch')
+        os.makedirs(d)
+        man = os.path.join(d, 'pairs.csv')
+        with open(man, 'w') as f:
+            f.write('ref,dis,output,width,height,pix_fmt,bitdepth\n')
+            for name, out in rows:
+                c = self.clips[name]
+                f.write(f'{self.path(name, "ref")},{self.path(name, "dis")},{out},{c["w"]},{c["h"]},'
+                        f'{c["layout"]},{c["bits"]}\n')
+        opts = ['--feature', 'psnr', '--feature', 'float_motion', '--precision', 'max']
+        rc, err = self.run(['--batch', man, '--json', '--backend', self.backend, '--gpus', self.gpus]
+                           + opts)
+        self.res.check(rc == 0 and 'batch: 3 pairs, 3 scored, 0 failed' in err,
+                       f'batch over --gpus {self.gpus}: every pair scored', err.strip())
+        for name, out in rows:
+            got = self.read(os.path.join(d, out), 'json')
+            self.same(f'batch --gpus {self.gpus}: {name} = one-pair CPU run', got,
+                      self.output(self.pair(name) + ['--backend', 'cpu'] + opts, 'json'))
+            self.same(f'batch --gpus {self.gpus}: {name} = one-pair {self.backend} run', got,
+                      self.output(self.pair(name) + ['--backend', self.backend] + opts, 'json'))
+
+    def ladder(self):
+        """A ladder of two distorted inputs over --gpus 0,0: pair i on device i mod 2."""
+        name = 'cups_576x324'
+        d = os.path.join(self.tmp, 'ladder')
+        os.makedirs(d)
+        opts = ['--precision', 'max', '--feature', 'psnr']
+        rc, err = self.run(['-r', self.path(name, 'ref'), '-d', self.path(name, 'dis'),
+                            '-d', self.path(name, 'ref')] + self.raw(name) +
+                           ['--backend', self.backend, '--gpus', self.gpus, '--csv', '-q',
+                            '-o', os.path.join(d, 'l_%d.csv')] + opts)
+        self.res.check(rc == 0, f'ladder over --gpus {self.gpus}', err.strip())
+        for i, dis in ((1, 'dis'), (2, 'ref')):
+            exp = self.output(['-r', self.path(name, 'ref'), '-d', self.path(name, dis)] +
+                              self.raw(name) + ['--backend', 'cpu'] + opts, 'csv')
+            self.same(f'ladder --gpus {self.gpus}: pair {i} = one-pair CPU run',
+                      self.read(os.path.join(d, f'l_{i}.csv'), 'csv'), exp)
+
+    def split(self):
+        """One pair in frame ranges, one per listed device."""
+        name = 'cups_576x324'
+        base = self.pair(name) + ['--precision', 'max'] + SPLIT_FEATURES
+        be = ['--backend', self.backend]
+        variants = [('2 ranges', ['--gpus', self.gpus], []), ('3 ranges', ['--gpus', self.gpus3], []),
+                    ('2 ranges, --subsample 5', ['--gpus', self.gpus], ['--subsample', '5']),
+                    ('2 ranges, skip 3 and 2, --frame_cnt 40', ['--gpus', self.gpus],
+                     ['--frame_skip_ref', '3', '--frame_skip_dist', '2', '--frame_cnt', '40'])]
+        if self.quick:
+            variants = variants[:1] + variants[2:3]
+        for fmt in (('json', 'csv') if not self.quick else ('json',)):
+            whole = self.output(base + be, fmt)
+            cpu = self.output(base + ['--backend', 'cpu'], fmt)
+            self.same(f'split: the unsplit {self.backend} run = the CPU run ({fmt})', whole, cpu)
+            for what, gpus, extra in variants:
+                exp = whole if not extra else self.output(base + be + extra, fmt)
+                got = self.output(base + be + gpus + extra, fmt)
+                self.same(f'split {what} = unsplit ({fmt})', got, exp)
+        # the comparison can fail: ranges without warm-up frames differ
+        # (motion's first sad score of a range, motion2, speed_temporal, vmaf)
+        got = self.output(base + be + ['--gpus', self.gpus], 'json', {'TVMAF_TEST_SPLIT_WARMUP': '0'})
+        self.res.check(got != self.output(base + be, 'json'),
+                       'negative control: ranges without warm-up differ from the unsplit run')
+        # a model-less, feature-less run (-n alone) and a pipe take the plain path
+        rc, err = self.run(['-r', '-', '-d', self.path(name, 'dis')] + self.raw(name) + be +
+                           ['--gpus', self.gpus, '-n', '--feature', 'psnr', '-o', '/dev/null'],
+                           stdin=self.path(name, 'ref'))
+        self.res.check(rc == 0 and 'a pipe does not allow' in err,
+                       'a pipe is scored on the first device, with a note', err.strip())
+
+
+if __name__ == '__main__':
+    sys.exit(main())
