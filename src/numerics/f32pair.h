@@ -26,14 +26,14 @@
  * measured by tests/test_f32pair.c against long double over the arguments
  * ciede meets; u = 2^-24):
  *   add, sub            3 u^2      (Joldes, Muller, Popescu 2017, AccurateDWPlusDW)
- *   mul                 4 u^2      (DWTimesDW with fma)
+ *   mul                 5 u^2      (DWTimesDW2 of the same paper)
  *   mul_f               2 u^2
- *   div                 about 8 u^2
- *   sqrt                about 4 u^2
+ *   div                 2^-45      (three float quotients of the residuals)
+ *   sqrt                2^-45.5
  *   cbrt, root5, pow2_4 about 2^-45 (two Newton steps in pairs)
  *   exp                 about 2^-46 for results >= 2^-100 (see tvmaf_f2_exp)
  *   sin, cos            about 2^-46 relative to max(|result|, |reduced arg|)
- *   atan2               about 2^-46
+ *   atan2               about 2^-45
  */
 #ifndef TVMAF_NUMERICS_F32PAIR_H
 #define TVMAF_NUMERICS_F32PAIR_H
