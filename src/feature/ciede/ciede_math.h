@@ -1,6 +1,7 @@
 /*
  * ciede: CIEDE2000 colour difference, the arithmetic written once for the CPU
- * extractor and the CUDA twin.
+ * extractor and the CUDA twin. The fp64-free OpenCL twin renders the same
+ * statements on fp32 pairs (ciede_pair.h): a change here changes it too.
  *
  * Types follow the reference exactly: it converts YUV to Lab in double, stores
  * L, a, b as float, evaluates almost every CIEDE2000 expression in double (a

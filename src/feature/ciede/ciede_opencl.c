@@ -50,6 +50,16 @@ static int init_twin(void *priv, const TvmafVideoInfo *vi, TvmafGpu *gpu, char *
     tvmaf_plane_dims(vi->pix_fmt, vi->w, vi->h, pw, ph);
     s->w = vi->w; s->h = vi->h; s->cw = pw[1]; s->ch = ph[1]; s->bpc = vi->bpc;
     s->layout = tvmaf_ciede_layout(vi->pix_fmt);
+    /* the pairs' operations and the reference's own float divisions need
+     * correctly rounded float division and square root (OpenCL 1.2 allows
+     * 2.5 and 3 ulp without -cl-fp32-correctly-rounded-divide-sqrt) */
+    const TvmafClDeviceInfo *dev = tvmaf_opencl_gpu_device(gpu);
+    if (!dev->cr_divide_sqrt) {
+        snprintf(msg, len, "feature \"ciede\" (opencl): %s has no correctly rounded float "
+                 "division and square root (CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT); its results "
+                 "would not be the CPU's", dev->name);
+        return -ENOTSUP;
+    }
     char why[384];
     if ((err = tvmaf_powf7_table_check(4096, why, sizeof(why)))) {
         snprintf(msg, len, "feature \"ciede\" (opencl): %s", why);
