@@ -19,10 +19,65 @@ with NAME the basename of IN.cl (psnr.cl -> tvmaf_psnr_cl), which the twin
 passes to tvmaf_opencl_twin_open(). The depfile lists every file inlined, so
 editing a header rebuilds OUT.c. The build's one recipe for every .cl file
 is the generator in src/gpu/opencl/meson.build.
+
+fp64-free programs. A .cl file that defines TVMAF_FP64_FREE (before its
+includes) promises a program without fp64, for devices that have none.
+core/hd.h then turns the type name `double` into an unknown type, so a
+declaration or cast fails on every device (PoCL, which has fp64, accepts
+double even under `#pragma OPENCL EXTENSION cl_khr_fp64 : disable`). A double
+literal (1.0, 2e3: no f suffix) names no type and would still compute in fp64
+where the device has it, so this script checks the program at build time:
+it preprocesses the embedded text as OpenCL C would see it (the C compiler
+given with --cc, __OPENCL_VERSION__ defined) and fails the build, naming
+file and line, on any identifier containing "double" and on any floating
+literal without an f suffix.
+
+usage with the check: opencl_kernels.py --cc CC IN.cl OUT.c DEPFILE INCLUDE_DIR...
 """
 import os
 import re
+import subprocess
 import sys
+
+FP64_FREE = re.compile(r"^\s*#\s*define\s+TVMAF_FP64_FREE\b", re.M)
+LINEMARK = re.compile(r'^#\s*(?:line\s+)?(\d+)\s+"([^"]*)"')
+# string and character literals (skipped), identifiers, preprocessing numbers
+TOKEN = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|[A-Za-z_]\w*|\.?\d(?:[eEpP][+-]|[\w.])*')
+
+
+def fp64_uses(text, cc):
+    """The uses of fp64 in the program text (a list of "file:line: what"), after
+    preprocessing it as OpenCL C with the C compiler cc."""
+    p = subprocess.run([cc, "-E", "-x", "c", "-D__OPENCL_VERSION__=120",
+                        "-D__OPENCL_C_VERSION__=120", "-"],
+                       input=text, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       universal_newlines=True)
+    if p.returncode:
+        raise SystemExit("opencl_kernels.py: preprocessing for the fp64 check failed:\n" + p.stderr)
+    found = []
+    where_file, where_line = "?", 0
+    for line in p.stdout.splitlines():
+        m = LINEMARK.match(line)
+        if m:
+            where_line, where_file = int(m.group(1)), m.group(2)
+            continue
+        for tok in TOKEN.findall(line):
+            what = None
+            if tok[0] in "\"'":
+                continue
+            if tok[0].isalpha() or tok[0] == "_":
+                if "double" in tok:
+                    what = "names double (%s)" % tok
+            else:
+                t = tok.lower()
+                is_hex = t.startswith("0x")
+                is_float = ("p" in t) if is_hex else ("." in t or "e" in t)
+                if is_float and not t.endswith("f"):
+                    what = "double literal %s (write %sf)" % (tok, tok)
+            if what:
+                found.append("%s:%d: %s" % (where_file, where_line, what))
+        where_line += 1
+    return found
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"\s*$')
 
@@ -54,6 +109,13 @@ def main(argv):
     if len(argv) < 4:
         sys.stderr.write(__doc__)
         return 2
+    cc = None
+    if argv[1] == "--cc":
+        cc = argv[2]
+        argv = argv[:1] + argv[3:]
+        if len(argv) < 4:
+            sys.stderr.write(__doc__)
+            return 2
     src, out, depfile = argv[1:4]
     dirs = argv[4:]
     name = os.path.splitext(os.path.basename(src))[0]
@@ -62,7 +124,20 @@ def main(argv):
         sys.stderr.write("opencl_kernels.py: %r is not a C identifier\n" % symbol)
         return 2
     deps = set()
-    text = "".join(expand(src, dirs, deps)).encode("utf-8") + b"\0"
+    source = "".join(expand(src, dirs, deps))
+    with open(src, encoding="utf-8") as f:
+        fp64_free = bool(FP64_FREE.search(f.read()))
+    if fp64_free:
+        if not cc:
+            sys.stderr.write("opencl_kernels.py: %s is fp64-free (TVMAF_FP64_FREE): "
+                             "give --cc for the check\n" % src)
+            return 2
+        uses = fp64_uses(source, cc)
+        if uses:
+            sys.stderr.write("opencl_kernels.py: %s defines TVMAF_FP64_FREE but uses fp64:\n  %s\n"
+                             % (src, "\n  ".join(uses[:20])))
+            return 1
+    text = source.encode("utf-8") + b"\0"
     rows = []
     for i in range(0, len(text), 20):
         rows.append("    " + ",".join("%d" % b for b in text[i:i + 20]) + ",")

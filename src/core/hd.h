@@ -35,6 +35,13 @@ typedef long int64_t;
 #define TVMAF_HD static inline
 #define TVMAF_GLOBAL __global
 #define TVMAF_LOCAL __local
+/* A program that defines TVMAF_FP64_FREE before its first include may not
+ * name the double type: any use becomes an unknown type and the build fails,
+ * on every device (PoCL accepts double even with cl_khr_fp64 disabled).
+ * scripts/opencl_kernels.py also rejects its double literals at build time. */
+#if defined(TVMAF_FP64_FREE)
+#define double tvmaf_fp64_free_program_uses_double
+#endif
 #elif defined(__CUDACC__)
 #define TVMAF_HD static __host__ __device__ __forceinline__
 #define TVMAF_GLOBAL

@@ -1,6 +1,7 @@
 /*
  * ciede: CIEDE2000 colour difference, the arithmetic written once for the CPU
- * extractor and the CUDA twin.
+ * extractor and the CUDA twin. The fp64-free OpenCL twin renders the same
+ * statements on fp32 pairs (ciede_pair.h): a change here changes it too.
  *
  * Types follow the reference exactly: it converts YUV to Lab in double, stores
  * L, a, b as float, evaluates almost every CIEDE2000 expression in double (a
@@ -29,10 +30,19 @@
 #ifndef TVMAF_CIEDE_MATH_H
 #define TVMAF_CIEDE_MATH_H
 
+#ifndef __OPENCL_VERSION__
 #include <math.h>
 #include <stdint.h>
+#endif
 
 #include "core/hd.h"
+
+/*
+ * The OpenCL twin is fp64-free: it evaluates these statements on fp32 pairs
+ * (ciede_pair.h) and takes from this header only what has no double in it,
+ * ciede_chroma_offset() and CIEDE_SAMPLES_AT.
+ */
+#ifndef __OPENCL_VERSION__
 
 /*
  * powf(x, 2): the reference's release build compiles it as the float product
@@ -225,6 +235,8 @@ TVMAF_HD float ciede_pixel(float ry, float ru, float rv, float dy, float du, flo
     return ciede2000(c1, c2, lm);
 }
 
+#endif /* !__OPENCL_VERSION__ */
+
 /*
  * Where the reference reads the chroma of output pixel (i, j), as an offset in
  * samples from the start of a chroma plane of `cw` x `ch` samples stored with
@@ -249,22 +261,38 @@ TVMAF_HD long ciede_chroma_offset(int layout, unsigned i, unsigned j, unsigned c
 }
 
 /*
+ * The six samples of pixel (x, y) (reference Y, U, V, distorted Y, U, V, as
+ * floats, into s[0..5]) from planes of samples of type T (uint8_t or
+ * uint16_t), as the reference reads them. ref, dis: arrays of three plane
+ * addresses; pitch: luma and chroma row pitch in samples; cw, ch: chroma size.
+ */
+#define CIEDE_SAMPLES_AT(T, ref, dis, x, y, luma_pitch, chroma_pitch, cw, ch, layout, s)      \
+    do {                                                                                     \
+        const long lo_ = (long)(y) * (long)(luma_pitch) + (long)(x);                         \
+        const long co_ = ciede_chroma_offset((layout), (y), (x), (cw), (ch), (chroma_pitch));  \
+        (s)[0] = (float)((TVMAF_GLOBAL const T *)(ref)[0])[lo_];                             \
+        (s)[1] = co_ < 0 ? 0.0f : (float)((TVMAF_GLOBAL const T *)(ref)[1])[co_];            \
+        (s)[2] = co_ < 0 ? 0.0f : (float)((TVMAF_GLOBAL const T *)(ref)[2])[co_];            \
+        (s)[3] = (float)((TVMAF_GLOBAL const T *)(dis)[0])[lo_];                             \
+        (s)[4] = co_ < 0 ? 0.0f : (float)((TVMAF_GLOBAL const T *)(dis)[1])[co_];            \
+        (s)[5] = co_ < 0 ? 0.0f : (float)((TVMAF_GLOBAL const T *)(dis)[2])[co_];            \
+    } while (0)
+
+#ifndef __OPENCL_VERSION__
+/*
  * dE00 of pixel (x, y) read from planes of samples of type T (uint8_t or
  * uint16_t). pitch: luma and chroma row pitch in samples; cw, ch: chroma size;
- * lm: the CiedeLibm context. This is what the CPU extractor and each device thread compute per pixel.
+ * lm: the CiedeLibm context. This is what the CPU extractor and each CUDA
+ * thread compute per pixel.
  */
 #define CIEDE_PIXEL_AT(T, ref, dis, x, y, luma_pitch, chroma_pitch, cw, ch, layout, bpc, lm, \
                        out)                                                                   \
     do {                                                                                     \
-        const long lo_ = (long)(y) * (long)(luma_pitch) + (long)(x);                         \
-        const long co_ = ciede_chroma_offset((layout), (y), (x), (cw), (ch), (chroma_pitch));  \
-        const float ru_ = co_ < 0 ? 0.0f : (float)((const T *)(ref)[1])[co_];                \
-        const float rv_ = co_ < 0 ? 0.0f : (float)((const T *)(ref)[2])[co_];                \
-        const float du_ = co_ < 0 ? 0.0f : (float)((const T *)(dis)[1])[co_];                \
-        const float dv_ = co_ < 0 ? 0.0f : (float)((const T *)(dis)[2])[co_];                \
-        (out) = ciede_pixel((float)((const T *)(ref)[0])[lo_], ru_, rv_,                     \
-                            (float)((const T *)(dis)[0])[lo_], du_, dv_, (bpc), (lm));       \
+        float s_[6];                                                                         \
+        CIEDE_SAMPLES_AT(T, ref, dis, x, y, luma_pitch, chroma_pitch, cw, ch, layout, s_);   \
+        (out) = ciede_pixel(s_[0], s_[1], s_[2], s_[3], s_[4], s_[5], (bpc), (lm));         \
     } while (0)
+#endif
 
 #if !TVMAF_DEVICE_CODE
 /* The reference's sum: every pixel's float added into one double, row after
