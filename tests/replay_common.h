@@ -104,6 +104,42 @@ static inline void replay_scramble(unsigned *order, unsigned n)
     }
 }
 
+/* A per-sample kernel's callback: one thread's work at (x, y). */
+typedef void (*ReplaySampleFn)(void *ctx, int x, int y);
+
+/*
+ * A kernel launched as a grid of ceil(w / bw) x gy blocks of bw x bh threads,
+ * each thread striding down its column by gy * bh rows (the float twins'
+ * launch shape): runs fn for every (x, y) of the w x h plane, the blocks in a
+ * scrambled order and the threads of a block in a scrambled order, so that a
+ * kernel whose result depends on the order of its threads fails the replay.
+ */
+static inline void replay_grid(int w, int h, unsigned gy, unsigned bw, unsigned bh,
+                               ReplaySampleFn fn, void *ctx)
+{
+    const unsigned gx = ((unsigned)w + bw - 1) / bw, nb = gx * gy, nt = bw * bh;
+    unsigned *blocks = malloc(sizeof(unsigned) * nb), *threads = malloc(sizeof(unsigned) * nt);
+    if (!blocks || !threads) {
+        free(blocks);
+        free(threads);
+        replay_fail("out of memory");
+        return;
+    }
+    replay_scramble(blocks, nb);
+    for (unsigned b = 0; b < nb; b++) {
+        const unsigned bx = blocks[b] % gx, by = blocks[b] / gx;
+        replay_scramble(threads, nt);
+        for (unsigned t = 0; t < nt; t++) {
+            const int x = (int)(bx * bw + threads[t] % bw);
+            if (x >= w) continue;
+            for (int y = (int)(by * bh + threads[t] / bw); y < h; y += (int)(gy * bh))
+                fn(ctx, x, y);
+        }
+    }
+    free(blocks);
+    free(threads);
+}
+
 /* ---- the kernels' integer folds ---- */
 
 /*

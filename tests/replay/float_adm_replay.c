@@ -51,7 +51,7 @@ typedef struct Dev {
 typedef void (*CoefFn)(Dev *v, const FadmTileScale *c, int i, int j);
 
 /* A per-coefficient launch over [x0, x1) x [y0, y1): the kernels' grid. */
-static void replay_grid(Dev *v, const FadmTileScale *c, int x0, int x1, int y0, int y1, CoefFn fn)
+static void fadm_grid(Dev *v, const FadmTileScale *c, int x0, int x1, int y0, int y1, CoefFn fn)
 {
     const int w = x1 - x0, h = y1 - y0;
     const unsigned gx = FADM_GRID_X(w), gy = v->gy_small ? v->gy_small : FADM_GRID_Y(h);
@@ -153,10 +153,10 @@ static unsigned replay_frame(void *priv, const ReplayCase *c, const TvmafPicture
     v->pitch = (size_t)r->stride[0];
     for (int s = 0; s < FADM_N_SCALES; s++) {
         const FadmTileScale *sc = &v->sc[s];
-        replay_grid(v, sc, 0, sc->w, 0, sc->h, dwt_thread);
+        fadm_grid(v, sc, 0, sc->w, 0, sc->h, dwt_thread);
         if (sc->lo_only) continue;
-        replay_grid(v, sc, sc->work_l, sc->work_r, sc->work_t, sc->work_b, decouple_thread);
-        replay_grid(v, sc, sc->l, sc->r, sc->t, sc->b, terms_thread);
+        fadm_grid(v, sc, sc->work_l, sc->work_r, sc->work_t, sc->work_b, decouple_thread);
+        fadm_grid(v, sc, sc->l, sc->r, sc->t, sc->b, terms_thread);
         if (!sc->cube) continue;
         const unsigned n = (unsigned)(FADM_N_TERMS * sc->ph);
         const unsigned nb = (n + FADM_ROW_THREADS - 1) / FADM_ROW_THREADS;

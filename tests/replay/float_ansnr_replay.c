@@ -26,34 +26,6 @@
 
 #define FLAG_SMALL_GRID 1u /* the per-sample kernels with 2 blocks in y */
 
-/* One per-sample kernel over an h x w plane: blocks (bx, by) and their
- * threads in scrambled orders; `sample(x, y)` is the thread's work. */
-typedef void (*SampleFn)(void *ctx, unsigned x, unsigned y);
-
-static void replay_grid(unsigned w, unsigned h, unsigned gy, SampleFn fn, void *ctx)
-{
-    const unsigned gx = (w + FANSNR_BLOCK_W - 1) / FANSNR_BLOCK_W, nb = gx * gy;
-    const unsigned nt = FANSNR_BLOCK_W * FANSNR_BLOCK_H;
-    unsigned *blocks = malloc(sizeof(unsigned) * nb), threads[FANSNR_BLOCK_W * FANSNR_BLOCK_H];
-    if (!blocks) {
-        replay_fail("out of memory");
-        return;
-    }
-    replay_scramble(blocks, nb);
-    for (unsigned b = 0; b < nb; b++) {
-        const unsigned bx = blocks[b] % gx, by = blocks[b] / gx;
-        replay_scramble(threads, nt);
-        for (unsigned t = 0; t < nt; t++) {
-            const unsigned x = bx * FANSNR_BLOCK_W + threads[t] % FANSNR_BLOCK_W;
-            if (x >= w) continue;
-            for (unsigned y = by * FANSNR_BLOCK_H + threads[t] / FANSNR_BLOCK_W; y < h;
-                 y += gy * FANSNR_BLOCK_H)
-                fn(ctx, x, y);
-        }
-    }
-    free(blocks);
-}
-
 typedef struct Planes {
     const TvmafPicture *r, *d;
     float divisor;
@@ -61,7 +33,7 @@ typedef struct Planes {
     float *fref, *fdis, *rf, *df;
 } Planes;
 
-static void convert_sample(void *ctx, unsigned x, unsigned y)
+static void convert_sample(void *ctx, int x, int y)
 {
     Planes *p = ctx;
     const size_t i = (size_t)y * (size_t)p->w + x;
@@ -75,7 +47,7 @@ static void convert_sample(void *ctx, unsigned x, unsigned y)
     }
 }
 
-static void filter_sample(void *ctx, unsigned x, unsigned y)
+static void filter_sample(void *ctx, int x, int y)
 {
     Planes *p = ctx;
     const size_t i = (size_t)y * (size_t)p->w + x;
@@ -107,8 +79,8 @@ static unsigned replay_frame(void *priv, const ReplayCase *c, const TvmafPicture
     Planes p = { r, d, setup.divisor, setup.w, setup.h, mem, mem + n, mem + 2 * n, mem + 3 * n };
     float *sums = mem + 4 * n;
     const unsigned gy = c->flags & FLAG_SMALL_GRID ? 2 : FANSNR_GRID_Y(c->h);
-    replay_grid(c->w, c->h, gy, convert_sample, &p);
-    replay_grid(c->w, c->h, gy, filter_sample, &p);
+    replay_grid(c->w, c->h, gy, FANSNR_BLOCK_W, FANSNR_BLOCK_H, convert_sample, &p);
+    replay_grid(c->w, c->h, gy, FANSNR_BLOCK_W, FANSNR_BLOCK_H, filter_sample, &p);
     /* the rows kernel: one thread per row, in any order */
     unsigned *order = malloc(sizeof(unsigned) * c->h);
     if (!order) {

@@ -36,34 +36,6 @@
 
 #define FLAG_SMALL_GRID 1u
 
-/* One per-sample kernel over an h x w grid: blocks and their threads in
- * scrambled orders, the grid's y striding over further rows. */
-typedef void (*SampleFn)(void *ctx, int x, int y);
-
-static void replay_grid(int w, int h, unsigned gy, SampleFn fn, void *ctx)
-{
-    const unsigned gx = ((unsigned)w + FMOT_BLOCK_W - 1) / FMOT_BLOCK_W, nb = gx * gy;
-    const unsigned nt = FMOT_BLOCK_W * FMOT_BLOCK_H;
-    unsigned *blocks = malloc(sizeof(unsigned) * nb), threads[FMOT_BLOCK_W * FMOT_BLOCK_H];
-    if (!blocks) {
-        replay_fail("out of memory");
-        return;
-    }
-    replay_scramble(blocks, nb);
-    for (unsigned b = 0; b < nb; b++) {
-        const unsigned bx = blocks[b] % gx, by = blocks[b] / gx;
-        replay_scramble(threads, nt);
-        for (unsigned t = 0; t < nt; t++) {
-            const int x = (int)(bx * FMOT_BLOCK_W + threads[t] % FMOT_BLOCK_W);
-            if (x >= w) continue;
-            for (int y = (int)(by * FMOT_BLOCK_H + threads[t] / FMOT_BLOCK_W); y < h;
-                 y += (int)(gy * FMOT_BLOCK_H))
-                fn(ctx, x, y);
-        }
-    }
-    free(blocks);
-}
-
 /* One thread per row, rows in any order. */
 static void replay_rows(const float *a, const float *b, int stride, int w, int h, float *sums)
 {
@@ -198,10 +170,10 @@ static void motion_rows(Device *d, int m, int q, unsigned a_slot, unsigned b_slo
     d->ry = fvif_scale_ratio(h, hh);
     d->src_f = a;
     d->dst = ha;
-    replay_grid(hw, hh, gy ? gy : FMOT_GRID_Y((unsigned)hh), half_thread, d);
+    replay_grid(hw, hh, gy ? gy : FMOT_GRID_Y((unsigned)hh), FMOT_BLOCK_W, FMOT_BLOCK_H, half_thread, d);
     d->src_f = b;
     d->dst = hb;
-    replay_grid(hw, hh, gy ? gy : FMOT_GRID_Y((unsigned)hh), half_thread, d);
+    replay_grid(hw, hh, gy ? gy : FMOT_GRID_Y((unsigned)hh), FMOT_BLOCK_W, FMOT_BLOCK_H, half_thread, d);
     replay_rows(ha, hb, hw, hw, hh, sums + h);
 }
 
@@ -255,9 +227,9 @@ static void run_case(const ReplayCase *c)
             for (int q = 0; q < st.n_planes; q++) {
                 d.q = q;
                 const unsigned gy = gy_small ? gy_small : FMOT_GRID_Y((unsigned)st.ph[q]);
-                replay_grid(st.pw[q], st.ph[q], gy, vpass_thread, &d);
+                replay_grid(st.pw[q], st.ph[q], gy, FMOT_BLOCK_W, FMOT_BLOCK_H, vpass_thread, &d);
                 d.dst = slot_plane(&d, fr.cur, q);
-                replay_grid(st.pw[q], st.ph[q], gy, hpass_thread, &d);
+                replay_grid(st.pw[q], st.ph[q], gy, FMOT_BLOCK_W, FMOT_BLOCK_H, hpass_thread, &d);
             }
             for (int m = 0; m < fr.n_motions; m++)
                 for (int q = 0; q < st.n_planes; q++)

@@ -37,32 +37,6 @@
 #define FLAG_SMALL_GRID 1u
 #define N_SUMS (MS_SSIM_SCALES * MS_SSIM_TERMS)
 
-typedef void (*SampleFn)(void *ctx, int x, int y);
-
-/* A launch of a MS_SSIM_FOR_SAMPLES kernel over w x h with gy blocks in y. */
-static void replay_grid(int w, int h, unsigned gy, SampleFn fn, void *ctx)
-{
-    const unsigned gx = ((unsigned)w + SSIM_BLOCK_W - 1) / SSIM_BLOCK_W, nb = gx * gy;
-    const unsigned nt = SSIM_BLOCK_W * SSIM_BLOCK_H;
-    unsigned *blocks = malloc(sizeof(unsigned) * nb), threads[SSIM_BLOCK_W * SSIM_BLOCK_H];
-    if (!blocks) {
-        replay_fail("out of memory");
-        return;
-    }
-    replay_scramble(blocks, nb);
-    for (unsigned b = 0; b < nb; b++) {
-        const unsigned bx = blocks[b] % gx, by = blocks[b] / gx;
-        replay_scramble(threads, nt);
-        for (unsigned t = 0; t < nt; t++) {
-            const int x = (int)(bx * SSIM_BLOCK_W + threads[t] % SSIM_BLOCK_W);
-            if (x >= w) continue;
-            for (int y = (int)(by * SSIM_BLOCK_H + threads[t] / SSIM_BLOCK_W); y < h;
-                 y += (int)(gy * SSIM_BLOCK_H))
-                fn(ctx, x, y);
-        }
-    }
-    free(blocks);
-}
 
 typedef struct Dev {
     const FloatMsSsimParams *p;
@@ -277,15 +251,15 @@ static unsigned replay_pair(const FloatMsSsimParams *p, const char *what, int sm
         q += (size_t)p->w[i] * (size_t)p->h[i];
     }
 #define GY(h) (small_grid ? 2u : SSIM_GRID_Y((unsigned)(h)))
-    replay_grid(p->w[0], p->h[0], GY(p->h[0]), load_thread, &v);
+    replay_grid(p->w[0], p->h[0], GY(p->h[0]), SSIM_BLOCK_W, SSIM_BLOCK_H, load_thread, &v);
     for (v.scale = 1; v.scale < MS_SSIM_SCALES; v.scale++)
-        replay_grid(p->w[v.scale], p->h[v.scale], GY(p->h[v.scale]), down_thread, &v);
+        replay_grid(p->w[v.scale], p->h[v.scale], GY(p->h[v.scale]), SSIM_BLOCK_W, SSIM_BLOCK_H, down_thread, &v);
     for (v.scale = 0; v.scale < MS_SSIM_SCALES; v.scale++) {
         const int sw = p->w[v.scale], sh = p->h[v.scale];
         const int ow = sw - SSIM_WIN + 1, oh = sh - SSIM_WIN + 1;
         v.rows_n = (size_t)ow * (size_t)sh;
-        replay_grid(ow, sh, GY(sh), rows_thread, &v);
-        replay_grid(ow, oh, GY(oh), windows_thread, &v);
+        replay_grid(ow, sh, GY(sh), SSIM_BLOCK_W, SSIM_BLOCK_H, rows_thread, &v);
+        replay_grid(ow, oh, GY(oh), SSIM_BLOCK_W, SSIM_BLOCK_H, windows_thread, &v);
     }
 #undef GY
     replay_sums(&v);

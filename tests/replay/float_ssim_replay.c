@@ -29,31 +29,6 @@
 
 #define FLAG_SMALL_GRID 1u
 
-typedef void (*SampleFn)(void *ctx, int x, int y);
-
-static void replay_grid(int w, int h, unsigned gy, SampleFn fn, void *ctx)
-{
-    const unsigned gx = ((unsigned)w + SSIM_BLOCK_W - 1) / SSIM_BLOCK_W, nb = gx * gy;
-    const unsigned nt = SSIM_BLOCK_W * SSIM_BLOCK_H;
-    unsigned *blocks = malloc(sizeof(unsigned) * nb), threads[SSIM_BLOCK_W * SSIM_BLOCK_H];
-    if (!blocks) {
-        replay_fail("out of memory");
-        return;
-    }
-    replay_scramble(blocks, nb);
-    for (unsigned b = 0; b < nb; b++) {
-        const unsigned bx = blocks[b] % gx, by = blocks[b] / gx;
-        replay_scramble(threads, nt);
-        for (unsigned t = 0; t < nt; t++) {
-            const int x = (int)(bx * SSIM_BLOCK_W + threads[t] % SSIM_BLOCK_W);
-            if (x >= w) continue;
-            for (int y = (int)(by * SSIM_BLOCK_H + threads[t] / SSIM_BLOCK_W); y < h;
-                 y += (int)(gy * SSIM_BLOCK_H))
-                fn(ctx, x, y);
-        }
-    }
-    free(blocks);
-}
 
 typedef struct Dev {
     const FloatSsimParams *p;
@@ -232,11 +207,11 @@ static unsigned replay_frame(void *priv, const ReplayCase *c, const TvmafPicture
     v.img1 = p.factor > 1 ? full_buf + full : v.five + v.small;
     const int small_grid = c->flags & FLAG_SMALL_GRID;
 #define GY(h) (small_grid ? 2u : SSIM_GRID_Y((unsigned)(h)))
-    replay_grid(p.w, p.h, GY(p.h), load_thread, &v);
-    if (p.factor > 1) replay_grid(p.sw, p.sh, GY(p.sh), down_thread, &v);
-    replay_grid(p.sw, p.sh, GY(p.sh), products_thread, &v);
-    replay_grid(v.ow, p.sh, GY(p.sh), rows_thread, &v);
-    replay_grid(v.ow, v.oh, GY(v.oh), windows_thread, &v);
+    replay_grid(p.w, p.h, GY(p.h), SSIM_BLOCK_W, SSIM_BLOCK_H, load_thread, &v);
+    if (p.factor > 1) replay_grid(p.sw, p.sh, GY(p.sh), SSIM_BLOCK_W, SSIM_BLOCK_H, down_thread, &v);
+    replay_grid(p.sw, p.sh, GY(p.sh), SSIM_BLOCK_W, SSIM_BLOCK_H, products_thread, &v);
+    replay_grid(v.ow, p.sh, GY(p.sh), SSIM_BLOCK_W, SSIM_BLOCK_H, rows_thread, &v);
+    replay_grid(v.ow, v.oh, GY(v.oh), SSIM_BLOCK_W, SSIM_BLOCK_H, windows_thread, &v);
 #undef GY
     SsimSums sums = { 0.0, 0.0, 0.0, 0.0 };
     for (size_t i = 0; i < nwin; i++) ssim_sums_add(&sums, ssim_lcs_make(v.l[i], v.c[i], v.s[i]));

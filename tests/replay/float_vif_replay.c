@@ -35,31 +35,6 @@
 
 #define FLAG_SMALL_GRID 1u
 
-typedef void (*SampleFn)(void *ctx, int x, int y);
-
-static void replay_grid(int w, int h, unsigned gy, SampleFn fn, void *ctx)
-{
-    const unsigned gx = ((unsigned)w + FVIF_BLOCK_W - 1) / FVIF_BLOCK_W, nb = gx * gy;
-    const unsigned nt = FVIF_BLOCK_W * FVIF_BLOCK_H;
-    unsigned *blocks = malloc(sizeof(unsigned) * nb), threads[FVIF_BLOCK_W * FVIF_BLOCK_H];
-    if (!blocks) {
-        replay_fail("out of memory");
-        return;
-    }
-    replay_scramble(blocks, nb);
-    for (unsigned b = 0; b < nb; b++) {
-        const unsigned bx = blocks[b] % gx, by = blocks[b] / gx;
-        replay_scramble(threads, nt);
-        for (unsigned t = 0; t < nt; t++) {
-            const int x = (int)(bx * FVIF_BLOCK_W + threads[t] % FVIF_BLOCK_W);
-            if (x >= w) continue;
-            for (int y = (int)(by * FVIF_BLOCK_H + threads[t] / FVIF_BLOCK_W); y < h;
-                 y += (int)(gy * FVIF_BLOCK_H))
-                fn(ctx, x, y);
-        }
-    }
-    free(blocks);
-}
 
 typedef struct Dev {
     const FloatVifParams *p;
@@ -305,11 +280,11 @@ static int replay_sums(const FloatVifParams *p, const TvmafPicture *r, const Tvm
         v.load[0] = scale0[0];
         v.load[1] = scale0[1];
     }
-    replay_grid(p->in_w, p->in_h, GY(p->in_h), load_thread, &v);
+    replay_grid(p->in_w, p->in_h, GY(p->in_h), FVIF_BLOCK_W, FVIF_BLOCK_H, load_thread, &v);
     if (p->rescale) {
         v.rx = fvif_scale_ratio(p->in_w, p->w[0]);
         v.ry = fvif_scale_ratio(p->in_h, p->h[0]);
-        replay_grid(p->w[0], p->h[0], GY(p->h[0]),
+        replay_grid(p->w[0], p->h[0], GY(p->h[0]), FVIF_BLOCK_W, FVIF_BLOCK_H,
                     p->scaler == FVIF_SCALE_LANCZOS4 ? lanczos_thread : prescale_thread, &v);
     } else {
         v.load[0] = NULL; /* not freed: it is scale 0 */
@@ -324,12 +299,12 @@ static int replay_sums(const FloatVifParams *p, const TvmafPicture *r, const Tvm
             v.pw = p->w[sc - 1];
             v.ph = p->h[sc - 1];
             v.ew = v.pw + 2 * (v.fw / 2);
-            replay_grid(v.ew, v.h, GY(v.h), decimate_v_thread, &v);
-            replay_grid(v.w, v.h, GY(v.h), decimate_h_thread, &v);
+            replay_grid(v.ew, v.h, GY(v.h), FVIF_BLOCK_W, FVIF_BLOCK_H, decimate_v_thread, &v);
+            replay_grid(v.w, v.h, GY(v.h), FVIF_BLOCK_W, FVIF_BLOCK_H, decimate_h_thread, &v);
         }
         v.ew = v.w + 2 * (v.fw / 2);
-        replay_grid(v.ew, v.h, GY(v.h), moments_v_thread, &v);
-        replay_grid(v.w, v.h, GY(v.h), stat_thread, &v);
+        replay_grid(v.ew, v.h, GY(v.h), FVIF_BLOCK_W, FVIF_BLOCK_H, moments_v_thread, &v);
+        replay_grid(v.w, v.h, GY(v.h), FVIF_BLOCK_W, FVIF_BLOCK_H, stat_thread, &v);
         rows_launch(&v);
     }
 #undef GY
