@@ -138,26 +138,28 @@ static void run_case(const ReplayCase *c)
     replay_pair_case(c, &twin);
 }
 
-/* 10-bit pictures holding 16-bit samples (scored as they are): squares up to
- * 2^28, the limit reached at 1024x1024. */
+/* 10-bit pictures holding 16-bit samples (scored as they are): the 10-bit
+ * unit of a square is 2^-4 (fpic_frac_bits), both pictures' samples are at
+ * 0xc000 and above, so every square is above 2^27.1, 2^31.1 units, and
+ * 4096x2048 of them pass 2^53 (the samples' sums stay far below). */
 static void run_above_depth(void)
 {
-    const char *what = "float_moment: 1024x1024 10-bit with 16-bit samples";
+    const char *what = "float_moment: 4096x2048 10-bit with 16-bit samples";
     TvmafContext *ctx = replay_cpu_open("float_moment", "", what);
     TvmafPicture r, d;
     if (!ctx) return;
-    if (tvmaf_picture_alloc(&r, TVMAF_PIX_FMT_YUV400P, 10, 1024, 1024)) goto out;
-    if (tvmaf_picture_alloc(&d, TVMAF_PIX_FMT_YUV400P, 10, 1024, 1024)) {
+    if (tvmaf_picture_alloc(&r, TVMAF_PIX_FMT_YUV400P, 10, 4096, 2048)) goto out;
+    if (tvmaf_picture_alloc(&d, TVMAF_PIX_FMT_YUV400P, 10, 4096, 2048)) {
         tvmaf_picture_unref(&r);
         goto out;
     }
-    for (unsigned y = 0; y < 1024; y++)
-        for (unsigned x = 0; x < 1024; x++) {
-            replay_put(&r, 0, x, y, replay_next() & 0xffff);
-            replay_put(&d, 0, x, y, (replay_next() & 0xff) << 8); /* ref saturates, dis too */
+    for (unsigned y = 0; y < 2048; y++)
+        for (unsigned x = 0; x < 4096; x++) {
+            replay_put(&r, 0, x, y, 0xc000 | (replay_next() & 0x3fff));
+            replay_put(&d, 0, x, y, (0xc0 | (replay_next() & 0x3f)) << 8);
         }
     double out[4];
-    ReplayCase c = { .fmt = TVMAF_PIX_FMT_YUV400P, .bpc = 10, .w = 1024, .h = 1024 };
+    ReplayCase c = { .fmt = TVMAF_PIX_FMT_YUV400P, .bpc = 10, .w = 4096, .h = 2048 };
     snprintf(c.what, sizeof(c.what), "%s", what);
     replay_frame(NULL, &c, &r, &d, 0, out);
     if (!replay_cpu_read(ctx, &r, &d, 0, what) && !replay_cpu_flush(ctx, what))

@@ -118,26 +118,28 @@ static void run_case(const ReplayCase *c)
     replay_pair_case(c, &twin);
 }
 
-/* 10-bit pictures holding 16-bit samples (scored as they are): terms up to
- * 2^28, the limit reached at 1024x1024. */
+/* 10-bit pictures holding 16-bit samples (scored as they are): the 10-bit
+ * unit is 2^-4 (fpic_frac_bits), the reference's samples sit at 0xe000 and
+ * above and the distorted's below 0x2000, so every term is above 2^26.8,
+ * 2^30.8 units, and 4096x2048 of them pass 2^53. */
 static void run_above_depth(void)
 {
-    const char *what = "float_psnr: 1024x1024 10-bit with 16-bit samples";
+    const char *what = "float_psnr: 4096x2048 10-bit with 16-bit samples";
     TvmafContext *ctx = replay_cpu_open("float_psnr", "", what);
     TvmafPicture r, d;
     if (!ctx) return;
-    if (tvmaf_picture_alloc(&r, TVMAF_PIX_FMT_YUV400P, 10, 1024, 1024)) goto out;
-    if (tvmaf_picture_alloc(&d, TVMAF_PIX_FMT_YUV400P, 10, 1024, 1024)) {
+    if (tvmaf_picture_alloc(&r, TVMAF_PIX_FMT_YUV400P, 10, 4096, 2048)) goto out;
+    if (tvmaf_picture_alloc(&d, TVMAF_PIX_FMT_YUV400P, 10, 4096, 2048)) {
         tvmaf_picture_unref(&r);
         goto out;
     }
-    for (unsigned y = 0; y < 1024; y++)
-        for (unsigned x = 0; x < 1024; x++) {
-            replay_put(&r, 0, x, y, replay_next() & 0xffff);
-            replay_put(&d, 0, x, y, replay_next() & 0xffff);
+    for (unsigned y = 0; y < 2048; y++)
+        for (unsigned x = 0; x < 4096; x++) {
+            replay_put(&r, 0, x, y, 0xe000 | (replay_next() & 0x1fff));
+            replay_put(&d, 0, x, y, replay_next() & 0x1fff);
         }
     double out;
-    ReplayCase c = { .fmt = TVMAF_PIX_FMT_YUV400P, .bpc = 10, .w = 1024, .h = 1024 };
+    ReplayCase c = { .fmt = TVMAF_PIX_FMT_YUV400P, .bpc = 10, .w = 4096, .h = 2048 };
     snprintf(c.what, sizeof(c.what), "%s", what);
     replay_frame(NULL, &c, &r, &d, 0, &out);
     if (!replay_cpu_read(ctx, &r, &d, 0, what) && !replay_cpu_flush(ctx, what))

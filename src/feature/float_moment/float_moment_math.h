@@ -9,8 +9,8 @@
  * square of the sample (a float product, which rounds at 16 bits). The sum is
  * divided by the int product w*h.
  *
- * Every term is a whole number of 2^-16 units (float_psnr_math.h, "Exact
- * double sums"): the CUDA twin adds units as saturating integers and falls
+ * Every term is a whole number of 2^-q units, q fixed by the depth and the
+ * power (float_psnr_math.h, "Exact double sums"): the CUDA twin adds units as saturating integers and falls
  * back to the CPU's loop (fmoment_plane) where a total reaches the limit.
  */
 #ifndef TVMAF_FLOAT_MOMENT_MATH_H
@@ -68,16 +68,23 @@ TVMAF_HD float fmoment_sample(const unsigned char *row, unsigned x, unsigned bpc
                     : float_pic_sample16(((const uint16_t *)(const void *)row)[x], divisor, 0);
 }
 
+/* The units of a moment's terms: 8-bit samples are integers (q = 0). */
+TVMAF_HD unsigned fmoment_frac_bits(unsigned bpc, float divisor, unsigned power)
+{
+    return bpc == 8 ? 0u : fpic_frac_bits(divisor, power);
+}
+
 /* What thread t of a row's block adds for one picture: the units of its
  * samples (u[0]) and of their float squares (u[1]), saturated at limit. */
 TVMAF_HD void fmoment_lane_units(const unsigned char *row, unsigned t, unsigned w, unsigned bpc,
                                  float divisor, uint64_t limit, uint64_t u[2])
 {
+    const unsigned q1 = fmoment_frac_bits(bpc, divisor, 1), q2 = fmoment_frac_bits(bpc, divisor, 2);
     uint64_t s1 = 0, s2 = 0;
     for (unsigned x = t; x < w; x += FPIC_THREADS) {
         const float v = fmoment_sample(row, x, bpc, divisor);
-        s1 = fpic_units_add(s1, fpic_units(v), limit);
-        s2 = fpic_units_add(s2, fpic_units(v * v), limit);
+        s1 = fpic_units_add(s1, fpic_units(v, q1), limit);
+        s2 = fpic_units_add(s2, fpic_units(v * v, q2), limit);
     }
     u[0] = s1;
     u[1] = s2;
@@ -91,8 +98,8 @@ TVMAF_HD FMomentSums fmoment_finish(const uint64_t total[2], uint64_t limit,
 {
     FMomentSums m = { 0., 0. };
     if (total[0] < limit && total[1] < limit) {
-        m.s1 = fpic_units_value(total[0]);
-        m.s2 = fpic_units_value(total[1]);
+        m.s1 = fpic_units_value(total[0], fmoment_frac_bits(bpc, divisor, 1));
+        m.s2 = fpic_units_value(total[1], fmoment_frac_bits(bpc, divisor, 2));
     } else {
         fmoment_plane(p, stride, w, h, bpc, divisor, &m);
     }

@@ -193,7 +193,10 @@ static int extract(void *priv, const TvmafDeviceFrame *f, unsigned index, TvmafS
         if (f->n_planes < (unsigned)p->n_planes) return -EINVAL;
         if ((err = tvmaf_cuda_twin_begin(&s->t, f))) return err;
         if (!s->zeroed) {
+            /* the sums too: a frame with fewer motions than the buffer holds
+             * copies back slots no kernel wrote yet (never read) */
             err = tvmaf_cuda_memset(s->d_ring, 0, FMOT_RING * s->slot_bytes, s->t.stream);
+            if (!err) err = tvmaf_cuda_memset(s->d_sums, 0, sizeof(float) * s->sums_n, s->t.stream);
             s->zeroed = !err;
         }
         for (int q = 0; q < p->n_planes && !err; q++) err = blur(s, f, q, fr.cur);

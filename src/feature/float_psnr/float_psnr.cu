@@ -1,8 +1,8 @@
 // float_psnr twin: the luma plane's double noise sum, exactly as the CPU's.
 //
 // The CPU adds float squared differences into one double in raster order.
-// Every term is a whole number of 2^-16 units, and while the total stays
-// below 2^53 units no addition rounds (float_psnr_math.h, "Exact double
+// Every term is a whole number of 2^-q units (q by depth), and while the
+// total stays below 2^53 units no addition rounds (float_psnr_math.h, "Exact double
 // sums"), so the device adds units as integers, in any grouping, saturating
 // at the limit: float_psnr_rows gives each row's total, float_psnr_finish
 // folds the rows and turns a total below the limit into the CPU's double; a

@@ -13,8 +13,9 @@
  * psnr of the luma plane: each sample's difference is formed in float and
  * squared in float, and that float square is added into one double, pixel by
  * pixel in raster order. That sum rounds nowhere while its total stays below
- * 2^37 (see "Exact double sums" below), which a device exploits; beyond, only
- * the raster order gives the CPU's double.
+ * 2^(53-q), q the depth's fraction bits (2^53 for 8 bits; see "Exact double
+ * sums" below), which a device exploits; beyond, only the raster order gives
+ * the CPU's double.
  * The mean is that sum divided by the int product w*h, and
  *   psnr = min(10 log10(peak^2 / max(mean, 1e-10)), psnr_max)
  * with peak the largest sample on the 8-bit scale, (2^bpc - 1) / 2^(bpc-8),
@@ -94,29 +95,43 @@ TVMAF_HD double fpsnr_plane_noise(const unsigned char *ref, const unsigned char 
 /*
  * Exact double sums of float picture terms (the CUDA twins of float_psnr and
  * float_moment). Every term those extractors add into a double accumulator,
- * pixel by pixel in raster order, is a non-negative float that is a multiple
- * of 2^-16 and below 2^48: a sample on the 8-bit scale is an integer below
- * 2^16 divided by 1, 4, 16 or 256 (a multiple of 2^-8 below 2^16, even for
- * samples above the declared depth), a difference of two is a multiple of
- * 2^-8 below 2^16, and a float product of two such values is a multiple of
- * 2^-16 (rounding to float only moves it to a coarser multiple) below 2^32.
- * So term * 2^16 is an integer, the term's "units", below 2^48.
+ * pixel by pixel in raster order, is a non-negative float below 2^32 that is
+ * a multiple of 2^-q, q fixed by the depth (fpic_frac_bits): a sample on the
+ * 8-bit scale is an integer below 2^16 divided by 2^d (d = 0, 2, 4 or 8 for
+ * 8, 10, 12 and 16 bits; samples above the declared depth included), so a
+ * multiple of 2^-d, and so is a difference of two; a float product of two
+ * such values is a multiple of 2^-2d (rounding to float only moves it to a
+ * coarser multiple). So term * 2^q is an integer, the term's "units", below
+ * 2^48 (q <= 16).
  *
  * While the exact total is below 2^53 units, every partial sum of the
- * sequential double accumulation is a multiple of 2^-16 below 2^37 and so
- * exactly representable: no addition rounds, and the CPU's sum equals the
+ * sequential double accumulation is a multiple of 2^-q below 2^(53-q) and
+ * so exactly representable: no addition rounds, and the CPU's sum equals the
  * exact total, whatever the order. The device therefore adds units as
  * integers in any order, saturating at `limit` (2^53 by default); a total
  * below the limit is the CPU's double exactly, and a saturated one is
- * recomputed by the CPU's own sequential loop (which only content with very
- * large noise at 4K and beyond, or samples far above the declared depth,
- * reaches). The saturating sum min(sum, limit) is the same in any order.
+ * recomputed by the CPU's own sequential loop (which only samples far above
+ * the declared depth, or 16-bit content with very large values at 4K and
+ * beyond, reach: an 8-bit picture's squares are whole units, and 2^53 of them
+ * need more than 2^37 pixels). The saturating sum min(sum, limit) is the same
+ * in any order.
  */
 #define FPIC_UNITS_EXACT (1ull << 53)
 
-TVMAF_HD uint64_t fpic_units(float v)
+/* q for a sum of samples (power 1) or of products of two samples or
+ * differences (power 2) at the given divisor; 16 (the finest unit any of the
+ * four divisors needs) for another divisor. */
+TVMAF_HD unsigned fpic_frac_bits(float divisor, unsigned power)
 {
-    return (uint64_t)(v * 65536.0f); /* exact: a power-of-two scaling of a small float */
+    const unsigned d = divisor == 1.0f ? 0u : divisor == 4.0f ? 2u : divisor == 16.0f ? 4u
+                     : divisor == 256.0f ? 8u : 16u;
+    return d == 16u ? 16u : power * d;
+}
+
+TVMAF_HD uint64_t fpic_units(float v, unsigned q)
+{
+    /* exact: a power-of-two scaling of a float that is a multiple of 2^-q */
+    return (uint64_t)(v * (float)(1u << q));
 }
 
 /* a + b, saturated at limit (a, b <= max(limit, 2^48), limit <= 2^53: no wrap) */
@@ -126,10 +141,10 @@ TVMAF_HD uint64_t fpic_units_add(uint64_t a, uint64_t b, uint64_t limit)
     return s > limit ? limit : s;
 }
 
-/* The double of a total below 2^53 units: exact. */
-TVMAF_HD double fpic_units_value(uint64_t u)
+/* The double of a total below 2^53 units of 2^-q: exact. */
+TVMAF_HD double fpic_units_value(uint64_t u, unsigned q)
 {
-    return (double)u * (1.0 / 65536.0);
+    return (double)u / (double)(1u << q);
 }
 
 /* The decomposition of those twins: one block of FPIC_THREADS threads per
@@ -144,18 +159,19 @@ TVMAF_HD double fpic_units_value(uint64_t u)
 TVMAF_HD uint64_t fpsnr_lane_units8(const uint8_t *ref, const uint8_t *dis, unsigned t,
                                     unsigned w, uint64_t limit)
 {
-    uint64_t s = 0;
+    uint64_t s = 0; /* integer squares: q = 0 */
     for (unsigned x = t; x < w; x += FPIC_THREADS)
-        s = fpic_units_add(s, fpic_units(fpsnr_se8(ref[x], dis[x])), limit);
+        s = fpic_units_add(s, fpic_units(fpsnr_se8(ref[x], dis[x]), 0), limit);
     return s;
 }
 
 TVMAF_HD uint64_t fpsnr_lane_units16(const uint16_t *ref, const uint16_t *dis, unsigned t,
                                      unsigned w, float divisor, uint64_t limit)
 {
+    const unsigned q = fpic_frac_bits(divisor, 2);
     uint64_t s = 0;
     for (unsigned x = t; x < w; x += FPIC_THREADS)
-        s = fpic_units_add(s, fpic_units(fpsnr_se16(ref[x], dis[x], divisor)), limit);
+        s = fpic_units_add(s, fpic_units(fpsnr_se16(ref[x], dis[x], divisor), q), limit);
     return s;
 }
 
@@ -165,7 +181,7 @@ TVMAF_HD double fpsnr_finish(uint64_t total, uint64_t limit, const unsigned char
                              const unsigned char *dis, ptrdiff_t ref_stride, ptrdiff_t dis_stride,
                              unsigned w, unsigned h, unsigned bpc, float divisor)
 {
-    return total < limit ? fpic_units_value(total)
+    return total < limit ? fpic_units_value(total, bpc == 8 ? 0 : fpic_frac_bits(divisor, 2))
                          : fpsnr_plane_noise(ref, dis, ref_stride, dis_stride, w, h, bpc, divisor);
 }
 

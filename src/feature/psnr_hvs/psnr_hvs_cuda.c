@@ -31,6 +31,8 @@ typedef struct PsnrHvsCuda {
     CUdeviceptr d_counts;   /* one per region */
     float *h_terms;         /* page-locked copies */
     uint32_t *h_counts;
+    int zeroed;             /* d_terms cleared: the read-back copies whole regions, of
+                             * which the host reads only the counted terms */
 } PsnrHvsCuda;
 
 static void close_twin(void *priv)
@@ -88,6 +90,11 @@ static int extract(void *priv, const TvmafDeviceFrame *f, unsigned index, TvmafS
     unsigned bytes = f->bytes_per_sample;
     int err = tvmaf_cuda_twin_begin(&s->t, f);
     if (err) return err;
+    if (!s->zeroed) {
+        err = tvmaf_cuda_memset(s->d_terms, 0, sizeof(float) * PHVS_REGION * (size_t)s->n_regions,
+                                s->t.stream);
+        s->zeroed = !err;
+    }
     for (int p = 0; p < 3 && !err; p++) {
         CUdeviceptr ref = f->d_ref[p], dis = f->d_dis[p];
         CUdeviceptr w = s->d_weights + sizeof(PhvsWeights) * (size_t)p;
