@@ -44,6 +44,29 @@ OPTION_SETS = {
         'debug=true:vif_prescale=0.6:vif_prescale_method=lanczos4',
         'debug=true:vif_prescale=1.7',
     ],
+    # every prescale method shrinking and growing, the unit prescale's crop, the kernel
+    # scales at both ends, noise and floor, every variance weighting mode, clipping
+    'speed_chroma': [
+        'speed_weight_var_mode=1', 'speed_weight_var_mode=3', 'speed_weight_var_mode=4',
+        'speed_weight_var_mode=5', 'speed_weight_var_mode=6', 'speed_kernelscale=0.5',
+        'speed_kernelscale=3.711340', 'speed_sigma_nn=0.1:speed_nn_floor=1.0',
+        'speed_max_val=1.0', 'speed_prescale=0.5',
+        'speed_prescale=0.5:speed_prescale_method=bilinear',
+        'speed_prescale=0.6:speed_prescale_method=bicubic',
+        'speed_prescale=0.8:speed_prescale_method=lanczos4',
+        'speed_prescale=1.5:speed_prescale_method=bicubic',
+        'speed_prescale=1.3:speed_prescale_method=lanczos4',
+        'speed_prescale=2.0:speed_prescale_method=bilinear', 'speed_prescale=0.9995',
+    ],
+    'speed_temporal': [
+        'speed_use_ref_diff=true', 'speed_kernelscale=0.5', 'speed_kernelscale=3.711340',
+        'speed_kernelscale=1.5:speed_sigma_nn=0.9:speed_nn_floor=0.5', 'speed_prescale=0.5',
+        'speed_prescale=0.7:speed_prescale_method=bicubic',
+        'speed_prescale=0.6:speed_prescale_method=lanczos4',
+        'speed_prescale=1.3:speed_prescale_method=lanczos4',
+        'speed_prescale=2.0:speed_prescale_method=bilinear', 'speed_prescale=1.7',
+        'speed_prescale=0.9995',
+    ],
 }
 
 # clips of every layout and depth, small enough for many option sets

@@ -1,7 +1,8 @@
 /*
  * speed_chroma and speed_temporal on the CPU, equal to libvmaf's extractors
  * of those names bit for bit (the pipeline is in speed_pipeline.c, the
- * arithmetic in speed_math.h).
+ * arithmetic in speed_math.h). The options, checks and outputs below are
+ * shared with the CUDA twins (speed_state.h, speed_cuda.c).
  *
  * speed_chroma scores the U plane and the V plane of each frame (reference
  * against distorted) and writes speed_chroma_u, _v and _uv, each clipped to
@@ -56,9 +57,7 @@
 
 #include "core/feature.h"
 #include "core/feature_name.h"
-#include "feature/speed/speed_pipeline.h"
-
-#define KEY_LEN 192
+#include "feature/speed/speed_state.h"
 
 #define DEFAULT_KERNELSCALE 1.0
 #define DEFAULT_PRESCALE 1.0
@@ -81,19 +80,21 @@ static void note_singular(int which, const char *name, unsigned index)
 /* Shared init                                                              */
 /* ------------------------------------------------------------------------ */
 
-/* Checks the depth and starts the pipeline on planes of pw x ph; on failure
- * writes the refusal. plane: "chroma" or "luma"; sub_x / sub_y: whether that
+/* Checks the depth and starts the pipeline on planes of pw x ph (with the
+ * CPU's work buffers when host_buffers, else only its plan: a device twin);
+ * on failure writes the refusal. plane: "chroma" or "luma"; sub_x / sub_y: whether that
  * plane is subsampled across / down (for the minimum frame size). */
 static int start_pipeline(SpeedPipeline *pl, const char *name, const SpeedParams *prm,
                           const TvmafVideoInfo *vi, const char *plane, int pw, int ph,
-                          int sub_x, int sub_y, char *msg, size_t len)
+                          int sub_x, int sub_y, int host_buffers, char *msg, size_t len)
 {
     if (vi->bpc != 8 && fvif_sample_divisor(vi->bpc) == 0.0f) {
         snprintf(msg, len, "feature \"%s\" does not support %u-bit input (8, 10, 12 or 16)",
                  name, vi->bpc);
         return -EINVAL;
     }
-    switch (speed_pipeline_init(pl, prm, pw, ph)) {
+    switch (host_buffers ? speed_pipeline_init(pl, prm, pw, ph)
+                         : speed_pipeline_plan(pl, prm, pw, ph)) {
     case SPEED_INIT_OK:
         return 0;
     case SPEED_INIT_NOMEM:
@@ -134,31 +135,8 @@ static int start_pipeline(SpeedPipeline *pl, const char *name, const SpeedParams
 }
 
 /* ------------------------------------------------------------------------ */
-/* speed_chroma                                                             */
+/* Options                                                                  */
 /* ------------------------------------------------------------------------ */
-
-static const char *const chroma_provided[] = {
-    "Speed_chroma_feature_speed_chroma_u_score",
-    "Speed_chroma_feature_speed_chroma_v_score",
-    "Speed_chroma_feature_speed_chroma_uv_score",
-    NULL,
-};
-
-typedef struct SpeedChroma {
-    /* options */
-    double kernelscale;
-    double prescale;
-    char method[TVMAF_OPT_STRING_LEN];
-    double sigma_nn;
-    double nn_floor;
-    double max_val;
-    int weight_var_mode;
-
-    SpeedPipeline pl;
-    int pw, ph;
-    float *ref, *dis; /* one plane each */
-    char key[3][KEY_LEN];
-} SpeedChroma;
 
 #define OPT_KERNELSCALE(T, field) \
     { "speed_kernelscale", "Gaussian kernel scale (2.0 doubles its deviation and widens it " \
@@ -183,32 +161,34 @@ typedef struct SpeedChroma {
     { "speed_max_val", help, offsetof(T, field), TVMAF_OPT_DOUBLE, { .d = DEFAULT_MAX_VAL }, \
       0.0, 1000.0, TVMAF_OPT_FEATURE_PARAM, "mxv" }
 
-static const TvmafOption chroma_options[] = {
-    OPT_KERNELSCALE(SpeedChroma, kernelscale),
-    OPT_PRESCALE(SpeedChroma, prescale),
-    OPT_METHOD(SpeedChroma, method),
-    OPT_SIGMA_NN(SpeedChroma, sigma_nn),
-    OPT_NN_FLOOR(SpeedChroma, nn_floor),
-    OPT_MAX_VAL(SpeedChroma, max_val, "scores above this value are clipped to it"),
+/* ------------------------------------------------------------------------ */
+/* speed_chroma                                                             */
+/* ------------------------------------------------------------------------ */
+
+const char *const tvmaf_speed_chroma_provided[] = {
+    "Speed_chroma_feature_speed_chroma_u_score",
+    "Speed_chroma_feature_speed_chroma_v_score",
+    "Speed_chroma_feature_speed_chroma_uv_score",
+    NULL,
+};
+
+const TvmafOption tvmaf_speed_chroma_options[] = {
+    OPT_KERNELSCALE(SpeedChromaParams, kernelscale),
+    OPT_PRESCALE(SpeedChromaParams, prescale),
+    OPT_METHOD(SpeedChromaParams, method),
+    OPT_SIGMA_NN(SpeedChromaParams, sigma_nn),
+    OPT_NN_FLOOR(SpeedChromaParams, nn_floor),
+    OPT_MAX_VAL(SpeedChromaParams, max_val, "scores above this value are clipped to it"),
     { "speed_weight_var_mode", "variance weighting: 0 each side its own, 1 the reference's, "
       "2 the distorted's, 3 their mean, 4 own for ref and mean for dis, 5 / 6 3:1 / 1:3 "
-      "blends for dis", offsetof(SpeedChroma, weight_var_mode), TVMAF_OPT_INT, { .i = 0 },
+      "blends for dis", offsetof(SpeedChromaParams, weight_var_mode), TVMAF_OPT_INT, { .i = 0 },
       0, 6, TVMAF_OPT_FEATURE_PARAM, "wvm" },
     { 0 },
 };
 
-static void chroma_close(void *priv)
+int tvmaf_speed_chroma_setup(SpeedChromaParams *s, const TvmafVideoInfo *vi, int host_buffers,
+                             char *msg, size_t len)
 {
-    SpeedChroma *s = priv;
-    speed_pipeline_close(&s->pl);
-    free(s->ref);
-    free(s->dis);
-    s->ref = s->dis = NULL;
-}
-
-static int chroma_init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
-{
-    SpeedChroma *s = priv;
     if (vi->pix_fmt == TVMAF_PIX_FMT_YUV400P) {
         snprintf(msg, len, "feature \"speed_chroma\" does not support luma-only (4:0:0) "
                  "input: it scores the chroma planes");
@@ -220,7 +200,8 @@ static int chroma_init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t l
         return -EINVAL;
     }
     for (int k = 0; k < 3; k++)
-        if (tvmaf_feature_key(s->key[k], KEY_LEN, chroma_provided[k], chroma_options, s)) {
+        if (tvmaf_feature_key(s->key[k], SPEED_KEY_LEN, tvmaf_speed_chroma_provided[k],
+                              tvmaf_speed_chroma_options, s)) {
             snprintf(msg, len, "feature \"speed_chroma\": output key name too long");
             return -EINVAL;
         }
@@ -228,14 +209,57 @@ static int chroma_init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t l
         .kernelscale = s->kernelscale, .prescale = s->prescale, .method = s->method,
         .sigma_nn = s->sigma_nn, .nn_floor = s->nn_floor, .weight_var_mode = s->weight_var_mode,
     };
+    s->bpc = vi->bpc;
     s->pw = (int)pw[1];
     s->ph = (int)ph[1];
     const int sub_x = vi->pix_fmt != TVMAF_PIX_FMT_YUV444P;
     const int sub_y = vi->pix_fmt == TVMAF_PIX_FMT_YUV420P;
-    int err = start_pipeline(&s->pl, "speed_chroma", &prm, vi, "chroma", s->pw, s->ph, sub_x, sub_y, msg,
-                             len);
+    return start_pipeline(&s->pl, "speed_chroma", &prm, vi, "chroma", s->pw, s->ph, sub_x, sub_y,
+                          host_buffers, msg, len);
+}
+
+/* min(score, limit) as the reference's macro forms it: in double, a NaN
+ * score giving the limit. */
+static double clip(float score, double limit)
+{
+    return (double)score < limit ? (double)score : limit;
+}
+
+int tvmaf_speed_chroma_report(const SpeedChromaParams *s, float u, int su, float v, int sv,
+                              unsigned index, TvmafSink *sink)
+{
+    if (su || sv) note_singular(0, "speed_chroma", index);
+    float uv;
+    if (su && !sv) uv = v;
+    else if (sv && !su) uv = u;
+    else uv = (float)((double)(u + v) / 2.0);
+    int err = 0;
+    err |= tvmaf_sink_append(sink, s->key[0], index, clip(u, s->max_val));
+    err |= tvmaf_sink_append(sink, s->key[1], index, clip(v, s->max_val));
+    err |= tvmaf_sink_append(sink, s->key[2], index, clip(uv, s->max_val));
+    return err ? -EINVAL : 0;
+}
+
+typedef struct SpeedChroma {
+    SpeedChromaParams p; /* first: the option table's offsets point into it */
+    float *ref, *dis;    /* one plane each */
+} SpeedChroma;
+
+static void chroma_close(void *priv)
+{
+    SpeedChroma *s = priv;
+    speed_pipeline_close(&s->p.pl);
+    free(s->ref);
+    free(s->dis);
+    s->ref = s->dis = NULL;
+}
+
+static int chroma_init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
+{
+    SpeedChroma *s = priv;
+    int err = tvmaf_speed_chroma_setup(&s->p, vi, 1, msg, len);
     if (err) return err;
-    const size_t n = (size_t)s->pw * s->ph;
+    const size_t n = (size_t)s->p.pw * s->p.ph;
     s->ref = malloc(n * sizeof(float));
     s->dis = malloc(n * sizeof(float));
     if (!s->ref || !s->dis) {
@@ -249,19 +273,13 @@ static int chroma_init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t l
 static float chroma_plane(SpeedChroma *s, const TvmafPicture *ref, const TvmafPicture *dis,
                           int plane, int *singular)
 {
-    speed_load_plane(ref, plane, s->pw, s->ph, s->ref);
-    speed_load_plane(dis, plane, s->pw, s->ph, s->dis);
-    const int sr = speed_pipeline_image(&s->pl, s->ref, s->pw, 0);
-    const int sd = speed_pipeline_image(&s->pl, s->dis, s->pw, 1);
+    SpeedChromaParams *p = &s->p;
+    speed_load_plane(ref, plane, p->pw, p->ph, s->ref);
+    speed_load_plane(dis, plane, p->pw, p->ph, s->dis);
+    const int sr = speed_pipeline_image(&p->pl, s->ref, p->pw, 0);
+    const int sd = speed_pipeline_image(&p->pl, s->dis, p->pw, 1);
     *singular = sr || sd;
-    return speed_pipeline_score(&s->pl, sr, sd);
-}
-
-/* min(score, limit) as the reference's macro forms it: in double, a NaN
- * score giving the limit. */
-static double clip(float score, double limit)
-{
-    return (double)score < limit ? (double)score : limit;
+    return speed_pipeline_score(&p->pl, sr, sd);
 }
 
 static int chroma_extract(void *priv, const TvmafPicture *ref, const TvmafPicture *dis,
@@ -271,74 +289,87 @@ static int chroma_extract(void *priv, const TvmafPicture *ref, const TvmafPictur
     int su, sv;
     const float u = chroma_plane(s, ref, dis, 1, &su);
     const float v = chroma_plane(s, ref, dis, 2, &sv);
-    if (su || sv) note_singular(0, "speed_chroma", index);
-    float uv;
-    if (su && !sv) uv = v;
-    else if (sv && !su) uv = u;
-    else uv = (float)((double)(u + v) / 2.0);
-    int err = 0;
-    err |= tvmaf_sink_append(sink, s->key[0], index, clip(u, s->max_val));
-    err |= tvmaf_sink_append(sink, s->key[1], index, clip(v, s->max_val));
-    err |= tvmaf_sink_append(sink, s->key[2], index, clip(uv, s->max_val));
-    return err ? -EINVAL : 0;
+    return tvmaf_speed_chroma_report(&s->p, u, su, v, sv, index, sink);
 }
 
 const TvmafExtractor tvmaf_fex_speed_chroma = {
     .name = "speed_chroma",
     .backend = TVMAF_BACKEND_CPU,
-    .options = chroma_options,
+    .options = tvmaf_speed_chroma_options,
     .priv_size = sizeof(SpeedChroma),
     .init = chroma_init,
     .extract = chroma_extract,
     .close = chroma_close,
-    .provided_features = chroma_provided,
+    .provided_features = tvmaf_speed_chroma_provided,
 };
 
 /* ------------------------------------------------------------------------ */
 /* speed_temporal                                                           */
 /* ------------------------------------------------------------------------ */
 
-static const char *const temporal_provided[] = {
+const char *const tvmaf_speed_temporal_provided[] = {
     "Speed_temporal_feature_speed_temporal_score",
     NULL,
 };
 
-typedef struct SpeedTemporal {
-    /* options */
-    double kernelscale;
-    double prescale;
-    char method[TVMAF_OPT_STRING_LEN];
-    double sigma_nn;
-    double nn_floor;
-    double max_val; /* names the output only */
-    bool use_ref_diff;
-
-    SpeedPipeline pl;
-    int w, h;
-    float *ref[2], *dis[2]; /* luma of frame k in slot k % 2 */
-    float *diff;
-    unsigned n_frames;
-    char key[KEY_LEN];
-} SpeedTemporal;
-
-static const TvmafOption temporal_options[] = {
-    OPT_KERNELSCALE(SpeedTemporal, kernelscale),
-    OPT_PRESCALE(SpeedTemporal, prescale),
-    OPT_METHOD(SpeedTemporal, method),
-    OPT_SIGMA_NN(SpeedTemporal, sigma_nn),
-    OPT_NN_FLOOR(SpeedTemporal, nn_floor),
-    OPT_MAX_VAL(SpeedTemporal, max_val, "accepted and part of the output name; the "
+const TvmafOption tvmaf_speed_temporal_options[] = {
+    OPT_KERNELSCALE(SpeedTemporalParams, kernelscale),
+    OPT_PRESCALE(SpeedTemporalParams, prescale),
+    OPT_METHOD(SpeedTemporalParams, method),
+    OPT_SIGMA_NN(SpeedTemporalParams, sigma_nn),
+    OPT_NN_FLOOR(SpeedTemporalParams, nn_floor),
+    OPT_MAX_VAL(SpeedTemporalParams, max_val, "accepted and part of the output name; the "
                 "reference does not clip speed_temporal"),
     { "speed_use_ref_diff", "difference the distorted frame against the current reference "
-      "frame instead of the current distorted one", offsetof(SpeedTemporal, use_ref_diff),
+      "frame instead of the current distorted one", offsetof(SpeedTemporalParams, use_ref_diff),
       TVMAF_OPT_BOOL, { .b = false }, 0, 0, TVMAF_OPT_FEATURE_PARAM, "urd" },
     { 0 },
 };
 
+int tvmaf_speed_temporal_setup(SpeedTemporalParams *s, const TvmafVideoInfo *vi,
+                               int host_buffers, char *msg, size_t len)
+{
+    if (tvmaf_feature_key(s->key, SPEED_KEY_LEN, tvmaf_speed_temporal_provided[0],
+                          tvmaf_speed_temporal_options, s)) {
+        snprintf(msg, len, "feature \"speed_temporal\": output key name too long");
+        return -EINVAL;
+    }
+    const SpeedParams prm = {
+        .kernelscale = s->kernelscale, .prescale = s->prescale, .method = s->method,
+        .sigma_nn = s->sigma_nn, .nn_floor = s->nn_floor, .weight_var_mode = 0,
+    };
+    s->bpc = vi->bpc;
+    s->w = (int)vi->w;
+    s->h = (int)vi->h;
+    s->n_frames = 0;
+    return start_pipeline(&s->pl, "speed_temporal", &prm, vi, "luma", s->w, s->h, 0, 0,
+                          host_buffers, msg, len);
+}
+
+int tvmaf_speed_temporal_next(SpeedTemporalParams *s, unsigned index)
+{
+    if (index != s->n_frames) return -EINVAL; /* frames must come in order */
+    s->n_frames++;
+    return 0;
+}
+
+int tvmaf_speed_temporal_report(const SpeedTemporalParams *s, unsigned index, float score,
+                                int singular, TvmafSink *sink)
+{
+    if (singular) note_singular(1, "speed_temporal", index);
+    return tvmaf_sink_append(sink, s->key, index, (double)score) ? -EINVAL : 0;
+}
+
+typedef struct SpeedTemporal {
+    SpeedTemporalParams p;  /* first: the option table's offsets point into it */
+    float *ref[2], *dis[2]; /* luma of frame k in slot k % 2 */
+    float *diff;
+} SpeedTemporal;
+
 static void temporal_close(void *priv)
 {
     SpeedTemporal *s = priv;
-    speed_pipeline_close(&s->pl);
+    speed_pipeline_close(&s->p.pl);
     for (int k = 0; k < 2; k++) {
         free(s->ref[k]);
         free(s->dis[k]);
@@ -351,20 +382,9 @@ static void temporal_close(void *priv)
 static int temporal_init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
 {
     SpeedTemporal *s = priv;
-    if (tvmaf_feature_key(s->key, KEY_LEN, temporal_provided[0], temporal_options, s)) {
-        snprintf(msg, len, "feature \"speed_temporal\": output key name too long");
-        return -EINVAL;
-    }
-    const SpeedParams prm = {
-        .kernelscale = s->kernelscale, .prescale = s->prescale, .method = s->method,
-        .sigma_nn = s->sigma_nn, .nn_floor = s->nn_floor, .weight_var_mode = 0,
-    };
-    s->w = (int)vi->w;
-    s->h = (int)vi->h;
-    s->n_frames = 0;
-    int err = start_pipeline(&s->pl, "speed_temporal", &prm, vi, "luma", s->w, s->h, 0, 0, msg, len);
+    int err = tvmaf_speed_temporal_setup(&s->p, vi, 1, msg, len);
     if (err) return err;
-    const size_t n = (size_t)s->w * s->h;
+    const size_t n = (size_t)s->p.w * s->p.h;
     bool ok = true;
     for (int k = 0; k < 2; k++) {
         ok &= (s->ref[k] = malloc(n * sizeof(float))) != NULL;
@@ -387,33 +407,32 @@ static int temporal_extract(void *priv, const TvmafPicture *ref, const TvmafPict
                             unsigned index, TvmafSink *sink)
 {
     SpeedTemporal *s = priv;
-    if (index != s->n_frames) return -EINVAL; /* frames must come in order */
-    s->n_frames++;
+    SpeedTemporalParams *p = &s->p;
+    if (tvmaf_speed_temporal_next(p, index)) return -EINVAL;
     const int cur = index % 2, prev = !cur;
-    speed_load_plane(ref, 0, s->w, s->h, s->ref[cur]);
-    speed_load_plane(dis, 0, s->w, s->h, s->dis[cur]);
-    if (index == 0) return tvmaf_sink_append(sink, s->key, index, 0.0) ? -EINVAL : 0;
+    speed_load_plane(ref, 0, p->w, p->h, s->ref[cur]);
+    speed_load_plane(dis, 0, p->w, p->h, s->dis[cur]);
+    if (index == 0) return tvmaf_speed_temporal_report(p, index, 0.0f, 0, sink);
 
-    const size_t n = (size_t)s->w * s->h;
+    const size_t n = (size_t)p->w * p->h;
     subtract(s->ref[prev], s->ref[cur], s->diff, n);
-    const int sr = speed_pipeline_image(&s->pl, s->diff, s->w, 0);
-    subtract(s->dis[prev], s->use_ref_diff ? s->ref[cur] : s->dis[cur], s->diff, n);
-    const int sd = speed_pipeline_image(&s->pl, s->diff, s->w, 1);
-    if (sr || sd) note_singular(1, "speed_temporal", index);
-    const float score = speed_pipeline_score(&s->pl, sr, sd);
-    return tvmaf_sink_append(sink, s->key, index, (double)score) ? -EINVAL : 0;
+    const int sr = speed_pipeline_image(&p->pl, s->diff, p->w, 0);
+    subtract(s->dis[prev], p->use_ref_diff ? s->ref[cur] : s->dis[cur], s->diff, n);
+    const int sd = speed_pipeline_image(&p->pl, s->diff, p->w, 1);
+    const float score = speed_pipeline_score(&p->pl, sr, sd);
+    return tvmaf_speed_temporal_report(p, index, score, sr || sd, sink);
 }
 
 const TvmafExtractor tvmaf_fex_speed_temporal = {
     .name = "speed_temporal",
     .backend = TVMAF_BACKEND_CPU,
-    .options = temporal_options,
+    .options = tvmaf_speed_temporal_options,
     .priv_size = sizeof(SpeedTemporal),
-    .flags = TVMAF_FEX_TEMPORAL | TVMAF_FEX_ALL_FRAMES | TVMAF_FEX_LUMA_ONLY,
+    .flags = SPEED_TEMPORAL_FLAGS,
     /* a frame is scored against the one before it: one frame rebuilds the state */
-    .warmup_frames = 1,
+    .warmup_frames = SPEED_TEMPORAL_WARMUP_FRAMES,
     .init = temporal_init,
     .extract = temporal_extract,
     .close = temporal_close,
-    .provided_features = temporal_provided,
+    .provided_features = tvmaf_speed_temporal_provided,
 };

@@ -1,6 +1,7 @@
 /*
  * SpEED (libvmaf's speed_chroma and speed_temporal): the arithmetic, written
- * once for the CPU extractor and a later device twin.
+ * once for the CPU extractors and their CUDA twins (speed.cu; the twins'
+ * decomposition is described near the end of this file).
  *
  * One "image" is scored as follows (the chroma extractor feeds it a U or V
  * plane, the temporal one the difference of two consecutive luma planes):
@@ -401,16 +402,20 @@ TVMAF_HD int speed_eigenvalues(const float *k, float *ev, int n, float *scratch)
 /* Linear system K X = B by Householder QR (float)                          */
 /* ------------------------------------------------------------------------ */
 
-/* dst = x * y for n x n matrices; each entry summed over the inner index in
- * order, from 0. */
+/* Entry (i, j) of x * y for n x n matrices: summed over the inner index in
+ * order, from 0 (a float from 0.0f). */
+TVMAF_HD float speed_matmul_entry(const float *x, const float *y, int n, int i, int j)
+{
+    float acc = 0.0f;
+    for (int k = 0; k < n; k++) acc += x[i * n + k] * y[k * n + j];
+    return acc;
+}
+
+/* dst = x * y for n x n matrices, each entry speed_matmul_entry. */
 TVMAF_HD void speed_matmul_sq(float *dst, const float *x, const float *y, int n)
 {
     for (int i = 0; i < n; i++)
-        for (int j = 0; j < n; j++) {
-            float acc = 0.0f;
-            for (int k = 0; k < n; k++) acc += x[i * n + k] * y[k * n + j];
-            dst[i * n + j] = acc;
-        }
+        for (int j = 0; j < n; j++) dst[i * n + j] = speed_matmul_entry(x, y, n, i, j);
 }
 
 /* Euclidean norm of an n-vector: squares summed in float, root in double. */
@@ -423,6 +428,39 @@ TVMAF_HD float speed_norm(const float *x, int n)
 
 /* Scratch floats speed_qr needs for an n x n matrix. */
 #define SPEED_QR_SCRATCH(n) (4 * (n) * (n) + (n))
+
+/*
+ * The pieces of one step k of the QR factorisation below, each written once
+ * for the CPU's loops and for the device, where one thread takes one entry
+ * (i, j) of the 25x25 matrices (speed.cu's speed_factor kernel):
+ *   speed_qr_mask: entry (i, j) of the partly reduced matrix z becomes the
+ *     identity's when i < k or j < k;
+ *   speed_qr_vector: the reflection's vector v from column k of z (one
+ *     thread: two norms, each a float sum in order);
+ *   speed_qr_reflector: entry (i, j) of I - 2 v v' (the product first, then
+ *     1 added on the diagonal, in float);
+ *   then z and q are multiplied by it (speed_matmul_entry per entry).
+ */
+TVMAF_HD void speed_qr_mask(float *z, int n, int k, int i, int j)
+{
+    if (i < k || j < k) z[i * n + j] = (i == j ? 1 : 0);
+}
+
+TVMAF_HD void speed_qr_vector(const float *z, const float *a, float *v, int n, int k)
+{
+    for (int i = 0; i < n; i++) v[i] = z[i * n + k];
+    const float norm = speed_norm(v, n);
+    v[k] += (float)speed_sign(a[k * n + k]) * norm;
+    const float vn = speed_norm(v, n);
+    for (int i = 0; i < n; i++) v[i] = v[i] / vn;
+}
+
+TVMAF_HD float speed_qr_reflector(const float *v, int i, int j)
+{
+    float h = -2 * v[i] * v[j];
+    if (i == j) h += 1;
+    return h;
+}
 
 /*
  * Householder QR of the n x n matrix a: q receives H_{n-2} ... H_1 H_0 (so
@@ -441,18 +479,11 @@ TVMAF_HD void speed_qr(const float *a, float *q, float *r, int n, float *scratch
         for (int j = 0; j < n; j++) q[i * n + j] = (i == j ? 1 : 0);
 
     for (int k = 0; k + 1 < n; k++) {
-        /* the rows and columns before k become the identity's */
         for (int i = 0; i < n; i++)
-            for (int j = 0; j < n; j++)
-                if (i < k || j < k) z[i * n + j] = (i == j ? 1 : 0);
-        for (int i = 0; i < n; i++) v[i] = z[i * n + k];
-        const float norm = speed_norm(v, n);
-        v[k] += (float)speed_sign(a[k * n + k]) * norm;
-        const float vn = speed_norm(v, n);
-        for (int i = 0; i < n; i++) v[i] = v[i] / vn;
+            for (int j = 0; j < n; j++) speed_qr_mask(z, n, k, i, j);
+        speed_qr_vector(z, a, v, n, k);
         for (int i = 0; i < n; i++)
-            for (int j = 0; j < n; j++) h[i * n + j] = -2 * v[i] * v[j];
-        for (int i = 0; i < n; i++) h[i * n + i] += 1;
+            for (int j = 0; j < n; j++) h[i * n + j] = speed_qr_reflector(v, i, j);
         speed_matmul_sq(t, h, z, n);
         for (int i = 0; i < n * n; i++) z[i] = t[i];
         speed_matmul_sq(t, h, q, n);
@@ -461,32 +492,49 @@ TVMAF_HD void speed_qr(const float *a, float *q, float *r, int n, float *scratch
     speed_matmul_sq(r, q, a, n);
 }
 
+/* Whether a diagonal entry of the triangular factor r (n x n) is below 1e-6
+ * in magnitude (compared in double): the system is then singular. */
+TVMAF_HD int speed_r_singular(const float *r, int n)
+{
+    for (int i = 0; i < n; i++)
+        if ((double)fabsf(r[i * n + i]) < SPEED_EIG_EPS) return 1;
+    return 0;
+}
+
+/*
+ * One column of K X = B from K's factors (q, r; r regular): b, qb and x are
+ * that column's n entries, bs / xs floats apart. qb = Q b, each entry summed
+ * over l in order from 0; then back substitution from the last row up, the
+ * terms of a row subtracted in increasing column order. Every column is
+ * independent of the others (the device gives each its own thread).
+ */
+TVMAF_HD void speed_solve_column(const float *q, const float *r, const float *b, ptrdiff_t bs,
+                                 float *qb, float *x, ptrdiff_t xs, int n)
+{
+    for (int i = 0; i < n; i++) {
+        float acc = 0.0f;
+        for (int l = 0; l < n; l++) acc += q[i * n + l] * b[l * bs];
+        qb[i * xs] = acc;
+    }
+    for (int i = n - 1; i >= 0; i--) {
+        float t = qb[i * xs];
+        for (int l = i + 1; l < n; l++) t -= x[l * xs] * r[i * n + l];
+        x[i * xs] = t / r[i * n + i];
+    }
+}
+
 /*
  * Solves K X = B (K n x n, B and X n x m, row-major) through K = Q' R:
- * X = R^-1 (Q B), back substitution in float, the terms of each row
- * subtracted in increasing column order. Returns -1 (X incomplete) when a
- * diagonal entry of R is below 1e-6 in magnitude.
+ * X = R^-1 (Q B), column by column (speed_solve_column). Returns -1 (X not
+ * written) when a diagonal entry of R is below 1e-6 in magnitude.
  */
 TVMAF_HD int speed_solve(const float *k, const float *b, float *x, float *qb, int n, int m,
                          float *scratch)
 {
     float *q = scratch, *r = q + n * n, *qr_scratch = r + n * n;
     speed_qr(k, q, r, n, qr_scratch);
-    for (int i = 0; i < n; i++)
-        for (int j = 0; j < m; j++) {
-            float acc = 0.0f;
-            for (int l = 0; l < n; l++) acc += q[i * n + l] * b[l * m + j];
-            qb[i * m + j] = acc;
-        }
-    for (int i = n - 1; i >= 0; i--) {
-        const float den = r[i * n + i];
-        if ((double)fabsf(den) < SPEED_EIG_EPS) return -1;
-        for (int j = 0; j < m; j++) {
-            float t = qb[i * m + j];
-            for (int l = i + 1; l < n; l++) t -= x[l * m + j] * r[i * n + l];
-            x[i * m + j] = t / den;
-        }
-    }
+    if (speed_r_singular(r, n)) return -1;
+    for (int j = 0; j < m; j++) speed_solve_column(q, r, b + j, m, qb + j, x + j, m, n);
     return 0;
 }
 
@@ -566,18 +614,23 @@ TVMAF_HD void speed_covariance(const float *img, int stride, const SpeedGrid *g,
         }
 }
 
+/* The 25 samples of block blk (row-major over the grid), position p
+ * (row-major in the block) at b[p * bs]. */
+TVMAF_HD void speed_block_vector(const float *img, int stride, const SpeedGrid *g, int blk,
+                                 float *b, ptrdiff_t bs)
+{
+    const int bi = blk / g->nbh, bj = blk % g->nbh;
+    for (int r = 0; r < SPEED_BLOCK; r++)
+        for (int c = 0; c < SPEED_BLOCK; c++)
+            b[(r * SPEED_BLOCK + c) * bs] =
+                img[(size_t)(bi * SPEED_BLOCK + r) * stride + bj * SPEED_BLOCK + c];
+}
+
 /* B[p][blk]: the sample at position p (row-major in the block) of block blk
  * (row-major over the grid). */
 TVMAF_HD void speed_block_samples(const float *img, int stride, const SpeedGrid *g, float *b)
 {
-    for (int bi = 0; bi < g->nbv; bi++)
-        for (int bj = 0; bj < g->nbh; bj++) {
-            const int blk = bi * g->nbh + bj;
-            for (int r = 0; r < SPEED_BLOCK; r++)
-                for (int c = 0; c < SPEED_BLOCK; c++)
-                    b[(size_t)(r * SPEED_BLOCK + c) * g->nb + blk] =
-                        img[(size_t)(bi * SPEED_BLOCK + r) * stride + bj * SPEED_BLOCK + c];
-        }
+    for (int blk = 0; blk < g->nb; blk++) speed_block_vector(img, stride, g, blk, b + blk, g->nb);
 }
 
 /* Whether every eigenvalue is at least 1e-6 (compared in double; a NaN
@@ -697,6 +750,76 @@ TVMAF_HD float speed_score(const float *he_r, const float *v_r, const float *he_
         score += fabsf(w_r - w_d);
     }
     return score / (float)nb;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The CUDA twin's decomposition (speed.cu, speed_cuda.c)                   */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * The device computes, for each image of a frame (speed_temporal: the two
+ * luma differences; speed_chroma: U ref, U dis, V ref, V dis), everything
+ * before the first call of the C library's log2: the prescale, the
+ * anti-alias filter and decimation, the local mean, the 25x25 covariance,
+ * its eigenvalues, the QR factorisation and every block's solution and
+ * variance. The host reads back only the 25 eigenvalues, a singular flag
+ * and the nb block variances per image, and runs the CPU's own code for the
+ * entropies (25 double log2 per block), the pair's score (log2 again) and
+ * the outputs: the device's log2 is not glibc's, and the host's is, so the
+ * split at the first log2 makes every value the CPU's without a device
+ * libm. Each kernel's thread computes one value with the CPU's chain of
+ * operations:
+ *   load: fvif_load_sample (and for speed_temporal the float difference
+ *     with the previous frame's loaded plane, which stays on the device);
+ *   prescale: speed_resample at the samples the anti-alias pass reads,
+ *     from the host's per-column and per-row tables (speed_axis calls the
+ *     host's floor and, for lanczos4, sin);
+ *   anti-alias vertical pass at rows 16 r into rows with mirrored margins
+ *     (speed_vpass_sample at fvif_ext_column), its horizontal pass at
+ *     columns 16 c (fvif_hpass_sample, step 16); the local mean the same way
+ *     at step 1, subtracted in float;
+ *   covariance: one thread per window mean (speed_window_mean), then one
+ *     per entry of the lower triangle (speed_window_cov, speed_pair), each a
+ *     sum in the CPU's order;
+ *   eigenvalues: one thread (speed_eigenvalues); QR: one thread per matrix
+ *     entry (speed_qr_mask, speed_qr_reflector, speed_matmul_entry) with
+ *     speed_qr_vector on one thread between barriers;
+ *   blocks: one thread per block (speed_block_vector, speed_solve_column,
+ *     speed_block_variance), the solution taken as 0 when the covariance is
+ *     singular (speed_regular, speed_r_singular), as the CPU does.
+ * No float sum is split or reordered.
+ */
+#define SPEED_BLOCK_W 32
+#define SPEED_BLOCK_H 8
+#define SPEED_BLOCK_THREADS 64
+#define SPEED_PAIRS (SPEED_NE * (SPEED_NE + 1) / 2) /* 325 covariance entries */
+#define SPEED_COV_THREADS 352                        /* SPEED_PAIRS in whole warps */
+#define SPEED_QR_THREADS 640                         /* 625 entries in whole warps */
+/* The widest filter: the anti-alias one at the largest accepted kernel
+ * scale, 9 * (360/97 + 1e-3) rounded up to odd (the replay checks it). */
+#define SPEED_MAX_FW 35
+
+/* Entry t (0 .. 324) of the covariance's lower triangle: row x, column y <= x,
+ * rows in order. */
+TVMAF_HD void speed_pair(int t, int *x, int *y)
+{
+    int r = 0;
+    while ((r + 1) * (r + 2) / 2 <= t) r++;
+    *x = r;
+    *y = t - r * (r + 1) / 2;
+}
+
+/* Vertical pass of column x, filter of fw taps centred on row yc of an image
+ * of h rows `stride` floats apart (rows mirrored by fvif_mirror). */
+TVMAF_HD float speed_vpass_sample(const float *f, int fw, const float *img, ptrdiff_t stride,
+                                  int h, int yc, int x)
+{
+    const float *rows[SPEED_MAX_FW];
+    float out;
+    const int half = fw / 2;
+    for (int k = 0; k < fw; k++) rows[k] = img + (ptrdiff_t)fvif_mirror(yc - half + k, h) * stride + x;
+    fvif_vpass(f, fw, rows, &out, 1);
+    return out;
 }
 
 /* ------------------------------------------------------------------------ */

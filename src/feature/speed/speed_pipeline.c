@@ -78,7 +78,7 @@ static void *alloc_floats(size_t n)
     return malloc((n ? n : 1) * sizeof(float));
 }
 
-enum SpeedInitStatus speed_pipeline_init(SpeedPipeline *p, const SpeedParams *prm, int pw, int ph)
+enum SpeedInitStatus speed_pipeline_plan(SpeedPipeline *p, const SpeedParams *prm, int pw, int ph)
 {
     memset(p, 0, sizeof(*p));
     const float ks = (float)prm->kernelscale;
@@ -119,7 +119,6 @@ enum SpeedInitStatus speed_pipeline_init(SpeedPipeline *p, const SpeedParams *pr
         ok &= (p->yw = alloc_floats((size_t)p->sh * t)) != NULL;
         ok &= (p->need_col = calloc((size_t)p->sw, 1)) != NULL;
         ok &= (p->need_row = calloc((size_t)p->sh, 1)) != NULL;
-        ok &= (p->scaled = calloc((size_t)p->sw * p->sh, sizeof(float))) != NULL;
         if (ok) {
             const float rx = fvif_scale_ratio(pw, p->sw), ry = fvif_scale_ratio(ph, p->sh);
             for (int x = 0; x < p->sw; x++)
@@ -135,6 +134,24 @@ enum SpeedInitStatus speed_pipeline_init(SpeedPipeline *p, const SpeedParams *pr
                     p->need_col[fvif_mirror(c * SPEED_DECIMATION - half + k, p->sw)] = 1;
         }
     }
+    for (int s = 0; s < 2; s++) {
+        ok &= (p->ent[s] = alloc_floats((size_t)g->nb)) != NULL;
+        ok &= (p->var[s] = alloc_floats((size_t)g->nb)) != NULL;
+    }
+    if (!ok) {
+        speed_pipeline_close(p);
+        return SPEED_INIT_NOMEM;
+    }
+    return SPEED_INIT_OK;
+}
+
+enum SpeedInitStatus speed_pipeline_init(SpeedPipeline *p, const SpeedParams *prm, int pw, int ph)
+{
+    const enum SpeedInitStatus st = speed_pipeline_plan(p, prm, pw, ph);
+    if (st != SPEED_INIT_OK) return st;
+    const SpeedGrid *g = &p->g;
+    int ok = 1;
+    if (p->resize) ok &= (p->scaled = calloc((size_t)p->sw * p->sh, sizeof(float))) != NULL;
     const size_t ext_n = (size_t)(p->sw + p->aa_w > g->ow + p->lm_w ? p->sw + p->aa_w
                                                                     : g->ow + p->lm_w);
     const int max_taps = p->aa_w > p->lm_w ? p->aa_w : p->lm_w;
@@ -152,10 +169,6 @@ enum SpeedInitStatus speed_pipeline_init(SpeedPipeline *p, const SpeedParams *pr
     ok &= (p->b = alloc_floats(nbe)) != NULL;
     ok &= (p->x = alloc_floats(nbe)) != NULL;
     ok &= (p->qb = alloc_floats(nbe)) != NULL;
-    for (int s = 0; s < 2; s++) {
-        ok &= (p->ent[s] = alloc_floats((size_t)g->nb)) != NULL;
-        ok &= (p->var[s] = alloc_floats((size_t)g->nb)) != NULL;
-    }
     if (!ok) {
         speed_pipeline_close(p);
         return SPEED_INIT_NOMEM;
@@ -228,12 +241,16 @@ int speed_pipeline_image(SpeedPipeline *p, const float *img, ptrdiff_t stride, i
         singular = speed_solve(p->k, p->b, p->x, p->qb, SPEED_NE, g->nb, p->solve_scratch) != 0;
     if (singular) memset(p->x, 0, (size_t)SPEED_NE * g->nb * sizeof(float));
 
-    for (int blk = 0; blk < g->nb; blk++) {
-        const float s = speed_block_variance(p->x, p->b, g->nb, blk);
-        p->var[side][blk] = s;
-        p->ent[side][blk] = speed_block_entropy(p->ev, s, p->sigma_nn);
-    }
+    for (int blk = 0; blk < g->nb; blk++)
+        p->var[side][blk] = speed_block_variance(p->x, p->b, g->nb, blk);
+    speed_pipeline_entropies(p, p->ev, side);
     return singular;
+}
+
+void speed_pipeline_entropies(SpeedPipeline *p, const float *ev, int side)
+{
+    for (int blk = 0; blk < p->g.nb; blk++)
+        p->ent[side][blk] = speed_block_entropy(ev, p->var[side][blk], p->sigma_nn);
 }
 
 float speed_pipeline_score(const SpeedPipeline *p, int singular_ref, int singular_dis)

@@ -65,6 +65,10 @@ enum SpeedInitStatus {
 
 /* Prepares for planes of pw x ph samples. On failure nothing stays allocated. */
 enum SpeedInitStatus speed_pipeline_init(SpeedPipeline *p, const SpeedParams *prm, int pw, int ph);
+/* What speed_pipeline_init does without the work buffers of
+ * speed_pipeline_image: the checks, the geometry, the filters, the scaler's
+ * tables and the per-block ent / var arrays (what a device twin needs). */
+enum SpeedInitStatus speed_pipeline_plan(SpeedPipeline *p, const SpeedParams *prm, int pw, int ph);
 void speed_pipeline_close(SpeedPipeline *p);
 
 /* Smallest plane side that reaches SPEED_MIN_SIDE after the prescale. */
@@ -85,6 +89,11 @@ void speed_load_plane(const TvmafPicture *pic, int plane, int pw, int ph, float 
  * matrix is singular (all its variances are then 0), else 0.
  */
 int speed_pipeline_image(SpeedPipeline *p, const float *img, ptrdiff_t stride, int side);
+
+/* The entropies of side `side` (p->ent[side]) from the image's eigenvalues
+ * ev and the variances in p->var[side] (the C library's log2: the host's
+ * part of a device twin's work too). */
+void speed_pipeline_entropies(SpeedPipeline *p, const float *ev, int side);
 
 /* Score of the two sides, as the reference forms it: 0 when exactly one side
  * was singular (singular_ref != singular_dis). */
