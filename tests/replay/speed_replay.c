@@ -64,7 +64,7 @@ typedef void (*SampleFn)(Dev *v, int x, int y);
 
 /* A per-sample kernel over w x h for every image: images, blocks and
  * threads in scrambled orders, the grid's y striding. */
-static void replay_grid(Dev *v, unsigned n_img, int w, int h, SampleFn fn)
+static void spd_grid(Dev *v, unsigned n_img, int w, int h, SampleFn fn)
 {
     const unsigned gx = ((unsigned)w + SPEED_BLOCK_W - 1) / SPEED_BLOCK_W;
     const unsigned gy = v->small_grid ? 2u : ((unsigned)h + SPEED_BLOCK_H - 1) / SPEED_BLOCK_H;
@@ -349,12 +349,12 @@ static void dev_run(Dev *v)
             memset(v->scaled, 0, sizeof(float) * v->n_img * v->n_scaled);
             v->zeroed = 1;
         }
-        replay_grid(v, v->n_img, v->nc, v->nr, resample_thread);
+        spd_grid(v, v->n_img, v->nc, v->nr, resample_thread);
     }
-    replay_grid(v, v->n_img, pl->sw + 2 * (pl->aa_w / 2), g->oh, aa_v_thread);
-    replay_grid(v, v->n_img, g->ow, g->oh, aa_h_thread);
-    replay_grid(v, v->n_img, g->ow + 2 * (pl->lm_w / 2), g->oh, lm_v_thread);
-    replay_grid(v, v->n_img, g->ow, g->oh, lm_h_thread);
+    spd_grid(v, v->n_img, pl->sw + 2 * (pl->aa_w / 2), g->oh, aa_v_thread);
+    spd_grid(v, v->n_img, g->ow, g->oh, aa_h_thread);
+    spd_grid(v, v->n_img, g->ow + 2 * (pl->lm_w / 2), g->oh, lm_v_thread);
+    spd_grid(v, v->n_img, g->ow, g->oh, lm_h_thread);
     cov_launch(v);
     factor_launch(v);
     blocks_launch(v);
@@ -396,7 +396,7 @@ static unsigned chroma_frame(void *priv, const ReplayCase *c, const TvmafPicture
     Dev *v = &tw->dev;
     v->pic[0] = r;
     v->pic[1] = d;
-    for (v->plane = 1; v->plane <= 2; v->plane++) replay_grid(v, 2, p->pw, p->ph, load_thread);
+    for (v->plane = 1; v->plane <= 2; v->plane++) spd_grid(v, 2, p->pw, p->ph, load_thread);
     dev_run(v);
     float score[2];
     int sing[2];
@@ -432,7 +432,7 @@ static unsigned temporal_frame(void *priv, const ReplayCase *c, const TvmafPictu
     v->pic[1] = d;
     v->frame = k;
     v->urd = p->use_ref_diff;
-    replay_grid(v, 1, p->w, p->h, tload_thread);
+    spd_grid(v, 1, p->w, p->h, tload_thread);
     if (k == 0) {
         out[0] = 0.0;
         return 1;
