@@ -64,8 +64,10 @@ static void fail(const char *what, const char *level, const char *fmt, ...)
 }
 
 /* Sample patterns: random, all zero, all maximum, alternating 0 / max,
- * random near the extremes. */
-enum { PAT_RANDOM, PAT_ZERO, PAT_MAX, PAT_ALT, PAT_EDGES, N_PAT };
+ * random near the extremes, and (16-bit buffers) random over all 16 bits
+ * whatever the declared depth: samples above the depth are scored as they
+ * are, so the SIMD kernels must keep the C's wrap and truncation there too. */
+enum { PAT_RANDOM, PAT_ZERO, PAT_MAX, PAT_ALT, PAT_EDGES, PAT_ABOVE, N_PAT };
 
 static unsigned sample(int pat, unsigned maxv, unsigned i)
 {
@@ -85,8 +87,9 @@ static void fill8(uint8_t *p, size_t n, int pat)
 
 static void fill16(uint16_t *p, size_t n, int pat, unsigned bpc)
 {
-    const unsigned maxv = (1u << bpc) - 1;
-    for (size_t i = 0; i < n; i++) p[i] = (uint16_t)sample(pat, maxv, (unsigned)i);
+    const unsigned maxv = pat == PAT_ABOVE ? 0xffffu : (1u << bpc) - 1;
+    for (size_t i = 0; i < n; i++)
+        p[i] = (uint16_t)sample(pat == PAT_ABOVE ? PAT_RANDOM : pat, maxv, (unsigned)i);
 }
 
 /* ---- vif ----------------------------------------------------------------- */

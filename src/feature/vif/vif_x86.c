@@ -350,9 +350,14 @@ static inline __m256i load_u16x8(const uint16_t *p)
     return _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)p));
 }
 
-/* eight 32-bit lanes holding values below 2^16, stored as uint16 */
+/* eight 32-bit lanes stored as uint16: the low 16 bits, as the C's
+ * (uint16_t) casts keep them. Within the declared depth every value is below
+ * 2^16; samples above it give larger means, which the C truncates, so the
+ * lanes are masked before the pack (whose unsigned saturation would keep
+ * 65535 instead). */
 static inline void store_u16x8(uint16_t *dst, __m256i v)
 {
+    v = _mm256_and_si256(v, _mm256_set1_epi32(0xffff));
     v = _mm256_permute4x64_epi64(_mm256_packus_epi32(v, v), 0x08);
     _mm_storeu_si128((__m128i *)dst, _mm256_castsi256_si128(v));
 }
