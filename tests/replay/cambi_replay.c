@@ -13,8 +13,11 @@
  * the mode filter (buffer to buffer over the whole picture region) and the
  * c-values, one thread per column and strip (cambi_cvalue_strip), in
  * scrambled order, the number of strips as the twin computes it (and, in
- * some cases, forced to 1 or 3). Then the host's part as the twin does it:
- * the c-values of the five scales, cambi_pool, cambi_combine_scales and the
+ * some cases, forced to 1 or 3), and the top-k select (each pass's values
+ * in a scrambled order into the bins, then the one-thread scan). Then the
+ * host's part as the twin does it: the exact top-k means (cambi_topk_total,
+ * cambi_topk_mean) or, where a scale has none (and in cases that force it),
+ * the c-values read back and cambi_pool; cambi_combine_scales and the
  * outputs' clipping, and the heat maps through the CPU's writer (compared
  * with the CPU extractor's files). Cases: banded ramps (which score), the
  * common fills, layouts, depths 8 to 16, the smallest accepted sizes and
@@ -39,6 +42,7 @@
 
 #define FLAG_ONE_STRIP 1u
 #define FLAG_THREE_STRIPS 2u
+#define FLAG_HOST_POOL 4u /* every scale pooled on the host (the twin's fallback) */
 
 /* the replay's own fills (after replay_common.h's) */
 enum {
@@ -66,6 +70,10 @@ typedef struct Dev {
     int flag[2];
     unsigned *ix[2], *iy[2];
     uint16_t *heat_row;
+    CambiTopk topk[2 * CAMBI_NUM_SCALES];
+    uint32_t tcount[CAMBI_TOPK_BINS];
+    uint64_t tsum[CAMBI_TOPK_BINS];
+    int host_pool;
     /* the launch in progress */
     const TvmafPicture *pic;
     const unsigned *tix, *tiy;
@@ -140,6 +148,9 @@ static int setup(Dev *v, const ReplayCase *c, const char *opts, char *msg, size_
     v->plane = (size_t)p->stride * p->alloc_h;
     v->slab = (size_t)p->band.size * p->alloc_w + 1;
     v->max_strips = cambi_max_strips(v->slab, p->alloc_h);
+    v->host_pool = (c->flags & FLAG_HOST_POOL) != 0;
+    memset(v->tcount, 0, sizeof(v->tcount));
+    memset(v->tsum, 0, sizeof(v->tsum));
     if (c->flags & FLAG_ONE_STRIP) v->max_strips = 1;
     if (c->flags & FLAG_THREE_STRIPS) v->max_strips = 3;
     for (int i = 0; i < 2; i++) {
@@ -225,6 +236,37 @@ static void cvalue_thread(void *ctx, int x, int strip)
                        p->band, p->num_diffs, p->limit, p->vlt_code, p->recip, v->cout);
 }
 
+/* The top-k passes of one scale's n c-values: the values in a scrambled
+ * order (the kernel's blocks and their atomics), then the one-thread scan. */
+static unsigned n_exact, n_host;
+
+static void topk_select(Dev *v, const float *cval, int n, CambiTopk *st, unsigned k)
+{
+    unsigned *order = malloc(sizeof(unsigned) * (size_t)(n ? n : 1));
+    if (!order) {
+        replay_fail("out of memory");
+        return;
+    }
+    for (int pass = 0; pass < CAMBI_TOPK_PASSES; pass++) {
+        replay_scramble(order, (unsigned)n);
+        const uint32_t prefix = st->prefix;
+        for (int j = 0; j < n; j++) {
+            const float c = cval[order[j]];
+            if (c == 0.0f) continue;
+            uint32_t bits;
+            memcpy(&bits, &c, sizeof(bits));
+            const int b = cambi_topk_bin(bits, pass, prefix);
+            if (b < 0) continue;
+            uint64_t u;
+            if (!cambi_units(c, &u) && pass == 0) st->bad |= 1u;
+            v->tcount[b] += 1;
+            v->tsum[b] += u;
+        }
+        cambi_topk_scan(st, v->tcount, v->tsum, pass, k);
+    }
+    free(order);
+}
+
 /* A per-sample kernel over w x h, as the twin launches it. */
 static void grid(Dev *v, int w, int h, ReplaySampleFn fn)
 {
@@ -273,11 +315,23 @@ static void run_picture(Dev *v, int which, const TvmafPicture *pic, size_t off)
             const unsigned strips = (h + (unsigned)v->rows - 1) / (unsigned)v->rows;
             replay_grid(v->w, (int)strips, strips, CAMBI_CVAL_THREADS, 1, cvalue_thread, v);
         }
+        topk_select(v, v->cout, v->w * v->h, &v->topk[which * CAMBI_NUM_SCALES + k],
+                    (unsigned)cambi_topk_count(p->pool_topk, w, h));
         off += (size_t)w * h;
     }
 }
 
-/* pic_score of cambi_cuda.c */
+/* pic_exact and pic_score of cambi_cuda.c (cval NULL: not read back) */
+static int pic_exact(const Dev *v, int which)
+{
+    if (v->host_pool) return 0;
+    for (int k = 0; k < CAMBI_NUM_SCALES; k++) {
+        uint64_t total;
+        if (!cambi_topk_total(&v->topk[which * CAMBI_NUM_SCALES + k], &total)) return 0;
+    }
+    return 1;
+}
+
 static int pic_score(Dev *v, int which, float *cval, int heatmap, unsigned index, double *score)
 {
     const CambiParams *p = &v->p;
@@ -288,8 +342,18 @@ static int pic_score(Dev *v, int which, float *cval, int heatmap, unsigned index
         cambi_scale_step(k, p->halved, &w, &h);
         if (heatmap && tvmaf_cambi_write_heatmap(p, k, w, h, g->window, index, cval, v->heat_row))
             return -1;
-        scale_score[k] = cambi_pool(cval, p->pool_topk, w, h);
-        cval += (size_t)w * h;
+        uint64_t total;
+        if (!v->host_pool && cambi_topk_total(&v->topk[which * CAMBI_NUM_SCALES + k], &total)) {
+            scale_score[k] = cambi_topk_mean(total, cambi_topk_count(p->pool_topk, w, h));
+            n_exact++;
+        } else if (cval) {
+            scale_score[k] = cambi_pool(cval, p->pool_topk, w, h);
+            n_host++;
+        } else {
+            replay_fail("a scale without its exact sum nor its c-values");
+            return -1;
+        }
+        if (cval) cval += (size_t)w * h;
     }
     *score = cambi_combine_scales(scale_score, g->window);
     return 0;
@@ -309,12 +373,17 @@ static unsigned twin_frame(Dev *v, const TvmafPicture *ref, const TvmafPicture *
 {
     const CambiParams *p = &v->p;
     v->flag[0] = v->flag[1] = 0;
+    memset(v->topk, 0, sizeof(v->topk));
     run_picture(v, 0, dis, 0);
     if (p->full_ref) run_picture(v, 1, ref, v->n_pic[0]);
     *refused = v->flag[0] || (p->full_ref && v->flag[1]);
     if (v->flag[0]) return 0;
+    /* the c-values the host reads: the distorted picture's for heat maps,
+     * a picture's whose scales lack an exact sum */
+    const int heat = p->heatmaps_path[0] != '\0';
+    const int back0 = heat || !pic_exact(v, 0), back1 = p->full_ref && !pic_exact(v, 1);
     double dist, src;
-    if (pic_score(v, 0, v->cval, p->heatmaps_path[0] != '\0', index, &dist)) {
+    if (pic_score(v, 0, back0 ? v->cval : NULL, heat, index, &dist)) {
         replay_fail("heat map write");
         return 0;
     }
@@ -322,7 +391,7 @@ static unsigned twin_frame(Dev *v, const TvmafPicture *ref, const TvmafPicture *
     n_scored++;
     n_nonzero += dist != 0;
     if (!p->full_ref || v->flag[1]) return 1;
-    pic_score(v, 1, v->cval + v->n_pic[0], 0, index, &src);
+    pic_score(v, 1, back1 ? v->cval + v->n_pic[0] : NULL, 0, index, &src);
     const double diff = dist - src;
     out[1] = clip(src, p->cambi_max_val);
     out[2] = clip(0 > diff ? 0 : diff, p->cambi_max_val);
@@ -679,6 +748,14 @@ int main(void)
     replay_matrix(&st1, run_case);
     replay_matrix(&st3, run_case);
 
+    /* the twin's fallback: every scale pooled by the CPU's quickselect */
+    const char *hp_opts[] = { "", "full_ref=true", "topk=1.0", heat_opt };
+    const ReplayMatrix hp = { .name = "cambi pooled on the host", REPLAY_SET(opts, hp_opts),
+                              REPLAY_SET(fmts, replay_420), REPLAY_SET(sizes, st_sizes),
+                              REPLAY_SET(depths, replay_8_16), REPLAY_SET(seqs, st_seqs),
+                              .n_frames = 2, .flags = FLAG_HOST_POOL };
+    replay_matrix(&hp, run_case);
+
     /* samples past the input's depth: the twin's flag, the CPU's failure */
     static const unsigned d_bad[] = { 9, 10, 12, 15 };
     static const ReplayFill bad[][REPLAY_MAX_FRAMES] = {
@@ -723,7 +800,9 @@ int main(void)
            "%u, non-zero: %u\n", n_refused, n_range, n_scored, n_nonzero);
     if (!n_refused) replay_fail("no refused case was exercised");
     if (!n_range) replay_fail("no sample past the depth was exercised");
+    printf("scales pooled on the device: %u, on the host: %u\n", n_exact, n_host);
     if (!n_nonzero) replay_fail("no case scored above 0");
+    if (!n_exact || !n_host) replay_fail("both poolings must be exercised");
     char cmd[400];
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", heat_dir);
     if (system(cmd)) printf("could not remove %s\n", heat_dir);

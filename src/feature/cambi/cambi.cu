@@ -103,3 +103,47 @@ cambi_cvalues(const uint16_t *img, const uint8_t *mask, int stride, int w, int h
                        hist + slab * blockIdx.y + x, w, band, num_diffs, limit, vlt_code, recip,
                        cval);
 }
+
+// The top-k radix select of one scale's n c-values (cambi_math.h, "The
+// device's pooling"): pass `pass`'s counts and unit sums per bin of the
+// values whose higher bits are the prefix so far (0 is left out: it adds
+// nothing, and a T of 0 is what no bin reaching k means), in shared memory,
+// then added to the global bins. Integer sums: any order gives the same.
+extern "C" __global__ void __launch_bounds__(CAMBI_TOPK_THREADS)
+cambi_topk_hist(const float *cval, int n, int pass, CambiTopk *st, uint32_t *count,
+                unsigned long long *sum)
+{
+    __shared__ uint32_t sc[CAMBI_TOPK_BINS];
+    __shared__ unsigned long long ss[CAMBI_TOPK_BINS];
+    for (int b = (int)threadIdx.x; b < CAMBI_TOPK_BINS; b += CAMBI_TOPK_THREADS) {
+        sc[b] = 0;
+        ss[b] = 0;
+    }
+    __syncthreads();
+    const uint32_t prefix = st->prefix;
+    for (int i = (int)(blockIdx.x * CAMBI_TOPK_THREADS + threadIdx.x); i < n;
+         i += (int)(gridDim.x * CAMBI_TOPK_THREADS)) {
+        const float c = cval[i];
+        if (c == 0.0f) continue;
+        const int b = cambi_topk_bin(__float_as_uint(c), pass, prefix);
+        if (b < 0) continue;
+        uint64_t u;
+        if (!cambi_units(c, &u) && pass == 0) atomicOr(&st->bad, 1u);
+        atomicAdd(&sc[b], 1u);
+        atomicAdd(&ss[b], (unsigned long long)u);
+    }
+    __syncthreads();
+    for (int b = (int)threadIdx.x; b < CAMBI_TOPK_BINS; b += CAMBI_TOPK_THREADS)
+        if (sc[b]) {
+            atomicAdd(&count[b], sc[b]);
+            atomicAdd(&sum[b], ss[b]);
+        }
+}
+
+// One thread: the pass's bin joins the prefix (cambi_topk_scan), the bins
+// are cleared.
+extern "C" __global__ void cambi_topk_scan_kernel(CambiTopk *st, uint32_t *count,
+                                                  unsigned long long *sum, int pass, unsigned k)
+{
+    cambi_topk_scan(st, count, (uint64_t *)sum, pass, k);
+}

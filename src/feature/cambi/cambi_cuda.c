@@ -1,18 +1,24 @@
 /*
  * cambi twin, host side. cambi.cu computes, per picture (the distorted one
  * and, with full_ref, the reference), the c-values of the five scales
- * (cambi_math.h, "The CUDA twin's decomposition"); the host reads them back
- * with the range-check flags and runs the CPU's code from there: the heat
- * maps, cambi_pool per scale (the quickselect whose order fixes the rounding
- * of the double sum of the top-k c-values), cambi_combine_scales and the
- * outputs. The options, refusals and constants are the CPU extractor's own
+ * (cambi_math.h, "The CUDA twin's decomposition") and pools each scale on
+ * the device: a radix select of the k-th largest c-value and the exact sum
+ * of the k largest in units of 2^-24, which equals the CPU's double sum
+ * whatever its order as long as it stays below 2^53 units ("The device's
+ * pooling"). The host reads back per scale the select's state (24 bytes)
+ * and the range-check flags, and runs the CPU's code from there:
+ * cambi_combine_scales and the outputs. Where a scale has no exact sum (a
+ * sum of 2^53 units or more, or a c-value that is not a whole number of
+ * units: never met in the tests), its picture's c-values are read back and
+ * that scale is pooled by the CPU's quickselect on the host; with heat maps
+ * the distorted picture's c-values are read back for the CPU's writer. The options, refusals and constants are the CPU extractor's own
  * (tvmaf_cambi_setup); the display model's limits (glibc's pow), the
  * reciprocal table and the resampling positions are computed on the host
  * once and uploaded.
  *
- * Cost of the read-back: 4 bytes per c-value, about 4/3 of the picture's
- * processed area per picture (11 MB per 1080p frame, 44 MB at 4K without
- * the speed-up), and the CPU's quickselect over them on the host.
+ * Read-back per frame: 240 bytes and two flags; the c-values (4 bytes each,
+ * about 4/3 of the picture's processed area) only for heat maps or a scale
+ * without an exact sum.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -25,10 +31,14 @@
 
 extern const unsigned char tvmaf_cambi_fatbin[];
 
-enum { FN_CHECK, FN_LOAD, FN_DITHER, FN_FLAT, FN_MASK, FN_DECIMATE, FN_MODE, FN_CVALUES };
+enum { FN_CHECK, FN_LOAD, FN_DITHER, FN_FLAT, FN_MASK, FN_DECIMATE, FN_MODE, FN_CVALUES,
+       FN_TOPK_HIST, FN_TOPK_SCAN };
 static const char *const fn_names[] = { "cambi_check", "cambi_load", "cambi_dither",
                                         "cambi_flat_kernel", "cambi_mask_kernel",
-                                        "cambi_decimate", "cambi_mode", "cambi_cvalues", NULL };
+                                        "cambi_decimate", "cambi_mode", "cambi_cvalues",
+                                        "cambi_topk_hist", "cambi_topk_scan_kernel", NULL };
+/* blocks of the top-k histogram pass at most */
+#define CAMBI_TOPK_BLOCKS 512u
 
 typedef struct CambiCuda {
     CambiParams p; /* first: the option table's offsets point into it */
@@ -39,8 +49,10 @@ typedef struct CambiCuda {
     int max_strips;
     CUdeviceptr d_img[2], d_mask[2], d_flat, d_hist, d_cval, d_limit, d_recip, d_flag;
     CUdeviceptr d_ix[2], d_iy[2]; /* resampling positions of enc, src */
+    CUdeviceptr d_topk, d_tcount, d_tsum; /* per picture and scale; the bins */
     float *h_cval;
     int *h_flag;
+    CambiTopk *h_topk;
     uint16_t *heat_row;
 } CambiCuda;
 
@@ -92,6 +104,20 @@ static int upload_index(CambiCuda *s, const CambiGeom *g, CUdeviceptr *dx, CUdev
     return err;
 }
 
+/* device memory set to 0 once (the top-k bins: each scan clears them) */
+static int zeroed(CambiCuda *s, CUdeviceptr *d, size_t bytes, char *msg, size_t len)
+{
+    void *z = calloc(1, bytes);
+    if (!z) {
+        snprintf(msg, len, "feature \"cambi\" (cuda): out of host memory");
+        return -ENOMEM;
+    }
+    int err = tvmaf_cuda_twin_alloc(&s->t, d, bytes, msg, len);
+    if (!err) err = tvmaf_cuda_twin_upload(&s->t, *d, z, bytes, msg, len);
+    free(z);
+    return err;
+}
+
 static int cambi_cuda_init(void *priv, const TvmafVideoInfo *vi, TvmafGpu *gpu, char *msg,
                            size_t len)
 {
@@ -137,6 +163,12 @@ static int cambi_cuda_init(void *priv, const TvmafVideoInfo *vi, TvmafGpu *gpu, 
                                           msg, len)) ||
         (err = tvmaf_cuda_twin_alloc_host(&s->t, (void **)&s->h_flag, 2 * sizeof(int), msg,
                                           len)) ||
+        (err = tvmaf_cuda_twin_alloc(&s->t, &s->d_topk, sizeof(CambiTopk) * 2 * CAMBI_NUM_SCALES,
+                                      msg, len)) ||
+        (err = tvmaf_cuda_twin_alloc_host(&s->t, (void **)&s->h_topk,
+                                          sizeof(CambiTopk) * 2 * CAMBI_NUM_SCALES, msg, len)) ||
+        (err = zeroed(s, &s->d_tcount, sizeof(uint32_t) * CAMBI_TOPK_BINS, msg, len)) ||
+        (err = zeroed(s, &s->d_tsum, sizeof(uint64_t) * CAMBI_TOPK_BINS, msg, len)) ||
         (err = upload_index(s, &p->enc, &s->d_ix[0], &s->d_iy[0], msg, len)) ||
         (p->full_ref && (err = upload_index(s, &p->src, &s->d_ix[1], &s->d_iy[1], msg, len))))
         goto fail;
@@ -226,13 +258,39 @@ static int run_picture(CambiCuda *s, int which, CUdeviceptr src, size_t pitch, s
                                               strips, CAMBI_CVAL_THREADS, 1, a)))
                 return err;
         }
+        /* the top-k select of the scale's c-values */
+        int n = sw * sh;
+        unsigned kt = (unsigned)cambi_topk_count(p->pool_topk, w, h);
+        CUdeviceptr st = s->d_topk + sizeof(CambiTopk) * (size_t)(which * CAMBI_NUM_SCALES + k);
+        unsigned blocks = (w * h + CAMBI_TOPK_THREADS - 1) / CAMBI_TOPK_THREADS;
+        if (blocks > CAMBI_TOPK_BLOCKS) blocks = CAMBI_TOPK_BLOCKS;
+        for (int pass = 0; pass < CAMBI_TOPK_PASSES; pass++) {
+            void *a[] = { &cval, &n, &pass, &st, &s->d_tcount, &s->d_tsum };
+            void *b[] = { &st, &s->d_tcount, &s->d_tsum, &pass, &kt };
+            if ((err = tvmaf_cuda_twin_launch(&s->t, FN_TOPK_HIST, blocks, 1, CAMBI_TOPK_THREADS,
+                                              1, a)) ||
+                (err = tvmaf_cuda_twin_launch(&s->t, FN_TOPK_SCAN, 1, 1, 1, 1, b)))
+                return err;
+        }
         off += (size_t)w * h;
     }
     return 0;
 }
 
-/* The score of picture `which` from its c-values on the host (the CPU's
- * heat maps and pooling). */
+/* Whether every scale of picture `which` has its exact device sum. */
+static bool pic_exact(const CambiCuda *s, int which)
+{
+    for (int k = 0; k < CAMBI_NUM_SCALES; k++) {
+        uint64_t total;
+        if (!cambi_topk_total(&s->h_topk[which * CAMBI_NUM_SCALES + k], &total)) return false;
+    }
+    return true;
+}
+
+/* The score of picture `which`: per scale the device's exact top-k mean,
+ * or, where it has none, the CPU's pooling of the c-values read back (cval:
+ * the picture's c-values on the host, NULL when not read back); the heat
+ * maps from cval. */
 static int pic_score(CambiCuda *s, int which, float *cval, bool heatmap, unsigned index,
                      double *score)
 {
@@ -246,8 +304,14 @@ static int pic_score(CambiCuda *s, int which, float *cval, bool heatmap, unsigne
             int err = tvmaf_cambi_write_heatmap(p, k, w, h, g->window, index, cval, s->heat_row);
             if (err) return err;
         }
-        scale_score[k] = cambi_pool(cval, p->pool_topk, w, h);
-        cval += (size_t)w * h;
+        uint64_t total;
+        if (cambi_topk_total(&s->h_topk[which * CAMBI_NUM_SCALES + k], &total))
+            scale_score[k] = cambi_topk_mean(total, cambi_topk_count(p->pool_topk, w, h));
+        else if (cval)
+            scale_score[k] = cambi_pool(cval, p->pool_topk, w, h);
+        else
+            return -EINVAL; /* not reached: pic_exact decided the read-back */
+        if (cval) cval += (size_t)w * h;
     }
     *score = cambi_combine_scales(scale_score, g->window);
     return 0;
@@ -259,19 +323,35 @@ static int cambi_cuda_extract(void *priv, const TvmafDeviceFrame *f, unsigned in
     CambiCuda *s = priv;
     const CambiParams *p = &s->p;
     if (f->n_planes < 1) return -EINVAL;
+    const bool heat = p->heatmaps_path[0] != '\0';
     int err = tvmaf_cuda_twin_begin(&s->t, f);
     if (err) return err;
-    const size_t n = s->n_pic[0] + s->n_pic[1];
+    const size_t n_topk = sizeof(CambiTopk) * 2 * CAMBI_NUM_SCALES;
     err = tvmaf_cuda_memset(s->d_flag, 0, 2 * sizeof(int), s->t.stream);
+    if (!err) err = tvmaf_cuda_memset(s->d_topk, 0, n_topk, s->t.stream);
     if (!err) err = run_picture(s, 0, f->d_dis[0], f->pitch[0], 0);
     if (!err && p->full_ref) err = run_picture(s, 1, f->d_ref[0], f->pitch[0], s->n_pic[0]);
-    if (!err) err = tvmaf_cuda_copy_d2h(s->h_cval, s->d_cval, sizeof(float) * n, s->t.stream);
+    /* the heat maps need the distorted picture's c-values */
+    if (!err && heat)
+        err = tvmaf_cuda_copy_d2h(s->h_cval, s->d_cval, sizeof(float) * s->n_pic[0], s->t.stream);
+    if (!err) err = tvmaf_cuda_copy_d2h(s->h_topk, s->d_topk, n_topk, s->t.stream);
     if (!err) err = tvmaf_cuda_copy_d2h(s->h_flag, s->d_flag, 2 * sizeof(int), s->t.stream);
     if ((err = tvmaf_cuda_twin_end(&s->t, err))) return err;
     /* the CPU refuses a frame with a sample past the input's depth */
     if (s->h_flag[0]) return -EINVAL;
+    /* a scale without an exact device sum: its picture's c-values to the host */
+    const bool back[2] = { !heat && !pic_exact(s, 0), p->full_ref && !pic_exact(s, 1) };
+    if (back[0] || back[1]) {
+        if ((err = tvmaf_cuda_twin_begin(&s->t, f))) return err;
+        for (int i = 0; i < 2 && !err; i++)
+            if (back[i])
+                err = tvmaf_cuda_copy_d2h(s->h_cval + (i ? s->n_pic[0] : 0),
+                                          s->d_cval + sizeof(float) * (i ? s->n_pic[0] : 0),
+                                          sizeof(float) * s->n_pic[i], s->t.stream);
+        if ((err = tvmaf_cuda_twin_end(&s->t, err))) return err;
+    }
     double dist, src;
-    if ((err = pic_score(s, 0, s->h_cval, p->heatmaps_path[0] != '\0', index, &dist)))
+    if ((err = pic_score(s, 0, heat || back[0] ? s->h_cval : NULL, heat, index, &dist)))
         return err;
     if (!p->full_ref) return tvmaf_cambi_report(p, index, dist, NULL, sink);
     if (s->h_flag[1]) {
@@ -279,7 +359,8 @@ static int cambi_cuda_extract(void *priv, const TvmafDeviceFrame *f, unsigned in
         tvmaf_cambi_report(p, index, dist, NULL, sink);
         return -EINVAL;
     }
-    if ((err = pic_score(s, 1, s->h_cval + s->n_pic[0], false, index, &src))) return err;
+    if ((err = pic_score(s, 1, back[1] ? s->h_cval + s->n_pic[0] : NULL, false, index, &src)))
+        return err;
     return tvmaf_cambi_report(p, index, dist, &src, sink);
 }
 

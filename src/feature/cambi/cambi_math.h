@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "core/hd.h"
 
@@ -595,15 +596,125 @@ TVMAF_HD void cambi_quickselect(float *arr, int n, int k)
     }
 }
 
+/* how many of the w x h c-values are pooled */
+TVMAF_HD int cambi_topk_count(double topk, unsigned w, unsigned h)
+{
+    const int n = (int)(h * w);
+    const int k = (int)(topk * n); /* truncated, as the reference's int parameter */
+    return k < 1 ? 1 : (k > n ? n : k);
+}
+
 /* mean of the top `topk` fraction of the w x h c-values (reorders them) */
 TVMAF_HD double cambi_pool(float *c, double topk, unsigned w, unsigned h)
 {
     const int n = (int)(h * w);
-    int k = (int)(topk * n); /* truncated, as the reference's int parameter */
-    k = k < 1 ? 1 : (k > n ? n : k);
+    const int k = cambi_topk_count(topk, w, h);
     cambi_quickselect(c, n, k);
     double sum = 0;
     for (int i = 0; i < k; i++) sum += c[i];
+    return sum / k;
+}
+
+/*
+ * The device's pooling, exact and free of order. Every c-value is 0 or at
+ * least 0.5 (p0 pd / (p0 + pd) >= 1/2 for counts of at least 1, and its
+ * rounded float cannot fall below the float 0.5 unless exactly 0.5), so it
+ * is a whole number of units of 2^-24 (ulp(0.5)). If the k largest add up
+ * to fewer than 2^53 units, every partial sum of the CPU's double loop is
+ * such a number below 2^29, exactly representable: each addition is exact,
+ * in any order, and the CPU's sum is the exact sum. The device then finds
+ * the k-th largest value T by a radix select on the float's bits (3 passes
+ * of counts and unit sums per bin, integer atomics), and the sum is
+ * (units above T) + (k - count above T) * units(T). A value that is not a
+ * whole number of units, or a sum of 2^53 units or more, sends the scale to
+ * the CPU's quickselect on the host instead (never met in the tests).
+ */
+#define CAMBI_TOPK_BINS 2048
+#define CAMBI_TOPK_PASSES 3
+#define CAMBI_TOPK_THREADS 256
+#define CAMBI_UNIT_SCALE 16777216.0f /* 2^24 */
+#define CAMBI_TOPK_EXACT_LIMIT (1ull << 53)
+
+typedef struct CambiTopk {
+    uint32_t prefix;      /* the bits of T chosen so far */
+    uint32_t remaining;   /* of the k, those not yet above the prefix */
+    uint32_t count_above; /* values above the prefix */
+    uint32_t bad;         /* a value that is not a whole number of units */
+    uint64_t sum_above;   /* their units */
+} CambiTopk;
+
+TVMAF_HD int cambi_topk_shift(int pass)
+{
+    return pass == 0 ? 21 : (pass == 1 ? 10 : 0);
+}
+
+TVMAF_HD int cambi_topk_width(int pass)
+{
+    return pass == 2 ? 10 : 11;
+}
+
+/* c-value c in units of 2^-24 into *u; whether it is a whole number */
+TVMAF_HD bool cambi_units(float c, uint64_t *u)
+{
+    const float s = c * CAMBI_UNIT_SCALE; /* exact: a power of 2 */
+    if (!(s >= 0.0f) || s >= 18446744073709551616.0f) {
+        *u = 0;
+        return false;
+    }
+    *u = (uint64_t)s;
+    return (float)*u == s;
+}
+
+/* the bin of c-value bits in a pass, -1 when its higher bits are not the prefix */
+TVMAF_HD int cambi_topk_bin(uint32_t bits, int pass, uint32_t prefix)
+{
+    const int shift = cambi_topk_shift(pass), hi = shift + cambi_topk_width(pass);
+    if (hi < 32 && (bits >> hi) != (prefix >> hi)) return -1;
+    return (int)((bits >> shift) & ((1u << cambi_topk_width(pass)) - 1));
+}
+
+/* After a pass's counts and sums: the bin holding the remaining-th largest
+ * joins the prefix, the bins above it are counted; then the bins are
+ * cleared for the next pass. Pass 0 starts from k. */
+TVMAF_HD void cambi_topk_scan(CambiTopk *st, uint32_t *count, uint64_t *sum, int pass,
+                              uint32_t k)
+{
+    if (pass == 0) st->remaining = k;
+    const int nb = 1 << cambi_topk_width(pass);
+    bool found = false;
+    for (int b = nb - 1; b >= 0; b--) {
+        if (!found) {
+            if (count[b] >= st->remaining) {
+                st->prefix |= (uint32_t)b << cambi_topk_shift(pass);
+                found = true;
+            } else {
+                st->remaining -= count[b];
+                st->count_above += count[b];
+                st->sum_above += sum[b];
+            }
+        }
+        count[b] = 0;
+        sum[b] = 0;
+    }
+}
+
+/* The exact top-k sum in units after the last pass; false when the host
+ * must pool the scale itself. */
+TVMAF_HD bool cambi_topk_total(const CambiTopk *st, uint64_t *total)
+{
+    float t;
+    const uint32_t bits = st->prefix;
+    memcpy(&t, &bits, sizeof(t));
+    uint64_t ut;
+    if (st->bad || !cambi_units(t, &ut)) return false;
+    *total = st->sum_above + (uint64_t)st->remaining * ut;
+    return *total < CAMBI_TOPK_EXACT_LIMIT;
+}
+
+/* the pooled score from the exact sum: the CPU's sum / k */
+TVMAF_HD double cambi_topk_mean(uint64_t total, int k)
+{
+    const double sum = (double)total * (1.0 / CAMBI_UNIT_SCALE);
     return sum / k;
 }
 
