@@ -14,7 +14,8 @@
  * c-values, one thread per column and strip (cambi_cvalue_strip), in
  * scrambled order, the number of strips as the twin computes it (and, in
  * some cases, forced to 1 or 3), and the top-k select (each pass's values
- * in a scrambled order into the bins, then the one-thread scan). Then the
+ * in a scrambled order into the bins, then the scan of the bins, which the
+ * kernel copies to shared memory and clears before one thread scans them). Then the
  * host's part as the twin does it: the exact top-k means (cambi_topk_total,
  * cambi_topk_mean) or, where a scale has none (and in cases that force it),
  * the c-values read back and cambi_pool; cambi_combine_scales and the

@@ -140,10 +140,21 @@ cambi_topk_hist(const float *cval, int n, int pass, CambiTopk *st, uint32_t *cou
         }
 }
 
-// One thread: the pass's bin joins the prefix (cambi_topk_scan), the bins
-// are cleared.
-extern "C" __global__ void cambi_topk_scan_kernel(CambiTopk *st, uint32_t *count,
-                                                  unsigned long long *sum, int pass, unsigned k)
+// The pass's bin joins the prefix (cambi_topk_scan): the block copies the
+// bins into shared memory and clears them, then one thread scans the copy
+// (a walk over global memory would wait on each load in turn).
+extern "C" __global__ void __launch_bounds__(CAMBI_TOPK_SCAN_THREADS)
+cambi_topk_scan_kernel(CambiTopk *st, uint32_t *count, unsigned long long *sum, int pass,
+                       unsigned k)
 {
-    cambi_topk_scan(st, count, (uint64_t *)sum, pass, k);
+    __shared__ uint32_t sc[CAMBI_TOPK_BINS];
+    __shared__ uint64_t ss[CAMBI_TOPK_BINS];
+    for (int b = (int)threadIdx.x; b < CAMBI_TOPK_BINS; b += CAMBI_TOPK_SCAN_THREADS) {
+        sc[b] = count[b];
+        ss[b] = sum[b];
+        count[b] = 0;
+        sum[b] = 0;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) cambi_topk_scan(st, sc, ss, pass, k);
 }

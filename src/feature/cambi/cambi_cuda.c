@@ -269,7 +269,8 @@ static int run_picture(CambiCuda *s, int which, CUdeviceptr src, size_t pitch, s
             void *b[] = { &st, &s->d_tcount, &s->d_tsum, &pass, &kt };
             if ((err = tvmaf_cuda_twin_launch(&s->t, FN_TOPK_HIST, blocks, 1, CAMBI_TOPK_THREADS,
                                               1, a)) ||
-                (err = tvmaf_cuda_twin_launch(&s->t, FN_TOPK_SCAN, 1, 1, 1, 1, b)))
+                (err = tvmaf_cuda_twin_launch(&s->t, FN_TOPK_SCAN, 1, 1, CAMBI_TOPK_SCAN_THREADS,
+                                              1, b)))
                 return err;
         }
         off += (size_t)w * h;

@@ -632,6 +632,7 @@ TVMAF_HD double cambi_pool(float *c, double topk, unsigned w, unsigned h)
 #define CAMBI_TOPK_BINS 2048
 #define CAMBI_TOPK_PASSES 3
 #define CAMBI_TOPK_THREADS 256
+#define CAMBI_TOPK_SCAN_THREADS 1024
 #define CAMBI_UNIT_SCALE 16777216.0f /* 2^24 */
 #define CAMBI_TOPK_EXACT_LIMIT (1ull << 53)
 
