@@ -67,6 +67,19 @@ OPTION_SETS = {
         'speed_prescale=2.0:speed_prescale_method=bilinear', 'speed_prescale=1.7',
         'speed_prescale=0.9995',
     ],
+    # the option goldens' sets, topk / tvi / eotf / contrast / visibility threshold, window
+    # sizes, encode and source sizes and depth, full_ref, the high-resolution speed-up, clipping
+    'cambi': [
+        'topk=0.2:tvi_threshold=0.01', 'full_ref=true', 'eotf=pq:max_log_contrast=3',
+        'cambi_high_res_speedup=1080:cambi_vis_lum_threshold=0.06:cambi_max_val=17',
+        'topk=1.0', 'cambi_topk=0.0001', 'tvi_threshold=0.0001', 'cambi_eotf=pq',
+        'max_log_contrast=0', 'max_log_contrast=5', 'cambi_vis_lum_threshold=5',
+        'cambi_vis_lum_threshold=300', 'window_size=15', 'window_size=127',
+        'enc_width=320:enc_height=200:enc_bitdepth=8', 'enc_bitdepth=6', 'enc_bitdepth=16',
+        'full_ref=true:src_width=400:src_height=240',
+        'full_ref=true:src_width=320:src_height=200:enc_width=300:enc_height=180',
+        'full_ref=true:enc_bitdepth=8:topk=0.5', 'cambi_max_val=0.5',
+    ],
 }
 
 # clips of every layout and depth, small enough for many option sets

@@ -552,10 +552,15 @@ static inline unsigned replay_matrix(const ReplayMatrix *m, void (*run)(const Re
                             if (c.n_frames > REPLAY_MAX_FRAMES) c.n_frames = REPLAY_MAX_FRAMES;
                             memcpy(c.fills, m->seqs[q], sizeof(c.fills));
                             c.flags = m->flags;
+                            /* a replay's own fills come after the common ones */
+                            char own[32];
+                            snprintf(own, sizeof(own), "its fill %d",
+                                     (int)c.fills[0] - REPLAY_N_FILLS);
                             snprintf(c.what, sizeof(c.what), "%s: %ux%u %u-bit %s [%s] %u "
                                      "frame(s) from %s", m->name, c.w, c.h, c.bpc,
                                      replay_fmt_name(c.fmt), c.opts, c.n_frames,
-                                     replay_fill_names[c.fills[0]]);
+                                     (unsigned)c.fills[0] < REPLAY_N_FILLS
+                                         ? replay_fill_names[c.fills[0]] : own);
                             run(&c);
                         }
     printf("%s: %u cases (%u option sets x %u layouts x %u sizes x %u depths x %u sequences"

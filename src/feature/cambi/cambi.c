@@ -39,47 +39,14 @@
 #include "core/feature.h"
 #include "core/feature_name.h"
 #include "feature/cambi/cambi_math.h"
+#include "feature/cambi/cambi_state.h"
 
-#define CAMBI_KEY_LEN 256
 #define DEFAULT_TOPK 0.6
 #define DEFAULT_EOTF "bt1886"
 
-/* one picture's processing size and window */
-typedef struct CambiGeom {
-    unsigned w, h; /* the size the picture is resampled to */
-    int window;    /* odd window side */
-} CambiGeom;
-
 typedef struct CambiState {
-    /* options */
-    double cambi_max_val;
-    int enc_width, enc_height, enc_bitdepth;
-    int src_width, src_height;
-    int window_size;
-    double topk, cambi_topk;
-    double tvi_threshold;
-    double cambi_vis_lum_threshold;
-    int max_log_contrast;
-    char heatmaps_path[TVMAF_OPT_STRING_LEN];
-    bool full_ref;
-    char eotf[TVMAF_OPT_STRING_LEN];
-    char cambi_eotf[TVMAF_OPT_STRING_LEN];
-    int cambi_high_res_speedup;
+    CambiParams p; /* first: the option table's offsets point into it */
 
-    /* derived at init */
-    CambiGeom enc, src;
-    bool halved;          /* high-resolution speed-up in effect */
-    unsigned work_bits;   /* encode bit depth (anti-dithering below 10) */
-    double pool_topk;
-    int num_diffs;
-    uint16_t limit[CAMBI_MAX_DIFFS]; /* visibility limits + num_diffs */
-    int vlt_code;
-    CambiBand band;
-    bool any_gate;        /* some pixel value can get a non-zero c-value */
-    float recip[CAMBI_RECIP_SIZE];
-
-    unsigned alloc_w, alloc_h;
-    ptrdiff_t stride;     /* of img and mask, in samples */
     uint16_t *img;
     uint8_t *mask;
     float *cval;
@@ -89,61 +56,58 @@ typedef struct CambiState {
     uint32_t *colsum;     /* flat counts of 7 rows, per column */
     unsigned *ix, *iy;    /* resampling positions */
     uint16_t *heat_row;
-    int heat_fd[CAMBI_NUM_SCALES];
-
-    char key[3][CAMBI_KEY_LEN]; /* score, source, full reference */
 } CambiState;
 
-static const TvmafOption options[] = {
+const TvmafOption tvmaf_cambi_options[] = {
     { "cambi_max_val", "largest value written; larger scores are clipped to it",
-      offsetof(CambiState, cambi_max_val), TVMAF_OPT_DOUBLE, { .d = 1000.0 }, 0.0, 1000.0,
+      offsetof(CambiParams, cambi_max_val), TVMAF_OPT_DOUBLE, { .d = 1000.0 }, 0.0, 1000.0,
       TVMAF_OPT_FEATURE_PARAM, "cmxv" },
     { "enc_width", "width of the encode (0: the input's)",
-      offsetof(CambiState, enc_width), TVMAF_OPT_INT, { .i = 0 }, 180, 7680,
+      offsetof(CambiParams, enc_width), TVMAF_OPT_INT, { .i = 0 }, 180, 7680,
       TVMAF_OPT_FEATURE_PARAM, "encw" },
     { "enc_height", "height of the encode (0: the input's)",
-      offsetof(CambiState, enc_height), TVMAF_OPT_INT, { .i = 0 }, 150, 7680,
+      offsetof(CambiParams, enc_height), TVMAF_OPT_INT, { .i = 0 }, 150, 7680,
       TVMAF_OPT_FEATURE_PARAM, "ench" },
     { "enc_bitdepth", "bit depth of the encode (0: the input's)",
-      offsetof(CambiState, enc_bitdepth), TVMAF_OPT_INT, { .i = 0 }, 6, 16,
+      offsetof(CambiParams, enc_bitdepth), TVMAF_OPT_INT, { .i = 0 }, 6, 16,
       TVMAF_OPT_FEATURE_PARAM, "encbd" },
     { "src_width", "width of the source, with full_ref (0: the input's)",
-      offsetof(CambiState, src_width), TVMAF_OPT_INT, { .i = 0 }, 320, 7680,
+      offsetof(CambiParams, src_width), TVMAF_OPT_INT, { .i = 0 }, 320, 7680,
       TVMAF_OPT_FEATURE_PARAM, "srcw" },
     { "src_height", "height of the source, with full_ref (0: the input's)",
-      offsetof(CambiState, src_height), TVMAF_OPT_INT, { .i = 0 }, 200, 4320,
+      offsetof(CambiParams, src_height), TVMAF_OPT_INT, { .i = 0 }, 200, 4320,
       TVMAF_OPT_FEATURE_PARAM, "srch" },
     { "window_size", "window side at 4K (65 is about one degree), scaled to the frame",
-      offsetof(CambiState, window_size), TVMAF_OPT_INT, { .i = 65 }, 15, 127,
+      offsetof(CambiParams, window_size), TVMAF_OPT_INT, { .i = 65 }, 15, 127,
       TVMAF_OPT_FEATURE_PARAM, "ws" },
     { "topk", "fraction of the c-values pooled per scale (0 < topk <= 1)",
-      offsetof(CambiState, topk), TVMAF_OPT_DOUBLE, { .d = DEFAULT_TOPK }, 0.0001, 1.0,
+      offsetof(CambiParams, topk), TVMAF_OPT_DOUBLE, { .d = DEFAULT_TOPK }, 0.0001, 1.0,
       TVMAF_OPT_FEATURE_PARAM, NULL },
     { "cambi_topk", "fraction of the c-values pooled per scale; topk wins when set",
-      offsetof(CambiState, cambi_topk), TVMAF_OPT_DOUBLE, { .d = DEFAULT_TOPK }, 0.0001, 1.0,
+      offsetof(CambiParams, cambi_topk), TVMAF_OPT_DOUBLE, { .d = DEFAULT_TOPK }, 0.0001, 1.0,
       TVMAF_OPT_FEATURE_PARAM, "ctpk" },
     { "tvi_threshold", "a luminance step dL is visible when dL > tvi_threshold * L",
-      offsetof(CambiState, tvi_threshold), TVMAF_OPT_DOUBLE, { .d = 0.019 }, 0.0001, 1.0,
+      offsetof(CambiParams, tvi_threshold), TVMAF_OPT_DOUBLE, { .d = 0.019 }, 0.0001, 1.0,
       TVMAF_OPT_FEATURE_PARAM, "tvit" },
     { "cambi_vis_lum_threshold", "luminance (cd/m2) below which banding is not counted",
-      offsetof(CambiState, cambi_vis_lum_threshold), TVMAF_OPT_DOUBLE, { .d = 0.0 }, 0.0, 300.0,
+      offsetof(CambiParams, cambi_vis_lum_threshold), TVMAF_OPT_DOUBLE, { .d = 0.0 }, 0.0, 300.0,
       TVMAF_OPT_FEATURE_PARAM, "vlt" },
     { "max_log_contrast", "largest contrast step, 2^max_log_contrast 10-bit codes",
-      offsetof(CambiState, max_log_contrast), TVMAF_OPT_INT, { .i = 2 }, 0, 5,
+      offsetof(CambiParams, max_log_contrast), TVMAF_OPT_INT, { .i = 2 }, 0, 5,
       TVMAF_OPT_FEATURE_PARAM, "mlc" },
     { "heatmaps_path", "directory to write the c-value heat maps to (default: none)",
-      offsetof(CambiState, heatmaps_path), TVMAF_OPT_STRING, { .s = "" }, 0, 0,
+      offsetof(CambiParams, heatmaps_path), TVMAF_OPT_STRING, { .s = "" }, 0, 0,
       TVMAF_OPT_WRITES_FILES, NULL },
     { "full_ref", "also score the reference and write cambi_source and cambi_full_reference",
-      offsetof(CambiState, full_ref), TVMAF_OPT_BOOL, { .b = false }, 0, 0, 0, NULL },
+      offsetof(CambiParams, full_ref), TVMAF_OPT_BOOL, { .b = false }, 0, 0, 0, NULL },
     { "eotf", "EOTF of the visibility model: bt1886 or pq",
-      offsetof(CambiState, eotf), TVMAF_OPT_STRING, { .s = DEFAULT_EOTF }, 0, 0,
+      offsetof(CambiParams, eotf), TVMAF_OPT_STRING, { .s = DEFAULT_EOTF }, 0, 0,
       TVMAF_OPT_FEATURE_PARAM, NULL },
     { "cambi_eotf", "EOTF of the visibility model: bt1886 or pq; wins over eotf when set",
-      offsetof(CambiState, cambi_eotf), TVMAF_OPT_STRING, { .s = DEFAULT_EOTF }, 0, 0,
+      offsetof(CambiParams, cambi_eotf), TVMAF_OPT_STRING, { .s = DEFAULT_EOTF }, 0, 0,
       TVMAF_OPT_FEATURE_PARAM, "ceot" },
     { "cambi_high_res_speedup", "halve the scales from this height up (1080, 1440, 2160; 0: never)",
-      offsetof(CambiState, cambi_high_res_speedup), TVMAF_OPT_INT, { .i = 0 }, 0, 2160,
+      offsetof(CambiParams, cambi_high_res_speedup), TVMAF_OPT_INT, { .i = 0 }, 0, 2160,
       TVMAF_OPT_FEATURE_PARAM, "hrs" },
     { 0 },
 };
@@ -151,6 +115,14 @@ static const TvmafOption options[] = {
 static const char *const key_names[3] = {
     "Cambi_feature_cambi_score", "cambi_source", "cambi_full_reference",
 };
+
+void tvmaf_cambi_params_close(CambiParams *p)
+{
+    for (int k = 0; k < CAMBI_NUM_SCALES; k++) {
+        if (p->heat_fd[k] >= 0) close(p->heat_fd[k]);
+        p->heat_fd[k] = -1;
+    }
+}
 
 static void close_cambi(void *priv)
 {
@@ -174,10 +146,7 @@ static void close_cambi(void *priv)
     s->colsum = NULL;
     s->ix = s->iy = NULL;
     s->heat_row = NULL;
-    for (int k = 0; k < CAMBI_NUM_SCALES; k++) {
-        if (s->heat_fd[k] >= 0) close(s->heat_fd[k]);
-        s->heat_fd[k] = -1;
-    }
+    tvmaf_cambi_params_close(&s->p);
 }
 
 /* Whether the reference stays inside its buffers on a picture processed at
@@ -239,7 +208,7 @@ static int make_dirs(const char *path)
     return 0;
 }
 
-static int open_heatmaps(CambiState *s, char *msg, size_t len)
+static int open_heatmaps(CambiParams *s, char *msg, size_t len)
 {
     if (make_dirs(s->heatmaps_path)) {
         snprintf(msg, len, "feature \"cambi\": cannot create heatmaps_path \"%s\"",
@@ -264,16 +233,15 @@ static int open_heatmaps(CambiState *s, char *msg, size_t len)
     return 0;
 }
 
-static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
+int tvmaf_cambi_setup(CambiParams *s, const TvmafVideoInfo *vi, char *msg, size_t len)
 {
-    CambiState *s = priv;
     for (int k = 0; k < CAMBI_NUM_SCALES; k++) s->heat_fd[k] = -1;
 
     /* The score's key carries the option suffixes (from the options as
      * given, before anything is derived); the reference suffixes only its
      * provided feature, so cambi_source and cambi_full_reference keep their
      * plain names whatever the options. */
-    if (tvmaf_feature_key(s->key[0], CAMBI_KEY_LEN, key_names[0], options, s)) {
+    if (tvmaf_feature_key(s->key[0], CAMBI_KEY_LEN, key_names[0], tvmaf_cambi_options, s)) {
         snprintf(msg, len, "feature \"cambi\": output key name too long");
         return -EINVAL;
     }
@@ -377,39 +345,48 @@ static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
     s->alloc_w = s->full_ref && s->src.w > ew ? s->src.w : ew;
     s->alloc_h = s->full_ref && s->src.h > eh ? s->src.h : eh;
     s->stride = (ptrdiff_t)((s->alloc_w + 31) & ~31u);
+    s->in_w = w;
+    s->in_h = h;
+    if (s->heatmaps_path[0]) return open_heatmaps(s, msg, len);
+    return 0;
+}
+
+static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
+{
+    CambiState *st = priv;
+    CambiParams *s = &st->p;
+    int err = tvmaf_cambi_setup(s, vi, msg, len);
+    if (err) {
+        tvmaf_cambi_params_close(s);
+        return err;
+    }
+    const unsigned w = vi->w, h = vi->h;
     const size_t plane = (size_t)s->stride * s->alloc_h;
     const size_t area = (size_t)s->alloc_w * s->alloc_h;
     const unsigned in_max = w > h ? w : h;
     const unsigned out_max = s->alloc_w > s->alloc_h ? s->alloc_w : s->alloc_h;
-    s->img = calloc(plane, sizeof(*s->img));
-    s->mask = calloc(plane, sizeof(*s->mask));
-    s->cval = calloc(area, sizeof(*s->cval));
-    s->hist = s->any_gate ? calloc((size_t)s->alloc_w * s->band.size + 1, sizeof(*s->hist))
+    st->img = calloc(plane, sizeof(*st->img));
+    st->mask = calloc(plane, sizeof(*st->mask));
+    st->cval = calloc(area, sizeof(*st->cval));
+    st->hist = s->any_gate ? calloc((size_t)s->alloc_w * s->band.size + 1, sizeof(*st->hist))
                           : NULL;
-    s->lines = calloc(3 * (size_t)s->alloc_w, sizeof(*s->lines));
-    s->flat = calloc(s->alloc_w, sizeof(*s->flat));
-    s->colsum = calloc(s->alloc_w, sizeof(*s->colsum));
-    s->ix = calloc(out_max + in_max, sizeof(*s->ix));
-    s->iy = calloc(out_max + in_max, sizeof(*s->iy));
-    s->heat_row = calloc(s->alloc_w, sizeof(*s->heat_row));
-    if (!s->img || !s->mask || !s->cval || (s->any_gate && !s->hist) || !s->lines ||
-        !s->flat || !s->colsum || !s->ix || !s->iy || !s->heat_row) {
-        close_cambi(s);
+    st->lines = calloc(3 * (size_t)s->alloc_w, sizeof(*st->lines));
+    st->flat = calloc(s->alloc_w, sizeof(*st->flat));
+    st->colsum = calloc(s->alloc_w, sizeof(*st->colsum));
+    st->ix = calloc(out_max + in_max, sizeof(*st->ix));
+    st->iy = calloc(out_max + in_max, sizeof(*st->iy));
+    st->heat_row = calloc(s->alloc_w, sizeof(*st->heat_row));
+    if (!st->img || !st->mask || !st->cval || (s->any_gate && !st->hist) || !st->lines ||
+        !st->flat || !st->colsum || !st->ix || !st->iy || !st->heat_row) {
+        close_cambi(st);
         return -ENOMEM;
-    }
-    if (s->heatmaps_path[0]) {
-        int err = open_heatmaps(s, msg, len);
-        if (err) {
-            close_cambi(s);
-            return err;
-        }
     }
     return 0;
 }
 
 /* The reference refuses samples above the input's bit depth (8 and 16 bits
  * cannot have any). */
-static bool samples_in_range(const TvmafPicture *pic)
+bool tvmaf_cambi_samples_in_range(const TvmafPicture *pic)
 {
     if (pic->bpc <= 8 || pic->bpc >= 16) return true;
     const unsigned max = (1u << pic->bpc) - 1;
@@ -437,7 +414,7 @@ static void load_luma(CambiState *s, const TvmafPicture *pic, unsigned out_w, un
     }
     for (unsigned y = 0; y < out_h; y++) {
         const uint8_t *src = (const uint8_t *)pic->data[0] + pic->stride[0] * (same ? y : s->iy[y]);
-        uint16_t *dst = s->img + y * s->stride;
+        uint16_t *dst = s->img + y * s->p.stride;
         if (bpc <= 8) {
             for (unsigned x = 0; x < out_w; x++)
                 dst[x] = cambi_to_10bit(src[same ? x : s->ix[x]], bpc);
@@ -458,19 +435,19 @@ static void spatial_mask(CambiState *s, unsigned w, unsigned h)
     const unsigned threshold = cambi_mask_threshold(w, h);
     memset(s->colsum, 0, w * sizeof(*s->colsum));
     for (int y = 0; y < half && y < H; y++) {
-        cambi_flat_row(s->img, s->stride, W, H, y, s->flat);
+        cambi_flat_row(s->img, s->p.stride, W, H, y, s->flat);
         for (int x = 0; x < W; x++) s->colsum[x] += s->flat[x];
     }
     for (int y = 0; y < H; y++) {
         if (y + half < H) {
-            cambi_flat_row(s->img, s->stride, W, H, y + half, s->flat);
+            cambi_flat_row(s->img, s->p.stride, W, H, y + half, s->flat);
             for (int x = 0; x < W; x++) s->colsum[x] += s->flat[x];
         }
         if (y - half - 1 >= 0) {
-            cambi_flat_row(s->img, s->stride, W, H, y - half - 1, s->flat);
+            cambi_flat_row(s->img, s->p.stride, W, H, y - half - 1, s->flat);
             for (int x = 0; x < W; x++) s->colsum[x] -= s->flat[x];
         }
-        uint8_t *m = s->mask + y * s->stride;
+        uint8_t *m = s->mask + y * s->p.stride;
         uint32_t sum = 0;
         for (int x = 0; x < half && x < W; x++) sum += s->colsum[x];
         for (int x = 0; x < W; x++) {
@@ -485,13 +462,13 @@ static void spatial_mask(CambiState *s, unsigned w, unsigned h)
  * columns [0, cols), to the histograms of the columns their window covers */
 static void hist_row(CambiState *s, int y, int cols, int w, int half, uint16_t delta)
 {
-    const uint16_t *img = s->img + y * s->stride;
-    const uint8_t *mask = s->mask + y * s->stride;
+    const uint16_t *img = s->img + y * s->p.stride;
+    const uint8_t *mask = s->mask + y * s->p.stride;
     for (int x = 0; x < cols; x++) {
-        if (!mask[x] || !cambi_in_band(s->band, img[x])) continue;
+        if (!mask[x] || !cambi_in_band(s->p.band, img[x])) continue;
         const int lo = x - half > 0 ? x - half : 0;
         const int hi = x + half + 1 < w ? x + half + 1 : w;
-        cambi_hist_range(s->hist + (size_t)(uint16_t)(img[x] - s->band.base) * w, lo, hi, delta);
+        cambi_hist_range(s->hist + (size_t)(uint16_t)(img[x] - s->p.band.base) * w, lo, hi, delta);
     }
 }
 
@@ -499,19 +476,19 @@ static void hist_row(CambiState *s, int y, int cols, int w, int half, uint16_t d
  * count for the same cells */
 static void hist_slide(CambiState *s, int y_out, int y_in, int cols, int w, int half)
 {
-    const uint16_t *io = s->img + y_out * s->stride, *ii = s->img + y_in * s->stride;
-    const uint8_t *mo = s->mask + y_out * s->stride, *mi = s->mask + y_in * s->stride;
+    const uint16_t *io = s->img + y_out * s->p.stride, *ii = s->img + y_in * s->p.stride;
+    const uint8_t *mo = s->mask + y_out * s->p.stride, *mi = s->mask + y_in * s->p.stride;
     for (int x = 0; x < cols; x++) {
-        const bool out = mo[x] && cambi_in_band(s->band, io[x]);
-        const bool in = mi[x] && cambi_in_band(s->band, ii[x]);
+        const bool out = mo[x] && cambi_in_band(s->p.band, io[x]);
+        const bool in = mi[x] && cambi_in_band(s->p.band, ii[x]);
         if (out && in && io[x] == ii[x]) continue;
         const int lo = x - half > 0 ? x - half : 0;
         const int hi = x + half + 1 < w ? x + half + 1 : w;
         if (out)
-            cambi_hist_range(s->hist + (size_t)(uint16_t)(io[x] - s->band.base) * w, lo, hi,
+            cambi_hist_range(s->hist + (size_t)(uint16_t)(io[x] - s->p.band.base) * w, lo, hi,
                              0xffff);
         if (in)
-            cambi_hist_range(s->hist + (size_t)(uint16_t)(ii[x] - s->band.base) * w, lo, hi, 1);
+            cambi_hist_range(s->hist + (size_t)(uint16_t)(ii[x] - s->p.band.base) * w, lo, hi, 1);
     }
 }
 
@@ -520,8 +497,8 @@ static void c_values(CambiState *s, int w, int h, int window)
 {
     const int half = window >> 1;
     memset(s->cval, 0, (size_t)w * h * sizeof(*s->cval));
-    if (!s->any_gate) return;
-    memset(s->hist, 0, (size_t)w * s->band.size * sizeof(*s->hist));
+    if (!s->p.any_gate) return;
+    memset(s->hist, 0, (size_t)w * s->p.band.size * sizeof(*s->hist));
     /* columns whose pixels enter the histograms: the reference takes the
      * first half-window of columns even where the scale is narrower */
     const int cols = w > half ? w : half;
@@ -531,31 +508,31 @@ static void c_values(CambiState *s, int w, int h, int window)
         if (in && out) hist_slide(s, y - half - 1, y + half, cols, w, half);
         else if (in) hist_row(s, y + half, cols, w, half, 1);
         else if (out) hist_row(s, y - half - 1, cols, w, half, 0xffff);
-        const uint16_t *img = s->img + y * s->stride;
-        const uint8_t *mask = s->mask + y * s->stride;
+        const uint16_t *img = s->img + y * s->p.stride;
+        const uint8_t *mask = s->mask + y * s->p.stride;
         float *c = s->cval + (size_t)y * w;
         for (int x = 0; x < w; x++)
             if (mask[x])
-                c[x] = cambi_c_value(s->hist + x, w, img[x], s->band, s->num_diffs, s->limit,
-                                     s->vlt_code, s->recip);
+                c[x] = cambi_c_value(s->hist + x, w, img[x], s->p.band, s->p.num_diffs, s->p.limit,
+                                     s->p.vlt_code, s->p.recip);
     }
 }
 
-static int write_heatmap(CambiState *s, int scale, unsigned w, unsigned h, int window,
-                         unsigned index)
+int tvmaf_cambi_write_heatmap(const CambiParams *p, int scale, unsigned w, unsigned h,
+                              int window, unsigned index, const float *cval, uint16_t *row)
 {
     int max_weight = cambi_contrast_weight(0);
-    for (int d = 0; d < s->num_diffs; d++)
+    for (int d = 0; d < p->num_diffs; d++)
         if (cambi_contrast_weight(d) > max_weight) max_weight = cambi_contrast_weight(d);
     const int max_c = max_weight * window * window / 4;
     /* a 1-pixel window gives 0 (its c-values are all 0): infinite scaling */
     const double scaling = max_c ? (double)65535 / max_c : INFINITY;
     for (unsigned y = 0; y < h; y++) {
-        const float *c = s->cval + (size_t)y * w;
-        for (unsigned x = 0; x < w; x++) s->heat_row[x] = cambi_heat_sample(scaling * c[x]);
+        const float *c = cval + (size_t)y * w;
+        for (unsigned x = 0; x < w; x++) row[x] = cambi_heat_sample(scaling * c[x]);
         const off_t at = (off_t)(((uint64_t)index * h + y) * w * sizeof(uint16_t));
         const size_t bytes = w * sizeof(uint16_t);
-        if (pwrite(s->heat_fd[scale], s->heat_row, bytes, at) != (ssize_t)bytes) return -EIO;
+        if (pwrite(p->heat_fd[scale], row, bytes, at) != (ssize_t)bytes) return -EIO;
     }
     return 0;
 }
@@ -564,64 +541,73 @@ static int write_heatmap(CambiState *s, int scale, unsigned w, unsigned h, int w
 static int picture_score(CambiState *s, const TvmafPicture *pic, const CambiGeom *g,
                          bool heatmap, unsigned index, double *score)
 {
-    if (!samples_in_range(pic)) return -EINVAL;
+    if (!tvmaf_cambi_samples_in_range(pic)) return -EINVAL;
     load_luma(s, pic, g->w, g->h);
-    if (s->work_bits < 10) cambi_anti_dither(s->img, s->stride, g->w, g->h);
+    if (s->p.work_bits < 10) cambi_anti_dither(s->img, s->p.stride, g->w, g->h);
     spatial_mask(s, g->w, g->h);
 
     double scale_score[CAMBI_NUM_SCALES];
     unsigned w = g->w, h = g->h;
     for (int k = 0; k < CAMBI_NUM_SCALES; k++) {
-        if (k > 0 || s->halved) {
-            w = (w + 1) >> 1;
-            h = (h + 1) >> 1;
-            cambi_decimate16(s->img, s->stride, (int)w, (int)h);
-            cambi_decimate8(s->mask, s->stride, (int)w, (int)h);
+        if (cambi_scale_step(k, s->p.halved, &w, &h)) {
+            cambi_decimate16(s->img, s->p.stride, (int)w, (int)h);
+            cambi_decimate8(s->mask, s->p.stride, (int)w, (int)h);
         }
-        cambi_mode_filter(s->img, s->stride, (int)w, (int)h, s->lines);
+        cambi_mode_filter(s->img, s->p.stride, (int)w, (int)h, s->lines);
         c_values(s, (int)w, (int)h, g->window);
         if (heatmap) {
-            int err = write_heatmap(s, k, w, h, g->window, index);
+            int err = tvmaf_cambi_write_heatmap(&s->p, k, w, h, g->window, index, s->cval,
+                                                s->heat_row);
             if (err) return err;
         }
-        scale_score[k] = cambi_pool(s->cval, s->pool_topk, w, h);
+        scale_score[k] = cambi_pool(s->cval, s->p.pool_topk, w, h);
     }
     *score = cambi_combine_scales(scale_score, g->window);
     return 0;
+}
+
+int tvmaf_cambi_report(const CambiParams *p, unsigned index, double dist, const double *src,
+                       TvmafSink *sink)
+{
+    int err = tvmaf_sink_append(sink, p->key[0], index,
+                                dist < p->cambi_max_val ? dist : p->cambi_max_val);
+    if (err || !src) return err;
+    /* the banding the encode added: max(0, dist - src), then clipped */
+    const double diff = dist - *src;
+    const double added = 0 > diff ? 0 : diff;
+    err = tvmaf_sink_append(sink, p->key[1], index,
+                            *src < p->cambi_max_val ? *src : p->cambi_max_val);
+    if (err) return err;
+    return tvmaf_sink_append(sink, p->key[2], index,
+                             added < p->cambi_max_val ? added : p->cambi_max_val);
 }
 
 static int extract(void *priv, const TvmafPicture *ref, const TvmafPicture *dis,
                    unsigned index, TvmafSink *sink)
 {
     CambiState *s = priv;
-    double dist;
-    int err = picture_score(s, dis, &s->enc, s->heatmaps_path[0] != '\0', index, &dist);
+    double dist, src;
+    int err = picture_score(s, dis, &s->p.enc, s->p.heatmaps_path[0] != '\0', index, &dist);
     if (err) return err;
-    err = tvmaf_sink_append(sink, s->key[0], index, dist < s->cambi_max_val ? dist : s->cambi_max_val);
-    if (err || !s->full_ref) return err;
-
-    double src;
-    err = picture_score(s, ref, &s->src, false, index, &src);
-    if (err) return err;
-    /* the banding the encode added: max(0, dist - src), then clipped */
-    const double diff = dist - src;
-    const double added = 0 > diff ? 0 : diff;
-    err = tvmaf_sink_append(sink, s->key[1], index, src < s->cambi_max_val ? src : s->cambi_max_val);
-    if (err) return err;
-    return tvmaf_sink_append(sink, s->key[2], index,
-                             added < s->cambi_max_val ? added : s->cambi_max_val);
+    if (!s->p.full_ref) return tvmaf_cambi_report(&s->p, index, dist, NULL, sink);
+    if ((err = picture_score(s, ref, &s->p.src, false, index, &src))) {
+        /* the distorted picture's score is written before the source fails */
+        tvmaf_cambi_report(&s->p, index, dist, NULL, sink);
+        return err;
+    }
+    return tvmaf_cambi_report(&s->p, index, dist, &src, sink);
 }
 
-static const char *const provided[] = { "Cambi_feature_cambi_score", NULL };
+const char *const tvmaf_cambi_provided[] = { "Cambi_feature_cambi_score", NULL };
 
 const TvmafExtractor tvmaf_fex_cambi = {
     .name = "cambi",
     .backend = TVMAF_BACKEND_CPU,
-    .options = options,
+    .options = tvmaf_cambi_options,
     .priv_size = sizeof(CambiState),
     .flags = TVMAF_FEX_LUMA_ONLY,
     .init = init,
     .extract = extract,
     .close = close_cambi,
-    .provided_features = provided,
+    .provided_features = tvmaf_cambi_provided,
 };

@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "core/hd.h"
 
@@ -242,37 +243,64 @@ TVMAF_HD uint16_t cambi_to_10bit(unsigned v, unsigned bpc)
     return (uint16_t)((v + round) >> shift);
 }
 
-/* 2x2 mean (truncated) towards the right and bottom, in place; the last
- * column and row average two samples, the bottom-right one stays. */
+/* Sample (x, y) of the 2x2 mean (truncated) towards the right and bottom:
+ * the last column and row average two samples, the bottom-right one stays.
+ * It reads only (x, y) and samples to its right and below, so the CPU's
+ * raster pass in place and the device's pass into another buffer agree. */
+TVMAF_HD uint16_t cambi_dither_sample(const uint16_t *img, ptrdiff_t stride, unsigned w,
+                                      unsigned h, unsigned x, unsigned y)
+{
+    const uint16_t *r = img + y * stride;
+    if (y + 1 < h) {
+        const uint16_t *n = r + stride;
+        if (x + 1 < w) return (uint16_t)((r[x] + r[x + 1] + n[x] + n[x + 1]) >> 2);
+        return (uint16_t)((r[x] + n[x]) >> 1);
+    }
+    if (x + 1 < w) return (uint16_t)((r[x] + r[x + 1]) >> 1);
+    return r[x];
+}
+
+/* the 2x2 mean in place, in raster order */
 TVMAF_HD void cambi_anti_dither(uint16_t *img, ptrdiff_t stride, unsigned w, unsigned h)
 {
-    for (unsigned y = 0; y + 1 < h; y++) {
-        uint16_t *r = img + y * stride, *n = r + stride;
-        for (unsigned x = 0; x + 1 < w; x++)
-            r[x] = (uint16_t)((r[x] + r[x + 1] + n[x] + n[x + 1]) >> 2);
-        r[w - 1] = (uint16_t)((r[w - 1] + n[w - 1]) >> 1);
-    }
-    uint16_t *r = img + (h - 1) * stride;
-    for (unsigned x = 0; x + 1 < w; x++)
-        r[x] = (uint16_t)((r[x] + r[x + 1]) >> 1);
+    for (unsigned y = 0; y < h; y++)
+        for (unsigned x = 0; x < w; x++)
+            img[y * stride + x] = cambi_dither_sample(img, stride, w, h, x, y);
 }
 
 /* ---------------------------------------------------------------------------
  * Spatial mask
  */
 
-/* flat[x] = 1 when sample (x, y) equals its right and lower neighbours
- * (a missing neighbour counts as equal) */
+/* 1 when sample (x, y) equals its right and lower neighbours (a missing
+ * neighbour counts as equal) */
+TVMAF_HD uint8_t cambi_flat(const uint16_t *img, ptrdiff_t stride, int w, int h, int x, int y)
+{
+    const uint16_t *r = img + y * stride;
+    const bool right_eq = x == w - 1 || r[x] == r[x + 1];
+    const bool down_eq = y == h - 1 || r[x] == r[x + stride];
+    return right_eq && down_eq;
+}
+
 TVMAF_HD void cambi_flat_row(const uint16_t *img, ptrdiff_t stride, int w, int h, int y,
                              uint8_t *flat)
 {
-    const uint16_t *r = img + y * stride;
-    const uint16_t *below = y + 1 < h ? r + stride : r;
-    for (int x = 0; x < w; x++) {
-        const bool right_eq = x == w - 1 || r[x] == r[x + 1];
-        const bool down_eq = y == h - 1 || r[x] == below[x];
-        flat[x] = right_eq && down_eq;
-    }
+    for (int x = 0; x < w; x++) flat[x] = cambi_flat(img, stride, w, h, x, y);
+}
+
+/* The mask at (x, y) from the flatness flags (`flat`, rows `stride` apart):
+ * 1 when more than `threshold` of the 7x7 flags around it (clipped to the
+ * w x h picture) are set. An integer count: any order gives the CPU's. */
+TVMAF_HD uint8_t cambi_mask_sample(const uint8_t *flat, ptrdiff_t stride, int w, int h, int x,
+                                   int y, unsigned threshold)
+{
+    const int half = CAMBI_MASK_FILTER / 2;
+    const int y0 = y - half > 0 ? y - half : 0, y1 = y + half < h - 1 ? y + half : h - 1;
+    const int x0 = x - half > 0 ? x - half : 0, x1 = x + half < w - 1 ? x + half : w - 1;
+    unsigned sum = 0;
+    for (int j = y0; j <= y1; j++)
+        for (int i = x0; i <= x1; i++) sum += flat[j * stride + i];
+    return sum > threshold;
 }
 
 /* ---------------------------------------------------------------------------
@@ -293,19 +321,36 @@ TVMAF_HD uint16_t cambi_mode3(uint16_t a, uint16_t b, uint16_t c)
     return cambi_min3(a, b, c);
 }
 
-/* Separable 3-tap mode filter in place: each row filtered horizontally
- * (its end samples kept) into a 3-line ring `lines` (3 * w), then the
- * vertical mode of three filtered rows replaces the middle row. The first
- * and last rows are left as they are. */
+/* the horizontal 3-tap mode at x of a row of w samples (its ends kept) */
+TVMAF_HD uint16_t cambi_hmode(const uint16_t *r, int w, int x)
+{
+    if (x == 0 || x == w - 1) return r[x];
+    return cambi_mode3(r[x - 1], r[x], r[x + 1]);
+}
+
+/* Sample (x, y) of the separable 3-tap mode filter: the vertical mode of
+ * the horizontal modes of rows y - 1, y, y + 1; the first and last rows are
+ * kept. (mode3 is symmetric, so the order of the three rows is free.) */
+TVMAF_HD uint16_t cambi_mode_sample(const uint16_t *img, ptrdiff_t stride, int w, int h, int x,
+                                    int y)
+{
+    if (y < 1 || y >= h - 1) return img[y * stride + x];
+    const uint16_t *r = img + y * stride;
+    return cambi_mode3(cambi_hmode(r - stride, w, x), cambi_hmode(r, w, x),
+                       cambi_hmode(r + stride, w, x));
+}
+
+/* The mode filter in place: each row filtered horizontally into a 3-line
+ * ring `lines` (3 * w), then the vertical mode of three filtered rows
+ * replaces the middle row. A row is read before anything writes it, so this
+ * equals cambi_mode_sample at every sample. */
 TVMAF_HD void cambi_mode_filter(uint16_t *img, ptrdiff_t stride, int w, int h, uint16_t *lines)
 {
     int slot = 0;
     for (int y = 0; y < h; y++) {
         const uint16_t *r = img + y * stride;
         uint16_t *l = lines + slot * w;
-        l[0] = r[0];
-        for (int x = 1; x < w - 1; x++) l[x] = cambi_mode3(r[x - 1], r[x], r[x + 1]);
-        l[w - 1] = r[w - 1];
+        for (int x = 0; x < w; x++) l[x] = cambi_hmode(r, w, x);
         if (y >= 2) {
             uint16_t *dst = img + (y - 1) * stride;
             for (int x = 0; x < w; x++)
@@ -391,6 +436,137 @@ TVMAF_HD void cambi_hist_range(uint16_t *row, int lo, int hi, uint16_t delta)
 }
 
 /* ---------------------------------------------------------------------------
+ * The CUDA twin's decomposition (cambi.cu, cambi_cuda.c, the host replay)
+ *
+ * Per picture, into buffers of the CPU's shape (alloc_w x alloc_h samples,
+ * rows `stride` apart), one thread per sample over the picture's g.w x g.h
+ * region in blocks of CAMBI_BLOCK_W x CAMBI_BLOCK_H: the load (the host's
+ * resampling positions, cambi_to_10bit), the 2x2 mean into the other image
+ * buffer (cambi_dither_sample), the flatness flags (cambi_flat) and the mask
+ * (cambi_mask_sample). Per scale: the decimation and the mode filter each
+ * from one buffer into the other over the whole g region, the scale's w x h
+ * samples computed and every other sample copied (cambi_decimate_sample,
+ * cambi_mode_filter_sample): the in-place passes of the CPU leave the rest
+ * as it was, and the histograms of narrow scales read some of it. Then the
+ * c-values (cambi_cvalue_strip): one thread per column and strip of
+ * `rows` rows, with that column's histogram of its own (the CPU keeps one
+ * per column too, sliding down the whole picture): the thread zeroes it,
+ * adds the rows of the window above its first row and then slides it down
+ * its strip as the CPU does, writing the c-value of each masked sample. A
+ * count is an integer (at most 65 x 65 per cell), so its value does not
+ * depend on how it was gathered. The host reads the c-values of the five
+ * scales back and pools them with the CPU's code (cambi_pool: its
+ * quickselect's order fixes the double sum's rounding).
+ */
+#define CAMBI_BLOCK_W 32
+#define CAMBI_BLOCK_H 8
+#define CAMBI_CVAL_THREADS 128
+/* a strip is at least this many rows (the set-up of a column's histogram
+ * reads a window's rows; shorter strips would mostly repeat it) */
+#define CAMBI_STRIP_MIN 32
+
+/* the histogram slabs of the strips get at most this many bytes */
+#define CAMBI_HIST_BUDGET ((size_t)256 << 20)
+
+/* the most strips a scale is cut into: one slab of `slab` 16-bit cells
+ * each, within the budget, and no more than strips of CAMBI_STRIP_MIN rows
+ * of the tallest picture need */
+TVMAF_HD int cambi_max_strips(size_t slab, unsigned alloc_h)
+{
+    const size_t by_budget = CAMBI_HIST_BUDGET / (slab * sizeof(uint16_t));
+    const size_t by_rows = (alloc_h + CAMBI_STRIP_MIN - 1) / CAMBI_STRIP_MIN;
+    const size_t n = by_budget < by_rows ? by_budget : by_rows;
+    return n < 1 ? 1 : (int)n;
+}
+
+/* the size of scale k from the size of scale k - 1 (or of the picture) */
+TVMAF_HD bool cambi_scale_step(int k, bool halved, unsigned *w, unsigned *h)
+{
+    if (k > 0 || halved) {
+        *w = (*w + 1) >> 1;
+        *h = (*h + 1) >> 1;
+        return true;
+    }
+    return false;
+}
+
+/* rows per strip of a scale h rows high, with at most max_strips strips */
+TVMAF_HD int cambi_strip_rows(int h, int max_strips)
+{
+    const int r = (h + max_strips - 1) / max_strips;
+    return r < CAMBI_STRIP_MIN ? CAMBI_STRIP_MIN : r;
+}
+
+/* sample (x, y) of the buffer after the in-place decimation to w x h */
+TVMAF_HD uint16_t cambi_decimate_sample16(const uint16_t *img, ptrdiff_t stride, int w, int h,
+                                          int x, int y)
+{
+    return x < w && y < h ? img[2 * y * stride + 2 * x] : img[y * stride + x];
+}
+
+TVMAF_HD uint8_t cambi_decimate_sample8(const uint8_t *img, ptrdiff_t stride, int w, int h,
+                                        int x, int y)
+{
+    return x < w && y < h ? img[2 * y * stride + 2 * x] : img[y * stride + x];
+}
+
+/* sample (x, y) of the buffer after the in-place mode filter of w x h */
+TVMAF_HD uint16_t cambi_mode_filter_sample(const uint16_t *img, ptrdiff_t stride, int w, int h,
+                                           int x, int y)
+{
+    return x < w && y < h ? cambi_mode_sample(img, stride, w, h, x, y) : img[y * stride + x];
+}
+
+/* Adds `delta` (1 or 0xffff) to the histogram column `col` (cells `pitch`
+ * apart) for each masked in-band sample of a row whose window covers
+ * column x: columns [x - half, x + half] of the first `cols`. */
+TVMAF_HD void cambi_col_add_row(uint16_t *col, ptrdiff_t pitch, const uint16_t *img_row,
+                                const uint8_t *mask_row, int x, int half, int cols,
+                                CambiBand band, uint16_t delta)
+{
+    const int lo = x - half > 0 ? x - half : 0;
+    const int hi = x + half + 1 < cols ? x + half + 1 : cols;
+    for (int i = lo; i < hi; i++) {
+        if (!mask_row[i] || !cambi_in_band(band, img_row[i])) continue;
+        uint16_t *c = col + (ptrdiff_t)(uint16_t)(img_row[i] - band.base) * pitch;
+        *c = (uint16_t)(*c + delta);
+    }
+}
+
+/* One thread of the c-value pass: column x of the w x h scale, rows
+ * [y0, y0 + rows), histogram column `col` (band.size cells `pitch` apart,
+ * garbage on entry); c-values into cval (w per row). */
+TVMAF_HD void cambi_cvalue_strip(const uint16_t *img, const uint8_t *mask, ptrdiff_t stride,
+                                 int w, int h, int half, int x, int y0, int rows, uint16_t *col,
+                                 ptrdiff_t pitch, CambiBand band, int num_diffs,
+                                 const uint16_t *limit, int vlt_code, const float *recip,
+                                 float *cval)
+{
+    /* the CPU's histograms take in the first half-window of columns even
+     * where the scale is narrower */
+    const int cols = w > half ? w : half;
+    const int y1 = y0 + rows < h ? y0 + rows : h;
+    for (int r = 0; r < (int)band.size; r++) col[r * pitch] = 0;
+    /* before row y the histogram holds rows [y - 1 - half, y - 1 + half] */
+    const int first = y0 - 1 - half > 0 ? y0 - 1 - half : 0;
+    for (int y = first; y <= y0 - 1 + half && y < h; y++)
+        cambi_col_add_row(col, pitch, img + y * stride, mask + y * stride, x, half, cols, band,
+                          1);
+    for (int y = y0; y < y1; y++) {
+        if (y + half < h)
+            cambi_col_add_row(col, pitch, img + (y + half) * stride, mask + (y + half) * stride,
+                              x, half, cols, band, 1);
+        if (y - half - 1 >= 0)
+            cambi_col_add_row(col, pitch, img + (y - half - 1) * stride,
+                              mask + (y - half - 1) * stride, x, half, cols, band, 0xffff);
+        cval[(size_t)y * w + x] =
+            mask[y * stride + x] ? cambi_c_value(col, pitch, img[y * stride + x], band,
+                                                 num_diffs, limit, vlt_code, recip)
+                                 : 0.0f;
+    }
+}
+
+/* ---------------------------------------------------------------------------
  * Pooling
  */
 
@@ -420,15 +596,126 @@ TVMAF_HD void cambi_quickselect(float *arr, int n, int k)
     }
 }
 
+/* how many of the w x h c-values are pooled */
+TVMAF_HD int cambi_topk_count(double topk, unsigned w, unsigned h)
+{
+    const int n = (int)(h * w);
+    const int k = (int)(topk * n); /* truncated, as the reference's int parameter */
+    return k < 1 ? 1 : (k > n ? n : k);
+}
+
 /* mean of the top `topk` fraction of the w x h c-values (reorders them) */
 TVMAF_HD double cambi_pool(float *c, double topk, unsigned w, unsigned h)
 {
     const int n = (int)(h * w);
-    int k = (int)(topk * n); /* truncated, as the reference's int parameter */
-    k = k < 1 ? 1 : (k > n ? n : k);
+    const int k = cambi_topk_count(topk, w, h);
     cambi_quickselect(c, n, k);
     double sum = 0;
     for (int i = 0; i < k; i++) sum += c[i];
+    return sum / k;
+}
+
+/*
+ * The device's pooling, exact and free of order. Every c-value is 0 or at
+ * least 0.5 (p0 pd / (p0 + pd) >= 1/2 for counts of at least 1, and its
+ * rounded float cannot fall below the float 0.5 unless exactly 0.5), so it
+ * is a whole number of units of 2^-24 (ulp(0.5)). If the k largest add up
+ * to fewer than 2^53 units, every partial sum of the CPU's double loop is
+ * such a number below 2^29, exactly representable: each addition is exact,
+ * in any order, and the CPU's sum is the exact sum. The device then finds
+ * the k-th largest value T by a radix select on the float's bits (3 passes
+ * of counts and unit sums per bin, integer atomics), and the sum is
+ * (units above T) + (k - count above T) * units(T). A value that is not a
+ * whole number of units, or a sum of 2^53 units or more, sends the scale to
+ * the CPU's quickselect on the host instead (never met in the tests).
+ */
+#define CAMBI_TOPK_BINS 2048
+#define CAMBI_TOPK_PASSES 3
+#define CAMBI_TOPK_THREADS 256
+#define CAMBI_TOPK_SCAN_THREADS 1024
+#define CAMBI_UNIT_SCALE 16777216.0f /* 2^24 */
+#define CAMBI_TOPK_EXACT_LIMIT (1ull << 53)
+
+typedef struct CambiTopk {
+    uint32_t prefix;      /* the bits of T chosen so far */
+    uint32_t remaining;   /* of the k, those not yet above the prefix */
+    uint32_t count_above; /* values above the prefix */
+    uint32_t bad;         /* a value that is not a whole number of units */
+    uint64_t sum_above;   /* their units */
+} CambiTopk;
+
+TVMAF_HD int cambi_topk_shift(int pass)
+{
+    return pass == 0 ? 21 : (pass == 1 ? 10 : 0);
+}
+
+TVMAF_HD int cambi_topk_width(int pass)
+{
+    return pass == 2 ? 10 : 11;
+}
+
+/* c-value c in units of 2^-24 into *u; whether it is a whole number */
+TVMAF_HD bool cambi_units(float c, uint64_t *u)
+{
+    const float s = c * CAMBI_UNIT_SCALE; /* exact: a power of 2 */
+    if (!(s >= 0.0f) || s >= 18446744073709551616.0f) {
+        *u = 0;
+        return false;
+    }
+    *u = (uint64_t)s;
+    return (float)*u == s;
+}
+
+/* the bin of c-value bits in a pass, -1 when its higher bits are not the prefix */
+TVMAF_HD int cambi_topk_bin(uint32_t bits, int pass, uint32_t prefix)
+{
+    const int shift = cambi_topk_shift(pass), hi = shift + cambi_topk_width(pass);
+    if (hi < 32 && (bits >> hi) != (prefix >> hi)) return -1;
+    return (int)((bits >> shift) & ((1u << cambi_topk_width(pass)) - 1));
+}
+
+/* After a pass's counts and sums: the bin holding the remaining-th largest
+ * joins the prefix, the bins above it are counted; then the bins are
+ * cleared for the next pass. Pass 0 starts from k. */
+TVMAF_HD void cambi_topk_scan(CambiTopk *st, uint32_t *count, uint64_t *sum, int pass,
+                              uint32_t k)
+{
+    if (pass == 0) st->remaining = k;
+    const int nb = 1 << cambi_topk_width(pass);
+    bool found = false;
+    for (int b = nb - 1; b >= 0; b--) {
+        if (!found) {
+            if (count[b] >= st->remaining) {
+                st->prefix |= (uint32_t)b << cambi_topk_shift(pass);
+                found = true;
+            } else {
+                st->remaining -= count[b];
+                st->count_above += count[b];
+                st->sum_above += sum[b];
+            }
+        }
+        count[b] = 0;
+        sum[b] = 0;
+    }
+}
+
+/* The exact top-k sum in units after the last pass; false when the host
+ * must pool the scale itself. */
+TVMAF_HD bool cambi_topk_total(const CambiTopk *st, uint64_t *total)
+{
+    float t;
+    const uint32_t bits = st->prefix;
+    memcpy(&t, &bits, sizeof(t));
+    uint64_t ut;
+    if (st->bad || !cambi_units(t, &ut)) return false;
+    *total = st->sum_above + (uint64_t)st->remaining * ut;
+    return *total < CAMBI_TOPK_EXACT_LIMIT;
+}
+
+/* the pooled score from the exact sum: the CPU's sum / k */
+TVMAF_HD double cambi_topk_mean(uint64_t total, int k)
+{
+    const double sum = (double)total * (1.0 / CAMBI_UNIT_SCALE);
     return sum / k;
 }
 
