@@ -19,6 +19,7 @@
  * speed-up. Exit status 1 on any difference.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -402,6 +403,79 @@ static void check_adm_cm(const Level *lv, int w, int pat)
     free(b32);
 }
 
+/* ---- adm decouple rows ----------------------------------------------------- */
+
+static int32_t *adm_recip_table(void)
+{
+    static int32_t table[65537];
+    if (!table[32769])
+        for (int d = -32768; d <= 32768; d++) table[d + 32768] = adm_recip_q30(d);
+    return table + 32768;
+}
+
+/* Scale 0 decouple: reference o and distorted t of one row, random,
+ * extreme, or t a scaled and slightly turned o (so the angle test passes and
+ * the gain limit applies), for several gain limits (integral or not: the
+ * vector lanes' rounding differs only then) and lane splits. */
+static void check_adm_decouple(const Level *lv, int w, int pat)
+{
+    const AdmKernels *c = &tvmaf_adm_kernels_c, *k = lv->adm;
+    int16_t *buf = malloc(12 * (size_t)w * sizeof(int16_t));
+    if (!buf) { fprintf(stderr, "out of memory\n"); exit(2); }
+    const int16_t *o[3], *t[3];
+    int16_t *r0[3], *a0[3], *r1[3], *a1[3];
+    /* rows: o, t, then the C's r and a, in buf; the level's r and a in out1 */
+    int16_t *out1 = malloc(6 * (size_t)w * sizeof(int16_t));
+    if (!out1) { fprintf(stderr, "out of memory\n"); exit(2); }
+    for (int q = 0; q < 3; q++) {
+        o[q] = buf + (size_t)q * w;
+        t[q] = buf + (size_t)(3 + q) * w;
+        r0[q] = buf + (size_t)(6 + q) * w;
+        a0[q] = buf + (size_t)(9 + q) * w;
+        r1[q] = out1 + (size_t)q * w;
+        a1[q] = out1 + (size_t)(3 + q) * w;
+    }
+    int16_t *ow = buf, *tw = buf + 3 * (size_t)w;
+    for (int i = 0; i < 3 * w; i++) {
+        if (pat == CM_SMALL) {
+            /* t = g o plus a little noise, g in [-0.5, 2.5) */
+            const int ov = (int)(rnd() % 8001) - 4000;
+            const double g = (double)(rnd() % 3000) / 1000.0 - 0.5;
+            int tv = (int)(ov * g) + (int)(rnd() % 5) - 2;
+            tv = tv > 32767 ? 32767 : (tv < -32768 ? -32768 : tv);
+            ow[i] = (int16_t)ov;
+            tw[i] = (int16_t)tv;
+        } else {
+            ow[i] = (int16_t)cm_value(pat, 16);
+            tw[i] = (int16_t)cm_value(pat, 16);
+            if (pat == CM_EXTREME && (rnd() & 1)) tw[i] = ow[i];
+        }
+    }
+    const int32_t *recip = adm_recip_table();
+    const float cos1 = (float)(cos(M_PI / 180.0) * cos(M_PI / 180.0));
+    static const double egls[] = { 100.0, 1.0, 1.37, 2.5 };
+    char what[128];
+    for (int e = 0; e < 4; e++)
+        for (int sp = 0; sp < 4; sp++) {
+            const int jb = sp == 3 && w > 2 ? 1 + (int)(rnd() % (unsigned)(w - 1)) : 0, je = w;
+            const int jv = sp == 0 ? je : sp == 1 ? jb : jb + (int)(rnd() % (unsigned)(je - jb + 1));
+            memset(buf + 6 * (size_t)w, 0x5a, 6 * (size_t)w * sizeof(int16_t));
+            memset(out1, 0x5a, 6 * (size_t)w * sizeof(int16_t));
+            c->decouple16_row(o, t, r0, a0, jb, je, jv, recip, cos1, egls[e]);
+            k->decouple16_row(o, t, r1, a1, jb, je, jv, recip, cos1, egls[e]);
+            n_checks++;
+            snprintf(what, sizeof(what), "adm decouple16_row w %d [%d %d %d) egl %g pat %d", w, jb,
+                     jv, je, egls[e], pat);
+            for (int q = 0; q < 3; q++)
+                if (memcmp(r0[q], r1[q], (size_t)w * 2) || memcmp(a0[q], a1[q], (size_t)w * 2)) {
+                    fail(what, lv->name, "orientation %d differs", q);
+                    break;
+                }
+        }
+    free(buf);
+    free(out1);
+}
+
 /* ---- whole extractors ----------------------------------------------------- */
 
 /* Scores frames of w x h, bpc bits with `features`, capped by cpumask; returns
@@ -701,8 +775,16 @@ int main(int argc, char **argv)
                     check_motion(&levels[l], w, depths[d], pat);
                 }
         for (int w = 3; w <= 130; w++)
-            for (int pat = 0; pat < N_CM_PAT; pat++) check_adm_cm(&levels[l], w, pat);
-        for (int pat = 0; pat < N_CM_PAT; pat++) check_adm_cm(&levels[l], 1920, pat);
+            for (int pat = 0; pat < N_CM_PAT; pat++) {
+                check_adm_cm(&levels[l], w, pat);
+                check_adm_decouple(&levels[l], w, pat);
+            }
+        for (int w = 1; w < 3; w++)
+            for (int pat = 0; pat < N_CM_PAT; pat++) check_adm_decouple(&levels[l], w, pat);
+        for (int pat = 0; pat < N_CM_PAT; pat++) {
+            check_adm_cm(&levels[l], 1920, pat);
+            check_adm_decouple(&levels[l], 1920, pat);
+        }
         for (unsigned d = 0; d < 4; d++) {
             check_vif(&levels[l], 1920, depths[d], PAT_RANDOM);
             check_motion(&levels[l], 1920, depths[d], PAT_RANDOM);

@@ -9,7 +9,8 @@
  * lanes") [jb, jv) and scalar lanes [jv, je) of the build isa, each
  * orientation's terms added into acc[o] modulo 2^64. val[o], csf[o] point at
  * the row, fu/fm/fd[o] at the flt rows above, at and below it (mirrored by
- * the caller). The SIMD sets return the C set's sums for any input.
+ * the caller). The SIMD sets return the C set's sums (and decouple its
+ * values) for any input.
  */
 #ifndef TVMAF_ADM_KERNELS_H
 #define TVMAF_ADM_KERNELS_H
@@ -30,6 +31,12 @@ typedef struct AdmKernels {
                      const int32_t *const fu[3], const int32_t *const fm[3],
                      const int32_t *const fd[3], int jb, int jv, int je, int isa,
                      const uint32_t rfac[3], const AdmCmShift sh[3], int64_t acc[3]);
+    /* scale 0 decouple of one row, columns [jb, je), vector lanes (the gain
+     * rounding, V1) before jv: adm_decouple16_at of each column. recip
+     * points at the reciprocal table's entry of 0. */
+    void (*decouple16_row)(const int16_t *const o[3], const int16_t *const t[3],
+                           int16_t *const r[3], int16_t *const a[3], int jb, int je, int jv,
+                           const int32_t *recip, float cos_1deg_sq, double egl);
 } AdmKernels;
 
 extern const AdmKernels tvmaf_adm_kernels_c;

@@ -11,6 +11,11 @@
  * integer in the vector lanes, j < jv, as the C's vec flag) and the int16
  * stores.
  *
+ * At AVX2, decouple of scale 0 likewise, eight coefficients: the dot
+ * products by madd (its one int32 wrap, 2^31, taken back before the float
+ * conversion), the angle test in double, the reciprocal by gather, the gain
+ * limit in double (rounded in the vector lanes); scales 1..3 stay C.
+ *
  * At both levels, cm's row kernels (adm_kernels.h): the 3x3 threshold and the
  * masking terms of blocks of columns, each lane kind of each reference_isa
  * in its own arithmetic (adm_math.h V3, V4, V5 and AVX2's logical-shift
@@ -412,6 +417,133 @@ static void cm32_row_c(const int32_t *const v[3], const int32_t *const cm_[3],
 
 #define ADM_INLINE static inline __attribute__((always_inline))
 
+/* ---- decouple, scale 0, AVX2 ------------------------------------------------ */
+
+static void decouple16_row_c(const int16_t *const o[3], const int16_t *const t[3],
+                             int16_t *const r[3], int16_t *const a[3], int jb, int je, int jv,
+                             const int32_t *recip, float cos_1deg_sq, double egl);
+
+/* int32 lanes: the 8 values at p (int16), sign-extended */
+ADM_INLINE __m256i ld16_256(const int16_t *p)
+{
+    return _mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)p));
+}
+
+/* Stores the low 16 bits of eight int32 lanes. */
+ADM_INLINE void st16_256(int16_t *p, __m256i v)
+{
+    const __m256i l = _mm256_packus_epi32(_mm256_and_si256(v, _mm256_set1_epi32(0xffff)),
+                                          _mm256_setzero_si256());
+    _mm_storeu_si128((__m128i *)p, _mm256_castsi256_si128(_mm256_permute4x64_epi64(l, 0xd8)));
+}
+
+/* (float) of a 2-term int16 dot product: madd's int32 wraps only at
+ * (-2^15)^2 + (-2^15)^2 = 2^31 (no sum reaches -2^31), which is taken back. */
+ADM_INLINE __m256 dot_ps(__m256i pairs_a, __m256i pairs_b)
+{
+    const __m256i d = _mm256_madd_epi16(pairs_a, pairs_b);
+    const __m256i wrapped = _mm256_cmpeq_epi32(d, _mm256_set1_epi32(INT32_MIN));
+    return _mm256_blendv_ps(_mm256_cvtepi32_ps(d), _mm256_set1_ps(2147483648.0f),
+                            _mm256_castsi256_ps(wrapped));
+}
+
+/* The (h, v) int16 pairs of eight coefficients, for madd. */
+ADM_INLINE __m256i pairs16(const int16_t *h, const int16_t *v)
+{
+    const __m128i a = _mm_loadu_si128((const __m128i *)h), b = _mm_loadu_si128((const __m128i *)v);
+    return _mm256_set_m128i(_mm_unpackhi_epi16(a, b), _mm_unpacklo_epi16(a, b));
+}
+
+/* adm_angle_within_1deg on four lanes: each float to double, / 4096 (a
+ * multiplication by 2^-12, exact as the division is: no value is subnormal),
+ * the products left to right. */
+ADM_INLINE int angle_4(__m128 ot, __m128 oo, __m128 tt, __m256d c)
+{
+    const __m256d q = _mm256_set1_pd(1.0 / 4096.0);
+    const __m256d dp = _mm256_mul_pd(_mm256_cvtps_pd(ot), q);
+    const __m256d om = _mm256_mul_pd(_mm256_cvtps_pd(oo), q);
+    const __m256d tm = _mm256_mul_pd(_mm256_cvtps_pd(tt), q);
+    const __m256d ok = _mm256_and_pd(_mm256_cmp_pd(dp, _mm256_setzero_pd(), _CMP_GE_OQ),
+                                     _mm256_cmp_pd(_mm256_mul_pd(dp, dp),
+                                                   _mm256_mul_pd(_mm256_mul_pd(c, om), tm),
+                                                   _CMP_GE_OQ));
+    return _mm256_movemask_pd(ok);
+}
+
+/* adm_enhance's value on four lanes it changes, truncated to int32 (in
+ * range: t or between r and t): g = r egl (rounded to an integer in vec
+ * lanes), then o > 0: g < t ? g : t; else g > t ? g : t. */
+ADM_INLINE __m128i enhance_4(__m128i r, __m128i t, __m128i o, __m256d vec, __m256d egl)
+{
+    const __m256d rd = _mm256_mul_pd(_mm256_cvtepi32_pd(r), egl);
+    const __m256d g = _mm256_blendv_pd(rd, _mm256_round_pd(rd, _MM_FROUND_TO_NEAREST_INT |
+                                                                   _MM_FROUND_NO_EXC), vec);
+    const __m256d td = _mm256_cvtepi32_pd(t);
+    const __m256d pos = _mm256_cmp_pd(_mm256_cvtepi32_pd(o), _mm256_setzero_pd(), _CMP_GT_OQ);
+    const __m256d take_g = _mm256_blendv_pd(_mm256_cmp_pd(g, td, _CMP_GT_OQ),
+                                            _mm256_cmp_pd(g, td, _CMP_LT_OQ), pos);
+    return _mm256_cvttpd_epi32(_mm256_blendv_pd(td, g, take_g));
+}
+
+/* Scale 0 decouple, eight coefficients at a time, operation for operation as
+ * adm_decouple16_at; the columns after the last full block go to the C row. */
+static void adm_decouple16_row_avx2(const int16_t *const o[3], const int16_t *const t[3],
+                                    int16_t *const r[3], int16_t *const a[3], int jb, int je,
+                                    int jv, const int32_t *recip, float cos_1deg_sq, double egl)
+{
+    const __m256i zero = _mm256_setzero_si256(), q15 = _mm256_set1_epi32(32768);
+    const __m256i half = _mm256_set1_epi64x(16384), half32 = _mm256_set1_epi32(16384);
+    const __m256i bits = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+    const __m256i lane = _mm256_setr_epi64x(0, 1, 2, 3);
+    const __m256d c = _mm256_set1_pd((double)cos_1deg_sq), eg = _mm256_set1_pd(egl);
+    int j = jb;
+    for (; j + 8 <= je; j += 8) {
+        const __m256i po = pairs16(o[0] + j, o[1] + j), pt = pairs16(t[0] + j, t[1] + j);
+        const __m256 ot = dot_ps(po, pt), oo = dot_ps(po, po), tt = dot_ps(pt, pt);
+        const int ang = angle_4(_mm256_castps256_ps128(ot), _mm256_castps256_ps128(oo),
+                                _mm256_castps256_ps128(tt), c) |
+                        angle_4(_mm256_extractf128_ps(ot, 1), _mm256_extractf128_ps(oo, 1),
+                                _mm256_extractf128_ps(tt, 1), c) << 4;
+        const __m256i angle = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(ang), bits), bits);
+        /* lanes j + l < jv take the vector-lane rounding (two halves) */
+        const __m256i jvv = _mm256_set1_epi64x(jv);
+        const __m256d vec0 = _mm256_castsi256_pd(_mm256_cmpgt_epi64(jvv, _mm256_add_epi64(lane, _mm256_set1_epi64x(j))));
+        const __m256d vec1 = _mm256_castsi256_pd(_mm256_cmpgt_epi64(jvv, _mm256_add_epi64(lane, _mm256_set1_epi64x(j + 4))));
+        for (int k = 0; k < 3; k++) {
+            const __m256i ov = ld16_256(o[k] + j), tv = ld16_256(t[k] + j);
+            const __m256i z = _mm256_cmpeq_epi32(ov, zero);
+            /* q = (recip[o] t + 2^14) >> 15 in int64, k = clip(q, 0, 2^15) */
+            const __m256i rc = _mm256_i32gather_epi32(recip, ov, 4);
+            const __m256i pe = _mm256_add_epi64(_mm256_mul_epi32(rc, tv), half);
+            const __m256i pd = _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(rc, 32),
+                                                                 _mm256_srli_epi64(tv, 32)), half);
+            const __m256i neg = _mm256_blend_epi32(_mm256_cmpgt_epi64(zero, pe),
+                                                   _mm256_cmpgt_epi64(zero, pd), 0xaa);
+            const __m256i q = _mm256_blend_epi32(_mm256_srli_epi64(pe, 15), _mm256_slli_epi64(pd, 17), 0xaa);
+            __m256i kk = _mm256_andnot_si256(neg, _mm256_min_epi32(q, q15));
+            kk = _mm256_blendv_epi8(kk, q15, z);
+            /* r = (int16)((k o + 2^14) >> 15) */
+            __m256i rv = _mm256_srai_epi32(_mm256_add_epi32(_mm256_mullo_epi32(kk, ov), half32), 15);
+            rv = _mm256_srai_epi32(_mm256_slli_epi32(rv, 16), 16);
+            /* enhancement where the angle passed, k > 0 and o != 0 */
+            const __m256i en = _mm256_andnot_si256(z, _mm256_and_si256(angle, _mm256_cmpgt_epi32(kk, zero)));
+            if (!_mm256_testz_si256(en, en)) {
+                const __m128i g0 = enhance_4(_mm256_castsi256_si128(rv), _mm256_castsi256_si128(tv),
+                                             _mm256_castsi256_si128(ov), vec0, eg);
+                const __m128i g1 = enhance_4(_mm256_extracti128_si256(rv, 1), _mm256_extracti128_si256(tv, 1),
+                                             _mm256_extracti128_si256(ov, 1), vec1, eg);
+                __m256i g = _mm256_set_m128i(g1, g0);
+                g = _mm256_srai_epi32(_mm256_slli_epi32(g, 16), 16);
+                rv = _mm256_blendv_epi8(rv, g, en);
+            }
+            st16_256(r[k] + j, rv);
+            st16_256(a[k] + j, _mm256_sub_epi32(tv, rv));
+        }
+    }
+    if (j < je) decouple16_row_c(o, t, r, a, j, je, jv, recip, cos_1deg_sq, egl);
+}
+#define ADM_DECOUPLE16_ROW adm_decouple16_row_avx2
+
 typedef struct CmShift256 {
     __m128i sub, sq, cub;
     __m256i sq_add, cub_add;
@@ -457,12 +589,6 @@ ADM_INLINE __m256i cm_cube256(__m256i x, const CmShift256 *s, int logical)
     const __m256i sq = _mm256_srl_epi64(_mm256_add_epi64(_mm256_mul_epi32(x, x), s->sq_add), s->sq);
     const __m256i p = _mm256_add_epi64(_mm256_mul_epi32(sq, x), s->cub_add);
     return logical ? _mm256_srl_epi64(p, s->cub) : sra64_256(p, s->cub);
-}
-
-/* int32 lanes: the 8 values at p (int16), sign-extended */
-ADM_INLINE __m256i ld16_256(const int16_t *p)
-{
-    return _mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)p));
 }
 
 ADM_INLINE __m256i ring16_256(const int16_t *u, const int16_t *m, const int16_t *d, int j)
