@@ -476,6 +476,66 @@ static void check_adm_decouple(const Level *lv, int w, int pat)
     free(out1);
 }
 
+static void adm_kernels_pair(const Level *lv, const int16_t *const o[3], const int16_t *const t[3],
+                             int16_t *const r0[3], int16_t *const a0[3], int16_t *const r1[3],
+                             int16_t *const a1[3], int w, float cos1)
+{
+    const int32_t *recip = adm_recip_table();
+    tvmaf_adm_kernels_c.decouple16_row(o, t, r0, a0, 0, w, w / 2, recip, cos1, 1.37);
+    lv->adm->decouple16_row(o, t, r1, a1, 0, w, w / 2, recip, cos1, 1.37);
+}
+
+/* The SIMD decouples compute the reciprocal table's entries as 2^30 / d in
+ * double, truncated: that equals the table for every d (checked here). */
+static void check_recip_division(void)
+{
+    n_checks++;
+    for (int d = -32768; d <= 32768; d++)
+        if (d && (int32_t)(1073741824.0 / (double)d) != adm_recip_q30(d)) {
+            fail("adm reciprocal by division", "c", "d %d", d);
+            break;
+        }
+}
+
+/* Every int16 reference value, against extreme and random distorted ones:
+ * the reciprocal of each o (a table in C) and the clip of the gain. */
+static void check_adm_decouple_all_o(const Level *lv)
+{
+    const int w = 65536;
+    int16_t *buf = malloc(18 * (size_t)w * sizeof(int16_t));
+    if (!buf) { fprintf(stderr, "out of memory\n"); exit(2); }
+    const int16_t *o[3], *t[3];
+    int16_t *r0[3], *a0[3], *r1[3], *a1[3];
+    for (int q = 0; q < 3; q++) {
+        o[q] = buf + (size_t)q * w;
+        t[q] = buf + (size_t)(3 + q) * w;
+        r0[q] = buf + (size_t)(6 + q) * w;
+        a0[q] = buf + (size_t)(9 + q) * w;
+        r1[q] = buf + (size_t)(12 + q) * w;
+        a1[q] = buf + (size_t)(15 + q) * w;
+    }
+    const float cos1 = (float)(cos(M_PI / 180.0) * cos(M_PI / 180.0));
+    char what[96];
+    for (int pat = 0; pat < 4; pat++) {
+        for (int q = 0; q < 3; q++)
+            for (int j = 0; j < w; j++) {
+                const int ov = -32768 + (j + 9973 * q) % 65536;
+                ((int16_t *)o[q])[j] = (int16_t)ov;
+                ((int16_t *)t[q])[j] = pat == 0 ? 32767 : pat == 1 ? -32768 : pat == 2
+                                                 ? (int16_t)rnd() : (int16_t)(ov + (int)(rnd() % 9) - 4);
+            }
+        adm_kernels_pair(lv, o, t, r0, a0, r1, a1, w, cos1);
+        n_checks++;
+        snprintf(what, sizeof(what), "adm decouple16_row every o, pattern %d", pat);
+        for (int q = 0; q < 3; q++)
+            if (memcmp(r0[q], r1[q], (size_t)w * 2) || memcmp(a0[q], a1[q], (size_t)w * 2)) {
+                fail(what, lv->name, "orientation %d differs", q);
+                break;
+            }
+    }
+    free(buf);
+}
+
 /* ---- whole extractors ----------------------------------------------------- */
 
 /* Scores frames of w x h, bpc bits with `features`, capped by cpumask; returns
@@ -585,14 +645,18 @@ typedef struct BenchBuf {
     int16_t *cm16;
     int32_t *cm32;
     volatile int64_t sink;
+    int16_t *dec16;       /* decouple's r and a rows */
+    const int32_t *recip; /* reciprocal table, entry of 0 */
+    float cos1;
 } BenchBuf;
 
 enum { K_VIF_SV8, K_VIF_SV16, K_VIF_SH0, K_VIF_SH1, K_VIF_DV, K_VIF_DH, K_MOT_V8, K_MOT_H,
-       K_ADM_CM16, K_ADM_CM32, N_BENCH };
+       K_ADM_CM16, K_ADM_CM32, K_ADM_DEC16, N_BENCH };
 static const char *const bench_names[N_BENCH] = {
     "vif stat_vertical_8", "vif stat_vertical_16 (scale 1)", "vif stat_horizontal (scale 0)",
     "vif stat_horizontal (scale 1)", "vif down_vertical (8-bit)", "vif down_horizontal",
     "motion vrow_8", "motion hrow_sad", "adm cm16_row (avx512 lanes)", "adm cm32_row (avx512 lanes)",
+    "adm decouple16_row",
 };
 
 static void bench_call(int k, const Level *lv, BenchBuf *b)
@@ -656,6 +720,19 @@ static void bench_call(int k, const Level *lv, BenchBuf *b)
         b->sink += acc[0] + acc[1] + acc[2];
         break;
     }
+    case K_ADM_DEC16: {
+        /* reference and distorted: the cm buffers' first rows (near-equal
+         * small values, so the angle test often passes) */
+        const int16_t *p = b->cm16;
+        int16_t *o = b->dec16;
+        const size_t q = w;
+        lv->adm->decouple16_row((const int16_t *const[3]){ p, p + q, p + 2 * q },
+                                (const int16_t *const[3]){ p + 3 * q, p + 4 * q, p + 5 * q },
+                                (int16_t *const[3]){ o, o + q, o + 2 * q },
+                                (int16_t *const[3]){ o + 3 * q, o + 4 * q, o + 5 * q }, 0, (int)w,
+                                (int)w - (int)w % 16, b->recip, b->cos1, 100.0);
+        break;
+    }
     default: m->hrow_sad(b->y, w); break;
     }
 }
@@ -690,8 +767,11 @@ static void bench(const Level *levels, unsigned n_levels)
     fill16(b.d16, n, PAT_RANDOM, 16);
     /* cm bands of pipeline magnitudes: values and csf small, flt from csf */
     b.cm16 = malloc(15 * b.w * sizeof(int16_t));
+    b.dec16 = malloc(6 * b.w * sizeof(int16_t));
+    b.recip = adm_recip_table();
+    b.cos1 = (float)(cos(M_PI / 180.0) * cos(M_PI / 180.0));
     b.cm32 = malloc(15 * b.w * sizeof(int32_t));
-    if (!b.cm16 || !b.cm32) exit(2);
+    if (!b.cm16 || !b.cm32 || !b.dec16) exit(2);
     for (size_t i = 0; i < 15 * b.w; i++) {
         b.cm16[i] = (int16_t)((int)(rnd() % 4001) - 2000);
         b.cm32[i] = (int32_t)(rnd() % 400001) - 200000;
@@ -700,6 +780,9 @@ static void bench(const Level *levels, unsigned n_levels)
             b.cm32[i] = adm_csf32_flt(b.cm32[i]);
         }
     }
+    /* rows 3..5 (cm's csf, decouple's distorted): rows 0..2 plus noise */
+    for (size_t i = 3 * b.w; i < 6 * b.w; i++)
+        b.cm16[i] = (int16_t)(b.cm16[i - 3 * b.w] + (int)(rnd() % 17) - 8);
     vif_log2_table_fill(b.log2_table, vif_log2_steps);
     tvmaf_vif_kernels_c.stat_vertical_8(b.rows.row, b.r8, b.w, b.d8, b.w, b.w, b.h, 5, 8, 8);
     vif_pad(&b.rows, b.w, VIF_MAX_HALF);
@@ -727,7 +810,7 @@ static void bench(const Level *levels, unsigned n_levels)
         printf("\n");
     }
     free(b.r8); free(b.d8); free(b.r16); free(b.d16); free(b.y); free(b.rows.mem);
-    free(b.cm16); free(b.cm32);
+    free(b.cm16); free(b.cm32); free(b.dec16);
     free(b.scratch.mem);
 }
 
@@ -758,6 +841,7 @@ int main(int argc, char **argv)
     printf("checkasm: cpu flags 0x%x; levels:", flags);
     for (unsigned l = 0; l < n_levels; l++) printf(" %s", levels[l].name);
     printf("%s\n", n_levels ? "" : " none (C only: nothing to compare)");
+    check_recip_division();
     if (!n_levels) return 77; /* nothing to compare: meson reports a skip, not a pass */
     if (do_bench) {
         bench(levels, n_levels);
@@ -781,6 +865,7 @@ int main(int argc, char **argv)
             }
         for (int w = 1; w < 3; w++)
             for (int pat = 0; pat < N_CM_PAT; pat++) check_adm_decouple(&levels[l], w, pat);
+        check_adm_decouple_all_o(&levels[l]);
         for (int pat = 0; pat < N_CM_PAT; pat++) {
             check_adm_cm(&levels[l], 1920, pat);
             check_adm_decouple(&levels[l], 1920, pat);
