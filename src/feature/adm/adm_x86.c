@@ -7,7 +7,7 @@
  * At AVX-512, decouple (every scale) is written out below, eight coefficients in
  * 64-bit lanes, operation for operation as adm_decouple16_at: the int64 dot
  * products, their float and double steps (IEEE, no FMA), the reciprocal
- * table entry (computed: recip_q30_x8; scales 1..3: of |o| reduced to 15 bits), the Q15 gain and its clamp, the enhancement (rounded to an
+ * table entry (scales 1..3: of |o| reduced to 15 bits), the Q15 gain and its clamp, the enhancement (rounded to an
  * integer in the vector lanes, j < jv, as the C's vec flag) and the int16
  * stores.
  *
@@ -80,20 +80,6 @@ static inline __m512i enhance_8(__m512i r, __m512i t, __m512i o, __mmask8 vec, d
     return _mm512_cvttpd_epi64(_mm512_mask_blend_pd(take_g, td, g));
 }
 
-/* adm_recip_q30(d) of int64 lanes d, |d| <= 2^15 (0 outside nz): 2^30 / d
- * in double, truncated. Exact: where |d| is not a power of two the quotient
- * lies at least 1/|d| >= 2^-15 from an integer and the double's rounding
- * error is below 2^-23, so truncation gives the integer quotient (powers of
- * two divide exactly). It replaces the reciprocal table's gather, which is
- * slow on processors with the gather data sampling mitigation (measured on
- * the H200 host's Xeon: the AVX-512 decouple was no faster than C). */
-static inline __m512i recip_q30_x8(__m512i d, __mmask8 nz)
-{
-    const __m512d q = _mm512_div_pd(_mm512_set1_pd(1073741824.0),
-                                    _mm512_cvtepi64_pd(_mm512_mask_blend_epi64(nz, _mm512_set1_epi64(1), d)));
-    return _mm512_maskz_cvttpd_epi64(nz, q);
-}
-
 static void adm_decouple16_row_avx512(const int16_t *const o[3], const int16_t *const t[3],
                                       int16_t *const r[3], int16_t *const a[3], int jb, int je,
                                       int jv, const int32_t *recip, float cos_1deg_sq,
@@ -117,8 +103,9 @@ static void adm_decouple16_row_avx512(const int16_t *const o[3], const int16_t *
             const __m512i ov = vo[k], tv = vt[k];
             const __mmask8 nz = _mm512_mask_cmpneq_epi64_mask(m, ov, zero);
             /* k = clip((recip[o] t + 2^14) >> 15, 0, 2^15), 2^15 where o = 0 */
-            const __m512i rc = recip_q30_x8(ov, nz);
-            const __m512i q = _mm512_srai_epi64(_mm512_add_epi64(_mm512_mul_epi32(rc, tv), half), 15);
+            const __m256i rc = _mm512_mask_i64gather_epi32(_mm256_setzero_si256(), nz, ov, recip, 4);
+            const __m512i q = _mm512_srai_epi64(
+                _mm512_add_epi64(_mm512_mul_epi32(_mm512_cvtepi32_epi64(rc), tv), half), 15);
             const __m512i kk = _mm512_mask_blend_epi64(nz, q15,
                                                        _mm512_min_epi64(_mm512_max_epi64(q, zero), q15));
             /* r = (int16)((k o + 2^14) >> 15) */
@@ -163,8 +150,8 @@ static void adm_decouple32_row_avx512(const int32_t *const o[3], const int32_t *
             const __m512i sh = _mm512_maskz_sub_epi64(big, _mm512_set1_epi64(49), _mm512_lzcnt_epi64(ao));
             const __m512i mm = _mm512_mask_srlv_epi64(
                 ao, big, _mm512_add_epi64(ao, _mm512_sllv_epi64(one, _mm512_sub_epi64(sh, one))), sh);
-            const __m512i rc = recip_q30_x8(mm, nz);
-            __m512i p = _mm512_mul_epi32(rc, tv);
+            const __m256i rc = _mm512_mask_i64gather_epi32(_mm256_setzero_si256(), nz, mm, recip_pos, 4);
+            __m512i p = _mm512_mul_epi32(_mm512_cvtepi32_epi64(rc), tv);
             p = _mm512_mask_sub_epi64(p, _mm512_cmplt_epi64_mask(ov, zero), zero, p);
             const __m512i rnd = s32_64(_mm512_sllv_epi64(one, _mm512_add_epi64(sh, _mm512_set1_epi64(14))));
             const __m512i q = _mm512_srav_epi64(_mm512_add_epi64(p, rnd),
@@ -503,8 +490,10 @@ ADM_INLINE __m128i enhance_4(__m128i r, __m128i t, __m128i o, __m256d vec, __m25
  * truncated. Exact: for |o| <= 2^15 that is not a power of two the quotient
  * lies at least 1/|o| >= 2^-15 from an integer, and the double's rounding
  * error is below 2^-23, so truncation gives the integer quotient (powers of
- * two divide exactly). It replaces the table gather, slow on processors with
- * the gather data sampling mitigation. */
+ * two divide exactly; checkasm checks every o). It replaces a table gather:
+ * on the H200 host's Xeon adm with the gathering AVX2 decouple ran at 0.77x
+ * of adm with the C one (gathers are slow on processors with the gather data
+ * sampling mitigation); here (AMD) the division is the faster of the two. */
 ADM_INLINE __m256i recip_q30_8(__m256i o, __m256i z)
 {
     const __m256i d = _mm256_blendv_epi8(o, _mm256_set1_epi32(1), z);
