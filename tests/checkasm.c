@@ -4,7 +4,11 @@
  *
  *   kernels: vif's and motion's row kernels on random and edge inputs
  *            (widths 1..130 and 1920, every depth 8..16, all-zero,
- *            all-maximum and alternating extremes, odd sizes);
+ *            all-maximum and alternating extremes, odd sizes); adm's cm row
+ *            kernels (scale 0 and scales 1..3) for every reference_isa, on
+ *            random, extreme and pipeline-like bands, widths 3..130 and 1920,
+ *            every split of the row into vector and scalar lanes, the real
+ *            and random shifts and weights;
  *   frames:  vif, adm and motion as whole extractors on random and edge
  *            frames (odd sizes, every depth), every output value compared as
  *            bits between a context capped to C (--cpumask) and one at the
@@ -15,6 +19,7 @@
  * speed-up. Exit status 1 on any difference.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -27,6 +32,7 @@
 #include "core/collector.h"
 #include "core/cpu.h"
 #include "core/internal.h"
+#include "feature/adm/adm_kernels.h"
 #include "feature/motion/motion_kernels.h"
 #include "feature/vif/vif_kernels.h"
 
@@ -35,6 +41,7 @@ typedef struct Level {
     unsigned flag;
     const VifKernels *vif;
     const MotionKernels *motion;
+    const AdmKernels *adm;
 } Level;
 
 static unsigned n_fail, n_checks;
@@ -274,6 +281,264 @@ static void check_motion(const Level *lv, unsigned w, unsigned bpc, int pat)
     free(ya); free(yb);
 }
 
+/* ---- adm cm rows ---------------------------------------------------------- */
+
+/* Band value patterns: random over the type, extremes (min/max/0/-1
+ * alternating at random), zero, small random (around pipeline magnitudes). */
+enum { CM_RANDOM, CM_EXTREME, CM_ZERO, CM_SMALL, N_CM_PAT };
+
+static int32_t cm_value(int pat, int bits)
+{
+    const int32_t mx = (int32_t)((1u << (bits - 1)) - 1), mn = -mx - 1;
+    switch (pat) {
+    case CM_EXTREME: {
+        const int32_t e[5] = { mn, mx, 0, -1, mn + 1 };
+        return e[rnd() % 5];
+    }
+    case CM_ZERO: return 0;
+    case CM_SMALL: return (int32_t)(rnd() % 4001) - 2000;
+    default: return bits == 16 ? (int16_t)rnd() : (int32_t)rnd();
+    }
+}
+
+/* Shifts: the real ones of scale 0 (h/v, d) or scales 1..3 (cub from the band
+ * width), or random in the ranges the C code is defined on. */
+static void cm_shifts(int scale, int w, bool random, AdmCmShift sh[3])
+{
+    int cub = 0;
+    while ((1 << cub) < w) cub++;
+    for (int o = 0; o < 3; o++) {
+        if (random) {
+            sh[o].sub = scale ? 0 : (int)(rnd() % 32);
+            sh[o].sq = 1 + (int)(rnd() % 40);
+            sh[o].cub = (int)(rnd() % 41);
+        } else if (scale) {
+            sh[o] = (AdmCmShift){ 0, 30, cub, 0 };
+        } else {
+            sh[o] = o == 2 ? (AdmCmShift){ 12, 30, cub + 3, 0 } : (AdmCmShift){ 10, 29, cub + 4, 0 };
+        }
+        sh[o].cub_add = sh[o].cub ? (int64_t)1 << (sh[o].cub - 1) : 0;
+    }
+}
+
+static void check_adm_cm(const Level *lv, int w, int pat)
+{
+    const AdmKernels *c = &tvmaf_adm_kernels_c, *k = lv->adm;
+    /* rows: val, csf, flt above / at / below, three orientations */
+    int16_t *b16 = malloc(15 * (size_t)w * sizeof(int16_t));
+    int32_t *b32 = malloc(15 * (size_t)w * sizeof(int32_t));
+    if (!b16 || !b32) { fprintf(stderr, "out of memory\n"); exit(2); }
+    for (int i = 0; i < 15 * w; i++) {
+        b16[i] = (int16_t)cm_value(pat, 16);
+        b32[i] = cm_value(pat, 32);
+    }
+    if (pat == CM_SMALL) {
+        /* flt as the pipeline makes it from a csf band */
+        for (int i = 6 * w; i < 15 * w; i++) {
+            b16[i] = adm_csf16_flt(b16[i]);
+            b32[i] = adm_csf32_flt(b32[i]);
+        }
+    }
+    const int16_t *v16[3], *c16[3], *u16[3], *m16[3], *d16[3];
+    const int32_t *v32[3], *c32[3], *u32[3], *m32[3], *d32[3];
+    for (int o = 0; o < 3; o++) {
+        v16[o] = b16 + (size_t)o * w; v32[o] = b32 + (size_t)o * w;
+        c16[o] = b16 + (size_t)(3 + o) * w; c32[o] = b32 + (size_t)(3 + o) * w;
+        u16[o] = b16 + (size_t)(6 + o) * w; u32[o] = b32 + (size_t)(6 + o) * w;
+        m16[o] = b16 + (size_t)(9 + o) * w; m32[o] = b32 + (size_t)(9 + o) * w;
+        d16[o] = b16 + (size_t)(12 + o) * w; d32[o] = b32 + (size_t)(12 + o) * w;
+    }
+    static const uint16_t rf16_fixed[][3] = { { 36453, 36453, 49417 }, { 65535, 65535, 65535 },
+                                              { 0, 1, 32768 } };
+    static const uint32_t rf32_fixed[][3] = { { 0x0bc4e6b5u, 0x0bc4e6b5u, 0x05a8f5c2u },
+                                              { 0xffffffffu, 0x80000000u, 0x7fffffffu },
+                                              { 0, 1, 0xfffffffeu } };
+    char what[128];
+    for (int isa = 0; isa < 3; isa++)
+        for (int trial = 0; trial < 6; trial++) {
+            /* interior columns [jb, je): the whole interior, then sub-ranges */
+            int jb = 1, je = w - 1;
+            if (trial >= 3 && w > 3) {
+                jb = 1 + (int)(rnd() % (unsigned)(w - 2));
+                je = jb + (int)(rnd() % (unsigned)(w - jb));
+            }
+            if (je <= jb) continue;
+            const int n = je - jb;
+            /* the splits: the build's own (both block widths), all vector,
+             * all scalar, random */
+            const int splits[6] = { adm_lanes_cm(isa, 0, jb, je), adm_lanes_cm(isa, 1, jb, je), jb,
+                                    je, jb + (int)(rnd() % (unsigned)(n + 1)),
+                                    jb + (int)(rnd() % (unsigned)(n + 1)) };
+            const bool random_shift = trial == 2 || trial == 5;
+            for (int sp = 0; sp < 6; sp++) {
+                const int jv = splits[sp];
+                AdmCmShift sh16[3], sh32[3];
+                cm_shifts(0, w, random_shift, sh16);
+                cm_shifts(1, w, random_shift, sh32);
+                uint16_t rf16[3];
+                uint32_t rf32[3];
+                for (int o = 0; o < 3; o++) {
+                    rf16[o] = sp < 3 ? rf16_fixed[sp][o] : (uint16_t)rnd();
+                    rf32[o] = sp < 3 ? rf32_fixed[sp][o] : rnd();
+                }
+                int64_t a0[3], a1[3];
+                for (int o = 0; o < 3; o++) a0[o] = a1[o] = (int64_t)(((uint64_t)rnd() << 32) | rnd());
+                c->cm16_row(v16, c16, u16, m16, d16, jb, jv, je, isa, rf16, sh16, a0);
+                k->cm16_row(v16, c16, u16, m16, d16, jb, jv, je, isa, rf16, sh16, a1);
+                n_checks++;
+                snprintf(what, sizeof(what), "adm cm16_row w %d [%d %d %d) isa %d pat %d", w, jb,
+                         jv, je, isa, pat);
+                if (memcmp(a0, a1, sizeof(a0)))
+                    fail(what, lv->name, "%" PRId64 " %" PRId64 " %" PRId64 " vs %" PRId64
+                         " %" PRId64 " %" PRId64, a0[0], a0[1], a0[2], a1[0], a1[1], a1[2]);
+                for (int o = 0; o < 3; o++) a0[o] = a1[o] = (int64_t)(((uint64_t)rnd() << 32) | rnd());
+                c->cm32_row(v32, c32, u32, m32, d32, jb, jv, je, isa, rf32, sh32, a0);
+                k->cm32_row(v32, c32, u32, m32, d32, jb, jv, je, isa, rf32, sh32, a1);
+                n_checks++;
+                snprintf(what, sizeof(what), "adm cm32_row w %d [%d %d %d) isa %d pat %d", w, jb,
+                         jv, je, isa, pat);
+                if (memcmp(a0, a1, sizeof(a0)))
+                    fail(what, lv->name, "%" PRId64 " %" PRId64 " %" PRId64 " vs %" PRId64
+                         " %" PRId64 " %" PRId64, a0[0], a0[1], a0[2], a1[0], a1[1], a1[2]);
+            }
+        }
+    free(b16);
+    free(b32);
+}
+
+/* ---- adm decouple rows ----------------------------------------------------- */
+
+static int32_t *adm_recip_table(void)
+{
+    static int32_t table[65537];
+    if (!table[32769])
+        for (int d = -32768; d <= 32768; d++) table[d + 32768] = adm_recip_q30(d);
+    return table + 32768;
+}
+
+/* Scale 0 decouple: reference o and distorted t of one row, random,
+ * extreme, or t a scaled and slightly turned o (so the angle test passes and
+ * the gain limit applies), for several gain limits (integral or not: the
+ * vector lanes' rounding differs only then) and lane splits. */
+static void check_adm_decouple(const Level *lv, int w, int pat)
+{
+    const AdmKernels *c = &tvmaf_adm_kernels_c, *k = lv->adm;
+    int16_t *buf = malloc(12 * (size_t)w * sizeof(int16_t));
+    if (!buf) { fprintf(stderr, "out of memory\n"); exit(2); }
+    const int16_t *o[3], *t[3];
+    int16_t *r0[3], *a0[3], *r1[3], *a1[3];
+    /* rows: o, t, then the C's r and a, in buf; the level's r and a in out1 */
+    int16_t *out1 = malloc(6 * (size_t)w * sizeof(int16_t));
+    if (!out1) { fprintf(stderr, "out of memory\n"); exit(2); }
+    for (int q = 0; q < 3; q++) {
+        o[q] = buf + (size_t)q * w;
+        t[q] = buf + (size_t)(3 + q) * w;
+        r0[q] = buf + (size_t)(6 + q) * w;
+        a0[q] = buf + (size_t)(9 + q) * w;
+        r1[q] = out1 + (size_t)q * w;
+        a1[q] = out1 + (size_t)(3 + q) * w;
+    }
+    int16_t *ow = buf, *tw = buf + 3 * (size_t)w;
+    for (int i = 0; i < 3 * w; i++) {
+        if (pat == CM_SMALL) {
+            /* t = g o plus a little noise, g in [-0.5, 2.5) */
+            const int ov = (int)(rnd() % 8001) - 4000;
+            const double g = (double)(rnd() % 3000) / 1000.0 - 0.5;
+            int tv = (int)(ov * g) + (int)(rnd() % 5) - 2;
+            tv = tv > 32767 ? 32767 : (tv < -32768 ? -32768 : tv);
+            ow[i] = (int16_t)ov;
+            tw[i] = (int16_t)tv;
+        } else {
+            ow[i] = (int16_t)cm_value(pat, 16);
+            tw[i] = (int16_t)cm_value(pat, 16);
+            if (pat == CM_EXTREME && (rnd() & 1)) tw[i] = ow[i];
+        }
+    }
+    const int32_t *recip = adm_recip_table();
+    const float cos1 = (float)(cos(M_PI / 180.0) * cos(M_PI / 180.0));
+    static const double egls[] = { 100.0, 1.0, 1.37, 2.5 };
+    char what[128];
+    for (int e = 0; e < 4; e++)
+        for (int sp = 0; sp < 4; sp++) {
+            const int jb = sp == 3 && w > 2 ? 1 + (int)(rnd() % (unsigned)(w - 1)) : 0, je = w;
+            const int jv = sp == 0 ? je : sp == 1 ? jb : jb + (int)(rnd() % (unsigned)(je - jb + 1));
+            memset(buf + 6 * (size_t)w, 0x5a, 6 * (size_t)w * sizeof(int16_t));
+            memset(out1, 0x5a, 6 * (size_t)w * sizeof(int16_t));
+            c->decouple16_row(o, t, r0, a0, jb, je, jv, recip, cos1, egls[e]);
+            k->decouple16_row(o, t, r1, a1, jb, je, jv, recip, cos1, egls[e]);
+            n_checks++;
+            snprintf(what, sizeof(what), "adm decouple16_row w %d [%d %d %d) egl %g pat %d", w, jb,
+                     jv, je, egls[e], pat);
+            for (int q = 0; q < 3; q++)
+                if (memcmp(r0[q], r1[q], (size_t)w * 2) || memcmp(a0[q], a1[q], (size_t)w * 2)) {
+                    fail(what, lv->name, "orientation %d differs", q);
+                    break;
+                }
+        }
+    free(buf);
+    free(out1);
+}
+
+static void adm_kernels_pair(const Level *lv, const int16_t *const o[3], const int16_t *const t[3],
+                             int16_t *const r0[3], int16_t *const a0[3], int16_t *const r1[3],
+                             int16_t *const a1[3], int w, float cos1)
+{
+    const int32_t *recip = adm_recip_table();
+    tvmaf_adm_kernels_c.decouple16_row(o, t, r0, a0, 0, w, w / 2, recip, cos1, 1.37);
+    lv->adm->decouple16_row(o, t, r1, a1, 0, w, w / 2, recip, cos1, 1.37);
+}
+
+/* The SIMD decouples compute the reciprocal table's entries as 2^30 / d in
+ * double, truncated: that equals the table for every d (checked here). */
+static void check_recip_division(void)
+{
+    n_checks++;
+    for (int d = -32768; d <= 32768; d++)
+        if (d && (int32_t)(1073741824.0 / (double)d) != adm_recip_q30(d)) {
+            fail("adm reciprocal by division", "c", "d %d", d);
+            break;
+        }
+}
+
+/* Every int16 reference value, against extreme and random distorted ones:
+ * the reciprocal of each o (a table in C) and the clip of the gain. */
+static void check_adm_decouple_all_o(const Level *lv)
+{
+    const int w = 65536;
+    int16_t *buf = malloc(18 * (size_t)w * sizeof(int16_t));
+    if (!buf) { fprintf(stderr, "out of memory\n"); exit(2); }
+    const int16_t *o[3], *t[3];
+    int16_t *r0[3], *a0[3], *r1[3], *a1[3];
+    for (int q = 0; q < 3; q++) {
+        o[q] = buf + (size_t)q * w;
+        t[q] = buf + (size_t)(3 + q) * w;
+        r0[q] = buf + (size_t)(6 + q) * w;
+        a0[q] = buf + (size_t)(9 + q) * w;
+        r1[q] = buf + (size_t)(12 + q) * w;
+        a1[q] = buf + (size_t)(15 + q) * w;
+    }
+    const float cos1 = (float)(cos(M_PI / 180.0) * cos(M_PI / 180.0));
+    char what[96];
+    for (int pat = 0; pat < 4; pat++) {
+        for (int q = 0; q < 3; q++)
+            for (int j = 0; j < w; j++) {
+                const int ov = -32768 + (j + 9973 * q) % 65536;
+                ((int16_t *)o[q])[j] = (int16_t)ov;
+                ((int16_t *)t[q])[j] = pat == 0 ? 32767 : pat == 1 ? -32768 : pat == 2
+                                                 ? (int16_t)rnd() : (int16_t)(ov + (int)(rnd() % 9) - 4);
+            }
+        adm_kernels_pair(lv, o, t, r0, a0, r1, a1, w, cos1);
+        n_checks++;
+        snprintf(what, sizeof(what), "adm decouple16_row every o, pattern %d", pat);
+        for (int q = 0; q < 3; q++)
+            if (memcmp(r0[q], r1[q], (size_t)w * 2) || memcmp(a0[q], a1[q], (size_t)w * 2)) {
+                fail(what, lv->name, "orientation %d differs", q);
+                break;
+            }
+    }
+    free(buf);
+}
+
 /* ---- whole extractors ----------------------------------------------------- */
 
 /* Scores frames of w x h, bpc bits with `features`, capped by cpumask; returns
@@ -379,18 +644,28 @@ typedef struct BenchBuf {
     VifRows scratch; /* what the other vif kernels write */
     uint16_t log2_table[VIF_LOG2_TABLE_ALLOC];
     int32_t *y;
+    /* adm cm: 15 rows (val, csf, flt above/at/below; h, v, d) of each type */
+    int16_t *cm16;
+    int32_t *cm32;
+    volatile int64_t sink;
+    int16_t *dec16;       /* decouple's r and a rows */
+    const int32_t *recip; /* reciprocal table, entry of 0 */
+    float cos1;
 } BenchBuf;
 
 enum { K_VIF_SV8, K_VIF_SV16, K_VIF_SH0, K_VIF_SH1, K_VIF_DV, K_VIF_DH, K_MOT_V8, K_MOT_H,
-       N_BENCH };
+       K_ADM_CM16, K_ADM_CM32, K_ADM_DEC16, N_BENCH };
 static const char *const bench_names[N_BENCH] = {
     "vif stat_vertical_8", "vif stat_vertical_16 (scale 1)", "vif stat_horizontal (scale 0)",
     "vif stat_horizontal (scale 1)", "vif down_vertical (8-bit)", "vif down_horizontal",
-    "motion vrow_8", "motion hrow_sad",
+    "motion vrow_8", "motion hrow_sad", "adm cm16_row (avx512 lanes)", "adm cm32_row (avx512 lanes)",
+    "adm decouple16_row",
 };
 
-static void bench_call(int k, const VifKernels *v, const MotionKernels *m, BenchBuf *b)
+static void bench_call(int k, const Level *lv, BenchBuf *b)
 {
+    const VifKernels *v = lv->vif;
+    const MotionKernels *m = lv->motion;
     const unsigned w = b->w, h = b->h;
     VifSums sums = { 0, 0, 0, 0 };
     switch (k) {
@@ -416,21 +691,68 @@ static void bench_call(int k, const VifKernels *v, const MotionKernels *m, Bench
         m->vrow_8(p, c, b->y, w);
         break;
     }
+    case K_ADM_CM16:
+    case K_ADM_CM32: {
+        /* one row of a 1920-wide band, the golden host's lanes */
+        static const uint16_t rf16[3] = { 36453, 36453, 49417 };
+        static const uint32_t rf32[3] = { 0x0bc4e6b5u, 0x0bc4e6b5u, 0x05a8f5c2u };
+        static const AdmCmShift sh16[3] = { { 10, 29, 15, 1 << 14 }, { 10, 29, 15, 1 << 14 },
+                                            { 12, 30, 14, 1 << 13 } };
+        static const AdmCmShift sh32[3] = { { 0, 30, 11, 1 << 10 }, { 0, 30, 11, 1 << 10 },
+                                            { 0, 30, 11, 1 << 10 } };
+        const int jb = 192, je = (int)w - 192, jv = adm_lanes_cm(ADM_ISA_AVX512, k == K_ADM_CM32, jb, je);
+        int64_t acc[3] = { 0, 0, 0 };
+        const size_t q = w;
+        if (k == K_ADM_CM16) {
+            const int16_t *p = b->cm16;
+            lv->adm->cm16_row((const int16_t *const[3]){ p, p + q, p + 2 * q },
+                              (const int16_t *const[3]){ p + 3 * q, p + 4 * q, p + 5 * q },
+                              (const int16_t *const[3]){ p + 6 * q, p + 7 * q, p + 8 * q },
+                              (const int16_t *const[3]){ p + 9 * q, p + 10 * q, p + 11 * q },
+                              (const int16_t *const[3]){ p + 12 * q, p + 13 * q, p + 14 * q },
+                              jb, jv, je, ADM_ISA_AVX512, rf16, sh16, acc);
+        } else {
+            const int32_t *p = b->cm32;
+            lv->adm->cm32_row((const int32_t *const[3]){ p, p + q, p + 2 * q },
+                              (const int32_t *const[3]){ p + 3 * q, p + 4 * q, p + 5 * q },
+                              (const int32_t *const[3]){ p + 6 * q, p + 7 * q, p + 8 * q },
+                              (const int32_t *const[3]){ p + 9 * q, p + 10 * q, p + 11 * q },
+                              (const int32_t *const[3]){ p + 12 * q, p + 13 * q, p + 14 * q },
+                              jb, jv, je, ADM_ISA_AVX512, rf32, sh32, acc);
+        }
+        b->sink += acc[0] + acc[1] + acc[2];
+        break;
+    }
+    case K_ADM_DEC16: {
+        /* reference and distorted: the cm buffers' first rows (near-equal
+         * small values, so the angle test often passes) */
+        const int16_t *p = b->cm16;
+        int16_t *o = b->dec16;
+        const size_t q = w;
+        lv->adm->decouple16_row((const int16_t *const[3]){ p, p + q, p + 2 * q },
+                                (const int16_t *const[3]){ p + 3 * q, p + 4 * q, p + 5 * q },
+                                (int16_t *const[3]){ o, o + q, o + 2 * q },
+                                (int16_t *const[3]){ o + 3 * q, o + 4 * q, o + 5 * q }, 0, (int)w,
+                                (int)w - (int)w % 16, b->recip, b->cos1, 100.0);
+        break;
+    }
     default: m->hrow_sad(b->y, w); break;
     }
 }
 
 /* Seconds per call: the best of several rounds of calls. */
-static double bench_round(int k, const VifKernels *v, const MotionKernels *m, BenchBuf *b)
+static double bench_round(int k, const Level *lv, BenchBuf *b)
 {
     const unsigned calls = 100;
     const double t0 = now_s();
-    for (unsigned i = 0; i < calls; i++) bench_call(k, v, m, b);
+    for (unsigned i = 0; i < calls; i++) bench_call(k, lv, b);
     return (now_s() - t0) / calls;
 }
 
 static void bench(const Level *levels, unsigned n_levels)
 {
+    const Level c_level = { "c", 0, &tvmaf_vif_kernels_c, &tvmaf_motion_kernels_c,
+                            &tvmaf_adm_kernels_c };
     BenchBuf b = { .w = 1920, .h = 32 };
     const size_t n = (size_t)b.w * b.h;
     b.r8 = malloc(n); b.d8 = malloc(n);
@@ -446,6 +768,24 @@ static void bench(const Level *levels, unsigned n_levels)
     }
     fill16(b.r16, n, PAT_RANDOM, 16);
     fill16(b.d16, n, PAT_RANDOM, 16);
+    /* cm bands of pipeline magnitudes: values and csf small, flt from csf */
+    b.cm16 = malloc(15 * b.w * sizeof(int16_t));
+    b.dec16 = malloc(6 * b.w * sizeof(int16_t));
+    b.recip = adm_recip_table();
+    b.cos1 = (float)(cos(M_PI / 180.0) * cos(M_PI / 180.0));
+    b.cm32 = malloc(15 * b.w * sizeof(int32_t));
+    if (!b.cm16 || !b.cm32 || !b.dec16) exit(2);
+    for (size_t i = 0; i < 15 * b.w; i++) {
+        b.cm16[i] = (int16_t)((int)(rnd() % 4001) - 2000);
+        b.cm32[i] = (int32_t)(rnd() % 400001) - 200000;
+        if (i >= 6 * b.w) {
+            b.cm16[i] = adm_csf16_flt(b.cm16[i]);
+            b.cm32[i] = adm_csf32_flt(b.cm32[i]);
+        }
+    }
+    /* rows 3..5 (cm's csf, decouple's distorted): rows 0..2 plus noise */
+    for (size_t i = 3 * b.w; i < 6 * b.w; i++)
+        b.cm16[i] = (int16_t)(b.cm16[i - 3 * b.w] + (int)(rnd() % 17) - 8);
     vif_log2_table_fill(b.log2_table, vif_log2_steps);
     tvmaf_vif_kernels_c.stat_vertical_8(b.rows.row, b.r8, b.w, b.d8, b.w, b.w, b.h, 5, 8, 8);
     vif_pad(&b.rows, b.w, VIF_MAX_HALF);
@@ -463,8 +803,7 @@ static void bench(const Level *levels, unsigned n_levels)
         double best[3] = { 1e9, 1e9, 1e9 };
         for (int round = 0; round < 15; round++) {
             for (unsigned l = 0; l <= n_levels; l++) {
-                const double t = l ? bench_round(k, levels[l - 1].vif, levels[l - 1].motion, &b)
-                                   : bench_round(k, &tvmaf_vif_kernels_c, &tvmaf_motion_kernels_c, &b);
+                const double t = bench_round(k, l ? &levels[l - 1] : &c_level, &b);
                 if (t < best[l]) best[l] = t;
             }
         }
@@ -474,6 +813,7 @@ static void bench(const Level *levels, unsigned n_levels)
         printf("\n");
     }
     free(b.r8); free(b.d8); free(b.r16); free(b.d16); free(b.y); free(b.rows.mem);
+    free(b.cm16); free(b.cm32); free(b.dec16);
     free(b.scratch.mem);
 }
 
@@ -496,14 +836,15 @@ int main(int argc, char **argv)
 #if TVMAF_X86_SIMD
     if (flags & TVMAF_CPU_FLAG_AVX2)
         levels[n_levels++] = (Level){ "avx2", TVMAF_CPU_FLAG_AVX2, &tvmaf_vif_kernels_avx2,
-                                      &tvmaf_motion_kernels_avx2 };
+                                      &tvmaf_motion_kernels_avx2, &tvmaf_adm_kernels_avx2 };
     if (flags & TVMAF_CPU_FLAG_AVX512)
         levels[n_levels++] = (Level){ "avx512", TVMAF_CPU_FLAG_AVX512, &tvmaf_vif_kernels_avx512,
-                                      &tvmaf_motion_kernels_avx512 };
+                                      &tvmaf_motion_kernels_avx512, &tvmaf_adm_kernels_avx512 };
 #endif
     printf("checkasm: cpu flags 0x%x; levels:", flags);
     for (unsigned l = 0; l < n_levels; l++) printf(" %s", levels[l].name);
     printf("%s\n", n_levels ? "" : " none (C only: nothing to compare)");
+    check_recip_division();
     if (!n_levels) return 77; /* nothing to compare: meson reports a skip, not a pass */
     if (do_bench) {
         bench(levels, n_levels);
@@ -520,6 +861,18 @@ int main(int argc, char **argv)
                     check_vif(&levels[l], w, depths[d], pat);
                     check_motion(&levels[l], w, depths[d], pat);
                 }
+        for (int w = 3; w <= 130; w++)
+            for (int pat = 0; pat < N_CM_PAT; pat++) {
+                check_adm_cm(&levels[l], w, pat);
+                check_adm_decouple(&levels[l], w, pat);
+            }
+        for (int w = 1; w < 3; w++)
+            for (int pat = 0; pat < N_CM_PAT; pat++) check_adm_decouple(&levels[l], w, pat);
+        check_adm_decouple_all_o(&levels[l]);
+        for (int pat = 0; pat < N_CM_PAT; pat++) {
+            check_adm_cm(&levels[l], 1920, pat);
+            check_adm_decouple(&levels[l], 1920, pat);
+        }
         for (unsigned d = 0; d < 4; d++) {
             check_vif(&levels[l], 1920, depths[d], PAT_RANDOM);
             check_motion(&levels[l], 1920, depths[d], PAT_RANDOM);

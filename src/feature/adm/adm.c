@@ -20,6 +20,7 @@
 #include "tvmaf_config.h"
 #include "core/cpu.h"
 #include "core/feature_name.h"
+#include "feature/adm/adm_kernels.h"
 #include "feature/adm/adm_math.h"
 #include "feature/adm/adm_state.h"
 
@@ -374,10 +375,12 @@ typedef struct AdmCpu {
  */
 #ifdef ADM_KERNELS_ONLY
 #define ADM_FRAME_SUMS TVMAF_SIMD_NAME(tvmaf_adm_frame_sums)
+#define ADM_KERNELS TVMAF_SIMD_NAME(tvmaf_adm_kernels)
 void ADM_FRAME_SUMS(AdmCpu *m, const TvmafPicture *ref, const TvmafPicture *dis,
                     AdmScaleSums sums[4]);
 #else
 #define ADM_FRAME_SUMS tvmaf_adm_frame_sums_c
+#define ADM_KERNELS tvmaf_adm_kernels_c
 void tvmaf_adm_frame_sums_c(AdmCpu *m, const TvmafPicture *ref, const TvmafPicture *dis,
                             AdmScaleSums sums[4]);
 #if TVMAF_X86_SIMD
@@ -573,33 +576,42 @@ static void dwt32(AdmCpu *m, int k, const int32_t *src, int32_t *a, Bands32 *out
  * (the chosen build's blocks) and as scalar lanes after it. The vector and scalar forms differ only in
  * the gain rounding (decouple) and in the operands noted at each helper.
  */
+/* One row of scale 0 decouple, columns [jb, je), vector lanes before jv
+ * (adm_kernels.h). */
+static __attribute__((unused)) void
+decouple16_row_c(const int16_t *const o[3], const int16_t *const t[3], int16_t *const r[3],
+                 int16_t *const a[3], int jb, int je, int jv, const int32_t *recip,
+                 float cos_1deg_sq, double egl)
+{
+    for (int j = jb; j < je; j++) {
+        const int16_t oo[3] = { o[0][j], o[1][j], o[2][j] };
+        const int16_t tt[3] = { t[0][j], t[1][j], t[2][j] };
+        int16_t rr[3], aa[3];
+        adm_decouple16_at(oo, tt, recip, cos_1deg_sq, egl, j < jv, rr, aa);
+        for (int k = 0; k < 3; k++) {
+            r[k][j] = rr[k];
+            a[k][j] = aa[k];
+        }
+    }
+}
+
+#ifndef ADM_DECOUPLE16_ROW
+#define ADM_DECOUPLE16_ROW decouple16_row_c
+#endif
+
 static void decouple16(const AdmCpu *m, const AdmScale *c, const Bands16 *ref,
                        const Bands16 *dis, Bands16 *r, Bands16 *a)
 {
     const double egl = m->s.enhn_gain_limit;
     const int jv = adm_lanes_decouple(m->s.isa, 0, c->work_l, c->work_r);
     for (int i = c->work_t; i < c->work_b; i++) {
-#ifdef ADM_DECOUPLE16_ROW
-        /* a level's row kernel (adm_x86.c), the same per-coefficient arithmetic */
+        /* the level's row kernel (adm_x86.c), or the C row */
         const size_t x0 = (size_t)i * c->w;
         ADM_DECOUPLE16_ROW((const int16_t *const[3]){ ref->b[0] + x0, ref->b[1] + x0, ref->b[2] + x0 },
                            (const int16_t *const[3]){ dis->b[0] + x0, dis->b[1] + x0, dis->b[2] + x0 },
                            (int16_t *const[3]){ r->b[0] + x0, r->b[1] + x0, r->b[2] + x0 },
                            (int16_t *const[3]){ a->b[0] + x0, a->b[1] + x0, a->b[2] + x0 },
                            c->work_l, c->work_r, jv, m->recip, m->s.cos_1deg_sq, egl);
-        continue;
-#endif
-        for (int j = c->work_l; j < c->work_r; j++) {
-            const size_t x = (size_t)i * c->w + j;
-            const int16_t o[3] = { ref->b[0][x], ref->b[1][x], ref->b[2][x] };
-            const int16_t t[3] = { dis->b[0][x], dis->b[1][x], dis->b[2][x] };
-            int16_t rr[3], aa[3];
-            adm_decouple16_at(o, t, m->recip, m->s.cos_1deg_sq, egl, j < jv, rr, aa);
-            for (int k = 0; k < 3; k++) {
-                r->b[k][x] = rr[k];
-                a->b[k][x] = aa[k];
-            }
-        }
     }
 }
 
@@ -722,6 +734,59 @@ static int cm_lanes_end(int isa, int scale, const AdmScale *c, int i, int jb, in
     return adm_lanes_cm(isa, scale, jb, je);
 }
 
+/* One row of interior cm columns (adm_kernels.h): vector lanes [jb, jv),
+ * scalar lanes [jv, je). The SIMD levels' row kernels (adm_x86.c) hand the
+ * columns that do not fill their blocks to these. */
+static void cm16_row_c(const int16_t *const v[3], const int16_t *const cm_[3],
+                       const int16_t *const fu[3], const int16_t *const fm[3],
+                       const int16_t *const fd[3], int jb, int jv, int je, int isa,
+                       const uint16_t rfac[3], const AdmCmShift sh[3], int64_t acc[3])
+{
+    for (int j = jb; j < jv; j++) {
+        const int32_t thr = adm_cm_thr16(cm_, fu, fm, fd, j - 1, j, j + 1, 1);
+        for (int o = 0; o < 3; o++)
+            acc[o] = adm_add_wrap(acc[o], isa == ADM_ISA_AVX2
+                                              ? adm_cm_term_avx2(adm_cm_value16(v[o][j], rfac[o]),
+                                                                 thr, sh[o])
+                                              : adm_cm_term(adm_cm_value16(v[o][j], rfac[o]), thr,
+                                                            sh[o]));
+    }
+    for (int j = jv; j < je; j++) {
+        const int32_t thr = adm_cm_thr16(cm_, fu, fm, fd, j - 1, j, j + 1, 0);
+        for (int o = 0; o < 3; o++)
+            acc[o] = adm_add_wrap(acc[o],
+                                  adm_cm_term(adm_cm_value16(v[o][j], rfac[o]), thr, sh[o]));
+    }
+}
+
+static void cm32_row_c(const int32_t *const v[3], const int32_t *const cm_[3],
+                       const int32_t *const fu[3], const int32_t *const fm[3],
+                       const int32_t *const fd[3], int jb, int jv, int je, int isa,
+                       const uint32_t rfac[3], const AdmCmShift sh[3], int64_t acc[3])
+{
+    for (int j = jb; j < jv; j++) {
+        const int64_t thr = adm_cm_thr32(cm_, fu, fm, fd, j - 1, j, j + 1, isa == ADM_ISA_AVX2);
+        for (int o = 0; o < 3; o++)
+            acc[o] = adm_add_wrap(acc[o], adm_cm_term32_vec(isa, v[o][j], rfac[o], thr, sh[o]));
+    }
+    for (int j = jv; j < je; j++) {
+        const int32_t thr = (int32_t)adm_cm_thr32(cm_, fu, fm, fd, j - 1, j, j + 1, 0);
+        for (int o = 0; o < 3; o++)
+            acc[o] = adm_add_wrap(acc[o],
+                                  adm_cm_term(adm_cm_value32(v[o][j], rfac[o]), thr, sh[o]));
+    }
+}
+
+#ifndef ADM_CM16_ROW
+#define ADM_CM16_ROW cm16_row_c
+#endif
+#ifndef ADM_CM32_ROW
+#define ADM_CM32_ROW cm32_row_c
+#endif
+
+/* This level's row kernels, for tests/checkasm.c. */
+const AdmKernels ADM_KERNELS = { ADM_CM16_ROW, ADM_CM32_ROW, ADM_DECOUPLE16_ROW };
+
 /* Masked sums of `val` (h, v, d) with the threshold of csf (centres) and flt
  * (neighbours), over the cm region, rows rounded and added. */
 static void cm16(int isa, const AdmScale *c, const Bands16 *val, const Bands16 *csf,
@@ -744,22 +809,7 @@ static void cm16(int isa, const AdmScale *c, const Bands16 *val, const Bands16 *
          * column of the band (when in the region) mirror their window */
         const int jb = c->l > 1 ? c->l : 1, je = c->r < c->w - 1 ? c->r : c->w - 1;
         const int jv = cm_lanes_end(isa, 0, c, i, jb, je);
-        for (int j = jb; j < jv; j++) {
-            const int32_t thr = adm_cm_thr16(cm_, fu, fm, fd, j - 1, j, j + 1, 1);
-            for (int o = 0; o < 3; o++)
-                acc[o] = adm_add_wrap(
-                    acc[o], isa == ADM_ISA_AVX2
-                                ? adm_cm_term_avx2(adm_cm_value16(v[o][j], c->rfac16[o]), thr,
-                                                   c->cm[o])
-                                : adm_cm_term(adm_cm_value16(v[o][j], c->rfac16[o]), thr,
-                                              c->cm[o]));
-        }
-        for (int j = jv; j < je; j++) {
-            const int32_t thr = adm_cm_thr16(cm_, fu, fm, fd, j - 1, j, j + 1, 0);
-            for (int o = 0; o < 3; o++)
-                acc[o] = adm_add_wrap(acc[o], adm_cm_term(adm_cm_value16(v[o][j], c->rfac16[o]),
-                                                          thr, c->cm[o]));
-        }
+        if (je > jb) ADM_CM16_ROW(v, cm_, fu, fm, fd, jb, jv, je, isa, c->rfac16, c->cm, acc);
         const int edge[2] = { c->l == 0 ? 0 : -1, c->r == c->w ? c->w - 1 : -1 };
         for (int e = 0; e < 2; e++) {
             const int j = edge[e];
@@ -797,19 +847,7 @@ static void cm32(int isa, const AdmScale *c, const Bands32 *val, const Bands32 *
          * column of the band (when in the region) mirror their window */
         const int jb = c->l > 1 ? c->l : 1, je = c->r < c->w - 1 ? c->r : c->w - 1;
         const int jv = cm_lanes_end(isa, 1, c, i, jb, je);
-        for (int j = jb; j < jv; j++) {
-            const int64_t thr = adm_cm_thr32(cm_, fu, fm, fd, j - 1, j, j + 1,
-                                              isa == ADM_ISA_AVX2);
-            for (int o = 0; o < 3; o++)
-                acc[o] = adm_add_wrap(acc[o], adm_cm_term32_vec(isa, v[o][j], c->rfac32[o], thr,
-                                                                c->cm[o]));
-        }
-        for (int j = jv; j < je; j++) {
-            const int32_t thr = (int32_t)adm_cm_thr32(cm_, fu, fm, fd, j - 1, j, j + 1, 0);
-            for (int o = 0; o < 3; o++)
-                acc[o] = adm_add_wrap(acc[o], adm_cm_term(adm_cm_value32(v[o][j], c->rfac32[o]),
-                                                          thr, c->cm[o]));
-        }
+        if (je > jb) ADM_CM32_ROW(v, cm_, fu, fm, fd, jb, jv, je, isa, c->rfac32, c->cm, acc);
         const int edge[2] = { c->l == 0 ? 0 : -1, c->r == c->w ? c->w - 1 : -1 };
         for (int e = 0; e < 2; e++) {
             const int j = edge[e];

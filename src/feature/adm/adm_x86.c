@@ -10,6 +10,23 @@
  * table entry (scales 1..3: of |o| reduced to 15 bits), the Q15 gain and its clamp, the enhancement (rounded to an
  * integer in the vector lanes, j < jv, as the C's vec flag) and the int16
  * stores.
+ *
+ * At AVX2, decouple of scale 0 likewise, eight coefficients: the dot
+ * products by madd (its one int32 wrap, 2^31, taken back before the float
+ * conversion), the angle test in double, the reciprocal by an exact double
+ * division (recip_q30_8), the gain
+ * limit in double (rounded in the vector lanes); scales 1..3 stay C.
+ *
+ * At both levels, cm's row kernels (adm_kernels.h): the 3x3 threshold and the
+ * masking terms of blocks of columns, each lane kind of each reference_isa
+ * in its own arithmetic (adm_math.h V3, V4, V5 and AVX2's logical-shift
+ * cubes): scale 0 in int32 lanes (16 or 8 columns), the cube of each term in
+ * 64-bit lanes (even and odd columns); scales 1..3's vector lanes with the
+ * threshold's exact 64-bit sum (8 or 4 columns), their scalar lanes with its
+ * wrapping int32 sum and the unsigned Q32 weight (16 or 8 columns). Columns
+ * that do not fill a block go to adm.c's C rows. Every term is integer, and
+ * the terms are added modulo 2^64, so any order gives the C sums
+ * (tests/checkasm.c compares them on random and extreme bands).
  */
 #include <stdint.h>
 
@@ -151,6 +168,626 @@ static void adm_decouple32_row_avx512(const int32_t *const o[3], const int32_t *
     }
 }
 #define ADM_DECOUPLE32_ROW adm_decouple32_row_avx512
+
+/* ---- cm, AVX-512 ----------------------------------------------------------- */
+
+/* The row kernels hand what does not fill a block to adm.c's C rows. */
+static void cm16_row_c(const int16_t *const v[3], const int16_t *const cm_[3],
+                       const int16_t *const fu[3], const int16_t *const fm[3],
+                       const int16_t *const fd[3], int jb, int jv, int je, int isa,
+                       const uint16_t rfac[3], const AdmCmShift sh[3], int64_t acc[3]);
+static void cm32_row_c(const int32_t *const v[3], const int32_t *const cm_[3],
+                       const int32_t *const fu[3], const int32_t *const fm[3],
+                       const int32_t *const fd[3], int jb, int jv, int je, int isa,
+                       const uint32_t rfac[3], const AdmCmShift sh[3], int64_t acc[3]);
+
+#define ADM_INLINE static inline __attribute__((always_inline))
+
+/* One orientation's shifts as vector operands. */
+typedef struct CmShift512 {
+    __m128i sub, sq, cub;
+    __m512i sq_add, cub_add;
+} CmShift512;
+
+static inline CmShift512 cm_shift512(AdmCmShift s)
+{
+    CmShift512 r;
+    r.sub = _mm_cvtsi32_si128(s.sub);
+    r.sq = _mm_cvtsi32_si128(s.sq);
+    r.cub = _mm_cvtsi32_si128(s.cub);
+    r.sq_add = _mm512_set1_epi64((int64_t)1 << (s.sq - 1));
+    r.cub_add = _mm512_set1_epi64(s.cub_add);
+    return r;
+}
+
+/* The square and cube of adm_cm_term on eight int32 values x (the low
+ * halves of the 64-bit lanes, signed): sq = low 32 bits of (x^2 + 2^(sq-1))
+ * >> sq, then (sq x + cub_add) >> cub, arithmetic or (logical, AVX2's
+ * vector form) logical. */
+ADM_INLINE __m512i cm_cube512(__m512i x, const CmShift512 *s, int logical)
+{
+    const __m512i sq = _mm512_srl_epi64(_mm512_add_epi64(_mm512_mul_epi32(x, x), s->sq_add), s->sq);
+    const __m512i p = _mm512_add_epi64(_mm512_mul_epi32(sq, x), s->cub_add);
+    return logical ? _mm512_srl_epi64(p, s->cub) : _mm512_sra_epi64(p, s->cub);
+}
+
+/* int32 lanes: the 16 values at p (int16), sign-extended */
+ADM_INLINE __m512i ld16_512(const int16_t *p)
+{
+    return _mm512_cvtepi16_epi32(_mm256_loadu_si256((const __m256i *)p));
+}
+
+/* Eight neighbours of the 3x3 window, columns j .. j+15 */
+ADM_INLINE __m512i ring16_512(const int16_t *u, const int16_t *m, const int16_t *d, int j)
+{
+    const __m512i a = _mm512_add_epi32(_mm512_add_epi32(ld16_512(u + j - 1), ld16_512(u + j)),
+                                       _mm512_add_epi32(ld16_512(u + j + 1), ld16_512(m + j - 1)));
+    const __m512i b = _mm512_add_epi32(_mm512_add_epi32(ld16_512(m + j + 1), ld16_512(d + j - 1)),
+                                       _mm512_add_epi32(ld16_512(d + j), ld16_512(d + j + 1)));
+    return _mm512_add_epi32(a, b);
+}
+
+/* Scale 0, 16 columns from j: adm_cm_thr16 in int32 lanes (the centre kept
+ * in 32 bits when vec, else narrowed to int16), then adm_cm_term (or
+ * adm_cm_term_avx2 when logical) of each orientation, even and odd columns in
+ * 64-bit lanes, added into acc. */
+ADM_INLINE void cm16_block512(const int16_t *const v[3], const int16_t *const cm_[3],
+                              const int16_t *const fu[3], const int16_t *const fm[3],
+                              const int16_t *const fd[3], int j, const __m512i rf[3],
+                              const CmShift512 s[3], int vec, int logical, __m512i acc[3])
+{
+    const __m512i k15 = _mm512_set1_epi32(ADM_Q17_ONE_OVER_15), r12 = _mm512_set1_epi32(2048);
+    __m512i thr = _mm512_setzero_si512();
+    for (int o = 0; o < 3; o++) {
+        const __m512i m = _mm512_abs_epi32(ld16_512(cm_[o] + j));
+        __m512i centre = _mm512_srai_epi32(_mm512_add_epi32(_mm512_mullo_epi32(m, k15), r12), 12);
+        if (!vec) centre = _mm512_srai_epi32(_mm512_slli_epi32(centre, 16), 16);
+        thr = _mm512_add_epi32(thr, _mm512_add_epi32(ring16_512(fu[o], fm[o], fd[o], j), centre));
+    }
+    for (int o = 0; o < 3; o++) {
+        const __m512i val = _mm512_mullo_epi32(ld16_512(v[o] + j), rf[o]);
+        const __m512i x = _mm512_max_epi32(
+            _mm512_sub_epi32(_mm512_abs_epi32(val), _mm512_sll_epi32(thr, s[o].sub)),
+            _mm512_setzero_si512());
+        acc[o] = _mm512_add_epi64(acc[o], _mm512_add_epi64(cm_cube512(x, &s[o], logical),
+                                                           cm_cube512(_mm512_srli_epi64(x, 32),
+                                                                      &s[o], logical)));
+    }
+}
+
+static void adm_cm16_row_avx512(const int16_t *const v[3], const int16_t *const cm_[3],
+                                const int16_t *const fu[3], const int16_t *const fm[3],
+                                const int16_t *const fd[3], int jb, int jv, int je, int isa,
+                                const uint16_t rfac[3], const AdmCmShift sh[3], int64_t acc[3])
+{
+    __m512i a[3], rf[3];
+    CmShift512 s[3];
+    for (int o = 0; o < 3; o++) {
+        a[o] = _mm512_setzero_si512();
+        rf[o] = _mm512_set1_epi32(rfac[o]);
+        s[o] = cm_shift512(sh[o]);
+    }
+    int j = jb;
+    if (isa == ADM_ISA_AVX2)
+        for (; j + 16 <= jv; j += 16) cm16_block512(v, cm_, fu, fm, fd, j, rf, s, 1, 1, a);
+    else
+        for (; j + 16 <= jv; j += 16) cm16_block512(v, cm_, fu, fm, fd, j, rf, s, 1, 0, a);
+    if (j < jv) cm16_row_c(v, cm_, fu, fm, fd, j, jv, jv, isa, rfac, sh, acc);
+    j = j > jv ? j : jv;
+    for (; j + 16 <= je; j += 16) cm16_block512(v, cm_, fu, fm, fd, j, rf, s, 0, 0, a);
+    if (j < je) cm16_row_c(v, cm_, fu, fm, fd, j, j, je, isa, rfac, sh, acc);
+    for (int o = 0; o < 3; o++)
+        acc[o] = adm_add_wrap(acc[o], (int64_t)(uint64_t)_mm512_reduce_add_epi64(a[o]));
+}
+#define ADM_CM16_ROW adm_cm16_row_avx512
+
+/* int64 lanes: the 8 int32 at p, sign-extended */
+ADM_INLINE __m512i ld32x8_512(const int32_t *p)
+{
+    return _mm512_cvtepi32_epi64(_mm256_loadu_si256((const __m256i *)p));
+}
+
+/* int32 lanes: the 16 int32 at p */
+ADM_INLINE __m512i ld32x16_512(const int32_t *p)
+{
+    return _mm512_loadu_si512((const void *)p);
+}
+
+/* Scales 1..3, vector lanes, 8 columns from j in 64-bit lanes: adm_cm_thr32's
+ * exact sum (wide: AVX2's |INT32_MIN| = 2^31), then adm_cm_term32_v (or
+ * adm_cm_term32_avx2 when avx2) of each orientation. */
+ADM_INLINE void cm32_vec_block512(const int32_t *const v[3], const int32_t *const cm_[3],
+                                  const int32_t *const fu[3], const int32_t *const fm[3],
+                                  const int32_t *const fd[3], int j, const __m512i rf[3],
+                                  const CmShift512 s[3], int avx2, __m512i acc[3])
+{
+    const __m512i k15 = _mm512_set1_epi64(ADM_Q32_ONE_OVER_15), zero = _mm512_setzero_si512();
+    const __m512i rnd_c = _mm512_set1_epi64(INT32_MIN), rnd_v = _mm512_set1_epi64(1 << 27);
+    __m512i thr = zero;
+    for (int o = 0; o < 3; o++) {
+        /* |c| as an unsigned 32-bit value (2^31 for INT32_MIN) */
+        const __m512i m = _mm512_cvtepu32_epi64(_mm256_abs_epi32(_mm256_loadu_si256((const __m256i *)(cm_[o] + j))));
+        const __m512i p = avx2 ? _mm512_mul_epu32(m, k15) : _mm512_mul_epi32(m, k15);
+        const __m512i centre = _mm512_srai_epi64(_mm512_add_epi64(p, rnd_c), 32);
+        const int32_t *fu_ = fu[o], *fm_ = fm[o], *fd_ = fd[o];
+        const __m512i r0 = _mm512_add_epi64(_mm512_add_epi64(ld32x8_512(fu_ + j - 1), ld32x8_512(fu_ + j)),
+                                            _mm512_add_epi64(ld32x8_512(fu_ + j + 1), ld32x8_512(fm_ + j - 1)));
+        const __m512i r1 = _mm512_add_epi64(_mm512_add_epi64(ld32x8_512(fm_ + j + 1), ld32x8_512(fd_ + j - 1)),
+                                            _mm512_add_epi64(ld32x8_512(fd_ + j), ld32x8_512(fd_ + j + 1)));
+        thr = _mm512_add_epi64(thr, _mm512_add_epi64(_mm512_add_epi64(r0, r1), centre));
+    }
+    for (int o = 0; o < 3; o++) {
+        const __m512i x = _mm512_srai_epi64(_mm512_add_epi64(_mm512_mul_epi32(ld32x8_512(v[o] + j), rf[o]),
+                                                             rnd_v), 28);
+        const __mmask8 neg = _mm512_cmplt_epi64_mask(x, zero);
+        /* AVX2's |x| of a negative x: -(int32)x */
+        const __m512i ax = avx2 ? _mm512_mask_sub_epi64(x, neg, zero, _mm512_srai_epi64(_mm512_slli_epi64(x, 32), 32))
+                                : _mm512_abs_epi64(x);
+        const __m512i d = _mm512_max_epi64(_mm512_sub_epi64(ax, thr), zero);
+        acc[o] = _mm512_add_epi64(acc[o], cm_cube512(d, &s[o], avx2));
+    }
+}
+
+/* Scales 1..3, scalar lanes, 16 columns from j in int32 lanes: adm_cm_thr32's
+ * low 32 bits (its wrapping int32 sum), adm_cm_value32 (rfac unsigned, hi:
+ * rfac >= 2^31), adm_cm_term. */
+ADM_INLINE void cm32_sca_block512(const int32_t *const v[3], const int32_t *const cm_[3],
+                                  const int32_t *const fu[3], const int32_t *const fm[3],
+                                  const int32_t *const fd[3], int j, const __m512i rf[3],
+                                  const int hi[3], const CmShift512 s[3], __m512i acc[3])
+{
+    const __m512i k15 = _mm512_set1_epi64(ADM_Q32_ONE_OVER_15), zero = _mm512_setzero_si512();
+    const __m512i rnd_c = _mm512_set1_epi64(INT32_MIN), rnd_v = _mm512_set1_epi64(1 << 27);
+    const __m512i hi_mask = _mm512_set1_epi64((int64_t)0xffffffff00000000ull);
+    __m512i thr = zero;
+    for (int o = 0; o < 3; o++) {
+        const __m512i m = _mm512_abs_epi32(ld32x16_512(cm_[o] + j)); /* INT32_MIN stays */
+        const __m512i pe = _mm512_add_epi64(_mm512_mul_epi32(m, k15), rnd_c);
+        const __m512i po = _mm512_add_epi64(_mm512_mul_epi32(_mm512_srli_epi64(m, 32), k15), rnd_c);
+        /* the high halves: (p + INT32_MIN) >> 32 as int32 */
+        const __m512i centre = _mm512_mask_blend_epi32(0xaaaa, _mm512_srli_epi64(pe, 32), po);
+        const int32_t *u = fu[o], *mm = fm[o], *d = fd[o];
+        const __m512i r0 = _mm512_add_epi32(_mm512_add_epi32(ld32x16_512(u + j - 1), ld32x16_512(u + j)),
+                                            _mm512_add_epi32(ld32x16_512(u + j + 1), ld32x16_512(mm + j - 1)));
+        const __m512i r1 = _mm512_add_epi32(_mm512_add_epi32(ld32x16_512(mm + j + 1), ld32x16_512(d + j - 1)),
+                                            _mm512_add_epi32(ld32x16_512(d + j), ld32x16_512(d + j + 1)));
+        thr = _mm512_add_epi32(thr, _mm512_add_epi32(_mm512_add_epi32(r0, r1), centre));
+    }
+    for (int o = 0; o < 3; o++) {
+        const __m512i val = ld32x16_512(v[o] + j);
+        /* rfac (unsigned) * val = (int32)rfac * val + (rfac >= 2^31 ? val << 32 : 0) */
+        __m512i pe = _mm512_mul_epi32(val, rf[o]);
+        __m512i po = _mm512_mul_epi32(_mm512_srli_epi64(val, 32), rf[o]);
+        if (hi[o]) {
+            pe = _mm512_add_epi64(pe, _mm512_slli_epi64(val, 32));
+            po = _mm512_add_epi64(po, _mm512_and_si512(val, hi_mask));
+        }
+        /* bits 28..59 of p + 2^27: the int32 of the rounded value */
+        const __m512i w = _mm512_mask_blend_epi32(0xaaaa, _mm512_srli_epi64(_mm512_add_epi64(pe, rnd_v), 28),
+                                                  _mm512_slli_epi64(_mm512_add_epi64(po, rnd_v), 4));
+        const __m512i x = _mm512_max_epi32(
+            _mm512_sub_epi32(_mm512_abs_epi32(w), _mm512_sll_epi32(thr, s[o].sub)), zero);
+        acc[o] = _mm512_add_epi64(acc[o], _mm512_add_epi64(cm_cube512(x, &s[o], 0),
+                                                           cm_cube512(_mm512_srli_epi64(x, 32),
+                                                                      &s[o], 0)));
+    }
+}
+
+static void adm_cm32_row_avx512(const int32_t *const v[3], const int32_t *const cm_[3],
+                                const int32_t *const fu[3], const int32_t *const fm[3],
+                                const int32_t *const fd[3], int jb, int jv, int je, int isa,
+                                const uint32_t rfac[3], const AdmCmShift sh[3], int64_t acc[3])
+{
+    __m512i a[3], rf[3];
+    CmShift512 s[3];
+    int hi[3];
+    for (int o = 0; o < 3; o++) {
+        a[o] = _mm512_setzero_si512();
+        rf[o] = _mm512_set1_epi64((int64_t)(int32_t)rfac[o]);
+        hi[o] = rfac[o] >= 0x80000000u;
+        s[o] = cm_shift512(sh[o]);
+    }
+    int j = jb;
+    if (isa == ADM_ISA_AVX2)
+        for (; j + 8 <= jv; j += 8) cm32_vec_block512(v, cm_, fu, fm, fd, j, rf, s, 1, a);
+    else
+        for (; j + 8 <= jv; j += 8) cm32_vec_block512(v, cm_, fu, fm, fd, j, rf, s, 0, a);
+    if (j < jv) cm32_row_c(v, cm_, fu, fm, fd, j, jv, jv, isa, rfac, sh, acc);
+    j = j > jv ? j : jv;
+    for (; j + 16 <= je; j += 16) cm32_sca_block512(v, cm_, fu, fm, fd, j, rf, hi, s, a);
+    if (j < je) cm32_row_c(v, cm_, fu, fm, fd, j, j, je, isa, rfac, sh, acc);
+    for (int o = 0; o < 3; o++)
+        acc[o] = adm_add_wrap(acc[o], (int64_t)(uint64_t)_mm512_reduce_add_epi64(a[o]));
+}
+#define ADM_CM32_ROW adm_cm32_row_avx512
+
+#elif defined(__AVX2__)
+#include <immintrin.h>
+
+/* ---- cm, AVX2 ------------------------------------------------------------ */
+
+/* The row kernels hand what does not fill a block to adm.c's C rows. */
+static void cm16_row_c(const int16_t *const v[3], const int16_t *const cm_[3],
+                       const int16_t *const fu[3], const int16_t *const fm[3],
+                       const int16_t *const fd[3], int jb, int jv, int je, int isa,
+                       const uint16_t rfac[3], const AdmCmShift sh[3], int64_t acc[3]);
+static void cm32_row_c(const int32_t *const v[3], const int32_t *const cm_[3],
+                       const int32_t *const fu[3], const int32_t *const fm[3],
+                       const int32_t *const fd[3], int jb, int jv, int je, int isa,
+                       const uint32_t rfac[3], const AdmCmShift sh[3], int64_t acc[3]);
+
+#define ADM_INLINE static inline __attribute__((always_inline))
+
+/* ---- decouple, scale 0, AVX2 ------------------------------------------------ */
+
+static void decouple16_row_c(const int16_t *const o[3], const int16_t *const t[3],
+                             int16_t *const r[3], int16_t *const a[3], int jb, int je, int jv,
+                             const int32_t *recip, float cos_1deg_sq, double egl);
+
+/* int32 lanes: the 8 values at p (int16), sign-extended */
+ADM_INLINE __m256i ld16_256(const int16_t *p)
+{
+    return _mm256_cvtepi16_epi32(_mm_loadu_si128((const __m128i *)p));
+}
+
+/* Stores the low 16 bits of eight int32 lanes. */
+ADM_INLINE void st16_256(int16_t *p, __m256i v)
+{
+    const __m256i l = _mm256_packus_epi32(_mm256_and_si256(v, _mm256_set1_epi32(0xffff)),
+                                          _mm256_setzero_si256());
+    _mm_storeu_si128((__m128i *)p, _mm256_castsi256_si128(_mm256_permute4x64_epi64(l, 0xd8)));
+}
+
+/* (float) of a 2-term int16 dot product: madd's int32 wraps only at
+ * (-2^15)^2 + (-2^15)^2 = 2^31 (no sum reaches -2^31), which is taken back. */
+ADM_INLINE __m256 dot_ps(__m256i pairs_a, __m256i pairs_b)
+{
+    const __m256i d = _mm256_madd_epi16(pairs_a, pairs_b);
+    const __m256i wrapped = _mm256_cmpeq_epi32(d, _mm256_set1_epi32(INT32_MIN));
+    return _mm256_blendv_ps(_mm256_cvtepi32_ps(d), _mm256_set1_ps(2147483648.0f),
+                            _mm256_castsi256_ps(wrapped));
+}
+
+/* The (h, v) int16 pairs of eight coefficients, for madd. */
+ADM_INLINE __m256i pairs16(const int16_t *h, const int16_t *v)
+{
+    const __m128i a = _mm_loadu_si128((const __m128i *)h), b = _mm_loadu_si128((const __m128i *)v);
+    return _mm256_set_m128i(_mm_unpackhi_epi16(a, b), _mm_unpacklo_epi16(a, b));
+}
+
+/* adm_angle_within_1deg on four lanes: each float to double, / 4096 (a
+ * multiplication by 2^-12, exact as the division is: no value is subnormal),
+ * the products left to right. */
+ADM_INLINE int angle_4(__m128 ot, __m128 oo, __m128 tt, __m256d c)
+{
+    const __m256d q = _mm256_set1_pd(1.0 / 4096.0);
+    const __m256d dp = _mm256_mul_pd(_mm256_cvtps_pd(ot), q);
+    const __m256d om = _mm256_mul_pd(_mm256_cvtps_pd(oo), q);
+    const __m256d tm = _mm256_mul_pd(_mm256_cvtps_pd(tt), q);
+    const __m256d ok = _mm256_and_pd(_mm256_cmp_pd(dp, _mm256_setzero_pd(), _CMP_GE_OQ),
+                                     _mm256_cmp_pd(_mm256_mul_pd(dp, dp),
+                                                   _mm256_mul_pd(_mm256_mul_pd(c, om), tm),
+                                                   _CMP_GE_OQ));
+    return _mm256_movemask_pd(ok);
+}
+
+/* adm_enhance's value on four lanes it changes, truncated to int32 (in
+ * range: t or between r and t): g = r egl (rounded to an integer in vec
+ * lanes), then o > 0: g < t ? g : t; else g > t ? g : t. */
+ADM_INLINE __m128i enhance_4(__m128i r, __m128i t, __m128i o, __m256d vec, __m256d egl)
+{
+    const __m256d rd = _mm256_mul_pd(_mm256_cvtepi32_pd(r), egl);
+    const __m256d g = _mm256_blendv_pd(rd, _mm256_round_pd(rd, _MM_FROUND_TO_NEAREST_INT |
+                                                                   _MM_FROUND_NO_EXC), vec);
+    const __m256d td = _mm256_cvtepi32_pd(t);
+    const __m256d pos = _mm256_cmp_pd(_mm256_cvtepi32_pd(o), _mm256_setzero_pd(), _CMP_GT_OQ);
+    const __m256d take_g = _mm256_blendv_pd(_mm256_cmp_pd(g, td, _CMP_GT_OQ),
+                                            _mm256_cmp_pd(g, td, _CMP_LT_OQ), pos);
+    return _mm256_cvttpd_epi32(_mm256_blendv_pd(td, g, take_g));
+}
+
+/* adm_recip_q30(o) of eight int16 values o (0 where z): 2^30 / o in double,
+ * truncated. Exact: for |o| <= 2^15 that is not a power of two the quotient
+ * lies at least 1/|o| >= 2^-15 from an integer, and the double's rounding
+ * error is below 2^-23, so truncation gives the integer quotient (powers of
+ * two divide exactly; checkasm checks every o). It replaces a table gather:
+ * on the H200 host's Xeon adm with the gathering AVX2 decouple ran at 0.77x
+ * of adm with the C one (gathers are slow on processors with the gather data
+ * sampling mitigation); here (AMD) the division is the faster of the two. */
+ADM_INLINE __m256i recip_q30_8(__m256i o, __m256i z)
+{
+    const __m256i d = _mm256_blendv_epi8(o, _mm256_set1_epi32(1), z);
+    const __m256d n = _mm256_set1_pd(1073741824.0);
+    const __m128i lo = _mm256_cvttpd_epi32(_mm256_div_pd(n, _mm256_cvtepi32_pd(_mm256_castsi256_si128(d))));
+    const __m128i hi = _mm256_cvttpd_epi32(_mm256_div_pd(n, _mm256_cvtepi32_pd(_mm256_extracti128_si256(d, 1))));
+    return _mm256_andnot_si256(z, _mm256_set_m128i(hi, lo));
+}
+
+/* Scale 0 decouple, eight coefficients at a time, operation for operation as
+ * adm_decouple16_at; the columns after the last full block go to the C row. */
+static void adm_decouple16_row_avx2(const int16_t *const o[3], const int16_t *const t[3],
+                                    int16_t *const r[3], int16_t *const a[3], int jb, int je,
+                                    int jv, const int32_t *recip, float cos_1deg_sq, double egl)
+{
+    const __m256i zero = _mm256_setzero_si256(), q15 = _mm256_set1_epi32(32768);
+    const __m256i half = _mm256_set1_epi64x(16384), half32 = _mm256_set1_epi32(16384);
+    const __m256i bits = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+    const __m256i lane = _mm256_setr_epi64x(0, 1, 2, 3);
+    const __m256d c = _mm256_set1_pd((double)cos_1deg_sq), eg = _mm256_set1_pd(egl);
+    int j = jb;
+    for (; j + 8 <= je; j += 8) {
+        const __m256i po = pairs16(o[0] + j, o[1] + j), pt = pairs16(t[0] + j, t[1] + j);
+        const __m256 ot = dot_ps(po, pt), oo = dot_ps(po, po), tt = dot_ps(pt, pt);
+        const int ang = angle_4(_mm256_castps256_ps128(ot), _mm256_castps256_ps128(oo),
+                                _mm256_castps256_ps128(tt), c) |
+                        angle_4(_mm256_extractf128_ps(ot, 1), _mm256_extractf128_ps(oo, 1),
+                                _mm256_extractf128_ps(tt, 1), c) << 4;
+        const __m256i angle = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(ang), bits), bits);
+        /* lanes j + l < jv take the vector-lane rounding (two halves) */
+        const __m256i jvv = _mm256_set1_epi64x(jv);
+        const __m256d vec0 = _mm256_castsi256_pd(_mm256_cmpgt_epi64(jvv, _mm256_add_epi64(lane, _mm256_set1_epi64x(j))));
+        const __m256d vec1 = _mm256_castsi256_pd(_mm256_cmpgt_epi64(jvv, _mm256_add_epi64(lane, _mm256_set1_epi64x(j + 4))));
+        for (int k = 0; k < 3; k++) {
+            const __m256i ov = ld16_256(o[k] + j), tv = ld16_256(t[k] + j);
+            const __m256i z = _mm256_cmpeq_epi32(ov, zero);
+            /* q = (recip[o] t + 2^14) >> 15 in int64, k = clip(q, 0, 2^15) */
+            const __m256i rc = recip_q30_8(ov, z);
+            const __m256i pe = _mm256_add_epi64(_mm256_mul_epi32(rc, tv), half);
+            const __m256i pd = _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(rc, 32),
+                                                                 _mm256_srli_epi64(tv, 32)), half);
+            const __m256i neg = _mm256_blend_epi32(_mm256_cmpgt_epi64(zero, pe),
+                                                   _mm256_cmpgt_epi64(zero, pd), 0xaa);
+            const __m256i q = _mm256_blend_epi32(_mm256_srli_epi64(pe, 15), _mm256_slli_epi64(pd, 17), 0xaa);
+            __m256i kk = _mm256_andnot_si256(neg, _mm256_min_epi32(q, q15));
+            kk = _mm256_blendv_epi8(kk, q15, z);
+            /* r = (int16)((k o + 2^14) >> 15) */
+            __m256i rv = _mm256_srai_epi32(_mm256_add_epi32(_mm256_mullo_epi32(kk, ov), half32), 15);
+            rv = _mm256_srai_epi32(_mm256_slli_epi32(rv, 16), 16);
+            /* enhancement where the angle passed, k > 0 and o != 0 */
+            const __m256i en = _mm256_andnot_si256(z, _mm256_and_si256(angle, _mm256_cmpgt_epi32(kk, zero)));
+            if (!_mm256_testz_si256(en, en)) {
+                const __m128i g0 = enhance_4(_mm256_castsi256_si128(rv), _mm256_castsi256_si128(tv),
+                                             _mm256_castsi256_si128(ov), vec0, eg);
+                const __m128i g1 = enhance_4(_mm256_extracti128_si256(rv, 1), _mm256_extracti128_si256(tv, 1),
+                                             _mm256_extracti128_si256(ov, 1), vec1, eg);
+                __m256i g = _mm256_set_m128i(g1, g0);
+                g = _mm256_srai_epi32(_mm256_slli_epi32(g, 16), 16);
+                rv = _mm256_blendv_epi8(rv, g, en);
+            }
+            st16_256(r[k] + j, rv);
+            st16_256(a[k] + j, _mm256_sub_epi32(tv, rv));
+        }
+    }
+    if (j < je) decouple16_row_c(o, t, r, a, j, je, jv, recip, cos_1deg_sq, egl);
+}
+#define ADM_DECOUPLE16_ROW adm_decouple16_row_avx2
+
+typedef struct CmShift256 {
+    __m128i sub, sq, cub;
+    __m256i sq_add, cub_add;
+} CmShift256;
+
+static inline CmShift256 cm_shift256(AdmCmShift s)
+{
+    CmShift256 r;
+    r.sub = _mm_cvtsi32_si128(s.sub);
+    r.sq = _mm_cvtsi32_si128(s.sq);
+    r.cub = _mm_cvtsi32_si128(s.cub);
+    r.sq_add = _mm256_set1_epi64x((int64_t)1 << (s.sq - 1));
+    r.cub_add = _mm256_set1_epi64x(s.cub_add);
+    return r;
+}
+
+/* 64-bit arithmetic right shift (AVX2 has only the logical one): shifting
+ * ~p logically and inverting back where p < 0. */
+ADM_INLINE __m256i sra64_256(__m256i p, __m128i n)
+{
+    const __m256i sg = _mm256_cmpgt_epi64(_mm256_setzero_si256(), p);
+    return _mm256_xor_si256(_mm256_srl_epi64(_mm256_xor_si256(p, sg), n), sg);
+}
+
+/* The low 32 bits of each 64-bit lane, sign-extended. */
+ADM_INLINE __m256i sext_lo32_256(__m256i x)
+{
+    const __m256i t = _mm256_shuffle_epi32(x, _MM_SHUFFLE(2, 2, 0, 0));
+    return _mm256_blend_epi32(t, _mm256_srai_epi32(t, 31), 0xaa);
+}
+
+/* The high 32 bits of each 64-bit lane, sign-extended: x >> 32. */
+ADM_INLINE __m256i sext_hi32_256(__m256i x)
+{
+    const __m256i t = _mm256_shuffle_epi32(x, _MM_SHUFFLE(3, 3, 1, 1));
+    return _mm256_blend_epi32(t, _mm256_srai_epi32(t, 31), 0xaa);
+}
+
+/* The square and cube of adm_cm_term on four int32 values x (the low halves
+ * of the 64-bit lanes, signed), as cm_cube512. */
+ADM_INLINE __m256i cm_cube256(__m256i x, const CmShift256 *s, int logical)
+{
+    const __m256i sq = _mm256_srl_epi64(_mm256_add_epi64(_mm256_mul_epi32(x, x), s->sq_add), s->sq);
+    const __m256i p = _mm256_add_epi64(_mm256_mul_epi32(sq, x), s->cub_add);
+    return logical ? _mm256_srl_epi64(p, s->cub) : sra64_256(p, s->cub);
+}
+
+ADM_INLINE __m256i ring16_256(const int16_t *u, const int16_t *m, const int16_t *d, int j)
+{
+    const __m256i a = _mm256_add_epi32(_mm256_add_epi32(ld16_256(u + j - 1), ld16_256(u + j)),
+                                       _mm256_add_epi32(ld16_256(u + j + 1), ld16_256(m + j - 1)));
+    const __m256i b = _mm256_add_epi32(_mm256_add_epi32(ld16_256(m + j + 1), ld16_256(d + j - 1)),
+                                       _mm256_add_epi32(ld16_256(d + j), ld16_256(d + j + 1)));
+    return _mm256_add_epi32(a, b);
+}
+
+/* Scale 0, 8 columns from j, as cm16_block512. */
+ADM_INLINE void cm16_block256(const int16_t *const v[3], const int16_t *const cm_[3],
+                              const int16_t *const fu[3], const int16_t *const fm[3],
+                              const int16_t *const fd[3], int j, const __m256i rf[3],
+                              const CmShift256 s[3], int vec, int logical, __m256i acc[3])
+{
+    const __m256i k15 = _mm256_set1_epi32(ADM_Q17_ONE_OVER_15), r12 = _mm256_set1_epi32(2048);
+    __m256i thr = _mm256_setzero_si256();
+    for (int o = 0; o < 3; o++) {
+        const __m256i m = _mm256_abs_epi32(ld16_256(cm_[o] + j));
+        __m256i centre = _mm256_srai_epi32(_mm256_add_epi32(_mm256_mullo_epi32(m, k15), r12), 12);
+        if (!vec) centre = _mm256_srai_epi32(_mm256_slli_epi32(centre, 16), 16);
+        thr = _mm256_add_epi32(thr, _mm256_add_epi32(ring16_256(fu[o], fm[o], fd[o], j), centre));
+    }
+    for (int o = 0; o < 3; o++) {
+        const __m256i val = _mm256_mullo_epi32(ld16_256(v[o] + j), rf[o]);
+        const __m256i x = _mm256_max_epi32(
+            _mm256_sub_epi32(_mm256_abs_epi32(val), _mm256_sll_epi32(thr, s[o].sub)),
+            _mm256_setzero_si256());
+        acc[o] = _mm256_add_epi64(acc[o], _mm256_add_epi64(cm_cube256(x, &s[o], logical),
+                                                           cm_cube256(_mm256_srli_epi64(x, 32),
+                                                                      &s[o], logical)));
+    }
+}
+
+ADM_INLINE int64_t hsum64_256(__m256i a)
+{
+    const __m128i s = _mm_add_epi64(_mm256_castsi256_si128(a), _mm256_extracti128_si256(a, 1));
+    return (int64_t)((uint64_t)_mm_cvtsi128_si64(s) + (uint64_t)_mm_extract_epi64(s, 1));
+}
+
+static void adm_cm16_row_avx2(const int16_t *const v[3], const int16_t *const cm_[3],
+                              const int16_t *const fu[3], const int16_t *const fm[3],
+                              const int16_t *const fd[3], int jb, int jv, int je, int isa,
+                              const uint16_t rfac[3], const AdmCmShift sh[3], int64_t acc[3])
+{
+    __m256i a[3], rf[3];
+    CmShift256 s[3];
+    for (int o = 0; o < 3; o++) {
+        a[o] = _mm256_setzero_si256();
+        rf[o] = _mm256_set1_epi32(rfac[o]);
+        s[o] = cm_shift256(sh[o]);
+    }
+    int j = jb;
+    if (isa == ADM_ISA_AVX2)
+        for (; j + 8 <= jv; j += 8) cm16_block256(v, cm_, fu, fm, fd, j, rf, s, 1, 1, a);
+    else
+        for (; j + 8 <= jv; j += 8) cm16_block256(v, cm_, fu, fm, fd, j, rf, s, 1, 0, a);
+    if (j < jv) cm16_row_c(v, cm_, fu, fm, fd, j, jv, jv, isa, rfac, sh, acc);
+    j = j > jv ? j : jv;
+    for (; j + 8 <= je; j += 8) cm16_block256(v, cm_, fu, fm, fd, j, rf, s, 0, 0, a);
+    if (j < je) cm16_row_c(v, cm_, fu, fm, fd, j, j, je, isa, rfac, sh, acc);
+    for (int o = 0; o < 3; o++) acc[o] = adm_add_wrap(acc[o], hsum64_256(a[o]));
+}
+#define ADM_CM16_ROW adm_cm16_row_avx2
+
+/* int64 lanes: the 4 int32 at p, sign-extended */
+ADM_INLINE __m256i ld32x4_256(const int32_t *p)
+{
+    return _mm256_cvtepi32_epi64(_mm_loadu_si128((const __m128i *)p));
+}
+
+ADM_INLINE __m256i ld32x8_256(const int32_t *p)
+{
+    return _mm256_loadu_si256((const __m256i *)p);
+}
+
+/* Scales 1..3, vector lanes, 4 columns from j in 64-bit lanes, as
+ * cm32_vec_block512. */
+ADM_INLINE void cm32_vec_block256(const int32_t *const v[3], const int32_t *const cm_[3],
+                                  const int32_t *const fu[3], const int32_t *const fm[3],
+                                  const int32_t *const fd[3], int j, const __m256i rf[3],
+                                  const CmShift256 s[3], int avx2, __m256i acc[3])
+{
+    const __m256i k15 = _mm256_set1_epi64x(ADM_Q32_ONE_OVER_15), zero = _mm256_setzero_si256();
+    const __m256i rnd_c = _mm256_set1_epi64x(INT32_MIN), rnd_v = _mm256_set1_epi64x(1 << 27);
+    const __m128i n28 = _mm_cvtsi32_si128(28);
+    __m256i thr = zero;
+    for (int o = 0; o < 3; o++) {
+        /* |c| as an unsigned 32-bit value (2^31 for INT32_MIN) */
+        const __m256i m = _mm256_cvtepu32_epi64(_mm_abs_epi32(_mm_loadu_si128((const __m128i *)(cm_[o] + j))));
+        const __m256i p = avx2 ? _mm256_mul_epu32(m, k15) : _mm256_mul_epi32(m, k15);
+        const __m256i centre = sext_hi32_256(_mm256_add_epi64(p, rnd_c));
+        const int32_t *u = fu[o], *mm = fm[o], *d = fd[o];
+        const __m256i r0 = _mm256_add_epi64(_mm256_add_epi64(ld32x4_256(u + j - 1), ld32x4_256(u + j)),
+                                            _mm256_add_epi64(ld32x4_256(u + j + 1), ld32x4_256(mm + j - 1)));
+        const __m256i r1 = _mm256_add_epi64(_mm256_add_epi64(ld32x4_256(mm + j + 1), ld32x4_256(d + j - 1)),
+                                            _mm256_add_epi64(ld32x4_256(d + j), ld32x4_256(d + j + 1)));
+        thr = _mm256_add_epi64(thr, _mm256_add_epi64(_mm256_add_epi64(r0, r1), centre));
+    }
+    for (int o = 0; o < 3; o++) {
+        const __m256i x = sra64_256(_mm256_add_epi64(_mm256_mul_epi32(ld32x4_256(v[o] + j), rf[o]),
+                                                     rnd_v), n28);
+        const __m256i neg = _mm256_cmpgt_epi64(zero, x);
+        /* |x|; AVX2's of a negative x: -(int32)x */
+        const __m256i ax = avx2 ? _mm256_blendv_epi8(x, _mm256_sub_epi64(zero, sext_lo32_256(x)), neg)
+                                : _mm256_sub_epi64(_mm256_xor_si256(x, neg), neg);
+        const __m256i d = _mm256_sub_epi64(ax, thr);
+        const __m256i dp = _mm256_and_si256(d, _mm256_cmpgt_epi64(d, zero));
+        acc[o] = _mm256_add_epi64(acc[o], cm_cube256(dp, &s[o], avx2));
+    }
+}
+
+/* Scales 1..3, scalar lanes, 8 columns from j in int32 lanes, as
+ * cm32_sca_block512. */
+ADM_INLINE void cm32_sca_block256(const int32_t *const v[3], const int32_t *const cm_[3],
+                                  const int32_t *const fu[3], const int32_t *const fm[3],
+                                  const int32_t *const fd[3], int j, const __m256i rf[3],
+                                  const int hi[3], const CmShift256 s[3], __m256i acc[3])
+{
+    const __m256i k15 = _mm256_set1_epi64x(ADM_Q32_ONE_OVER_15), zero = _mm256_setzero_si256();
+    const __m256i rnd_c = _mm256_set1_epi64x(INT32_MIN), rnd_v = _mm256_set1_epi64x(1 << 27);
+    const __m256i hi_mask = _mm256_set1_epi64x((int64_t)0xffffffff00000000ull);
+    __m256i thr = zero;
+    for (int o = 0; o < 3; o++) {
+        const __m256i m = _mm256_abs_epi32(ld32x8_256(cm_[o] + j)); /* INT32_MIN stays */
+        const __m256i pe = _mm256_add_epi64(_mm256_mul_epi32(m, k15), rnd_c);
+        const __m256i po = _mm256_add_epi64(_mm256_mul_epi32(_mm256_srli_epi64(m, 32), k15), rnd_c);
+        const __m256i centre = _mm256_blend_epi32(_mm256_srli_epi64(pe, 32), po, 0xaa);
+        const int32_t *u = fu[o], *mm = fm[o], *d = fd[o];
+        const __m256i r0 = _mm256_add_epi32(_mm256_add_epi32(ld32x8_256(u + j - 1), ld32x8_256(u + j)),
+                                            _mm256_add_epi32(ld32x8_256(u + j + 1), ld32x8_256(mm + j - 1)));
+        const __m256i r1 = _mm256_add_epi32(_mm256_add_epi32(ld32x8_256(mm + j + 1), ld32x8_256(d + j - 1)),
+                                            _mm256_add_epi32(ld32x8_256(d + j), ld32x8_256(d + j + 1)));
+        thr = _mm256_add_epi32(thr, _mm256_add_epi32(_mm256_add_epi32(r0, r1), centre));
+    }
+    for (int o = 0; o < 3; o++) {
+        const __m256i val = ld32x8_256(v[o] + j);
+        __m256i pe = _mm256_mul_epi32(val, rf[o]);
+        __m256i po = _mm256_mul_epi32(_mm256_srli_epi64(val, 32), rf[o]);
+        if (hi[o]) {
+            pe = _mm256_add_epi64(pe, _mm256_slli_epi64(val, 32));
+            po = _mm256_add_epi64(po, _mm256_and_si256(val, hi_mask));
+        }
+        const __m256i w = _mm256_blend_epi32(_mm256_srli_epi64(_mm256_add_epi64(pe, rnd_v), 28),
+                                             _mm256_slli_epi64(_mm256_add_epi64(po, rnd_v), 4), 0xaa);
+        const __m256i x = _mm256_max_epi32(
+            _mm256_sub_epi32(_mm256_abs_epi32(w), _mm256_sll_epi32(thr, s[o].sub)), zero);
+        acc[o] = _mm256_add_epi64(acc[o], _mm256_add_epi64(cm_cube256(x, &s[o], 0),
+                                                           cm_cube256(_mm256_srli_epi64(x, 32),
+                                                                      &s[o], 0)));
+    }
+}
+
+static void adm_cm32_row_avx2(const int32_t *const v[3], const int32_t *const cm_[3],
+                              const int32_t *const fu[3], const int32_t *const fm[3],
+                              const int32_t *const fd[3], int jb, int jv, int je, int isa,
+                              const uint32_t rfac[3], const AdmCmShift sh[3], int64_t acc[3])
+{
+    __m256i a[3], rf[3];
+    CmShift256 s[3];
+    int hi[3];
+    for (int o = 0; o < 3; o++) {
+        a[o] = _mm256_setzero_si256();
+        rf[o] = _mm256_set1_epi64x((int64_t)(int32_t)rfac[o]);
+        hi[o] = rfac[o] >= 0x80000000u;
+        s[o] = cm_shift256(sh[o]);
+    }
+    int j = jb;
+    if (isa == ADM_ISA_AVX2)
+        for (; j + 4 <= jv; j += 4) cm32_vec_block256(v, cm_, fu, fm, fd, j, rf, s, 1, a);
+    else
+        for (; j + 4 <= jv; j += 4) cm32_vec_block256(v, cm_, fu, fm, fd, j, rf, s, 0, a);
+    if (j < jv) cm32_row_c(v, cm_, fu, fm, fd, j, jv, jv, isa, rfac, sh, acc);
+    j = j > jv ? j : jv;
+    for (; j + 8 <= je; j += 8) cm32_sca_block256(v, cm_, fu, fm, fd, j, rf, hi, s, a);
+    if (j < je) cm32_row_c(v, cm_, fu, fm, fd, j, j, je, isa, rfac, sh, acc);
+    for (int o = 0; o < 3; o++) acc[o] = adm_add_wrap(acc[o], hsum64_256(a[o]));
+}
+#define ADM_CM32_ROW adm_cm32_row_avx2
 #endif
 
 #define ADM_KERNELS_ONLY

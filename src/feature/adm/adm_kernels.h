@@ -1,0 +1,47 @@
+/*
+ * adm's CPU row kernels that have SIMD versions, one set per level: the C
+ * set (adm.c) and, on x86-64, one per SIMD level (adm_x86.c compiles adm.c's
+ * stages once per level). tests/checkasm.c compares every set against C.
+ *
+ * cm rows: the masked terms of one row of the interior cm columns [jb, je)
+ * (1 <= jb, je <= w - 1: every column's 3x3 window lies in the band without
+ * mirroring columns), with vector lanes (adm_math.h, "Vector and scalar
+ * lanes") [jb, jv) and scalar lanes [jv, je) of the build isa, each
+ * orientation's terms added into acc[o] modulo 2^64. val[o], csf[o] point at
+ * the row, fu/fm/fd[o] at the flt rows above, at and below it (mirrored by
+ * the caller). The SIMD sets return the C set's sums (and decouple its
+ * values) for any input.
+ */
+#ifndef TVMAF_ADM_KERNELS_H
+#define TVMAF_ADM_KERNELS_H
+
+#include <stdint.h>
+
+#include "tvmaf_config.h"
+#include "feature/adm/adm_math.h"
+
+typedef struct AdmKernels {
+    /* scale 0, int16 bands */
+    void (*cm16_row)(const int16_t *const val[3], const int16_t *const csf[3],
+                     const int16_t *const fu[3], const int16_t *const fm[3],
+                     const int16_t *const fd[3], int jb, int jv, int je, int isa,
+                     const uint16_t rfac[3], const AdmCmShift sh[3], int64_t acc[3]);
+    /* scales 1..3, int32 bands */
+    void (*cm32_row)(const int32_t *const val[3], const int32_t *const csf[3],
+                     const int32_t *const fu[3], const int32_t *const fm[3],
+                     const int32_t *const fd[3], int jb, int jv, int je, int isa,
+                     const uint32_t rfac[3], const AdmCmShift sh[3], int64_t acc[3]);
+    /* scale 0 decouple of one row, columns [jb, je), vector lanes (the gain
+     * rounding, V1) before jv: adm_decouple16_at of each column. recip
+     * points at the reciprocal table's entry of 0. */
+    void (*decouple16_row)(const int16_t *const o[3], const int16_t *const t[3],
+                           int16_t *const r[3], int16_t *const a[3], int jb, int je, int jv,
+                           const int32_t *recip, float cos_1deg_sq, double egl);
+} AdmKernels;
+
+extern const AdmKernels tvmaf_adm_kernels_c;
+#if TVMAF_X86_SIMD
+extern const AdmKernels tvmaf_adm_kernels_avx2, tvmaf_adm_kernels_avx512;
+#endif
+
+#endif /* TVMAF_ADM_KERNELS_H */
