@@ -541,6 +541,74 @@ static void vif_stat_vertical_8_avx2(uint16_t *const *out, const uint8_t *ref,
 #undef VIF_STAT_VERTICAL_8
 #define VIF_STAT_VERTICAL_8 vif_stat_vertical_8_avx2
 
+/* vif_stat_vertical_16, 8 columns a step: the eight 32-bit sums (means and
+ * the low and high halves of the sample products) in registers, wrapping as
+ * the C's uint32 sums; each column's shifts and splits then by the C's own
+ * steps. The products of two 16-bit samples are below 2^32, so mullo gives
+ * them whole. */
+static void vif_stat_vertical_16_avx2(uint16_t *const *out, const uint16_t *ref,
+                                      ptrdiff_t ref_stride, const uint16_t *dis,
+                                      ptrdiff_t dis_stride, unsigned w, unsigned h, unsigned i,
+                                      unsigned scale, unsigned mu_shift, unsigned sq_shift)
+{
+    const unsigned fw = vif_filter_width[scale];
+    const uint16_t *taps = vif_filter_taps[scale];
+    const uint16_t *pr[VIF_MAX_TAPS], *pd[VIF_MAX_TAPS];
+    for (unsigned k = 0; k < fw; k++) {
+        const int r = vif_mirror((int)i - (int)(fw / 2) + (int)k, (int)h);
+        pr[k] = (const uint16_t *)vif_row_at(ref, ref_stride, r);
+        pd[k] = (const uint16_t *)vif_row_at(dis, dis_stride, r);
+    }
+    const __m256i lo16 = _mm256_set1_epi32(0xffff);
+    const unsigned w8 = w & ~7u;
+    for (unsigned j = 0; j < w8; j += 8) {
+        __m256i m1 = _mm256_setzero_si256(), m2 = m1, xl = m1, xh = m1, yl = m1, yh = m1;
+        __m256i cl = m1, ch = m1;
+        for (unsigned k = 0; k < fw; k++) {
+            const __m256i c = _mm256_set1_epi32(taps[k]);
+            const __m256i x = load_u16x8(pr[k] + j), y = load_u16x8(pd[k] + j);
+            const __m256i x2 = _mm256_mullo_epi32(x, x), y2 = _mm256_mullo_epi32(y, y);
+            const __m256i xy = _mm256_mullo_epi32(x, y);
+            m1 = _mm256_add_epi32(m1, _mm256_mullo_epi32(c, x));
+            m2 = _mm256_add_epi32(m2, _mm256_mullo_epi32(c, y));
+            xl = _mm256_add_epi32(xl, _mm256_mullo_epi32(c, _mm256_and_si256(x2, lo16)));
+            xh = _mm256_add_epi32(xh, _mm256_mullo_epi32(c, _mm256_srli_epi32(x2, 16)));
+            yl = _mm256_add_epi32(yl, _mm256_mullo_epi32(c, _mm256_and_si256(y2, lo16)));
+            yh = _mm256_add_epi32(yh, _mm256_mullo_epi32(c, _mm256_srli_epi32(y2, 16)));
+            cl = _mm256_add_epi32(cl, _mm256_mullo_epi32(c, _mm256_and_si256(xy, lo16)));
+            ch = _mm256_add_epi32(ch, _mm256_mullo_epi32(c, _mm256_srli_epi32(xy, 16)));
+        }
+        uint32_t a[8][8];
+        _mm256_storeu_si256((__m256i *)a[0], m1);
+        _mm256_storeu_si256((__m256i *)a[1], m2);
+        _mm256_storeu_si256((__m256i *)a[2], xl);
+        _mm256_storeu_si256((__m256i *)a[3], xh);
+        _mm256_storeu_si256((__m256i *)a[4], yl);
+        _mm256_storeu_si256((__m256i *)a[5], yh);
+        _mm256_storeu_si256((__m256i *)a[6], cl);
+        _mm256_storeu_si256((__m256i *)a[7], ch);
+        for (unsigned b = 0; b < 8; b++) {
+            const unsigned jj = j + b;
+            out[VIF_MU1][jj] = (uint16_t)vif_round_shift32(a[0][b], mu_shift);
+            out[VIF_MU2][jj] = (uint16_t)vif_round_shift32(a[1][b], mu_shift);
+            vif_put_split(out, VIF_XX_LO, jj,
+                          vif_round_shift64(a[2][b] + ((uint64_t)a[3][b] << 16), sq_shift));
+            vif_put_split(out, VIF_YY_LO, jj,
+                          vif_round_shift64(a[4][b] + ((uint64_t)a[5][b] << 16), sq_shift));
+            vif_put_split(out, VIF_XY_LO, jj,
+                          vif_round_shift64(a[6][b] + ((uint64_t)a[7][b] << 16), sq_shift));
+        }
+    }
+    if (w8 < w) {
+        uint16_t *tail[VIF_N_ROWS];
+        for (unsigned q = 0; q < VIF_N_ROWS; q++) tail[q] = out[q] + w8;
+        vif_stat_vertical_16(tail, ref + w8, ref_stride, dis + w8, dis_stride, w - w8, h, i,
+                             scale, mu_shift, sq_shift);
+    }
+}
+#undef VIF_STAT_VERTICAL_16
+#define VIF_STAT_VERTICAL_16 vif_stat_vertical_16_avx2
+
 static void vif_down_vertical_avx2(uint16_t *out_r, uint16_t *out_d, const void *ref,
                                    ptrdiff_t ref_stride, const void *dis, ptrdiff_t dis_stride,
                                    bool is8, unsigned w, unsigned h, unsigned i, unsigned next,
