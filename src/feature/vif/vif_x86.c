@@ -460,6 +460,41 @@ static void vif_pixels_avx2(VifSums *row, uint32_t (*acc)[VIF_BLOCK], unsigned n
 }
 #define VIF_PIXELS vif_pixels_avx2
 
+static inline __m256i load_u16x8_(const uint16_t *p)
+{
+    return _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)p));
+}
+
+/* vif_filter_rows, 8 columns a step, the symmetric taps' samples added first
+ * as the C does (the same integers); inlined with a constant fw. The last
+ * n % 8 columns as the C row computes them. */
+static inline __attribute__((always_inline)) void
+vif_filter_rows_avx2(uint32_t (*acc)[VIF_BLOCK], uint16_t *const *row, int o, unsigned n,
+                     const uint16_t *taps, unsigned fw)
+{
+    const unsigned half = fw / 2, n8 = n & ~7u;
+    for (unsigned q = 0; q < VIF_N_ROWS; q++) {
+        const uint16_t *p = row[q] + o;
+        for (unsigned b = 0; b < n8; b += 8) {
+            __m256i a = _mm256_mullo_epi32(_mm256_set1_epi32(taps[half]),
+                                           load_u16x8_(p + b + half));
+            for (unsigned k = 0; k < half; k++)
+                a = _mm256_add_epi32(
+                    a, _mm256_mullo_epi32(_mm256_set1_epi32(taps[k]),
+                                          _mm256_add_epi32(load_u16x8_(p + b + k),
+                                                           load_u16x8_(p + b + fw - 1 - k))));
+            _mm256_storeu_si256((__m256i *)(acc[q] + b), a);
+        }
+        for (unsigned b = n8; b < n; b++) { /* vif_filter_row's integers */
+            uint32_t a = (uint32_t)taps[half] * p[b + half];
+            for (unsigned k = 0; k < half; k++)
+                a += (uint32_t)taps[k] * ((uint32_t)p[b + k] + p[b + fw - 1 - k]);
+            acc[q][b] = a;
+        }
+    }
+}
+#define VIF_FILTER_ROWS vif_filter_rows_avx2
+
 #define VIF_KERNELS_IMPL
 #include "feature/vif/vif_kernels.h"
 
