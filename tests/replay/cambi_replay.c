@@ -85,17 +85,6 @@ typedef struct Dev {
 
 static Dev dev;
 
-static size_t pic_values(const CambiParams *p, const CambiGeom *g)
-{
-    size_t n = 0;
-    unsigned w = g->w, h = g->h;
-    for (int k = 0; k < CAMBI_NUM_SCALES; k++) {
-        cambi_scale_step(k, p->halved, &w, &h);
-        n += (size_t)w * h;
-    }
-    return n;
-}
-
 static void dev_free(Dev *v)
 {
     for (int i = 0; i < 2; i++) {
@@ -145,8 +134,8 @@ static int setup(Dev *v, const ReplayCase *c, const char *opts, char *msg, size_
     if (tvmaf_cambi_setup(&v->p, &vi, msg, len)) return -1;
     const CambiParams *p = &v->p;
     v->bpc = c->bpc;
-    v->n_pic[0] = pic_values(p, &p->enc);
-    v->n_pic[1] = p->full_ref ? pic_values(p, &p->src) : 0;
+    v->n_pic[0] = cambi_pic_values(p, &p->enc);
+    v->n_pic[1] = p->full_ref ? cambi_pic_values(p, &p->src) : 0;
     v->plane = (size_t)p->stride * p->alloc_h;
     v->slab = (size_t)p->band.size * p->alloc_w + 1;
     v->max_strips = cambi_max_strips(v->slab, p->alloc_h);

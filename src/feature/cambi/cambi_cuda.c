@@ -56,18 +56,6 @@ typedef struct CambiCuda {
     uint16_t *heat_row;
 } CambiCuda;
 
-/* c-values of a picture at g: its scales' areas */
-static size_t pic_values(const CambiParams *p, const CambiGeom *g)
-{
-    size_t n = 0;
-    unsigned w = g->w, h = g->h;
-    for (int k = 0; k < CAMBI_NUM_SCALES; k++) {
-        cambi_scale_step(k, p->halved, &w, &h);
-        n += (size_t)w * h;
-    }
-    return n;
-}
-
 static void cambi_cuda_close(void *priv)
 {
     CambiCuda *s = priv;
@@ -126,8 +114,8 @@ static int cambi_cuda_init(void *priv, const TvmafVideoInfo *vi, TvmafGpu *gpu, 
     int err = tvmaf_cambi_setup(p, vi, msg, len);
     if (err) goto fail;
     s->bpc = vi->bpc;
-    s->n_pic[0] = pic_values(p, &p->enc);
-    s->n_pic[1] = p->full_ref ? pic_values(p, &p->src) : 0;
+    s->n_pic[0] = cambi_pic_values(p, &p->enc);
+    s->n_pic[1] = p->full_ref ? cambi_pic_values(p, &p->src) : 0;
     const size_t plane = (size_t)p->stride * p->alloc_h, n_cval = s->n_pic[0] + s->n_pic[1];
     s->slab = (size_t)p->band.size * p->alloc_w + 1;
     s->max_strips = cambi_max_strips(s->slab, p->alloc_h);

@@ -79,4 +79,17 @@ int tvmaf_cambi_write_heatmap(const CambiParams *p, int scale, unsigned w, unsig
 int tvmaf_cambi_report(const CambiParams *p, unsigned index, double dist, const double *src,
                        TvmafSink *sink);
 
+/* c-values of a picture of geometry g: the sum of its scales' areas (the
+ * twin's buffers and its replay size them alike) */
+static inline size_t cambi_pic_values(const CambiParams *p, const CambiGeom *g)
+{
+    size_t n = 0;
+    unsigned w = g->w, h = g->h;
+    for (int k = 0; k < CAMBI_NUM_SCALES; k++) {
+        cambi_scale_step(k, p->halved, &w, &h);
+        n += (size_t)w * h;
+    }
+    return n;
+}
+
 #endif
