@@ -6,7 +6,9 @@ OPTIONS). This test runs a feature's CUDA twin with each option set of OPTION_SE
 of CLIPS found in the clip folder, and requires every output of every frame, pooled and
 aggregate value, to be identical as a double (bit patterns) to --backend cpu --threads 1 at
 --precision max. An option set the CPU refuses on a clip must be refused by the twin too
-(non-zero exit), and the other way round.
+(non-zero exit), and the other way round. Besides, every line of the option goldens'
+list (SHARED/testdata/options.tsv) for a feature of OPTION_SETS runs on its own clip (forest
+1080p for the high-resolution cambi and bilinear speed sets), where that clip is present.
 
 usage: cuda_options_parity.py TVMAF_EXE [--clips DIR] [--feature NAME]
 """
@@ -113,6 +115,23 @@ def run(exe, clip_dir, name, info, backend, spec, out):
     return p.returncode, p.stderr.decode(errors='replace')
 
 
+def golden_sets(feats, clip_dir):
+    """(clip, spec) of the option goldens' list for these features, on clips present here."""
+    shared = os.environ.get('TVMAF_SHARED') or os.path.join(os.path.dirname(ROOT), 'shared')
+    tsv = os.path.join(shared, 'testdata', 'options.tsv')
+    out = []
+    if not os.path.isfile(tsv):
+        return out
+    with open(tsv) as fh:
+        for line in fh:
+            if line.startswith('#') or '\t' not in line:
+                continue
+            clip, spec = line.rstrip('\n').split('\t')[:2]
+            if spec.split('=', 1)[0] in feats and os.path.exists(os.path.join(clip_dir, clip + '.info')):
+                out.append((clip, spec))
+    return out
+
+
 def values(doc):
     """Every number of the JSON as (path, value), in document order."""
     out = []
@@ -148,39 +167,42 @@ def main():
     failures, compared, refused = 0, 0, 0
     with tempfile.TemporaryDirectory() as tmp:
         cpu_json, cuda_json = os.path.join(tmp, 'cpu.json'), os.path.join(tmp, 'cuda.json')
-        for f in feats:
-            for opts in OPTION_SETS[f]:
-                spec = f + '=' + opts
-                for c in clips:
-                    info = clip_info(os.path.join(a.clips, c + '.info'))
-                    rc_gpu, err_gpu = run(a.tvmaf, a.clips, c, info, a.backend, spec, cuda_json)
-                    if rc_gpu and NO_DEVICE.search(err_gpu):
-                        print('no usable device: %s' % err_gpu.strip())
-                        return SKIP
-                    rc_cpu, err_cpu = run(a.tvmaf, a.clips, c, info, 'cpu', spec, cpu_json)
-                    what = '%s on %s' % (spec, c)
-                    if rc_cpu or rc_gpu:
-                        if bool(rc_cpu) != bool(rc_gpu):
-                            failures += 1
-                            print('FAIL %s: cpu exit %d, cuda exit %d\n  cpu: %s\n  cuda: %s' %
-                                  (what, rc_cpu, rc_gpu, err_cpu.strip(), err_gpu.strip()))
-                        else:
-                            refused += 1
-                        continue
-                    with open(cpu_json) as fh:
-                        vc = values(json.load(fh))
-                    with open(cuda_json) as fh:
-                        vg = values(json.load(fh))
-                    if [p for p, _ in vc] != [p for p, _ in vg]:
-                        failures += 1
-                        print('FAIL %s: the outputs differ in keys' % what)
-                        continue
-                    diff = [(p, x, y) for (p, x), (_, y) in zip(vc, vg) if bits(x) != bits(y)]
-                    compared += len(vc)
-                    if diff:
-                        failures += 1
-                        print('FAIL %s: %d of %d values differ, first %s cpu %r cuda %r' %
-                              (what, len(diff), len(vc), diff[0][0], diff[0][1], diff[0][2]))
+        cases = [(c, f + '=' + opts) for f in feats for opts in OPTION_SETS[f] for c in clips]
+        cases += golden_sets(feats, a.clips)
+        per = {}
+        for c, spec in cases:
+            info = clip_info(os.path.join(a.clips, c + '.info'))
+            rc_gpu, err_gpu = run(a.tvmaf, a.clips, c, info, a.backend, spec, cuda_json)
+            if rc_gpu and NO_DEVICE.search(err_gpu):
+                print('no usable device: %s' % err_gpu.strip())
+                return SKIP
+            rc_cpu, err_cpu = run(a.tvmaf, a.clips, c, info, 'cpu', spec, cpu_json)
+            what = '%s on %s' % (spec, c)
+            if rc_cpu or rc_gpu:
+                if bool(rc_cpu) != bool(rc_gpu):
+                    failures += 1
+                    print('FAIL %s: cpu exit %d, cuda exit %d\n  cpu: %s\n  cuda: %s' %
+                          (what, rc_cpu, rc_gpu, err_cpu.strip(), err_gpu.strip()))
+                else:
+                    refused += 1
+                continue
+            with open(cpu_json) as fh:
+                vc = values(json.load(fh))
+            with open(cuda_json) as fh:
+                vg = values(json.load(fh))
+            if [p for p, _ in vc] != [p for p, _ in vg]:
+                failures += 1
+                print('FAIL %s: the outputs differ in keys' % what)
+                continue
+            diff = [(p, x, y) for (p, x), (_, y) in zip(vc, vg) if bits(x) != bits(y)]
+            compared += len(vc)
+            per[spec.split('=', 1)[0]] = per.get(spec.split('=', 1)[0], 0) + len(vc)
+            if diff:
+                failures += 1
+                print('FAIL %s: %d of %d values differ, first %s cpu %r cuda %r' %
+                      (what, len(diff), len(vc), diff[0][0], diff[0][1], diff[0][2]))
+    for f in sorted(per):
+        print('  %s: %d values compared' % (f, per[f]))
     print('cuda options parity: %d values compared, %d runs refused by both, %d failures' %
           (compared, refused, failures))
     return 1 if failures or not compared else 0

@@ -4,6 +4,13 @@
 
 #include "gpu/cuda/cuda_twin.h"
 
+static int too_many(TvmafCudaTwin *t, const char *what, unsigned limit, char *msg, size_t len)
+{
+    snprintf(msg, len, "feature \"%s\" (cuda): more than %u %s (a limit of the twin base, "
+             "cuda_twin.h)", t->feature, limit, what);
+    return -EINVAL;
+}
+
 static int failed(TvmafCudaTwin *t, int err, char *msg, size_t len)
 {
     const char *why = tvmaf_cuda_last_error();
@@ -28,7 +35,8 @@ int tvmaf_cuda_twin_open(TvmafCudaTwin *t, TvmafGpu *gpu, const char *feature,
         return err;
     }
     for (unsigned k = 0; fn_names[k]; k++) {
-        if (k == TVMAF_CUDA_TWIN_MAX_FN) return failed(t, -EINVAL, msg, len);
+        if (k == TVMAF_CUDA_TWIN_MAX_FN)
+            return too_many(t, "kernels", TVMAF_CUDA_TWIN_MAX_FN, msg, len);
         if ((err = tvmaf_cuda_module_function(t->mod, fn_names[k], &t->fn[k])))
             return failed(t, err, msg, len);
     }
@@ -43,7 +51,8 @@ int tvmaf_cuda_twin_alloc(TvmafCudaTwin *t, CUdeviceptr *ptr, size_t size, char 
                           size_t len)
 {
     *ptr = 0;
-    if (t->n_dbuf == TVMAF_CUDA_TWIN_MAX_BUF) return failed(t, -EINVAL, msg, len);
+    if (t->n_dbuf == TVMAF_CUDA_TWIN_MAX_BUF)
+        return too_many(t, "device buffers", TVMAF_CUDA_TWIN_MAX_BUF, msg, len);
     int err = tvmaf_cuda_push(t->dev);
     if (err) return failed(t, err, msg, len);
     err = tvmaf_cuda_gpu_alloc(t->gpu, ptr, size);
@@ -57,7 +66,8 @@ int tvmaf_cuda_twin_alloc(TvmafCudaTwin *t, CUdeviceptr *ptr, size_t size, char 
 int tvmaf_cuda_twin_alloc_host(TvmafCudaTwin *t, void **ptr, size_t size, char *msg, size_t len)
 {
     *ptr = NULL;
-    if (t->n_hbuf == TVMAF_CUDA_TWIN_MAX_BUF) return failed(t, -EINVAL, msg, len);
+    if (t->n_hbuf == TVMAF_CUDA_TWIN_MAX_BUF)
+        return too_many(t, "page-locked buffers", TVMAF_CUDA_TWIN_MAX_BUF, msg, len);
     int err = tvmaf_cuda_push(t->dev);
     if (err) return failed(t, err, msg, len);
     err = tvmaf_cuda_host_alloc(ptr, size);

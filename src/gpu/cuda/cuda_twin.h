@@ -24,8 +24,11 @@
 #include "gpu/cuda/cuda_runtime.h"
 #include "gpu/cuda/device_frame.h"
 
+/* A twin's kernels and its device and page-locked buffers (each list's
+ * capacity; cambi with full_ref holds 17 device buffers). Going past one is
+ * a programming error that init reports by name, not a user's input. */
 #define TVMAF_CUDA_TWIN_MAX_FN 16
-#define TVMAF_CUDA_TWIN_MAX_BUF 16
+#define TVMAF_CUDA_TWIN_MAX_BUF 32
 /* CUDA's limit on a grid's y dimension. */
 #define TVMAF_CUDA_GRID_Y_MAX 65535u
 
