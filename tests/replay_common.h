@@ -488,10 +488,80 @@ typedef struct ReplayPairTwin {
     const char *(*key)(void *priv, unsigned q);
 } ReplayPairTwin;
 
-/* Case c for a pair twin: frame k is (ref, dis) filled by c->fills[k] with
- * seed k, replayed by t->frame and read by the CPU extractor; then every
+/* Frame k of a raw planar file (the layout of pic) into pic; 0 or -1. */
+static inline int replay_read_frame(FILE *f, TvmafPicture *pic, unsigned k)
+{
+    const unsigned bps = pic->bpc > 8 ? 2 : 1;
+    const int np = replay_n_planes(pic);
+    size_t frame = 0;
+    for (int pl = 0; pl < np; pl++) frame += (size_t)pic->w[pl] * pic->h[pl] * bps;
+    if (fseek(f, (long)(frame * k), SEEK_SET)) return -1;
+    for (int pl = 0; pl < np; pl++)
+        for (unsigned y = 0; y < pic->h[pl]; y++)
+            if (fread((unsigned char *)pic->data[pl] + (size_t)y * pic->stride[pl], bps,
+                      pic->w[pl], f) != pic->w[pl])
+                return -1;
+    return 0;
+}
+
+/* A test clip pair, DIR/NAME.ref.yuv and DIR/NAME.dis.yuv, opened for
+ * reading frames (replay_clip_frames); the case a clip makes. */
+typedef struct ReplayClip {
+    FILE *fr, *fd;
+    ReplayCase c;
+} ReplayClip;
+
+/* Opens the clip and sets up its case (n frames, at most REPLAY_MAX_FRAMES;
+ * what: "clip NAME [OPTS]", or "clip NAME LABEL [OPTS]"); 0 when the clip is
+ * not there (nothing to close then). */
+static inline int replay_clip_open(ReplayClip *cl, const char *dir, const char *name,
+                                   const char *label, enum TvmafPixelFormat fmt, unsigned w,
+                                   unsigned h, unsigned bpc, unsigned n, const char *opts)
+{
+    char rp[1024], dp[1024];
+    snprintf(rp, sizeof(rp), "%s/%s.ref.yuv", dir, name);
+    snprintf(dp, sizeof(dp), "%s/%s.dis.yuv", dir, name);
+    memset(cl, 0, sizeof(*cl));
+    cl->fr = fopen(rp, "rb");
+    cl->fd = fopen(dp, "rb");
+    if (!cl->fr || !cl->fd) {
+        if (cl->fr) fclose(cl->fr);
+        if (cl->fd) fclose(cl->fd);
+        return 0;
+    }
+    cl->c.fmt = fmt;
+    cl->c.bpc = bpc;
+    cl->c.w = w;
+    cl->c.h = h;
+    cl->c.opts = opts;
+    cl->c.n_frames = n < REPLAY_MAX_FRAMES ? n : REPLAY_MAX_FRAMES;
+    snprintf(cl->c.what, sizeof(cl->c.what), "clip %s%s%s [%s]", name, label ? " " : "",
+             label ? label : "", opts);
+    return 1;
+}
+
+static inline void replay_clip_close(ReplayClip *cl)
+{
+    fclose(cl->fr);
+    fclose(cl->fd);
+}
+
+/* A frame source of replay_pair_frames: frame k of the clip (src: a
+ * ReplayClip). */
+static inline int replay_clip_frames(void *src, TvmafPicture *ref, TvmafPicture *dis,
+                                     unsigned k)
+{
+    ReplayClip *cl = src;
+    return replay_read_frame(cl->fr, ref, k) || replay_read_frame(cl->fd, dis, k);
+}
+
+/* Case c for a pair twin on frames from source (0 or an error for frame k):
+ * each frame replayed by t->frame and read by the CPU extractor; then every
  * output of every frame is compared with the CPU's, as bits. */
-static inline void replay_pair_case(const ReplayCase *c, const ReplayPairTwin *t)
+static inline void replay_pair_frames(const ReplayCase *c, const ReplayPairTwin *t,
+                                      int (*source)(void *src, TvmafPicture *ref,
+                                                    TvmafPicture *dis, unsigned k),
+                                      void *src)
 {
     static double values[REPLAY_MAX_FRAMES][REPLAY_MAX_KEYS];
     unsigned n_values[REPLAY_MAX_FRAMES] = { 0 }, k = 0;
@@ -500,9 +570,10 @@ static inline void replay_pair_case(const ReplayCase *c, const ReplayPairTwin *t
     for (; k < c->n_frames; k++) {
         TvmafPicture ref, dis;
         if (replay_pictures(c, &ref, &dis)) break;
-        replay_fill(&ref, &dis, c->fills[k], k);
-        n_values[k] = t->frame(t->priv, c, &ref, &dis, k, values[k]);
-        const int err = replay_cpu_read(ctx, &ref, &dis, k, c->what);
+        int err = source(src, &ref, &dis, k);
+        if (err) replay_fail("%s: cannot read frame %u", c->what, k);
+        else n_values[k] = t->frame(t->priv, c, &ref, &dis, k, values[k]);
+        if (!err) err = replay_cpu_read(ctx, &ref, &dis, k, c->what);
         tvmaf_picture_unref(&ref);
         tvmaf_picture_unref(&dis);
         if (err) break;
@@ -512,6 +583,21 @@ static inline void replay_pair_case(const ReplayCase *c, const ReplayPairTwin *t
             for (unsigned q = 0; q < n_values[i]; q++)
                 replay_check_key(ctx, t->key(t->priv, q), i, values[i][q], c->what);
     tvmaf_close(ctx);
+}
+
+/* The synthetic source: frame k filled by c->fills[k] with seed k. */
+static inline int replay_fill_frames(void *src, TvmafPicture *ref, TvmafPicture *dis,
+                                     unsigned k)
+{
+    const ReplayCase *c = src;
+    replay_fill(ref, dis, c->fills[k], k);
+    return 0;
+}
+
+/* Case c for a pair twin on its synthetic frames (c->fills). */
+static inline void replay_pair_case(const ReplayCase *c, const ReplayPairTwin *t)
+{
+    replay_pair_frames(c, t, replay_fill_frames, (void *)c);
 }
 
 /* One-entry and common lists for matrices. */

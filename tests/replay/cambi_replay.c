@@ -578,58 +578,16 @@ static void run_case(const ReplayCase *c)
 
 /* ---- frames of the test clips ---- */
 
-typedef struct ClipSource {
-    FILE *fr, *fd;
-} ClipSource;
-
-static int read_frame(FILE *f, TvmafPicture *pic, unsigned k)
-{
-    const unsigned bps = pic->bpc > 8 ? 2 : 1;
-    const int np = replay_n_planes(pic);
-    size_t frame = 0;
-    for (int pl = 0; pl < np; pl++) frame += (size_t)pic->w[pl] * pic->h[pl] * bps;
-    if (fseek(f, (long)(frame * k), SEEK_SET)) return -1;
-    for (int pl = 0; pl < np; pl++)
-        for (unsigned y = 0; y < pic->h[pl]; y++)
-            if (fread((unsigned char *)pic->data[pl] + (size_t)y * pic->stride[pl], bps,
-                      pic->w[pl], f) != pic->w[pl])
-                return -1;
-    return 0;
-}
-
-static int clip_source(void *src, TvmafPicture *r, TvmafPicture *d, unsigned k)
-{
-    ClipSource *cs = src;
-    return read_frame(cs->fr, r, k) || read_frame(cs->fd, d, k);
-}
-
 static int quick;
 
 static unsigned clip_case(const char *dir, const char *name, enum TvmafPixelFormat fmt,
                           unsigned w, unsigned h, unsigned bpc, unsigned n, const char *opts)
 {
     if (quick && (size_t)w * h > 576 * 324) return 0; /* the sanitizer pass */
-    char rp[1024], dp[1024];
-    snprintf(rp, sizeof(rp), "%s/%s.ref.yuv", dir, name);
-    snprintf(dp, sizeof(dp), "%s/%s.dis.yuv", dir, name);
-    ClipSource cs = { fopen(rp, "rb"), fopen(dp, "rb") };
-    if (!cs.fr || !cs.fd) {
-        if (cs.fr) fclose(cs.fr);
-        if (cs.fd) fclose(cs.fd);
-        return 0;
-    }
-    ReplayCase c;
-    memset(&c, 0, sizeof(c));
-    c.fmt = fmt;
-    c.bpc = bpc;
-    c.w = w;
-    c.h = h;
-    c.opts = opts;
-    c.n_frames = n;
-    snprintf(c.what, sizeof(c.what), "clip %s [%s]", name, opts);
-    run_frames(&c, clip_source, &cs);
-    fclose(cs.fr);
-    fclose(cs.fd);
+    ReplayClip cl;
+    if (!replay_clip_open(&cl, dir, name, NULL, fmt, w, h, bpc, n, opts)) return 0;
+    run_frames(&cl.c, replay_clip_frames, &cl);
+    replay_clip_close(&cl);
     return 1;
 }
 

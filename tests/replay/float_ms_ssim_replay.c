@@ -345,18 +345,7 @@ typedef struct Clip {
 static int read_frame(FILE *f, const Clip *cl, unsigned k, TvmafPicture *pic)
 {
     if (tvmaf_picture_alloc(pic, cl->fmt, cl->bpc, cl->w, cl->h)) return -1;
-    const size_t bps = cl->bpc > 8 ? 2 : 1;
-    size_t frame = 0;
-    for (int pl = 0; pl < replay_n_planes(pic); pl++)
-        frame += (size_t)pic->w[pl] * pic->h[pl] * bps;
-    if (fseek(f, (long)(frame * k), SEEK_SET)) goto fail;
-    for (int pl = 0; pl < replay_n_planes(pic); pl++)
-        for (unsigned y = 0; y < pic->h[pl]; y++)
-            if (fread((unsigned char *)pic->data[pl] + (size_t)y * pic->stride[pl], bps,
-                      pic->w[pl], f) != pic->w[pl])
-                goto fail;
-    return 0;
-fail:
+    if (!replay_read_frame(f, pic, k)) return 0;
     tvmaf_picture_unref(pic);
     return -1;
 }

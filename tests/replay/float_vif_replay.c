@@ -358,71 +358,22 @@ static void run_case(const ReplayCase *c)
 
 /* ---- frames of the test clips ---- */
 
-static int read_frame(FILE *f, TvmafPicture *pic, unsigned k)
-{
-    const unsigned bps = pic->bpc > 8 ? 2 : 1;
-    const size_t luma = (size_t)pic->w[0] * pic->h[0] * bps;
-    const size_t chroma = (size_t)pic->w[1] * pic->h[1] * bps;
-    if (fseek(f, (long)((luma + 2 * chroma) * k), SEEK_SET)) return -1;
-    for (int pl = 0; pl < 3; pl++)
-        for (unsigned y = 0; y < pic->h[pl]; y++)
-            if (fread((unsigned char *)pic->data[pl] + (size_t)y * pic->stride[pl], bps,
-                      pic->w[pl], f) != pic->w[pl])
-                return -1;
-    return 0;
-}
-
 /* The first n frames of a 4:2:0 clip pair, scored by the replay and by the
  * CPU extractor with opts; returns 0 when the clip is not there. */
 static unsigned clip_case(const char *dir, const char *name, unsigned w, unsigned h,
                           unsigned bpc, unsigned n, const char *opts)
 {
-    char rp[1024], dp[1024], what[256];
-    snprintf(rp, sizeof(rp), "%s/%s.ref.yuv", dir, name);
-    snprintf(dp, sizeof(dp), "%s/%s.dis.yuv", dir, name);
-    snprintf(what, sizeof(what), "clip %s [%s]", name, opts);
-    FILE *fr = fopen(rp, "rb"), *fd = fopen(dp, "rb");
-    if (!fr || !fd) {
-        if (fr) fclose(fr);
-        if (fd) fclose(fd);
+    ReplayClip cl;
+    if (!replay_clip_open(&cl, dir, name, NULL, TVMAF_PIX_FMT_YUV420P, w, h, bpc, n, opts))
         return 0;
-    }
-    ReplayCase c;
-    memset(&c, 0, sizeof(c));
-    c.fmt = TVMAF_PIX_FMT_YUV420P;
-    c.bpc = bpc;
-    c.w = w;
-    c.h = h;
-    c.opts = opts;
-    snprintf(c.what, sizeof(c.what), "%s", what);
     char msg[512];
-    if (params(&c, &case_params, msg, sizeof(msg))) {
-        replay_fail("%s: setup: %s", what, msg);
-        goto out;
+    if (params(&cl.c, &case_params, msg, sizeof(msg))) {
+        replay_fail("%s: setup: %s", cl.c.what, msg);
+    } else {
+        const ReplayPairTwin twin = { "float_vif", &case_params, replay_frame, key };
+        replay_pair_frames(&cl.c, &twin, replay_clip_frames, &cl);
     }
-    TvmafContext *ctx = replay_cpu_open("float_vif", opts, what);
-    if (!ctx) goto out;
-    double vals[REPLAY_MAX_FRAMES][REPLAY_MAX_KEYS];
-    unsigned nv[REPLAY_MAX_FRAMES] = { 0 }, k = 0;
-    for (; k < n && k < REPLAY_MAX_FRAMES; k++) {
-        TvmafPicture r, d;
-        if (replay_pictures(&c, &r, &d)) break;
-        int err = read_frame(fr, &r, k) || read_frame(fd, &d, k);
-        if (err) replay_fail("%s: cannot read frame %u", what, k);
-        else nv[k] = replay_frame(&case_params, &c, &r, &d, k, vals[k]);
-        if (!err) err = replay_cpu_read(ctx, &r, &d, k, what);
-        tvmaf_picture_unref(&r);
-        tvmaf_picture_unref(&d);
-        if (err) break;
-    }
-    if (k == n && !replay_cpu_flush(ctx, what))
-        for (unsigned i = 0; i < n; i++)
-            for (unsigned q = 0; q < nv[i]; q++)
-                replay_check_key(ctx, case_params.key[q], i, vals[i][q], what);
-    tvmaf_close(ctx);
-out:
-    fclose(fr);
-    fclose(fd);
+    replay_clip_close(&cl);
     return 1;
 }
 

@@ -260,21 +260,6 @@ static int info_value(const char *text, const char *key_name, char *out, size_t 
     return 0;
 }
 
-/* Reads frame k of a raw planar clip into pic; 0 or -1. */
-static int read_frame(FILE *f, TvmafPicture *pic, unsigned k)
-{
-    const size_t bytes = pic->bpc > 8 ? 2 : 1;
-    size_t frame = 0;
-    for (int pl = 0; pl < 3; pl++) frame += (size_t)pic->w[pl] * pic->h[pl] * bytes;
-    if (fseek(f, (long)(frame * k), SEEK_SET)) return -1;
-    for (int pl = 0; pl < 3; pl++)
-        for (unsigned y = 0; y < pic->h[pl]; y++)
-            if (fread((unsigned char *)pic->data[pl] + (size_t)y * pic->stride[pl], bytes,
-                      pic->w[pl], f) != pic->w[pl])
-                return -1;
-    return 0;
-}
-
 static void clip(const char *dir, const char *name, int quick, unsigned *n_clips)
 {
     char path[1024], text[1024], v[64], what[256];
@@ -321,7 +306,7 @@ static void clip(const char *dir, const char *name, int quick, unsigned *n_clips
                 tvmaf_picture_unref(&r[k]);
                 break;
             }
-            if (read_frame(fr, &r[k], k) || read_frame(fd, &d[k], k)) {
+            if (replay_read_frame(fr, &r[k], k) || replay_read_frame(fd, &d[k], k)) {
                 tvmaf_picture_unref(&r[k]);
                 tvmaf_picture_unref(&d[k]);
                 break;
