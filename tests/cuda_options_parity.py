@@ -116,19 +116,28 @@ def run(exe, clip_dir, name, info, backend, spec, out):
 
 
 def golden_sets(feats, clip_dir):
-    """(clip, spec) of the option goldens' list for these features, on clips present here."""
+    """(clip, spec) of the option goldens' list for these features, on clips present here;
+    says how many of the list's lines for them run."""
     shared = os.environ.get('TVMAF_SHARED') or os.path.join(os.path.dirname(ROOT), 'shared')
     tsv = os.path.join(shared, 'testdata', 'options.tsv')
     out = []
     if not os.path.isfile(tsv):
+        print('no %s: the option goldens\' sets are not run' % tsv)
         return out
+    listed = 0
     with open(tsv) as fh:
         for line in fh:
             if line.startswith('#') or '\t' not in line:
                 continue
             clip, spec = line.rstrip('\n').split('\t')[:2]
-            if spec.split('=', 1)[0] in feats and os.path.exists(os.path.join(clip_dir, clip + '.info')):
+            if spec.split('=', 1)[0] not in feats:
+                continue
+            listed += 1
+            if os.path.exists(os.path.join(clip_dir, clip + '.info')):
                 out.append((clip, spec))
+    print("option goldens' sets: %d of %d run (the others' clips are not in %s)"
+          % (len(out), listed, clip_dir) if len(out) < listed else
+          "option goldens' sets: all %d run" % listed)
     return out
 
 
@@ -196,7 +205,8 @@ def main():
                 continue
             diff = [(p, x, y) for (p, x), (_, y) in zip(vc, vg) if bits(x) != bits(y)]
             compared += len(vc)
-            per[spec.split('=', 1)[0]] = per.get(spec.split('=', 1)[0], 0) + len(vc)
+            feature = spec.split('=', 1)[0]
+            per[feature] = per.get(feature, 0) + len(vc)
             if diff:
                 failures += 1
                 print('FAIL %s: %d of %d values differ, first %s cpu %r cuda %r' %

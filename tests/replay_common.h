@@ -504,6 +504,10 @@ static inline int replay_read_frame(FILE *f, TvmafPicture *pic, unsigned k)
     return 0;
 }
 
+/* Where a case's frames come from: frame k into (ref, dis), allocated for
+ * the case; 0, or an error when the frame cannot be had. */
+typedef int (*ReplayFrameSource)(void *src, TvmafPicture *ref, TvmafPicture *dis, unsigned k);
+
 /* A test clip pair, DIR/NAME.ref.yuv and DIR/NAME.dis.yuv, opened for
  * reading frames (replay_clip_frames); the case a clip makes. */
 typedef struct ReplayClip {
@@ -546,7 +550,7 @@ static inline void replay_clip_close(ReplayClip *cl)
     fclose(cl->fd);
 }
 
-/* A frame source of replay_pair_frames: frame k of the clip (src: a
+/* A ReplayFrameSource: frame k of the clip (src: a
  * ReplayClip). */
 static inline int replay_clip_frames(void *src, TvmafPicture *ref, TvmafPicture *dis,
                                      unsigned k)
@@ -559,9 +563,7 @@ static inline int replay_clip_frames(void *src, TvmafPicture *ref, TvmafPicture 
  * each frame replayed by t->frame and read by the CPU extractor; then every
  * output of every frame is compared with the CPU's, as bits. */
 static inline void replay_pair_frames(const ReplayCase *c, const ReplayPairTwin *t,
-                                      int (*source)(void *src, TvmafPicture *ref,
-                                                    TvmafPicture *dis, unsigned k),
-                                      void *src)
+                                      ReplayFrameSource source, void *src)
 {
     static double values[REPLAY_MAX_FRAMES][REPLAY_MAX_KEYS];
     unsigned n_values[REPLAY_MAX_FRAMES] = { 0 }, k = 0;

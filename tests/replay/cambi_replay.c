@@ -492,8 +492,6 @@ static void check_heatmaps(const ReplayCase *c, const Dev *v, const char *dir_tw
 
 /* ---- cases ---- */
 
-typedef int (*FrameSource)(void *src, TvmafPicture *r, TvmafPicture *d, unsigned k);
-
 static int fill_source(void *src, TvmafPicture *r, TvmafPicture *d, unsigned k)
 {
     const ReplayCase *c = src;
@@ -504,7 +502,7 @@ static int fill_source(void *src, TvmafPicture *r, TvmafPicture *d, unsigned k)
 /* Case c with frames from `source`: the twin and the CPU extractor, every
  * output compared as bits; a frame the twin refuses (a sample past the
  * depth) must fail the CPU's run too. */
-static void run_frames(const ReplayCase *c, FrameSource source, void *src)
+static void run_frames(const ReplayCase *c, ReplayFrameSource source, void *src)
 {
     char msg[512], ob_twin[200], ob_cpu[200], dir[2][400];
     const char *o_twin = heat_opts(c->opts, "twin", ob_twin, sizeof(ob_twin));
