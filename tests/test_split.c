@@ -9,7 +9,9 @@
  * every branch of motion2's minimum is taken. On the CPU backend (what --gpus
  * does with a device per range, here without a device), at 1 and 3 threads,
  * with --subsample 2; ranges without warm-up must differ (the comparison
- * can fail); misuse of the call is refused.
+ * can fail); misuse of the call is refused. Pictures in memory the caller
+ * owns score as library pictures do (motion compares each frame with the
+ * references the context kept of the frames before).
  *
  * usage: test_split
  */
@@ -97,6 +99,12 @@ static TvmafModel *load_model(void)
 
 /* A context scoring frames [first - warmup, end) as the range [first, first
  * + range) (range 0: to the end). */
+/* Pictures given as plain descriptions of the caller's memory (priv NULL)
+ * instead of references to library buffers: the context must copy the
+ * references motion compares with later frames. */
+static int plain_pictures;
+static TvmafPicture scratch[2];
+
 static TvmafContext *score(unsigned threads, unsigned sub, unsigned first, unsigned warmup,
                            unsigned range, unsigned end, TvmafModel *model, int flush)
 {
@@ -109,8 +117,26 @@ static TvmafContext *score(unsigned threads, unsigned sub, unsigned first, unsig
         if (tvmaf_use_feature(ctx, features[i])) goto fail;
     for (unsigned k = first - warmup, i = 0; k < end; k++, i++) {
         TvmafPicture r, d;
-        tvmaf_picture_ref(&r, &frames[k][0]);
-        tvmaf_picture_ref(&d, &frames[k][1]);
+        if (plain_pictures) {
+            r = frames[k][0];
+            d = frames[k][1];
+            if (threads <= 1) {
+                /* one buffer per input, rewritten for every frame, as a
+                 * caller may once a one-thread context has returned */
+                for (unsigned w = 0; w < 2; w++) {
+                    const TvmafPicture *src = &frames[k][w];
+                    for (unsigned pl = 0; pl < 3; pl++)
+                        memcpy(scratch[w].data[pl], src->data[pl],
+                               (size_t)src->stride[pl] * src->h[pl]);
+                }
+                r = scratch[0];
+                d = scratch[1];
+            }
+            r.priv = d.priv = NULL;
+        } else {
+            tvmaf_picture_ref(&r, &frames[k][0]);
+            tvmaf_picture_ref(&d, &frames[k][1]);
+        }
         if (tvmaf_read_pictures(ctx, &r, &d, i)) goto fail;
     }
     if (flush && tvmaf_flush(ctx)) goto fail;
@@ -217,6 +243,11 @@ int main(void)
     }
     TvmafModel *model = load_model();
     if (!model) return 1;
+    if (tvmaf_picture_alloc(&scratch[0], TVMAF_PIX_FMT_YUV420P, 8, W, H) ||
+        tvmaf_picture_alloc(&scratch[1], TVMAF_PIX_FMT_YUV420P, 8, W, H)) {
+        printf("FAIL  out of memory\n");
+        return 1;
+    }
     char why[512] = "", name[160];
 
     static const unsigned split2[] = { 0, 20 }, split3[] = { 0, 14, 28 }, split4[] = { 0, 8, 10, 30 };
@@ -255,6 +286,16 @@ int main(void)
                 check(tvmaf_warmup_frames_needed(whole) == 4,
                       "warm-up needed with motion registered: 4", "another count");
             }
+            /* motion reads the references of earlier frames, which the
+             * context keeps: copies of memory the caller owns */
+            plain_pictures = 1;
+            TvmafContext *plain = score(threads, sub, 0, 0, 0, N_FRAMES, model, 1);
+            plain_pictures = 0;
+            snprintf(name, sizeof(name), "caller-owned pictures, %u thread%s, subsample %u = "
+                     "library pictures", threads, threads > 1 ? "s" : "", sub);
+            check(plain && !tvmaf_score_model(plain, model) &&
+                  same_scores(whole, plain, why, sizeof(why)), name, why);
+            tvmaf_close(plain);
             tvmaf_close(whole);
         }
     }
@@ -293,6 +334,8 @@ int main(void)
     tvmaf_close(c);
 
     tvmaf_model_destroy(model);
+    tvmaf_picture_unref(&scratch[0]);
+    tvmaf_picture_unref(&scratch[1]);
     for (unsigned k = 0; k < N_FRAMES; k++) {
         tvmaf_picture_unref(&frames[k][0]);
         tvmaf_picture_unref(&frames[k][1]);

@@ -4,7 +4,10 @@
  * Frames are scored in parallel by a pool of worker threads, each with its own
  * instance of every extractor; an extractor flagged TVMAF_FEX_TEMPORAL has one
  * instance that takes the frames in index order (other extractors of the same
- * frame do not wait for it). Every score is a pure function of its inputs, so
+ * frame do not wait for it). One flagged TVMAF_FEX_PREV_REF (integer motion,
+ * which compares a frame with the one or two before) has an instance per
+ * worker too: the context hands it the earlier reference pictures, which it
+ * keeps referenced for the purpose, so no frame waits for another. Every score is a pure function of its inputs, so
  * the thread count changes no bit; the collector lists keys in the order of a
  * one-thread run.
  */
@@ -78,6 +81,7 @@ typedef struct Slot {
 
 typedef struct Job {
     TvmafPicture ref, dis;
+    TvmafPicture prev[TVMAF_PREV_REFS]; /* PREV_REF extractors: frames index-1, index-2 */
     unsigned index;
 } Job;
 
@@ -96,6 +100,8 @@ struct TvmafContext {
     unsigned next_index; /* frames submitted */
     unsigned range_first, range_count; /* cfg.warmup_frames, cfg.range_frames or UINT_MAX */
     bool appended;       /* another context's scores follow: no more frames */
+    bool want_prev;      /* a PREV_REF extractor runs: keep the last references */
+    TvmafPicture hist[TVMAF_PREV_REFS]; /* references of frames next_index-1, -2 */
 
     /* scheduler */
     unsigned n_workers; /* 0: run on the calling thread */
@@ -446,6 +452,7 @@ static int start(TvmafContext *ctx, const TvmafPicture *ref)
     for (unsigned i = 0; i < ctx->n_slots; i++) {
         Slot *s = &ctx->slots[i];
         s->n_inst = (s->ex->flags & TVMAF_FEX_TEMPORAL) ? 1 : n_par;
+        if (s->ex->flags & TVMAF_FEX_PREV_REF) ctx->want_prev = true;
         s->inst = calloc(s->n_inst, sizeof(*s->inst));
         if (!s->inst) {
             set_error(ctx, -ENOMEM, "out of memory allocating %u instances of feature \"%s\"",
@@ -500,6 +507,53 @@ static int start(TvmafContext *ctx, const TvmafPicture *ref)
     return 0;
 }
 
+static void release_job(Job *job)
+{
+    tvmaf_picture_unref(&job->ref);
+    tvmaf_picture_unref(&job->dis);
+    for (int k = 0; k < TVMAF_PREV_REFS; k++) tvmaf_picture_unref(&job->prev[k]);
+}
+
+/* A reference to `src` that stays valid after the caller gets its picture
+ * back: a second reference to the library's buffer, or, for memory the
+ * caller owns (priv NULL), a copy in a library picture. */
+static int keep_picture(TvmafPicture *dst, const TvmafPicture *src)
+{
+    if (src->priv) return tvmaf_picture_ref(dst, src);
+    int err = tvmaf_picture_alloc(dst, src->pix_fmt, src->bpc, src->w[0], src->h[0]);
+    if (err) return err;
+    const size_t bytes = src->bpc > 8 ? 2 : 1;
+    for (int p = 0; p < 3; p++)
+        for (unsigned y = 0; y < dst->h[p]; y++)
+            memcpy((char *)dst->data[p] + (ptrdiff_t)y * dst->stride[p],
+                   (const char *)src->data[p] + (ptrdiff_t)y * src->stride[p],
+                   dst->w[p] * bytes);
+    return 0;
+}
+
+/* The references the job of the frame being submitted hands to PREV_REF
+ * extractors (the last frames'), then this frame's kept for the next ones. */
+static int take_history(TvmafContext *ctx, Job *job, const TvmafPicture *ref)
+{
+    for (int k = 0; k < TVMAF_PREV_REFS; k++) {
+        if (!ctx->hist[k].data[0]) continue;
+        int err = tvmaf_picture_ref(&job->prev[k], &ctx->hist[k]);
+        if (err) return err;
+    }
+    TvmafPicture keep;
+    int err = keep_picture(&keep, ref);
+    if (err) return err;
+    tvmaf_picture_unref(&ctx->hist[TVMAF_PREV_REFS - 1]);
+    for (int k = TVMAF_PREV_REFS - 1; k > 0; k--) ctx->hist[k] = ctx->hist[k - 1];
+    ctx->hist[0] = keep;
+    return 0;
+}
+
+static void drop_history(TvmafContext *ctx)
+{
+    for (int k = 0; k < TVMAF_PREV_REFS; k++) tvmaf_picture_unref(&ctx->hist[k]);
+}
+
 /* Scores one frame with worker `w`'s instances. */
 static void run_frame(TvmafContext *ctx, unsigned w, Job *job)
 {
@@ -528,8 +582,10 @@ static void run_frame(TvmafContext *ctx, unsigned w, Job *job)
         for (unsigned i = 0; i < ctx->n_slots; i++) {
             Slot *s = &ctx->slots[i];
             const bool temporal = s->ex->flags & TVMAF_FEX_TEMPORAL;
+            const bool prev_ref = s->ex->flags & TVMAF_FEX_PREV_REF;
             if (temporal != (pass == 1)) continue;
-            const bool run = sampled || temporal ||
+            /* the extractors that look back see every frame, warm-up included */
+            const bool run = sampled || temporal || prev_ref ||
                              (in_range && (s->ex->flags & TVMAF_FEX_ALL_FRAMES));
             void *inst = s->inst[temporal ? 0 : w];
             if (temporal && ctx->n_workers) {
@@ -544,8 +600,14 @@ static void run_frame(TvmafContext *ctx, unsigned w, Job *job)
             if (run && !failed) {
                 TvmafSink sink = { ctx->collector, { in_range ? scored : job->index, i, 0 },
                                    ctx->range_first, ctx->range_count };
+                const TvmafPicture *const prev[TVMAF_PREV_REFS] = {
+                    job->prev[0].data[0] ? &job->prev[0] : NULL,
+                    job->prev[1].data[0] ? &job->prev[1] : NULL,
+                };
                 int err = s->ex->backend == TVMAF_BACKEND_CPU
-                        ? s->ex->extract(inst, &job->ref, &job->dis, job->index, &sink)
+                        ? prev_ref ? s->ex->extract_prev(inst, &job->ref, prev, &job->dis,
+                                                         job->index, &sink)
+                        : s->ex->extract(inst, &job->ref, &job->dis, job->index, &sink)
                         : dframe ? s->ex->extract_device(inst, dframe, job->index, &sink)
                         : -EIO;
                 if (err) {
@@ -566,8 +628,7 @@ static void run_frame(TvmafContext *ctx, unsigned w, Job *job)
         }
     }
     if (ctx->device_frames) ctx->gpu_ops->frame_done(ctx->gpu, w, job->index);
-    tvmaf_picture_unref(&job->ref);
-    tvmaf_picture_unref(&job->dis);
+    release_job(job);
 }
 
 static void *worker_main(void *arg)
@@ -647,14 +708,21 @@ int tvmaf_read_pictures(TvmafContext *ctx, TvmafPicture *ref, TvmafPicture *dis,
         err = -EINVAL;
         goto drop;
     }
+    Job job = { .ref = *ref, .dis = *dis, .index = index };
+    if (ctx->want_prev && (err = take_history(ctx, &job, ref))) {
+        pthread_mutex_lock(&ctx->lock);
+        set_error(ctx, err, "out of memory keeping the reference of frame %u for the next "
+                  "frames", index);
+        pthread_mutex_unlock(&ctx->lock);
+        for (int k = 0; k < TVMAF_PREV_REFS; k++) tvmaf_picture_unref(&job.prev[k]);
+        goto drop;
+    }
     ctx->next_index++;
     if (ctx->next_index > ctx->range_first) {
         const unsigned n = ctx->next_index - ctx->range_first;
         ctx->pic_cnt = n < ctx->range_count ? n : ctx->range_count;
     }
     if (ctx->device_frames) ctx->gpu_ops->frame_submitted(ctx->gpu, index);
-
-    Job job = { *ref, *dis, index };
     memset(ref, 0, sizeof(*ref));
     memset(dis, 0, sizeof(*dis));
     if (!ctx->n_workers) {
@@ -692,6 +760,7 @@ int tvmaf_flush(TvmafContext *ctx)
     if (ctx->flushed) return ctx->err;
     wait_idle(ctx);
     ctx->flushed = true;
+    drop_history(ctx);
     if (ctx->err) return ctx->err;
     if (!ctx->started) {
         set_error(ctx, -EINVAL, "no frames were scored");
@@ -701,6 +770,9 @@ int tvmaf_flush(TvmafContext *ctx)
     for (unsigned i = 0; i < ctx->n_slots; i++) {
         Slot *s = &ctx->slots[i];
         int err = 0;
+        if (s->ex->gather)
+            for (unsigned k = 1; k < s->n_inst && !err; k++)
+                err = s->ex->gather(s->inst[0], s->inst[k]);
         if (s->ex->merge)
             for (unsigned k = 1; k < s->n_inst && !err; k++)
                 err = s->ex->merge(s->inst[0], s->inst[k]);
@@ -723,7 +795,7 @@ unsigned tvmaf_warmup_frames_needed(const TvmafContext *ctx)
     unsigned w = 0;
     for (unsigned i = 0; ctx && i < ctx->n_slots; i++) {
         const TvmafExtractor *ex = ctx->slots[i].ex;
-        if (!(ex->flags & TVMAF_FEX_TEMPORAL)) continue;
+        if (!(ex->flags & (TVMAF_FEX_TEMPORAL | TVMAF_FEX_PREV_REF))) continue;
         if (!ex->warmup_frames) return UINT_MAX;
         if (ex->warmup_frames > w) w = ex->warmup_frames;
     }
@@ -756,7 +828,7 @@ int tvmaf_append_scores(TvmafContext *dst, TvmafContext *src)
             return -EINVAL;
         }
         /* a temporal extractor's totals would count its warm-up frames */
-        if ((a->ex->flags & TVMAF_FEX_TEMPORAL) && a->ex->merge) {
+        if ((a->ex->flags & (TVMAF_FEX_TEMPORAL | TVMAF_FEX_PREV_REF)) && a->ex->merge) {
             snprintf(dst->msg, sizeof(dst->msg), "feature \"%s\" keeps stream totals over "
                      "frames in order: its frames cannot be scored in ranges", a->name);
             return -ENOTSUP;
@@ -794,10 +866,9 @@ void tvmaf_close(TvmafContext *ctx)
         for (unsigned i = 0; i < ctx->n_workers; i++) pthread_join(ctx->workers[i], NULL);
     }
     for (unsigned q = 0; q < ctx->q_len; q++) {
-        Job *j = &ctx->queue[(ctx->q_head + q) % ctx->q_cap];
-        tvmaf_picture_unref(&j->ref);
-        tvmaf_picture_unref(&j->dis);
+        release_job(&ctx->queue[(ctx->q_head + q) % ctx->q_cap]);
     }
+    drop_history(ctx);
     for (unsigned i = 0; i < ctx->n_slots; i++) {
         Slot *s = &ctx->slots[i];
         for (unsigned k = 0; k < s->n_inst; k++) {

@@ -42,7 +42,16 @@ enum {
      * extractor says so, readers may leave chroma unread and device
      * uploads carry luma only */
     TVMAF_FEX_LUMA_ONLY = 1u << 2,
+    /* reads the reference pictures of the frames before (extract_prev): the
+     * context keeps the last TVMAF_PREV_REFS of them, so the extractor need
+     * not see the frames in order and has an instance per worker, as
+     * libvmaf's PREV_REF extractors. It runs on every submitted frame
+     * (warm-up frames of a range included), as a temporal one does. */
+    TVMAF_FEX_PREV_REF = 1u << 3,
 };
+
+/* Reference pictures before the current one a PREV_REF extractor receives. */
+#define TVMAF_PREV_REFS 2
 
 typedef struct TvmafExtractor {
     const char *name;
@@ -63,6 +72,16 @@ typedef struct TvmafExtractor {
                        size_t msg_len);
     int (*extract_device)(void *priv, const TvmafDeviceFrame *frame, unsigned index,
                           TvmafSink *sink);
+    /* PREV_REF extractors, instead of extract: prev[k] is the reference
+     * picture of frame index - 1 - k, NULL before the first frame */
+    int (*extract_prev)(void *priv, const TvmafPicture *ref,
+                        const TvmafPicture *const prev[TVMAF_PREV_REFS],
+                        const TvmafPicture *dis, unsigned index, TvmafSink *sink);
+    /* optional, PREV_REF extractors: take the per-frame records of instance
+     * `src` (the frames its worker scored) into `dst`; the context gathers
+     * every instance into the first before merge() and flush(). Unlike
+     * merge() this is never called across contexts. */
+    int (*gather)(void *dst, const void *src);
     /* optional: add the stream totals of `src` into `dst` */
     int (*merge)(void *dst, const void *src);
     /* optional: end of stream (aggregates, last-frame outputs) */

@@ -4,15 +4,19 @@
  * extractor bit for bit.
  *
  * Frame i compares the reference luma of frame i with that of frame i - 1
- * (i - 2 with the five-frame window). The extractor is temporal: its single
- * instance sees the frames in index order and keeps the last two reference
- * luma planes in a ring, so each frame is copied once and never re-read from
- * an earlier picture. (The reference blurs the difference of the two planes
- * with a rounding step in the middle, see motion_math.h, so raw planes are what
- * has to be kept, not blurred ones.) It runs on every frame under --subsample
- * too, as the reference's previous-reference extractors do.
+ * (i - 2 with the five-frame window). The CPU extractor is a PREV_REF one, as
+ * in the reference: the context keeps the last two reference pictures and
+ * hands them to whichever worker scores frame i, so frames are scored in
+ * parallel (a temporal extractor, whose frames wait for their turn, capped
+ * the throughput at many threads). The reference blurs the difference of the
+ * two planes with a rounding step in the middle, see motion_math.h, so raw
+ * planes are what is compared, not blurred ones. Each instance records the
+ * sad scores of its frames; the context gathers them before flush computes
+ * motion2 and motion3. It runs on every frame under --subsample too, as the
+ * reference's previous-reference extractors do.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +66,7 @@ int tvmaf_motion_setup(MotionState *s, const TvmafVideoInfo *vi, char *msg, size
     s->h = vi->h;
     s->bpc = vi->bpc;
     s->sad = NULL;
+    s->have = NULL;
     s->n_sad = s->cap_sad = 0;
     const TvmafOption *o = tvmaf_motion_options;
     if (tvmaf_feature_key(s->key_sad, MOTION_KEY_LEN, "VMAF_integer_feature_motion_sad_score", o, s) ||
@@ -79,20 +84,48 @@ bool tvmaf_motion_compares(const MotionState *s, unsigned index)
     return !s->force_zero && index >= motion_lag(s);
 }
 
-int tvmaf_motion_record(MotionState *s, uint64_t sad, unsigned index, double *out)
+/* Keeps a score for frame `index` (once). */
+static int keep_score(MotionState *s, unsigned index, double score)
 {
-    if (index != s->n_sad) return -EINVAL; /* frames must come in order */
-    const double score = tvmaf_motion_compares(s, index)
-        ? motion_sad_score(sad, s->w, s->h, s->fps_weight, s->max_val) : 0.;
-    if (s->n_sad == s->cap_sad) {
-        const unsigned cap = s->cap_sad ? 2 * s->cap_sad : 256;
+    if (index == UINT_MAX) return -EINVAL;
+    if (index >= s->cap_sad) {
+        unsigned cap = s->cap_sad ? s->cap_sad : 256;
+        while (cap <= index) {
+            if (cap > UINT_MAX / 2) return -ENOMEM;
+            cap *= 2;
+        }
         double *v = realloc(s->sad, cap * sizeof(*v));
         if (!v) return -ENOMEM;
         s->sad = v;
+        unsigned char *h = realloc(s->have, cap);
+        if (!h) return -ENOMEM;
+        memset(h + s->cap_sad, 0, cap - s->cap_sad);
+        s->have = h;
         s->cap_sad = cap;
     }
-    s->sad[s->n_sad++] = score;
-    *out = score;
+    if (s->have[index]) return -EINVAL; /* a frame scored twice */
+    s->have[index] = 1;
+    s->sad[index] = score;
+    if (index >= s->n_sad) s->n_sad = index + 1;
+    return 0;
+}
+
+int tvmaf_motion_record(MotionState *s, uint64_t sad, unsigned index, double *out)
+{
+    const double score = tvmaf_motion_compares(s, index)
+        ? motion_sad_score(sad, s->w, s->h, s->fps_weight, s->max_val) : 0.;
+    int err = keep_score(s, index, score);
+    if (!err) *out = score;
+    return err;
+}
+
+int tvmaf_motion_gather(MotionState *dst, const MotionState *src)
+{
+    for (unsigned i = 0; i < src->n_sad; i++) {
+        if (!src->have[i]) continue;
+        int err = keep_score(dst, i, src->sad[i]);
+        if (err) return err;
+    }
     return 0;
 }
 
@@ -146,6 +179,8 @@ int tvmaf_motion_flush(MotionState *s, TvmafSink *sink)
 {
     double carry = 0.;
     int err = 0;
+    for (unsigned i = 0; i < s->n_sad; i++)
+        if (!s->have[i]) return -EINVAL; /* a frame's score never came */
     for (unsigned i = 0; i < s->n_sad && !err; i++) {
         double m2, m3;
         tvmaf_motion_window(s, i, &carry, &m2, &m3);
@@ -158,7 +193,10 @@ int tvmaf_motion_flush(MotionState *s, TvmafSink *sink)
 void tvmaf_motion_release(MotionState *s)
 {
     free(s->sad);
+    free(s->have);
     s->sad = NULL;
+    s->have = NULL;
+    s->have = NULL;
     s->n_sad = s->cap_sad = 0;
 }
 
@@ -167,8 +205,6 @@ void tvmaf_motion_release(MotionState *s)
 typedef struct MotionCpu {
     MotionState s; /* first: the option offsets are relative to it */
     int32_t *y;    /* one row of the vertical pass */
-    unsigned char *luma[2]; /* reference luma of frame k in luma[k % 2] */
-    size_t row_bytes;
     const MotionKernels *k;
 } MotionCpu;
 
@@ -176,10 +212,7 @@ static void close_cpu(void *priv)
 {
     MotionCpu *m = priv;
     free(m->y);
-    free(m->luma[0]);
-    free(m->luma[1]);
     m->y = NULL;
-    m->luma[0] = m->luma[1] = NULL;
     tvmaf_motion_release(&m->s);
 }
 
@@ -188,12 +221,9 @@ static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
     MotionCpu *m = priv;
     int err = tvmaf_motion_setup(&m->s, vi, msg, len);
     if (err) return err;
-    m->row_bytes = (size_t)vi->w * (vi->bpc > 8 ? 2 : 1);
     m->k = tvmaf_motion_kernels(vi->cpu_flags);
     m->y = malloc(sizeof(*m->y) * vi->w);
-    m->luma[0] = malloc(m->row_bytes * vi->h);
-    m->luma[1] = malloc(m->row_bytes * vi->h);
-    if (!m->y || !m->luma[0] || !m->luma[1]) {
+    if (!m->y) {
         close_cpu(m);
         return -ENOMEM;
     }
@@ -213,7 +243,7 @@ const MotionKernels *tvmaf_motion_kernels(unsigned cpu_flags)
 }
 
 /* SAD of the blurred difference of two luma planes (prev - cur). */
-static uint64_t plane_sad(const MotionCpu *m, const unsigned char *prev, size_t prev_stride,
+static uint64_t plane_sad(const MotionCpu *m, const unsigned char *prev, ptrdiff_t prev_stride,
                           const unsigned char *cur, ptrdiff_t cur_stride)
 {
     const unsigned w = m->s.w, h = m->s.h, bpc = m->s.bpc;
@@ -225,14 +255,14 @@ static uint64_t plane_sad(const MotionCpu *m, const unsigned char *prev, size_t 
         if (bpc == 8) {
             const uint8_t *p[5], *c[5];
             for (int k = 0; k < 5; k++) {
-                p[k] = prev + (size_t)rows[k] * prev_stride;
+                p[k] = prev + (ptrdiff_t)rows[k] * prev_stride;
                 c[k] = cur + (ptrdiff_t)rows[k] * cur_stride;
             }
             any = m->k->vrow_8(p, c, m->y, w);
         } else {
             const uint16_t *p[5], *c[5];
             for (int k = 0; k < 5; k++) {
-                p[k] = (const uint16_t *)(prev + (size_t)rows[k] * prev_stride);
+                p[k] = (const uint16_t *)(prev + (ptrdiff_t)rows[k] * prev_stride);
                 c[k] = (const uint16_t *)(cur + (ptrdiff_t)rows[k] * cur_stride);
             }
             any = m->k->vrow_16(p, c, m->y, w, bpc);
@@ -243,25 +273,26 @@ static uint64_t plane_sad(const MotionCpu *m, const unsigned char *prev, size_t 
     return sad;
 }
 
-static int extract(void *priv, const TvmafPicture *ref, const TvmafPicture *dis,
-                   unsigned index, TvmafSink *sink)
+/* Frame `index` against the reference `lag` frames before, which the context
+ * keeps for this (PREV_REF): any worker scores any frame. */
+static int extract_prev(void *priv, const TvmafPicture *ref,
+                        const TvmafPicture *const prev[TVMAF_PREV_REFS],
+                        const TvmafPicture *dis, unsigned index, TvmafSink *sink)
 {
     MotionCpu *m = priv;
     (void)dis;
-    if (m->s.force_zero) return tvmaf_motion_report(&m->s, 0, index, sink);
-    if (index != m->s.n_sad) return -EINVAL;
-    const unsigned char *cur = ref->data[0];
     uint64_t sad = 0;
-    if (tvmaf_motion_compares(&m->s, index))
-        sad = plane_sad(m, m->luma[(index - motion_lag(&m->s)) % 2], m->row_bytes, cur,
-                        ref->stride[0]);
-    /* keep this frame's luma for the frames that compare with it (with lag 2
-     * its slot is the one just read) */
-    unsigned char *keep = m->luma[index % 2];
-    for (unsigned i = 0; i < m->s.h; i++)
-        memcpy(keep + (size_t)i * m->row_bytes, cur + (ptrdiff_t)i * ref->stride[0],
-               m->row_bytes);
+    if (tvmaf_motion_compares(&m->s, index)) {
+        const TvmafPicture *p = prev[motion_lag(&m->s) - 1];
+        if (!p) return -EINVAL;
+        sad = plane_sad(m, p->data[0], p->stride[0], ref->data[0], ref->stride[0]);
+    }
     return tvmaf_motion_report(&m->s, sad, index, sink);
+}
+
+static int gather(void *dst, const void *src)
+{
+    return tvmaf_motion_gather(&((MotionCpu *)dst)->s, &((const MotionCpu *)src)->s);
 }
 
 static int flush(void *priv, TvmafSink *sink)
@@ -282,10 +313,11 @@ const TvmafExtractor tvmaf_fex_motion = {
     .backend = TVMAF_BACKEND_CPU,
     .options = tvmaf_motion_options,
     .priv_size = sizeof(MotionCpu),
-    .flags = TVMAF_FEX_TEMPORAL | TVMAF_FEX_ALL_FRAMES | TVMAF_FEX_LUMA_ONLY,
+    .flags = TVMAF_FEX_PREV_REF | TVMAF_FEX_ALL_FRAMES | TVMAF_FEX_LUMA_ONLY,
     .warmup_frames = MOTION_WARMUP_FRAMES,
     .init = init,
-    .extract = extract,
+    .extract_prev = extract_prev,
+    .gather = gather,
     .flush = flush,
     .close = close_cpu,
     .provided_features = tvmaf_motion_provided,

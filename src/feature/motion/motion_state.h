@@ -45,8 +45,12 @@ typedef struct MotionState {
     char key_motion[MOTION_KEY_LEN];
     char key_motion2[MOTION_KEY_LEN];
     char key_motion3[MOTION_KEY_LEN];
-    /* sad score of every frame so far, by index */
+    /* sad score of every frame recorded, by index (have[i]: frame i's is
+     * there); n_sad is one past the highest index recorded. An instance of
+     * the CPU extractor records the frames its worker scored; the context
+     * gathers them all into one before flush. */
     double *sad;
+    unsigned char *have;
     unsigned n_sad, cap_sad;
 } MotionState;
 
@@ -65,8 +69,8 @@ int tvmaf_motion_setup(MotionState *s, const TvmafVideoInfo *vi, char *msg, size
 /* Whether frame `index` compares two pictures (false: its score is 0). */
 bool tvmaf_motion_compares(const MotionState *s, unsigned index);
 /* Keeps frame `index`'s sad score, computed from its SAD (ignored when the
- * frame compares nothing), for flush, and returns it in *out. Frames come in
- * index order. */
+ * frame compares nothing), for flush, and returns it in *out. Frames may
+ * come in any order, each once. */
 int tvmaf_motion_record(MotionState *s, uint64_t sad, unsigned index, double *out);
 /* tvmaf_motion_record, then appends the score. */
 int tvmaf_motion_report(MotionState *s, uint64_t sad, unsigned index, TvmafSink *sink);
@@ -75,7 +79,10 @@ int tvmaf_motion_report(MotionState *s, uint64_t sad, unsigned index, TvmafSink 
  * frame to the next (the moving average needs it). */
 void tvmaf_motion_window(const MotionState *s, unsigned i, double *carry, double *m2,
                          double *m3);
-/* Appends motion2 and motion3 of every frame. */
+/* Takes the scores `src` recorded into `dst` (-EINVAL if both hold a frame). */
+int tvmaf_motion_gather(MotionState *dst, const MotionState *src);
+/* Appends motion2 and motion3 of every frame (-EINVAL if a frame below the
+ * highest recorded is missing). */
 int tvmaf_motion_flush(MotionState *s, TvmafSink *sink);
 void tvmaf_motion_release(MotionState *s);
 
