@@ -352,12 +352,13 @@ static inline __m256i log2_4(const uint16_t *table, __m256i v, __m256i m)
     const __m256i k = _mm256_sub_epi64(e, _mm256_set1_epi64x(1023 + 15));
     const __m256i idx = _mm256_sub_epi64(_mm256_srlv_epi64(v, k),
                                          _mm256_set1_epi64x(VIF_LOG2_TABLE_LEN));
-    const __m128i m32 = _mm256_castsi256_si128(
-        _mm256_permutevar8x32_epi32(m, _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7)));
-    const __m128i t = _mm256_mask_i64gather_epi32(_mm_setzero_si128(), (const int *)table, idx,
-                                                  m32, 2);
-    const __m256i entry = _mm256_cvtepu16_epi64(_mm_shuffle_epi8(
-        t, _mm_setr_epi8(0, 1, 4, 5, 8, 9, 12, 13, -1, -1, -1, -1, -1, -1, -1, -1)));
+    /* lanes outside m may hold any index: clamped into the table (their
+     * entry is read and never used) */
+    const __m256i safe = _mm256_and_si256(idx, m);
+    int64_t ix[4];
+    _mm256_storeu_si256((__m256i *)ix, safe);
+    const __m256i entry = _mm256_setr_epi64x(table[ix[0]], table[ix[1]], table[ix[2]],
+                                             table[ix[3]]);
     return _mm256_add_epi64(entry, _mm256_slli_epi64(k, 11));
 }
 
