@@ -138,6 +138,10 @@ static inline __m512i round_shift32_16(__m512i v, unsigned shift)
 
 /* vif_stat_vertical_8 on 16 columns a step, the five sums in registers;
  * c x^2 is formed as (c x) x, the same integer (below 2^32). */
+/* 8-bit scale 0, 16 columns a step with vpmaddwd, as the AVX2 kernel below
+ * (its comment says why the sums are the C's): the samples of two tap rows
+ * interleaved, the products of two samples entering with their top bit
+ * flipped and 2^15 * (sum of the taps) added back once. */
 static void vif_stat_vertical_8_avx512(uint16_t *const *out, const uint8_t *ref,
                                        ptrdiff_t ref_stride, const uint8_t *dis,
                                        ptrdiff_t dis_stride, unsigned w, unsigned h, unsigned i,
@@ -145,25 +149,44 @@ static void vif_stat_vertical_8_avx512(uint16_t *const *out, const uint8_t *ref,
 {
     const unsigned fw = vif_filter_width[0];
     const uint16_t *taps = vif_filter_taps[0];
-    const uint8_t *pr[VIF_MAX_TAPS], *pd[VIF_MAX_TAPS];
+    const uint8_t *pr[VIF_MAX_TAPS + 1], *pd[VIF_MAX_TAPS + 1];
     for (unsigned k = 0; k < fw; k++) {
         const int r = vif_mirror((int)i - (int)(fw / 2) + (int)k, (int)h);
         pr[k] = ref + r * ref_stride;
         pd[k] = dis + r * dis_stride;
     }
+    pr[fw] = pr[fw - 1]; /* the zero tap's row: any row that exists */
+    pd[fw] = pd[fw - 1];
+    __m512i cp[(VIF_MAX_TAPS + 1) / 2];
+    uint32_t tap_sum = 0;
+    for (unsigned k = 0; k < fw; k++) tap_sum += taps[k];
+    const unsigned np = (fw + 1) / 2;
+    for (unsigned p = 0; p < np; p++) {
+        const uint32_t hi = 2 * p + 1 < fw ? taps[2 * p + 1] : 0;
+        cp[p] = _mm512_set1_epi32((int)(taps[2 * p] | hi << 16));
+    }
+    const __m512i flip = _mm512_set1_epi16((short)0x8000);
+    const __m512i back = _mm512_set1_epi32((int)(32768u * tap_sum));
     for (unsigned j = 0; j < w; j += 16) {
         const __mmask16 m = w - j >= 16 ? 0xffff : (__mmask16)((1u << (w - j)) - 1);
-        __m512i m1 = _mm512_setzero_si512(), m2 = m1, xx = m1, yy = m1, xy = m1;
-        for (unsigned k = 0; k < fw; k++) {
-            const __m512i c = _mm512_set1_epi32(taps[k]);
-            const __m512i x = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(m, pr[k] + j));
-            const __m512i y = _mm512_cvtepu8_epi32(_mm_maskz_loadu_epi8(m, pd[k] + j));
-            const __m512i cx = _mm512_mullo_epi32(c, x), cy = _mm512_mullo_epi32(c, y);
-            m1 = _mm512_add_epi32(m1, cx);
-            m2 = _mm512_add_epi32(m2, cy);
-            xx = _mm512_add_epi32(xx, _mm512_mullo_epi32(cx, x));
-            yy = _mm512_add_epi32(yy, _mm512_mullo_epi32(cy, y));
-            xy = _mm512_add_epi32(xy, _mm512_mullo_epi32(cx, y));
+        __m512i m1 = _mm512_setzero_si512(), m2 = m1, xx = back, yy = back, xy = back;
+        for (unsigned p = 0; p < np; p++) {
+            const __m128i a = _mm_maskz_loadu_epi8(m, pr[2 * p] + j);
+            const __m128i b = _mm_maskz_loadu_epi8(m, pr[2 * p + 1] + j);
+            const __m128i c = _mm_maskz_loadu_epi8(m, pd[2 * p] + j);
+            const __m128i d = _mm_maskz_loadu_epi8(m, pd[2 * p + 1] + j);
+            const __m512i x = _mm512_cvtepu8_epi16(_mm256_inserti128_si256(
+                _mm256_castsi128_si256(_mm_unpacklo_epi8(a, b)), _mm_unpackhi_epi8(a, b), 1));
+            const __m512i y = _mm512_cvtepu8_epi16(_mm256_inserti128_si256(
+                _mm256_castsi128_si256(_mm_unpacklo_epi8(c, d)), _mm_unpackhi_epi8(c, d), 1));
+            m1 = _mm512_add_epi32(m1, _mm512_madd_epi16(x, cp[p]));
+            m2 = _mm512_add_epi32(m2, _mm512_madd_epi16(y, cp[p]));
+            xx = _mm512_add_epi32(xx, _mm512_madd_epi16(
+                _mm512_xor_si512(_mm512_mullo_epi16(x, x), flip), cp[p]));
+            yy = _mm512_add_epi32(yy, _mm512_madd_epi16(
+                _mm512_xor_si512(_mm512_mullo_epi16(y, y), flip), cp[p]));
+            xy = _mm512_add_epi32(xy, _mm512_madd_epi16(
+                _mm512_xor_si512(_mm512_mullo_epi16(x, y), flip), cp[p]));
         }
         m1 = round_shift32_16(m1, mu_shift);
         m2 = round_shift32_16(m2, mu_shift);
@@ -528,6 +551,31 @@ static inline __m256i round_shift32_8(__m256i v, unsigned shift)
                             _mm_cvtsi32_si128((int)shift));
 }
 
+/* The taps of scale 0 in pairs (k, k + 1) as the 16-bit halves of 32-bit
+ * lanes, for vpmaddwd; an odd last tap pairs with a zero. Every tap of scale
+ * 0 is below 2^15 (a signed 16-bit factor) and so is the sum of two, which
+ * bounds each vpmaddwd sum below 2^31. Returns the pair count. */
+static unsigned vif_tap_pairs_avx2(__m256i *cp, const uint16_t *taps, unsigned fw,
+                                   uint32_t *tap_sum)
+{
+    *tap_sum = 0;
+    for (unsigned k = 0; k < fw; k++) *tap_sum += taps[k];
+    for (unsigned p = 0; 2 * p < fw; p++) {
+        const uint32_t hi = 2 * p + 1 < fw ? taps[2 * p + 1] : 0;
+        cp[p] = _mm256_set1_epi32((int)(taps[2 * p] | hi << 16));
+    }
+    return (fw + 1) / 2;
+}
+
+/*
+ * 8-bit scale 0, 16 columns a step with vpmaddwd on the samples of two tap
+ * rows interleaved: c_k x_k + c_k+1 x_k+1 in one 32-bit lane. A sample is a
+ * non-negative 16-bit factor; a product of two samples (x^2, y^2, xy, below
+ * 2^16) is not, so it enters as p - 2^15 (its top bit flipped), and the
+ * 2^15 * (sum of the taps) this takes away is added back once. Every step is
+ * a 32-bit sum that wraps, and the C's uint32 sums do not wrap (65536 * 255^2
+ * < 2^32), so the lanes end with the C's integers.
+ */
 static void vif_stat_vertical_8_avx2(uint16_t *const *out, const uint8_t *ref,
                                      ptrdiff_t ref_stride, const uint8_t *dis,
                                      ptrdiff_t dis_stride, unsigned w, unsigned h, unsigned i,
@@ -535,42 +583,66 @@ static void vif_stat_vertical_8_avx2(uint16_t *const *out, const uint8_t *ref,
 {
     const unsigned fw = vif_filter_width[0];
     const uint16_t *taps = vif_filter_taps[0];
-    const uint8_t *pr[VIF_MAX_TAPS], *pd[VIF_MAX_TAPS];
+    const uint8_t *pr[VIF_MAX_TAPS + 1], *pd[VIF_MAX_TAPS + 1];
     for (unsigned k = 0; k < fw; k++) {
         const int r = vif_mirror((int)i - (int)(fw / 2) + (int)k, (int)h);
         pr[k] = ref + r * ref_stride;
         pd[k] = dis + r * dis_stride;
     }
+    pr[fw] = pr[fw - 1]; /* the zero tap's row: any row that exists */
+    pd[fw] = pd[fw - 1];
+    __m256i cp[(VIF_MAX_TAPS + 1) / 2];
+    uint32_t tap_sum;
+    const unsigned np = vif_tap_pairs_avx2(cp, taps, fw, &tap_sum);
+    const __m256i flip = _mm256_set1_epi16((short)0x8000);
+    const __m256i back = _mm256_set1_epi32((int)(32768u * tap_sum));
     const __m256i lo16 = _mm256_set1_epi32(0xffff);
-    const unsigned w8 = w & ~7u;
-    for (unsigned j = 0; j < w8; j += 8) {
-        __m256i m1 = _mm256_setzero_si256(), m2 = m1, xx = m1, yy = m1, xy = m1;
-        for (unsigned k = 0; k < fw; k++) {
-            const __m256i c = _mm256_set1_epi32(taps[k]);
-            const __m256i x = load_u8x8(pr[k] + j), y = load_u8x8(pd[k] + j);
-            const __m256i cx = _mm256_mullo_epi32(c, x), cy = _mm256_mullo_epi32(c, y);
-            m1 = _mm256_add_epi32(m1, cx);
-            m2 = _mm256_add_epi32(m2, cy);
-            xx = _mm256_add_epi32(xx, _mm256_mullo_epi32(cx, x));
-            yy = _mm256_add_epi32(yy, _mm256_mullo_epi32(cy, y));
-            xy = _mm256_add_epi32(xy, _mm256_mullo_epi32(cx, y));
+    const unsigned w16 = w & ~15u;
+    for (unsigned j = 0; j < w16; j += 16) {
+        __m256i m1[2], m2[2], xx[2], yy[2], xy[2];
+        for (int q = 0; q < 2; q++) {
+            m1[q] = m2[q] = _mm256_setzero_si256();
+            xx[q] = yy[q] = xy[q] = back;
         }
-        xx = round_shift32_8(xx, sq_shift);
-        yy = round_shift32_8(yy, sq_shift);
-        xy = round_shift32_8(xy, sq_shift);
-        store_u16x8(out[VIF_MU1] + j, round_shift32_8(m1, mu_shift));
-        store_u16x8(out[VIF_MU2] + j, round_shift32_8(m2, mu_shift));
-        store_u16x8(out[VIF_XX_LO] + j, _mm256_and_si256(xx, lo16));
-        store_u16x8(out[VIF_XX_HI] + j, _mm256_srli_epi32(xx, 16));
-        store_u16x8(out[VIF_YY_LO] + j, _mm256_and_si256(yy, lo16));
-        store_u16x8(out[VIF_YY_HI] + j, _mm256_srli_epi32(yy, 16));
-        store_u16x8(out[VIF_XY_LO] + j, _mm256_and_si256(xy, lo16));
-        store_u16x8(out[VIF_XY_HI] + j, _mm256_srli_epi32(xy, 16));
+        for (unsigned p = 0; p < np; p++) {
+            const __m128i a = _mm_loadu_si128((const __m128i *)(pr[2 * p] + j));
+            const __m128i b = _mm_loadu_si128((const __m128i *)(pr[2 * p + 1] + j));
+            const __m128i c = _mm_loadu_si128((const __m128i *)(pd[2 * p] + j));
+            const __m128i d = _mm_loadu_si128((const __m128i *)(pd[2 * p + 1] + j));
+            const __m256i x[2] = { _mm256_cvtepu8_epi16(_mm_unpacklo_epi8(a, b)),
+                                   _mm256_cvtepu8_epi16(_mm_unpackhi_epi8(a, b)) };
+            const __m256i y[2] = { _mm256_cvtepu8_epi16(_mm_unpacklo_epi8(c, d)),
+                                   _mm256_cvtepu8_epi16(_mm_unpackhi_epi8(c, d)) };
+            for (int q = 0; q < 2; q++) {
+                m1[q] = _mm256_add_epi32(m1[q], _mm256_madd_epi16(x[q], cp[p]));
+                m2[q] = _mm256_add_epi32(m2[q], _mm256_madd_epi16(y[q], cp[p]));
+                xx[q] = _mm256_add_epi32(xx[q], _mm256_madd_epi16(
+                    _mm256_xor_si256(_mm256_mullo_epi16(x[q], x[q]), flip), cp[p]));
+                yy[q] = _mm256_add_epi32(yy[q], _mm256_madd_epi16(
+                    _mm256_xor_si256(_mm256_mullo_epi16(y[q], y[q]), flip), cp[p]));
+                xy[q] = _mm256_add_epi32(xy[q], _mm256_madd_epi16(
+                    _mm256_xor_si256(_mm256_mullo_epi16(x[q], y[q]), flip), cp[p]));
+            }
+        }
+        for (int q = 0; q < 2; q++) {
+            const unsigned o = j + 8 * (unsigned)q;
+            const __m256i sx = round_shift32_8(xx[q], sq_shift);
+            const __m256i sy = round_shift32_8(yy[q], sq_shift);
+            const __m256i sc = round_shift32_8(xy[q], sq_shift);
+            store_u16x8(out[VIF_MU1] + o, round_shift32_8(m1[q], mu_shift));
+            store_u16x8(out[VIF_MU2] + o, round_shift32_8(m2[q], mu_shift));
+            store_u16x8(out[VIF_XX_LO] + o, _mm256_and_si256(sx, lo16));
+            store_u16x8(out[VIF_XX_HI] + o, _mm256_srli_epi32(sx, 16));
+            store_u16x8(out[VIF_YY_LO] + o, _mm256_and_si256(sy, lo16));
+            store_u16x8(out[VIF_YY_HI] + o, _mm256_srli_epi32(sy, 16));
+            store_u16x8(out[VIF_XY_LO] + o, _mm256_and_si256(sc, lo16));
+            store_u16x8(out[VIF_XY_HI] + o, _mm256_srli_epi32(sc, 16));
+        }
     }
-    if (w8 < w) {
+    if (w16 < w) {
         uint16_t *tail[VIF_N_ROWS];
-        for (unsigned q = 0; q < VIF_N_ROWS; q++) tail[q] = out[q] + w8;
-        vif_stat_vertical_8(tail, ref + w8, ref_stride, dis + w8, dis_stride, w - w8, h, i,
+        for (unsigned q = 0; q < VIF_N_ROWS; q++) tail[q] = out[q] + w16;
+        vif_stat_vertical_8(tail, ref + w16, ref_stride, dis + w16, dis_stride, w - w16, h, i,
                             mu_shift, sq_shift);
     }
 }
