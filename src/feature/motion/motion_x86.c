@@ -5,7 +5,8 @@
  * written out: eight columns in 64-bit lanes (the taps' products need more
  * than 32 bits), the symmetric taps' samples added first (an exact integer
  * sum, so the same value), the absolute values summed in 64 bits and the
- * row's total taken modulo 2^32 as the C's uint32 sum wraps.
+ * row's total taken modulo 2^32 as the C's uint32 sum wraps. At AVX2 it is
+ * written out in 32-bit lanes (below).
  */
 #include "core/cpu.h"
 #include "feature/motion/motion_math.h"
@@ -42,6 +43,56 @@ static uint32_t motion_hrow_sad_avx512(const int32_t *y, unsigned w)
     return sad;
 }
 #define MOTION_HROW_SAD motion_hrow_sad_avx512
+#elif defined(__AVX2__)
+#include <immintrin.h>
+
+/*
+ * AVX2 has no 64-bit multiply, so the horizontal pass runs in 32-bit lanes
+ * with each sample split as y = 256 yh + yl (yl = y & 255, yh = y >> 8): a
+ * vertical-pass sample is below 2^16 in magnitude (a 17-bit signed value),
+ * so A = sum of taps * yh and B = sum of taps * yl are below 2^24, and
+ * (256 A + B + 2^15) >> 16 = (A + ((B + 2^15) >> 8)) >> 8 (the low byte of
+ * B + 2^15 cannot carry into bit 16), both shifts flooring as the C's. The
+ * absolute values are summed in 32-bit lanes, modulo 2^32 as the C's uint32
+ * row sum.
+ */
+static uint32_t motion_hrow_sad_avx2(const int32_t *y, unsigned w)
+{
+    const unsigned head = w < MOTION_RADIUS ? w : MOTION_RADIUS;
+    const unsigned tail = w - MOTION_RADIUS > head ? w - MOTION_RADIUS : head;
+    uint32_t sad = 0;
+    for (unsigned j = 0; j < head; j++) sad += motion_h_abs_at(y, (int)j, (int)w);
+    const __m256i t0 = _mm256_set1_epi32(MOTION_TAP_OUTER), t1 = _mm256_set1_epi32(MOTION_TAP_INNER);
+    const __m256i t2 = _mm256_set1_epi32(MOTION_TAP_CENTRE), rnd = _mm256_set1_epi32(1 << 15);
+    const __m256i byte = _mm256_set1_epi32(255);
+    __m256i acc = _mm256_setzero_si256();
+    unsigned j = head;
+#define LD(o) _mm256_loadu_si256((const __m256i *)(y + j + (o)))
+    for (; j + 8 <= tail; j += 8) {
+        const __m256i m2 = LD(-2), m1 = LD(-1), c0 = LD(0), p1 = LD(1), p2 = LD(2);
+        const __m256i ol = _mm256_add_epi32(_mm256_and_si256(m2, byte), _mm256_and_si256(p2, byte));
+        const __m256i il = _mm256_add_epi32(_mm256_and_si256(m1, byte), _mm256_and_si256(p1, byte));
+        const __m256i oh = _mm256_add_epi32(_mm256_srai_epi32(m2, 8), _mm256_srai_epi32(p2, 8));
+        const __m256i ih = _mm256_add_epi32(_mm256_srai_epi32(m1, 8), _mm256_srai_epi32(p1, 8));
+        const __m256i b = _mm256_add_epi32(
+            _mm256_add_epi32(_mm256_mullo_epi32(ol, t0), _mm256_mullo_epi32(il, t1)),
+            _mm256_mullo_epi32(_mm256_and_si256(c0, byte), t2));
+        const __m256i a = _mm256_add_epi32(
+            _mm256_add_epi32(_mm256_mullo_epi32(oh, t0), _mm256_mullo_epi32(ih, t1)),
+            _mm256_mullo_epi32(_mm256_srai_epi32(c0, 8), t2));
+        const __m256i v = _mm256_srai_epi32(
+            _mm256_add_epi32(a, _mm256_srli_epi32(_mm256_add_epi32(b, rnd), 8)), 8);
+        acc = _mm256_add_epi32(acc, _mm256_abs_epi32(v));
+    }
+#undef LD
+    uint32_t lanes[8];
+    _mm256_storeu_si256((__m256i *)lanes, acc);
+    for (int k = 0; k < 8; k++) sad += lanes[k];
+    for (; j < tail; j++) sad += motion_h_abs(y[j - 2], y[j - 1], y[j], y[j + 1], y[j + 2]);
+    for (j = tail; j < w; j++) sad += motion_h_abs_at(y, (int)j, (int)w);
+    return sad;
+}
+#define MOTION_HROW_SAD motion_hrow_sad_avx2
 #endif
 
 #include "feature/motion/motion_kernels.h"
