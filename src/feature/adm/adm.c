@@ -647,16 +647,40 @@ static void decouple32(const AdmCpu *m, const AdmScale *c, const Bands32 *ref,
 
 /* flt from the 32-bit csf value in vector lanes, from the stored int16 in
  * scalar lanes (V2). */
+/* csf16's vector lanes over one span of a row, inlined with diag and sat
+ * constant so that the loop has no branch and the level's vectoriser takes
+ * it (the same integer operations per element). */
+static inline __attribute__((always_inline)) void
+csf16_span(const int16_t *restrict s, int16_t *restrict csf, int16_t *restrict flt, int n,
+           uint16_t rfac, int diag, int sat)
+{
+    for (int j = 0; j < n; j++) {
+        const int32_t v = adm_csf16_wide(s[j], rfac, diag);
+        csf[j] = sat ? adm_sat16(v) : (int16_t)v;
+        flt[j] = sat ? adm_csf16_flt_sat(v) : adm_csf16_flt(v);
+    }
+}
+
 static void csf16(int isa, const AdmScale *c, const Bands16 *src, Bands16 *csf, Bands16 *flt)
 {
     const int jv = adm_lanes_csf(isa, c->work_l, c->work_r);
+    const int sat = isa == ADM_ISA_AVX2;
     for (int o = 0; o < 3; o++) {
         for (int i = c->work_t; i < c->work_b; i++) {
             const size_t row = (size_t)i * c->w;
-            for (int j = c->work_l; j < jv; j++) {
-                const int32_t v = adm_csf16_wide(src->b[o][row + j], c->rfac16[o], o == 2);
-                csf->b[o][row + j] = isa == ADM_ISA_AVX2 ? adm_sat16(v) : (int16_t)v;
-                flt->b[o][row + j] = isa == ADM_ISA_AVX2 ? adm_csf16_flt_sat(v) : adm_csf16_flt(v);
+            const size_t at = row + (size_t)c->work_l;
+            const int n = jv - c->work_l;
+            const uint16_t rfac = c->rfac16[o];
+            if (n > 0) {
+                const int16_t *sp = src->b[o] + at;
+                int16_t *cp = csf->b[o] + at, *fp = flt->b[o] + at;
+                if (o == 2) {
+                    if (sat) csf16_span(sp, cp, fp, n, rfac, 1, 1);
+                    else csf16_span(sp, cp, fp, n, rfac, 1, 0);
+                } else {
+                    if (sat) csf16_span(sp, cp, fp, n, rfac, 0, 1);
+                    else csf16_span(sp, cp, fp, n, rfac, 0, 0);
+                }
             }
             for (int j = jv; j < c->work_r; j++) {
                 const int16_t v = adm_csf16(src->b[o][row + j], c->rfac16[o], o == 2);
