@@ -600,10 +600,9 @@ static void run_frame(TvmafContext *ctx, unsigned w, Job *job)
             if (run && !failed) {
                 TvmafSink sink = { ctx->collector, { in_range ? scored : job->index, i, 0 },
                                    ctx->range_first, ctx->range_count };
-                const TvmafPicture *const prev[TVMAF_PREV_REFS] = {
-                    job->prev[0].data[0] ? &job->prev[0] : NULL,
-                    job->prev[1].data[0] ? &job->prev[1] : NULL,
-                };
+                const TvmafPicture *prev[TVMAF_PREV_REFS];
+                for (int k = 0; k < TVMAF_PREV_REFS; k++)
+                    prev[k] = job->prev[k].data[0] ? &job->prev[k] : NULL;
                 int err = s->ex->backend == TVMAF_BACKEND_CPU
                         ? prev_ref ? s->ex->extract_prev(inst, &job->ref, prev, &job->dis,
                                                          job->index, &sink)

@@ -196,7 +196,6 @@ void tvmaf_motion_release(MotionState *s)
     free(s->have);
     s->sad = NULL;
     s->have = NULL;
-    s->have = NULL;
     s->n_sad = s->cap_sad = 0;
 }
 

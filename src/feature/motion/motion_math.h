@@ -149,16 +149,34 @@ TVMAF_HD uint32_t motion_h_abs_at(const int32_t *y, int j, int w)
 
 /* Horizontal pass and absolute sum of one vertical-pass row (w >= 3); the
  * uint32 wraps as the reference's row sum does. */
+/* Columns [0, head) and [tail, w) of a row mirror at the edges; the ones
+ * between read their neighbours directly (w >= 3). */
+TVMAF_HD void motion_hrow_bounds(unsigned w, unsigned *head, unsigned *tail)
+{
+    *head = w < MOTION_RADIUS ? w : MOTION_RADIUS;
+    *tail = w - MOTION_RADIUS > *head ? w - MOTION_RADIUS : *head;
+}
+
+/* The horizontal pass's absolute values of columns [from, to), summed modulo
+ * 2^32; a vector level sums the interior columns it takes itself and these
+ * for the rest. */
+TVMAF_HD uint32_t motion_hrow_sad_cols(const int32_t *y, unsigned w, unsigned from,
+                                       unsigned to)
+{
+    unsigned head, tail;
+    motion_hrow_bounds(w, &head, &tail);
+    uint32_t sad = 0;
+    for (unsigned j = from; j < to && j < head; j++) sad += motion_h_abs_at(y, (int)j, (int)w);
+    for (unsigned j = from > head ? from : head; j < to && j < tail; j++)
+        sad += motion_h_abs(y[j - 2], y[j - 1], y[j], y[j + 1], y[j + 2]);
+    for (unsigned j = from > tail ? from : tail; j < to; j++)
+        sad += motion_h_abs_at(y, (int)j, (int)w);
+    return sad;
+}
+
 TVMAF_HD uint32_t motion_hrow_sad(const int32_t *y, unsigned w)
 {
-    const unsigned head = w < MOTION_RADIUS ? w : MOTION_RADIUS;
-    const unsigned tail = w - MOTION_RADIUS > head ? w - MOTION_RADIUS : head;
-    uint32_t sad = 0;
-    for (unsigned j = 0; j < head; j++) sad += motion_h_abs_at(y, (int)j, (int)w);
-    for (unsigned j = head; j < tail; j++)
-        sad += motion_h_abs(y[j - 2], y[j - 1], y[j], y[j + 1], y[j + 2]);
-    for (unsigned j = tail; j < w; j++) sad += motion_h_abs_at(y, (int)j, (int)w);
-    return sad;
+    return motion_hrow_sad_cols(y, w, 0, w);
 }
 
 /* The CUDA twin's decomposition (motion.cu; replayed by

@@ -21,10 +21,9 @@ static inline __m512i load_s64(const int32_t *p)
 
 static uint32_t motion_hrow_sad_avx512(const int32_t *y, unsigned w)
 {
-    const unsigned head = w < MOTION_RADIUS ? w : MOTION_RADIUS;
-    const unsigned tail = w - MOTION_RADIUS > head ? w - MOTION_RADIUS : head;
-    uint32_t sad = 0;
-    for (unsigned j = 0; j < head; j++) sad += motion_h_abs_at(y, (int)j, (int)w);
+    unsigned head, tail;
+    motion_hrow_bounds(w, &head, &tail);
+    uint32_t sad = motion_hrow_sad_cols(y, w, 0, head);
     const __m512i t0 = _mm512_set1_epi64(MOTION_TAP_OUTER), t1 = _mm512_set1_epi64(MOTION_TAP_INNER);
     const __m512i t2 = _mm512_set1_epi64(MOTION_TAP_CENTRE), rnd = _mm512_set1_epi64(1 << 15);
     __m512i acc = _mm512_setzero_si512();
@@ -38,9 +37,7 @@ static uint32_t motion_hrow_sad_avx512(const int32_t *y, unsigned w)
         acc = _mm512_add_epi64(acc, _mm512_abs_epi64(_mm512_srai_epi64(s, 16)));
     }
     sad += (uint32_t)_mm512_reduce_add_epi64(acc);
-    for (; j < tail; j++) sad += motion_h_abs(y[j - 2], y[j - 1], y[j], y[j + 1], y[j + 2]);
-    for (j = tail; j < w; j++) sad += motion_h_abs_at(y, (int)j, (int)w);
-    return sad;
+    return sad + motion_hrow_sad_cols(y, w, j, w);
 }
 #define MOTION_HROW_SAD motion_hrow_sad_avx512
 #elif defined(__AVX2__)
@@ -58,10 +55,9 @@ static uint32_t motion_hrow_sad_avx512(const int32_t *y, unsigned w)
  */
 static uint32_t motion_hrow_sad_avx2(const int32_t *y, unsigned w)
 {
-    const unsigned head = w < MOTION_RADIUS ? w : MOTION_RADIUS;
-    const unsigned tail = w - MOTION_RADIUS > head ? w - MOTION_RADIUS : head;
-    uint32_t sad = 0;
-    for (unsigned j = 0; j < head; j++) sad += motion_h_abs_at(y, (int)j, (int)w);
+    unsigned head, tail;
+    motion_hrow_bounds(w, &head, &tail);
+    uint32_t sad = motion_hrow_sad_cols(y, w, 0, head);
     const __m256i t0 = _mm256_set1_epi32(MOTION_TAP_OUTER), t1 = _mm256_set1_epi32(MOTION_TAP_INNER);
     const __m256i t2 = _mm256_set1_epi32(MOTION_TAP_CENTRE), rnd = _mm256_set1_epi32(1 << 15);
     const __m256i byte = _mm256_set1_epi32(255);
@@ -88,9 +84,7 @@ static uint32_t motion_hrow_sad_avx2(const int32_t *y, unsigned w)
     uint32_t lanes[8];
     _mm256_storeu_si256((__m256i *)lanes, acc);
     for (int k = 0; k < 8; k++) sad += lanes[k];
-    for (; j < tail; j++) sad += motion_h_abs(y[j - 2], y[j - 1], y[j], y[j + 1], y[j + 2]);
-    for (j = tail; j < w; j++) sad += motion_h_abs_at(y, (int)j, (int)w);
-    return sad;
+    return sad + motion_hrow_sad_cols(y, w, j, w);
 }
 #define MOTION_HROW_SAD motion_hrow_sad_avx2
 #endif

@@ -9,6 +9,21 @@
 #include "core/cpu.h"
 #include "feature/vif/vif_kernels.h"
 
+/* The 8-bit vertical pass's taps for vpmaddwd, at either level: pairs
+ * (k, k + 1) as the 16-bit halves of one 32-bit word, an odd last tap paired
+ * with a zero; *tap_sum is the sum of the taps. Every tap of scale 0 is below
+ * 2^15 (a signed 16-bit factor) and so is the sum of two, which bounds each
+ * vpmaddwd sum below 2^31. Returns the pair count. */
+static inline unsigned vif_tap_pair_words(uint32_t *words, const uint16_t *taps, unsigned fw,
+                                          uint32_t *tap_sum)
+{
+    *tap_sum = 0;
+    for (unsigned k = 0; k < fw; k++) *tap_sum += taps[k];
+    for (unsigned p = 0; 2 * p < fw; p++)
+        words[p] = taps[2 * p] | (uint32_t)(2 * p + 1 < fw ? taps[2 * p + 1] : 0) << 16;
+    return (fw + 1) / 2;
+}
+
 #if defined(__AVX512F__) && defined(__AVX512DQ__) && defined(__AVX512CD__)
 #include <immintrin.h>
 
@@ -157,14 +172,10 @@ static void vif_stat_vertical_8_avx512(uint16_t *const *out, const uint8_t *ref,
     }
     pr[fw] = pr[fw - 1]; /* the zero tap's row: any row that exists */
     pd[fw] = pd[fw - 1];
+    uint32_t words[(VIF_MAX_TAPS + 1) / 2], tap_sum;
+    const unsigned np = vif_tap_pair_words(words, taps, fw, &tap_sum);
     __m512i cp[(VIF_MAX_TAPS + 1) / 2];
-    uint32_t tap_sum = 0;
-    for (unsigned k = 0; k < fw; k++) tap_sum += taps[k];
-    const unsigned np = (fw + 1) / 2;
-    for (unsigned p = 0; p < np; p++) {
-        const uint32_t hi = 2 * p + 1 < fw ? taps[2 * p + 1] : 0;
-        cp[p] = _mm512_set1_epi32((int)(taps[2 * p] | hi << 16));
-    }
+    for (unsigned p = 0; p < np; p++) cp[p] = _mm512_set1_epi32((int)words[p]);
     const __m512i flip = _mm512_set1_epi16((short)0x8000);
     const __m512i back = _mm512_set1_epi32((int)(32768u * tap_sum));
     for (unsigned j = 0; j < w; j += 16) {
@@ -551,22 +562,6 @@ static inline __m256i round_shift32_8(__m256i v, unsigned shift)
                             _mm_cvtsi32_si128((int)shift));
 }
 
-/* The taps of scale 0 in pairs (k, k + 1) as the 16-bit halves of 32-bit
- * lanes, for vpmaddwd; an odd last tap pairs with a zero. Every tap of scale
- * 0 is below 2^15 (a signed 16-bit factor) and so is the sum of two, which
- * bounds each vpmaddwd sum below 2^31. Returns the pair count. */
-static unsigned vif_tap_pairs_avx2(__m256i *cp, const uint16_t *taps, unsigned fw,
-                                   uint32_t *tap_sum)
-{
-    *tap_sum = 0;
-    for (unsigned k = 0; k < fw; k++) *tap_sum += taps[k];
-    for (unsigned p = 0; 2 * p < fw; p++) {
-        const uint32_t hi = 2 * p + 1 < fw ? taps[2 * p + 1] : 0;
-        cp[p] = _mm256_set1_epi32((int)(taps[2 * p] | hi << 16));
-    }
-    return (fw + 1) / 2;
-}
-
 /*
  * 8-bit scale 0, 16 columns a step with vpmaddwd on the samples of two tap
  * rows interleaved: c_k x_k + c_k+1 x_k+1 in one 32-bit lane. A sample is a
@@ -591,9 +586,10 @@ static void vif_stat_vertical_8_avx2(uint16_t *const *out, const uint8_t *ref,
     }
     pr[fw] = pr[fw - 1]; /* the zero tap's row: any row that exists */
     pd[fw] = pd[fw - 1];
+    uint32_t words[(VIF_MAX_TAPS + 1) / 2], tap_sum;
+    const unsigned np = vif_tap_pair_words(words, taps, fw, &tap_sum);
     __m256i cp[(VIF_MAX_TAPS + 1) / 2];
-    uint32_t tap_sum;
-    const unsigned np = vif_tap_pairs_avx2(cp, taps, fw, &tap_sum);
+    for (unsigned p = 0; p < np; p++) cp[p] = _mm256_set1_epi32((int)words[p]);
     const __m256i flip = _mm256_set1_epi16((short)0x8000);
     const __m256i back = _mm256_set1_epi32((int)(32768u * tap_sum));
     const __m256i lo16 = _mm256_set1_epi32(0xffff);
