@@ -102,7 +102,7 @@ static __attribute__((unused)) void vif_stat_vertical_8(uint16_t *const *out, co
         uint32_t m1[VIF_BLOCK] = { 0 }, m2[VIF_BLOCK] = { 0 };
         uint32_t xx[VIF_BLOCK] = { 0 }, yy[VIF_BLOCK] = { 0 }, xy[VIF_BLOCK] = { 0 };
         for (unsigned k = 0; k < fw; k++) {
-            const int r = vif_mirror((int)i - (int)(fw / 2) + (int)k, (int)h);
+            const int r = vif_tap_row(i, k, fw, h);
             const uint8_t *pr = (const uint8_t *)vif_row_at(ref, ref_stride, r) + j0;
             const uint8_t *pd = (const uint8_t *)vif_row_at(dis, dis_stride, r) + j0;
             const uint16_t c = taps[k];
@@ -142,7 +142,7 @@ static __attribute__((unused)) void vif_stat_vertical_16(uint16_t *const *out, c
         uint32_t xl[VIF_BLOCK] = { 0 }, xh[VIF_BLOCK] = { 0 }, yl[VIF_BLOCK] = { 0 };
         uint32_t yh[VIF_BLOCK] = { 0 }, cl[VIF_BLOCK] = { 0 }, ch[VIF_BLOCK] = { 0 };
         for (unsigned k = 0; k < fw; k++) {
-            const int r = vif_mirror((int)i - (int)(fw / 2) + (int)k, (int)h);
+            const int r = vif_tap_row(i, k, fw, h);
             const uint16_t *pr = (const uint16_t *)vif_row_at(ref, ref_stride, r) + j0;
             const uint16_t *pd = (const uint16_t *)vif_row_at(dis, dis_stride, r) + j0;
             const uint16_t c = taps[k];
@@ -254,7 +254,7 @@ static __attribute__((unused)) void vif_down_vertical(uint16_t *out_r, uint16_t 
         const unsigned n = w - j0 < VIF_BLOCK ? w - j0 : VIF_BLOCK;
         uint32_t ar[VIF_BLOCK] = { 0 }, ad[VIF_BLOCK] = { 0 };
         for (unsigned k = 0; k < fw; k++) {
-            const int r = vif_mirror((int)i - (int)(fw / 2) + (int)k, (int)h);
+            const int r = vif_tap_row(i, k, fw, h);
             const uint16_t c = taps[k];
             if (is8) {
                 const uint8_t *pr = (const uint8_t *)vif_row_at(ref, ref_stride, r) + j0;

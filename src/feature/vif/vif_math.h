@@ -318,6 +318,13 @@ TVMAF_HD int vif_mirror(int i, int n)
     return i;
 }
 
+/* Source row of tap k of an fw-tap vertical pass for output row i of an
+ * h-row plane, mirrored at the edges. */
+TVMAF_HD int vif_tap_row(unsigned i, unsigned k, unsigned fw, unsigned h)
+{
+    return vif_mirror((int)i - (int)(fw / 2) + (int)k, (int)h);
+}
+
 /* Right shift by `shift` with rounding half up (no rounding term when 0). */
 TVMAF_HD uint32_t vif_round_shift32(uint32_t v, unsigned shift)
 {

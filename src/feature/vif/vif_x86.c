@@ -166,7 +166,7 @@ static void vif_stat_vertical_8_avx512(uint16_t *const *out, const uint8_t *ref,
     const uint16_t *taps = vif_filter_taps[0];
     const uint8_t *pr[VIF_MAX_TAPS + 1], *pd[VIF_MAX_TAPS + 1];
     for (unsigned k = 0; k < fw; k++) {
-        const int r = vif_mirror((int)i - (int)(fw / 2) + (int)k, (int)h);
+        const int r = vif_tap_row(i, k, fw, h);
         pr[k] = ref + r * ref_stride;
         pd[k] = dis + r * dis_stride;
     }
@@ -285,7 +285,7 @@ static void vif_stat_vertical_16_avx512(uint16_t *const *out, const uint16_t *re
     const uint16_t *taps = vif_filter_taps[scale];
     const uint16_t *pr[VIF_MAX_TAPS], *pd[VIF_MAX_TAPS];
     for (unsigned k = 0; k < fw; k++) {
-        const int r = vif_mirror((int)i - (int)(fw / 2) + (int)k, (int)h);
+        const int r = vif_tap_row(i, k, fw, h);
         pr[k] = (const uint16_t *)((const char *)ref + r * ref_stride);
         pd[k] = (const uint16_t *)((const char *)dis + r * dis_stride);
     }
@@ -334,7 +334,7 @@ static void vif_down_vertical_avx512(uint16_t *out_r, uint16_t *out_d, const voi
     const uint16_t *taps = vif_filter_taps[next];
     const char *pr[VIF_MAX_TAPS], *pd[VIF_MAX_TAPS];
     for (unsigned k = 0; k < fw; k++) {
-        const int r = vif_mirror((int)i - (int)(fw / 2) + (int)k, (int)h);
+        const int r = vif_tap_row(i, k, fw, h);
         pr[k] = (const char *)ref + r * ref_stride;
         pd[k] = (const char *)dis + r * dis_stride;
     }
@@ -580,7 +580,7 @@ static void vif_stat_vertical_8_avx2(uint16_t *const *out, const uint8_t *ref,
     const uint16_t *taps = vif_filter_taps[0];
     const uint8_t *pr[VIF_MAX_TAPS + 1], *pd[VIF_MAX_TAPS + 1];
     for (unsigned k = 0; k < fw; k++) {
-        const int r = vif_mirror((int)i - (int)(fw / 2) + (int)k, (int)h);
+        const int r = vif_tap_row(i, k, fw, h);
         pr[k] = ref + r * ref_stride;
         pd[k] = dis + r * dis_stride;
     }
@@ -659,7 +659,7 @@ static void vif_stat_vertical_16_avx2(uint16_t *const *out, const uint16_t *ref,
     const uint16_t *taps = vif_filter_taps[scale];
     const uint16_t *pr[VIF_MAX_TAPS], *pd[VIF_MAX_TAPS];
     for (unsigned k = 0; k < fw; k++) {
-        const int r = vif_mirror((int)i - (int)(fw / 2) + (int)k, (int)h);
+        const int r = vif_tap_row(i, k, fw, h);
         pr[k] = (const uint16_t *)vif_row_at(ref, ref_stride, r);
         pd[k] = (const uint16_t *)vif_row_at(dis, dis_stride, r);
     }
@@ -722,7 +722,7 @@ static void vif_down_vertical_avx2(uint16_t *out_r, uint16_t *out_d, const void 
     const uint16_t *taps = vif_filter_taps[next];
     const char *pr[VIF_MAX_TAPS], *pd[VIF_MAX_TAPS];
     for (unsigned k = 0; k < fw; k++) {
-        const int r = vif_mirror((int)i - (int)(fw / 2) + (int)k, (int)h);
+        const int r = vif_tap_row(i, k, fw, h);
         pr[k] = (const char *)ref + r * ref_stride;
         pd[k] = (const char *)dis + r * dis_stride;
     }
