@@ -121,11 +121,47 @@ static inline __m512i load_u16x16(const uint16_t *p, __mmask16 m)
     return _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, p));
 }
 
+/* vif_filter_rows, 32 columns a step with vpmaddwd: the AVX2 form's
+ * arithmetic (vif_filter_rows_madd_avx2 below), the results of the unpacks
+ * put back in column order with one two-source permute each. Lanes past n
+ * read nothing and are ignored by the statistic. */
+static inline __attribute__((always_inline)) void
+vif_filter_rows_madd_avx512(uint32_t (*acc)[VIF_BLOCK], uint16_t *const *row, int o, unsigned n,
+                            const uint16_t *taps, unsigned fw)
+{
+    uint32_t words[(VIF_MAX_TAPS + 1) / 2], tap_sum;
+    const unsigned np = vif_tap_pair_words(words, taps, fw, &tap_sum);
+    const __m512i flip = _mm512_set1_epi16((short)0x8000);
+    const __m512i back = _mm512_set1_epi32((int)(uint32_t)(32768u * tap_sum));
+    const __m512i first = _mm512_setr_epi64(0, 1, 8, 9, 2, 3, 10, 11);
+    const __m512i second = _mm512_setr_epi64(4, 5, 12, 13, 6, 7, 14, 15);
+    for (unsigned b = 0; b < n; b += 32) {
+        const __mmask32 m = n - b >= 32 ? 0xffffffffu : (__mmask32)((1u << (n - b)) - 1);
+        for (unsigned q = 0; q < VIF_N_ROWS; q++) {
+            const uint16_t *p = row[q] + o + (int)b;
+            __m512i lo = _mm512_setzero_si512(), hi = _mm512_setzero_si512();
+            for (unsigned t = 0; t < np; t++) {
+                const __m512i x0 = _mm512_xor_si512(_mm512_maskz_loadu_epi16(m, p + 2 * t), flip);
+                const __m512i x1 = 2 * t + 1 < fw
+                    ? _mm512_xor_si512(_mm512_maskz_loadu_epi16(m, p + 2 * t + 1), flip) : x0;
+                const __m512i w = _mm512_set1_epi32((int)words[t]);
+                lo = _mm512_add_epi32(lo, _mm512_madd_epi16(_mm512_unpacklo_epi16(x0, x1), w));
+                hi = _mm512_add_epi32(hi, _mm512_madd_epi16(_mm512_unpackhi_epi16(x0, x1), w));
+            }
+            _mm512_storeu_si512(acc[q] + b,
+                                _mm512_add_epi32(_mm512_permutex2var_epi64(lo, first, hi), back));
+            if (n - b > 16)
+                _mm512_storeu_si512(acc[q] + b + 16, _mm512_add_epi32(
+                    _mm512_permutex2var_epi64(lo, second, hi), back));
+        }
+    }
+}
+
 /* vif_filter_rows, 16 columns a step, the symmetric taps' samples added
  * first as the C does (the same integers); inlined with a constant fw. Lanes
  * past n read nothing and are ignored by the statistic. */
 static inline __attribute__((always_inline)) void
-vif_filter_rows_avx512(uint32_t (*acc)[VIF_BLOCK], uint16_t *const *row, int o, unsigned n,
+vif_filter_rows_mullo_avx512(uint32_t (*acc)[VIF_BLOCK], uint16_t *const *row, int o, unsigned n,
                        const uint16_t *taps, unsigned fw)
 {
     const unsigned half = fw / 2;
@@ -141,6 +177,14 @@ vif_filter_rows_avx512(uint32_t (*acc)[VIF_BLOCK], uint16_t *const *row, int o, 
             _mm512_storeu_si512(acc[q] + b, a);
         }
     }
+}
+/* The madd form where every tap is below 2^15 (scales 0..2). */
+static inline __attribute__((always_inline)) void
+vif_filter_rows_avx512(uint32_t (*acc)[VIF_BLOCK], uint16_t *const *row, int o, unsigned n,
+                       const uint16_t *taps, unsigned fw)
+{
+    if (fw > 3) vif_filter_rows_madd_avx512(acc, row, o, n, taps, fw);
+    else vif_filter_rows_mullo_avx512(acc, row, o, n, taps, fw);
 }
 #define VIF_FILTER_ROWS vif_filter_rows_avx512
 
@@ -500,11 +544,58 @@ static inline __m256i load_u16x8_(const uint16_t *p)
     return _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)p));
 }
 
+/* vif_filter_rows, 16 columns a step with vpmaddwd. The samples are any
+ * 16-bit values, so each is read as signed after its top bit is flipped
+ * (v - 2^15); two taps (k, k + 1), each below 2^15 (every scale but the
+ * last), multiply a pair of neighbouring samples in one 32-bit lane, whose
+ * sum cannot overflow (both taps non-negative). The row total is then
+ * sum t_k (v_k - 2^15) and 2^15 sum t_k is added back, modulo 2^32 as the C's
+ * uint32 sum (which does not wrap: below 65535 * 2^16). The unpacks pair
+ * columns within 128-bit halves, so the low and high results hold columns
+ * 0-3, 8-11 and 4-7, 12-15, put back in order before the store. The last
+ * n % 16 columns as the C row computes them. */
+static inline __attribute__((always_inline)) void
+vif_filter_rows_madd_avx2(uint32_t (*acc)[VIF_BLOCK], uint16_t *const *row, int o, unsigned n,
+                          const uint16_t *taps, unsigned fw)
+{
+    uint32_t words[(VIF_MAX_TAPS + 1) / 2], tap_sum;
+    const unsigned np = vif_tap_pair_words(words, taps, fw, &tap_sum);
+    const __m256i flip = _mm256_set1_epi16((short)0x8000);
+    const __m256i back = _mm256_set1_epi32((int)(uint32_t)(32768u * tap_sum));
+    const unsigned half = fw / 2, n16 = n & ~15u;
+    for (unsigned q = 0; q < VIF_N_ROWS; q++) {
+        const uint16_t *p = row[q] + o;
+        for (unsigned b = 0; b < n16; b += 16) {
+            __m256i lo = _mm256_setzero_si256(), hi = _mm256_setzero_si256();
+            for (unsigned t = 0; t < np; t++) {
+                const __m256i x0 = _mm256_xor_si256(
+                    _mm256_loadu_si256((const __m256i *)(p + b + 2 * t)), flip);
+                /* an odd last tap pairs with a zero word: any sample will do */
+                const __m256i x1 = 2 * t + 1 < fw ? _mm256_xor_si256(
+                    _mm256_loadu_si256((const __m256i *)(p + b + 2 * t + 1)), flip) : x0;
+                const __m256i w = _mm256_set1_epi32((int)words[t]);
+                lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(x0, x1), w));
+                hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(x0, x1), w));
+            }
+            _mm256_storeu_si256((__m256i *)(acc[q] + b),
+                                _mm256_add_epi32(_mm256_permute2x128_si256(lo, hi, 0x20), back));
+            _mm256_storeu_si256((__m256i *)(acc[q] + b + 8),
+                                _mm256_add_epi32(_mm256_permute2x128_si256(lo, hi, 0x31), back));
+        }
+        for (unsigned b = n16; b < n; b++) { /* vif_filter_row's integers */
+            uint32_t a = (uint32_t)taps[half] * p[b + half];
+            for (unsigned k = 0; k < half; k++)
+                a += (uint32_t)taps[k] * ((uint32_t)p[b + k] + p[b + fw - 1 - k]);
+            acc[q][b] = a;
+        }
+    }
+}
+
 /* vif_filter_rows, 8 columns a step, the symmetric taps' samples added first
  * as the C does (the same integers); inlined with a constant fw. The last
  * n % 8 columns as the C row computes them. */
 static inline __attribute__((always_inline)) void
-vif_filter_rows_avx2(uint32_t (*acc)[VIF_BLOCK], uint16_t *const *row, int o, unsigned n,
+vif_filter_rows_mullo_avx2(uint32_t (*acc)[VIF_BLOCK], uint16_t *const *row, int o, unsigned n,
                      const uint16_t *taps, unsigned fw)
 {
     const unsigned half = fw / 2, n8 = n & ~7u;
@@ -527,6 +618,15 @@ vif_filter_rows_avx2(uint32_t (*acc)[VIF_BLOCK], uint16_t *const *row, int o, un
             acc[q][b] = a;
         }
     }
+}
+/* The madd form where every tap is below 2^15 (scales 0..2; scale 3's centre
+ * tap is 43728). */
+static inline __attribute__((always_inline)) void
+vif_filter_rows_avx2(uint32_t (*acc)[VIF_BLOCK], uint16_t *const *row, int o, unsigned n,
+                     const uint16_t *taps, unsigned fw)
+{
+    if (fw > 3) vif_filter_rows_madd_avx2(acc, row, o, n, taps, fw);
+    else vif_filter_rows_mullo_avx2(acc, row, o, n, taps, fw);
 }
 #define VIF_FILTER_ROWS vif_filter_rows_avx2
 
@@ -560,6 +660,27 @@ static inline __m256i round_shift32_8(__m256i v, unsigned shift)
     if (!shift) return v;
     return _mm256_srl_epi32(_mm256_add_epi32(v, _mm256_set1_epi32(1 << (shift - 1))),
                             _mm_cvtsi32_si128((int)shift));
+}
+
+/* vif_round_shift64(lo + 2^16 hi, shift) of eight columns whose low and high
+ * half sums are 32-bit lanes: the sum formed and shifted in 64-bit lanes,
+ * the low 32 bits of each result kept, as the C's cast. */
+static inline __m256i round_shift64_8(__m256i lo, __m256i hi, unsigned shift)
+{
+    const __m256i rnd = _mm256_set1_epi64x(shift ? (int64_t)1 << (shift - 1) : 0);
+    const __m128i sh = _mm_cvtsi32_si128((int)shift);
+    const __m256i even = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+    __m128i half[2];
+    for (int q = 0; q < 2; q++) {
+        const __m256i l = _mm256_cvtepu32_epi64(q ? _mm256_extracti128_si256(lo, 1)
+                                                  : _mm256_castsi256_si128(lo));
+        const __m256i h = _mm256_cvtepu32_epi64(q ? _mm256_extracti128_si256(hi, 1)
+                                                  : _mm256_castsi256_si128(hi));
+        const __m256i v = _mm256_srl_epi64(
+            _mm256_add_epi64(_mm256_add_epi64(l, _mm256_slli_epi64(h, 16)), rnd), sh);
+        half[q] = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(v, even));
+    }
+    return _mm256_inserti128_si256(_mm256_castsi128_si256(half[0]), half[1], 1);
 }
 
 /*
@@ -645,6 +766,75 @@ static void vif_stat_vertical_8_avx2(uint16_t *const *out, const uint8_t *ref,
 #undef VIF_STAT_VERTICAL_8
 #define VIF_STAT_VERTICAL_8 vif_stat_vertical_8_avx2
 
+/* vif_stat_vertical_16 where every tap is below 2^15 (filters wider than 3),
+ * 16 columns a step: the low and high halves of each 32-bit sample product
+ * from 16-bit multiplies (mullo, mulhi), and the eight 32-bit sums (means
+ * and those halves) with vpmaddwd over pairs of rows (k, k + 1), as the
+ * 8-bit pass: each 16-bit operand read as signed after its top bit is
+ * flipped, 2^15 times the tap sum added back, modulo 2^32 as the C's uint32
+ * sums. The unpacks leave columns 0-3, 8-11 in the low sums and 4-7, 12-15
+ * in the high ones; each column's shifts and splits then by the C's steps. */
+static void vif_stat_vertical_16_madd_avx2(uint16_t *const *out, const uint16_t *const *pr,
+                                           const uint16_t *const *pd, unsigned fw,
+                                           const uint16_t *taps, unsigned w16,
+                                           unsigned mu_shift, unsigned sq_shift)
+{
+    uint32_t words[(VIF_MAX_TAPS + 1) / 2], tap_sum;
+    const unsigned np = vif_tap_pair_words(words, taps, fw, &tap_sum);
+    const __m256i flip = _mm256_set1_epi16((short)0x8000);
+    const __m256i back = _mm256_set1_epi32((int)(uint32_t)(32768u * tap_sum));
+    for (unsigned j = 0; j < w16; j += 16) {
+        /* [quantity][low, high unpack]: m1 m2 xl xh yl yh cl ch */
+        __m256i s[VIF_N_ROWS][2];
+        for (unsigned q = 0; q < VIF_N_ROWS; q++) s[q][0] = s[q][1] = back;
+        for (unsigned t = 0; t < np; t++) {
+            const unsigned k0 = 2 * t, k1 = 2 * t + 1 < fw ? 2 * t + 1 : 2 * t;
+            const __m256i w = _mm256_set1_epi32((int)words[t]);
+            __m256i v[2][VIF_N_ROWS];
+            const unsigned k[2] = { k0, k1 };
+            for (int r = 0; r < 2; r++) {
+                const __m256i x = _mm256_loadu_si256((const __m256i *)(pr[k[r]] + j));
+                const __m256i y = _mm256_loadu_si256((const __m256i *)(pd[k[r]] + j));
+                v[r][0] = x;
+                v[r][1] = y;
+                v[r][2] = _mm256_mullo_epi16(x, x);
+                v[r][3] = _mm256_mulhi_epu16(x, x);
+                v[r][4] = _mm256_mullo_epi16(y, y);
+                v[r][5] = _mm256_mulhi_epu16(y, y);
+                v[r][6] = _mm256_mullo_epi16(x, y);
+                v[r][7] = _mm256_mulhi_epu16(x, y);
+                for (unsigned q = 0; q < VIF_N_ROWS; q++) v[r][q] = _mm256_xor_si256(v[r][q], flip);
+            }
+            for (unsigned q = 0; q < VIF_N_ROWS; q++) {
+                s[q][0] = _mm256_add_epi32(
+                    s[q][0], _mm256_madd_epi16(_mm256_unpacklo_epi16(v[0][q], v[1][q]), w));
+                s[q][1] = _mm256_add_epi32(
+                    s[q][1], _mm256_madd_epi16(_mm256_unpackhi_epi16(v[0][q], v[1][q]), w));
+            }
+        }
+        const __m256i lo16 = _mm256_set1_epi32(0xffff);
+        for (int h = 0; h < 2; h++) {
+            /* columns j + 8h .. j + 8h + 7 of every quantity */
+            __m256i c[VIF_N_ROWS];
+            for (unsigned q = 0; q < VIF_N_ROWS; q++)
+                c[q] = h ? _mm256_permute2x128_si256(s[q][0], s[q][1], 0x31)
+                         : _mm256_permute2x128_si256(s[q][0], s[q][1], 0x20);
+            const unsigned o = j + 8 * (unsigned)h;
+            const __m256i sx = round_shift64_8(c[2], c[3], sq_shift);
+            const __m256i sy = round_shift64_8(c[4], c[5], sq_shift);
+            const __m256i sc = round_shift64_8(c[6], c[7], sq_shift);
+            store_u16x8(out[VIF_MU1] + o, round_shift32_8(c[0], mu_shift));
+            store_u16x8(out[VIF_MU2] + o, round_shift32_8(c[1], mu_shift));
+            store_u16x8(out[VIF_XX_LO] + o, _mm256_and_si256(sx, lo16));
+            store_u16x8(out[VIF_XX_HI] + o, _mm256_srli_epi32(sx, 16));
+            store_u16x8(out[VIF_YY_LO] + o, _mm256_and_si256(sy, lo16));
+            store_u16x8(out[VIF_YY_HI] + o, _mm256_srli_epi32(sy, 16));
+            store_u16x8(out[VIF_XY_LO] + o, _mm256_and_si256(sc, lo16));
+            store_u16x8(out[VIF_XY_HI] + o, _mm256_srli_epi32(sc, 16));
+        }
+    }
+}
+
 /* vif_stat_vertical_16, 8 columns a step: the eight 32-bit sums (means and
  * the low and high halves of the sample products) in registers, wrapping as
  * the C's uint32 sums; each column's shifts and splits then by the C's own
@@ -665,7 +855,12 @@ static void vif_stat_vertical_16_avx2(uint16_t *const *out, const uint16_t *ref,
     }
     const __m256i lo16 = _mm256_set1_epi32(0xffff);
     const unsigned w8 = w & ~7u;
-    for (unsigned j = 0; j < w8; j += 8) {
+    unsigned j0 = 0;
+    if (fw > 3) {
+        j0 = w & ~15u;
+        vif_stat_vertical_16_madd_avx2(out, pr, pd, fw, taps, j0, mu_shift, sq_shift);
+    }
+    for (unsigned j = j0; j < w8; j += 8) {
         __m256i m1 = _mm256_setzero_si256(), m2 = m1, xl = m1, xh = m1, yl = m1, yh = m1;
         __m256i cl = m1, ch = m1;
         for (unsigned k = 0; k < fw; k++) {
