@@ -479,6 +479,124 @@ static void check_adm_decouple(const Level *lv, int w, int pat)
     free(out1);
 }
 
+/* Scales 1..3 decouple: o and t int32, in patterns that take every path of
+ * the vector rows: small values; |o| above 2^15 (the table reduction, every
+ * shift up to 17) with t a scaled and slightly turned o (the angle test and
+ * the gain limit), below 2^25 so the dot products stay under 2^51 (the
+ * vector conversion); random int32 and the extremes (INT32_MIN, whose
+ * magnitude is 2^31; dot products past 2^51, which the AVX2 row hands to the
+ * C row). Several gain limits and lane splits, as scale 0. */
+enum { DEC32_SMALL, DEC32_BIG, DEC32_RANDOM, DEC32_EXTREME, N_DEC32_PAT };
+
+static int32_t dec32_value(int pat)
+{
+    switch (pat) {
+    case DEC32_SMALL: return (int32_t)(rnd() % 8001) - 4000;
+    case DEC32_BIG: {
+        const int bits = 15 + (int)(rnd() % 10); /* |o| in [2^14, 2^25) */
+        const int32_t v = (int32_t)(rnd() % (1u << bits)) + (1 << (bits - 1));
+        return rnd() & 1 ? v : -v;
+    }
+    case DEC32_EXTREME: {
+        static const int32_t e[7] = { INT32_MIN, INT32_MAX, 0, -1, INT32_MIN + 1, 32767, -32768 };
+        return e[rnd() % 7];
+    }
+    default: return (int32_t)rnd();
+    }
+}
+
+static void check_adm_decouple32(const Level *lv, int w, int pat)
+{
+    const AdmKernels *c = &tvmaf_adm_kernels_c, *k = lv->adm;
+    int32_t *buf = malloc(18 * (size_t)w * sizeof(int32_t));
+    if (!buf) { fprintf(stderr, "out of memory\n"); exit(2); }
+    const int32_t *o[3], *t[3];
+    int32_t *r0[3], *a0[3], *r1[3], *a1[3];
+    for (int q = 0; q < 3; q++) {
+        o[q] = buf + (size_t)q * w;
+        t[q] = buf + (size_t)(3 + q) * w;
+        r0[q] = buf + (size_t)(6 + q) * w;
+        a0[q] = buf + (size_t)(9 + q) * w;
+        r1[q] = buf + (size_t)(12 + q) * w;
+        a1[q] = buf + (size_t)(15 + q) * w;
+    }
+    int32_t *ow = buf, *tw = buf + 3 * (size_t)w;
+    for (int i = 0; i < 3 * w; i++) {
+        ow[i] = dec32_value(pat);
+        if (pat == DEC32_SMALL || pat == DEC32_BIG) {
+            /* t = g o plus a little noise, g in [-0.5, 2.5) */
+            const double g = (double)(rnd() % 3000) / 1000.0 - 0.5;
+            tw[i] = (int32_t)(ow[i] * g) + (int32_t)(rnd() % 5) - 2;
+        } else {
+            tw[i] = dec32_value(pat);
+            if (pat == DEC32_EXTREME && (rnd() & 1)) tw[i] = ow[i];
+        }
+    }
+    const int32_t *recip = adm_recip_table();
+    const float cos1 = (float)(cos(M_PI / 180.0) * cos(M_PI / 180.0));
+    static const double egls[] = { 100.0, 1.0, 1.37, 2.5 };
+    char what[128];
+    for (int e = 0; e < 4; e++)
+        for (int sp = 0; sp < 4; sp++) {
+            const int jb = sp == 3 && w > 2 ? 1 + (int)(rnd() % (unsigned)(w - 1)) : 0, je = w;
+            const int jv = sp == 0 ? je : sp == 1 ? jb : jb + (int)(rnd() % (unsigned)(je - jb + 1));
+            memset(buf + 6 * (size_t)w, 0x5a, 12 * (size_t)w * sizeof(int32_t));
+            c->decouple32_row(o, t, r0, a0, jb, je, jv, recip, cos1, egls[e]);
+            k->decouple32_row(o, t, r1, a1, jb, je, jv, recip, cos1, egls[e]);
+            n_checks++;
+            snprintf(what, sizeof(what), "adm decouple32_row w %d [%d %d %d) egl %g pat %d", w, jb,
+                     jv, je, egls[e], pat);
+            for (int q = 0; q < 3; q++)
+                if (memcmp(r0[q], r1[q], (size_t)w * 4) || memcmp(a0[q], a1[q], (size_t)w * 4)) {
+                    fail(what, lv->name, "orientation %d differs", q);
+                    break;
+                }
+        }
+    free(buf);
+}
+
+/* The decouple's int64 to float conversion: random values of every
+ * magnitude, the extremes, and values just above, at and below the halfway
+ * point between two floats, where a double rounding (int64 to double to
+ * float) would go wrong: x = f + ulp/2 + d with d in {-1, 0, 1} at many
+ * exponents, both signs. Compared as bits. */
+static void check_adm_i64_to_float(const Level *lv)
+{
+    enum { N = 4096 };
+    static int64_t x[N];
+    static float f0[N], f1[N];
+    int n = 0;
+    x[n++] = INT64_MIN;
+    x[n++] = INT64_MAX;
+    x[n++] = INT64_MIN + 1;
+    x[n++] = 0;
+    x[n++] = -1;
+    for (int e = 24; e < 63 && n + 12 <= N; e++)
+        for (int sgn = 0; sgn < 2; sgn++)
+            for (int d = -1; d <= 1; d++)
+                for (int odd = 0; odd < 2; odd++) {
+                    /* a float's kept bits at exponent e: ulp 2^(e - 23) */
+                    const uint64_t ulp = (uint64_t)1 << (e - 23);
+                    const uint64_t f = ((uint64_t)1 << e) + (odd ? ulp : 0);
+                    const int64_t v = (int64_t)(f + ulp / 2 + (uint64_t)(int64_t)d);
+                    x[n++] = sgn ? -v : v;
+                }
+    while (n < N) {
+        const int sh = (int)(rnd() % 64);
+        const int64_t v = (int64_t)(((uint64_t)rnd() << 32 | rnd()) >> sh);
+        x[n++] = rnd() & 1 ? -v : v;
+    }
+    tvmaf_adm_kernels_c.i64_to_float(x, f0, N);
+    lv->adm->i64_to_float(x, f1, N);
+    n_checks++;
+    for (int i = 0; i < N; i++)
+        if (memcmp(&f0[i], &f1[i], sizeof(float))) {
+            fail("adm i64_to_float", lv->name, "x %lld: %a against %a", (long long)x[i],
+                 (double)f1[i], (double)f0[i]);
+            break;
+        }
+}
+
 static void adm_kernels_pair(const Level *lv, const int16_t *const o[3], const int16_t *const t[3],
                              int16_t *const r0[3], int16_t *const a0[3], int16_t *const r1[3],
                              int16_t *const a1[3], int w, float cos1)
@@ -649,17 +767,18 @@ typedef struct BenchBuf {
     int32_t *cm32;
     volatile int64_t sink;
     int16_t *dec16;       /* decouple's r and a rows */
+    int32_t *dec32;
     const int32_t *recip; /* reciprocal table, entry of 0 */
     float cos1;
 } BenchBuf;
 
 enum { K_VIF_SV8, K_VIF_SV16, K_VIF_SH0, K_VIF_SH1, K_VIF_DV, K_VIF_DH, K_MOT_V8, K_MOT_H,
-       K_ADM_CM16, K_ADM_CM32, K_ADM_DEC16, N_BENCH };
+       K_ADM_CM16, K_ADM_CM32, K_ADM_DEC16, K_ADM_DEC32, N_BENCH };
 static const char *const bench_names[N_BENCH] = {
     "vif stat_vertical_8", "vif stat_vertical_16 (scale 1)", "vif stat_horizontal (scale 0)",
     "vif stat_horizontal (scale 1)", "vif down_vertical (8-bit)", "vif down_horizontal",
     "motion vrow_8", "motion hrow_sad", "adm cm16_row (avx512 lanes)", "adm cm32_row (avx512 lanes)",
-    "adm decouple16_row",
+    "adm decouple16_row", "adm decouple32_row",
 };
 
 static void bench_call(int k, const Level *lv, BenchBuf *b)
@@ -736,6 +855,18 @@ static void bench_call(int k, const Level *lv, BenchBuf *b)
                                 (int)w - (int)w % 16, b->recip, b->cos1, 100.0);
         break;
     }
+    case K_ADM_DEC32: {
+        /* the cm buffers' 32-bit rows (values below 2^18: the vector path) */
+        const int32_t *p = b->cm32;
+        int32_t *o = b->dec32;
+        const size_t q = w;
+        lv->adm->decouple32_row((const int32_t *const[3]){ p, p + q, p + 2 * q },
+                                (const int32_t *const[3]){ p + 3 * q, p + 4 * q, p + 5 * q },
+                                (int32_t *const[3]){ o, o + q, o + 2 * q },
+                                (int32_t *const[3]){ o + 3 * q, o + 4 * q, o + 5 * q }, 0, (int)w,
+                                (int)w - (int)w % 16, b->recip, b->cos1, 100.0);
+        break;
+    }
     default: m->hrow_sad(b->y, w); break;
     }
 }
@@ -771,10 +902,11 @@ static void bench(const Level *levels, unsigned n_levels)
     /* cm bands of pipeline magnitudes: values and csf small, flt from csf */
     b.cm16 = malloc(15 * b.w * sizeof(int16_t));
     b.dec16 = malloc(6 * b.w * sizeof(int16_t));
+    b.dec32 = malloc(6 * b.w * sizeof(int32_t));
     b.recip = adm_recip_table();
     b.cos1 = (float)(cos(M_PI / 180.0) * cos(M_PI / 180.0));
     b.cm32 = malloc(15 * b.w * sizeof(int32_t));
-    if (!b.cm16 || !b.cm32 || !b.dec16) exit(2);
+    if (!b.cm16 || !b.cm32 || !b.dec16 || !b.dec32) exit(2);
     for (size_t i = 0; i < 15 * b.w; i++) {
         b.cm16[i] = (int16_t)((int)(rnd() % 4001) - 2000);
         b.cm32[i] = (int32_t)(rnd() % 400001) - 200000;
@@ -813,7 +945,7 @@ static void bench(const Level *levels, unsigned n_levels)
         printf("\n");
     }
     free(b.r8); free(b.d8); free(b.r16); free(b.d16); free(b.y); free(b.rows.mem);
-    free(b.cm16); free(b.cm32); free(b.dec16);
+    free(b.cm16); free(b.cm32); free(b.dec16); free(b.dec32);
     free(b.scratch.mem);
 }
 
@@ -866,13 +998,17 @@ int main(int argc, char **argv)
                 check_adm_cm(&levels[l], w, pat);
                 check_adm_decouple(&levels[l], w, pat);
             }
+        for (int w = 1; w <= 130; w++)
+            for (int pat = 0; pat < N_DEC32_PAT; pat++) check_adm_decouple32(&levels[l], w, pat);
         for (int w = 1; w < 3; w++)
             for (int pat = 0; pat < N_CM_PAT; pat++) check_adm_decouple(&levels[l], w, pat);
         check_adm_decouple_all_o(&levels[l]);
+        check_adm_i64_to_float(&levels[l]);
         for (int pat = 0; pat < N_CM_PAT; pat++) {
             check_adm_cm(&levels[l], 1920, pat);
             check_adm_decouple(&levels[l], 1920, pat);
         }
+        for (int pat = 0; pat < N_DEC32_PAT; pat++) check_adm_decouple32(&levels[l], 1920, pat);
         for (unsigned d = 0; d < 4; d++) {
             check_vif(&levels[l], 1920, depths[d], PAT_RANDOM);
             check_motion(&levels[l], 1920, depths[d], PAT_RANDOM);

@@ -615,33 +615,41 @@ static void decouple16(const AdmCpu *m, const AdmScale *c, const Bands16 *ref,
     }
 }
 
+/* One row of scales 1..3 decouple, columns [jb, je), vector lanes before jv. */
+static __attribute__((unused)) void
+decouple32_row_c(const int32_t *const o[3], const int32_t *const t[3], int32_t *const r[3],
+                 int32_t *const a[3], int jb, int je, int jv, const int32_t *recip,
+                 float cos_1deg_sq, double egl)
+{
+    for (int j = jb; j < je; j++) {
+        const int32_t oo[3] = { o[0][j], o[1][j], o[2][j] };
+        const int32_t tt[3] = { t[0][j], t[1][j], t[2][j] };
+        int32_t rr[3], aa[3];
+        adm_decouple32_at(oo, tt, recip, cos_1deg_sq, egl, j < jv, rr, aa);
+        for (int k = 0; k < 3; k++) {
+            r[k][j] = rr[k];
+            a[k][j] = aa[k];
+        }
+    }
+}
+
+#ifndef ADM_DECOUPLE32_ROW
+#define ADM_DECOUPLE32_ROW decouple32_row_c
+#endif
+
 static void decouple32(const AdmCpu *m, const AdmScale *c, const Bands32 *ref,
                        const Bands32 *dis, Bands32 *r, Bands32 *a)
 {
     const double egl = m->s.enhn_gain_limit;
     const int jv = adm_lanes_decouple(m->s.isa, 1, c->work_l, c->work_r);
     for (int i = c->work_t; i < c->work_b; i++) {
-#ifdef ADM_DECOUPLE32_ROW
-        /* a level's row kernel (adm_x86.c), the same per-coefficient arithmetic */
+        /* the level's row kernel (adm_x86.c), or the C row */
         const size_t x0 = (size_t)i * c->w;
         ADM_DECOUPLE32_ROW((const int32_t *const[3]){ ref->b[0] + x0, ref->b[1] + x0, ref->b[2] + x0 },
                            (const int32_t *const[3]){ dis->b[0] + x0, dis->b[1] + x0, dis->b[2] + x0 },
                            (int32_t *const[3]){ r->b[0] + x0, r->b[1] + x0, r->b[2] + x0 },
                            (int32_t *const[3]){ a->b[0] + x0, a->b[1] + x0, a->b[2] + x0 },
                            c->work_l, c->work_r, jv, m->recip, m->s.cos_1deg_sq, egl);
-        continue;
-#endif
-        for (int j = c->work_l; j < c->work_r; j++) {
-            const size_t x = (size_t)i * c->w + j;
-            const int32_t o[3] = { ref->b[0][x], ref->b[1][x], ref->b[2][x] };
-            const int32_t t[3] = { dis->b[0][x], dis->b[1][x], dis->b[2][x] };
-            int32_t rr[3], aa[3];
-            adm_decouple32_at(o, t, m->recip, m->s.cos_1deg_sq, egl, j < jv, rr, aa);
-            for (int k = 0; k < 3; k++) {
-                r->b[k][x] = rr[k];
-                a->b[k][x] = aa[k];
-            }
-        }
     }
 }
 
@@ -808,8 +816,17 @@ static void cm32_row_c(const int32_t *const v[3], const int32_t *const cm_[3],
 #define ADM_CM32_ROW cm32_row_c
 #endif
 
+static __attribute__((unused)) void i64_to_float_c(const int64_t *x, float *out, int n)
+{
+    for (int i = 0; i < n; i++) out[i] = (float)x[i];
+}
+#ifndef ADM_I64_TO_FLOAT
+#define ADM_I64_TO_FLOAT i64_to_float_c
+#endif
+
 /* This level's row kernels, for tests/checkasm.c. */
-const AdmKernels ADM_KERNELS = { ADM_CM16_ROW, ADM_CM32_ROW, ADM_DECOUPLE16_ROW };
+const AdmKernels ADM_KERNELS = { ADM_CM16_ROW, ADM_CM32_ROW, ADM_DECOUPLE16_ROW,
+                                  ADM_DECOUPLE32_ROW, ADM_I64_TO_FLOAT };
 
 /* Masked sums of `val` (h, v, d) with the threshold of csf (centres) and flt
  * (neighbours), over the cm region, rows rounded and added. */

@@ -37,6 +37,13 @@ typedef struct AdmKernels {
     void (*decouple16_row)(const int16_t *const o[3], const int16_t *const t[3],
                            int16_t *const r[3], int16_t *const a[3], int jb, int je, int jv,
                            const int32_t *recip, float cos_1deg_sq, double egl);
+    /* scales 1..3 decouple of one row, likewise: adm_decouple32_at */
+    void (*decouple32_row)(const int32_t *const o[3], const int32_t *const t[3],
+                           int32_t *const r[3], int32_t *const a[3], int jb, int je, int jv,
+                           const int32_t *recip, float cos_1deg_sq, double egl);
+    /* (float) of n int64 values, as the C's conversion: the decouple's dot
+     * products take it at every level (AVX2 builds it, see i64_ps4) */
+    void (*i64_to_float)(const int64_t *x, float *out, int n);
 } AdmKernels;
 
 extern const AdmKernels tvmaf_adm_kernels_c;

@@ -169,6 +169,14 @@ static void adm_decouple32_row_avx512(const int32_t *const o[3], const int32_t *
 }
 #define ADM_DECOUPLE32_ROW adm_decouple32_row_avx512
 
+static void i64_to_float_avx512(const int64_t *x, float *out, int n)
+{
+    int i = 0;
+    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(out + i, _mm512_cvtepi64_ps(_mm512_loadu_si512(x + i)));
+    for (; i < n; i++) out[i] = (float)x[i];
+}
+#define ADM_I64_TO_FLOAT i64_to_float_avx512
+
 /* ---- cm, AVX-512 ----------------------------------------------------------- */
 
 /* The row kernels hand what does not fill a block to adm.c's C rows. */
@@ -788,6 +796,153 @@ static void adm_cm32_row_avx2(const int32_t *const v[3], const int32_t *const cm
     for (int o = 0; o < 3; o++) acc[o] = adm_add_wrap(acc[o], hsum64_256(a[o]));
 }
 #define ADM_CM32_ROW adm_cm32_row_avx2
+
+/* ---- decouple, scales 1..3, AVX2 ------------------------------------------ */
+
+static void decouple32_row_c(const int32_t *const o[3], const int32_t *const t[3],
+                             int32_t *const r[3], int32_t *const a[3], int jb, int je, int jv,
+                             const int32_t *recip, float cos_1deg_sq, double egl);
+
+/* int64 lanes of magnitude below 2^51 as doubles, exactly: added into the
+ * mantissa of 1.5 * 2^52 (whose unit is 1), which is then taken away. */
+ADM_INLINE __m256d i51_pd(__m256i x)
+{
+    const __m256i magic = _mm256_set1_epi64x(0x4338000000000000ll);
+    return _mm256_sub_pd(_mm256_castsi256_pd(_mm256_add_epi64(x, magic)),
+                         _mm256_castsi256_pd(magic));
+}
+
+/* (float) of four int64 lanes, rounded once to nearest as the C's
+ * conversion, which AVX2 lacks. The magnitude m (2^63 for INT64_MIN, read
+ * unsigned) goes to double exactly when below 2^52; above, its low 12 bits
+ * are first folded into one sticky bit, (m >> 12) | (any of them set), and
+ * the double scaled back by 2^12: a float keeps 24 bits and m has at least
+ * 53, so every folded bit lies below the float's rounding bit, and the
+ * rounding sees the same kept bits, rounding bit and "anything below" as
+ * for m itself. Then the sign, and one rounding to float. */
+ADM_INLINE __m128 i64_ps4(__m256i x)
+{
+    const __m256i zero = _mm256_setzero_si256();
+    const __m256i neg = _mm256_cmpgt_epi64(zero, x);
+    const __m256i m = _mm256_sub_epi64(_mm256_xor_si256(x, neg), neg);
+    const __m256i big = _mm256_cmpgt_epi64(_mm256_srli_epi64(m, 52), zero);
+    const __m256i sticky = _mm256_andnot_si256(
+        _mm256_cmpeq_epi64(_mm256_and_si256(m, _mm256_set1_epi64x(0xfff)), zero),
+        _mm256_set1_epi64x(1));
+    const __m256i y = _mm256_blendv_epi8(m, _mm256_or_si256(_mm256_srli_epi64(m, 12), sticky), big);
+    const __m256i two52 = _mm256_set1_epi64x(0x4330000000000000ll);
+    __m256d d = _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(y, two52)),
+                              _mm256_castsi256_pd(two52));
+    d = _mm256_blendv_pd(d, _mm256_mul_pd(d, _mm256_set1_pd(4096.0)), _mm256_castsi256_pd(big));
+    d = _mm256_xor_pd(d, _mm256_and_pd(_mm256_castsi256_pd(neg), _mm256_set1_pd(-0.0)));
+    return _mm256_cvtpd_ps(d);
+}
+
+/* 64-bit arithmetic right shift by per-lane counts (sra64_256 with srlv). */
+ADM_INLINE __m256i srav64_256(__m256i p, __m256i n)
+{
+    const __m256i sg = _mm256_cmpgt_epi64(_mm256_setzero_si256(), p);
+    return _mm256_xor_si256(_mm256_srlv_epi64(_mm256_xor_si256(p, sg), n), sg);
+}
+
+/* The low 32-bit halves of four 64-bit lanes, as four int32. */
+ADM_INLINE __m128i lo32x4(__m256i x)
+{
+    return _mm256_castsi256_si128(
+        _mm256_permutevar8x32_epi32(x, _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7)));
+}
+
+/*
+ * Scales 1..3 decouple, four coefficients at a time in 64-bit lanes,
+ * operation for operation as adm_decouple32_at (the AVX-512 kernel's steps,
+ * with what AVX2 lacks built from what it has):
+ * - the int64 dot products (modulo 2^64) to float by i64_ps4 (AVX2 has no
+ *   int64 conversion);
+ * - |o| >= 2^15 reduced to its top 15 bits: floor(log2 |o|) from the
+ *   exponent of |o| as a double (exact below 2^32), sh = that - 14
+ *   (= 17 - clz32);
+ * - the table entry adm_recip_q30(m), m in [1, 2^15], as 2^30 / m in
+ *   double, truncated (exact, as recip_q30_8; checkasm checks every m);
+ * - the 64-bit arithmetic shifts by the per-lane count 15 + sh from logical
+ *   ones, the int32 rounding constant 1 << (14 + sh) sign-extended (bit 31
+ *   negative, as the C's conversion), the clamps by compares.
+ * The enhancement as scale 0's (enhance_4); columns after the last full
+ * block go to the C row.
+ */
+static void adm_decouple32_row_avx2(const int32_t *const o[3], const int32_t *const t[3],
+                                    int32_t *const r[3], int32_t *const a[3], int jb, int je,
+                                    int jv, const int32_t *recip, float cos_1deg_sq, double egl)
+{
+    const __m256i zero = _mm256_setzero_si256(), one = _mm256_set1_epi64x(1);
+    const __m256i q15 = _mm256_set1_epi64x(32768), half = _mm256_set1_epi64x(16384);
+    const __m256i lane = _mm256_setr_epi64x(0, 1, 2, 3);
+    const __m256d c = _mm256_set1_pd((double)cos_1deg_sq), eg = _mm256_set1_pd(egl);
+    const __m256d n30 = _mm256_set1_pd(1073741824.0);
+    int j = jb;
+    for (; j + 4 <= je; j += 4) {
+        __m256i vo[3], vt[3];
+        for (int k = 0; k < 3; k++) {
+            vo[k] = _mm256_cvtepi32_epi64(_mm_loadu_si128((const __m128i *)(o[k] + j)));
+            vt[k] = _mm256_cvtepi32_epi64(_mm_loadu_si128((const __m128i *)(t[k] + j)));
+        }
+        const __m256i ot = _mm256_add_epi64(_mm256_mul_epi32(vo[0], vt[0]), _mm256_mul_epi32(vo[1], vt[1]));
+        const __m256i oo = _mm256_add_epi64(_mm256_mul_epi32(vo[0], vo[0]), _mm256_mul_epi32(vo[1], vo[1]));
+        const __m256i tt = _mm256_add_epi64(_mm256_mul_epi32(vt[0], vt[0]), _mm256_mul_epi32(vt[1], vt[1]));
+        const int ang = angle_4(i64_ps4(ot), i64_ps4(oo), i64_ps4(tt), c);
+        const __m256i angle = _mm256_cmpeq_epi64(
+            _mm256_and_si256(_mm256_set1_epi64x(ang), _mm256_setr_epi64x(1, 2, 4, 8)),
+            _mm256_setr_epi64x(1, 2, 4, 8));
+        const __m256d vec = _mm256_castsi256_pd(_mm256_cmpgt_epi64(
+            _mm256_set1_epi64x(jv), _mm256_add_epi64(lane, _mm256_set1_epi64x(j))));
+        for (int k = 0; k < 3; k++) {
+            const __m256i ov = vo[k], tv = vt[k];
+            const __m256i z = _mm256_cmpeq_epi64(ov, zero);
+            const __m256i neg = _mm256_cmpgt_epi64(zero, ov);
+            const __m256i ao = _mm256_sub_epi64(_mm256_xor_si256(ov, neg), neg);
+            const __m256i big = _mm256_cmpgt_epi64(ao, _mm256_set1_epi64x(32767));
+            /* sh = floor(log2 |o|) - 14 where |o| >= 2^15, else 0 */
+            const __m256i e = _mm256_srli_epi64(_mm256_castpd_si256(i51_pd(ao)), 52);
+            const __m256i sh = _mm256_and_si256(big, _mm256_sub_epi64(e, _mm256_set1_epi64x(1023 + 14)));
+            const __m256i mb = _mm256_srlv_epi64(
+                _mm256_add_epi64(ao, _mm256_sllv_epi64(one, _mm256_sub_epi64(sh, one))), sh);
+            const __m256i mm = _mm256_blendv_epi8(ao, mb, big);
+            /* recip(m) = 2^30 / m truncated (m >= 1 where o != 0) */
+            const __m256d md = i51_pd(_mm256_blendv_epi8(mm, one, z));
+            const __m256i rc = _mm256_cvtepi32_epi64(_mm256_cvttpd_epi32(_mm256_div_pd(n30, md)));
+            __m256i p = _mm256_mul_epi32(rc, tv);
+            p = _mm256_sub_epi64(_mm256_xor_si256(p, neg), neg);
+            const __m256i rnd = sext_lo32_256(_mm256_sllv_epi64(one, _mm256_add_epi64(sh, _mm256_set1_epi64x(14))));
+            const __m256i q = srav64_256(_mm256_add_epi64(p, rnd),
+                                         _mm256_add_epi64(sh, _mm256_set1_epi64x(15)));
+            /* k = clip(q, 0, 2^15), 2^15 where o = 0 */
+            __m256i kk = _mm256_andnot_si256(_mm256_cmpgt_epi64(zero, q), q);
+            kk = _mm256_blendv_epi8(kk, q15, _mm256_or_si256(_mm256_cmpgt_epi64(kk, q15), z));
+            /* r = (int32)((k o + 2^14) >> 15), k o in int64 */
+            __m256i rv = sext_lo32_256(sra64_256(_mm256_add_epi64(_mm256_mul_epi32(kk, ov), half),
+                                                 _mm_cvtsi32_si128(15)));
+            const __m256i en = _mm256_andnot_si256(z, _mm256_and_si256(angle, _mm256_cmpgt_epi64(kk, zero)));
+            __m128i r4 = lo32x4(rv);
+            if (!_mm256_testz_si256(en, en)) {
+                const __m128i g = enhance_4(r4, lo32x4(tv), lo32x4(ov), vec, eg);
+                r4 = _mm_blendv_epi8(r4, g, lo32x4(en));
+            }
+            _mm_storeu_si128((__m128i *)(r[k] + j), r4);
+            _mm_storeu_si128((__m128i *)(a[k] + j), _mm_sub_epi32(lo32x4(tv), r4));
+        }
+    }
+    if (j < je) decouple32_row_c(o, t, r, a, j, je, jv, recip, cos_1deg_sq, egl);
+}
+#define ADM_DECOUPLE32_ROW adm_decouple32_row_avx2
+
+/* i64_ps4 over n values, for tests/checkasm.c (the C's (float) on the last
+ * n % 4) */
+static void i64_to_float_avx2(const int64_t *x, float *out, int n)
+{
+    int i = 0;
+    for (; i + 4 <= n; i += 4) _mm_storeu_ps(out + i, i64_ps4(_mm256_loadu_si256((const __m256i *)(x + i))));
+    for (; i < n; i++) out[i] = (float)x[i];
+}
+#define ADM_I64_TO_FLOAT i64_to_float_avx2
 #endif
 
 #define ADM_KERNELS_ONLY

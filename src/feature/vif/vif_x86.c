@@ -318,6 +318,72 @@ static inline __m512i round_shift64_16(__m512i lo, __m512i hi, unsigned shift)
     return _mm512_inserti64x4(_mm512_castsi256_si512(half[0]), half[1], 1);
 }
 
+/* vif_stat_vertical_16 where every tap is below 2^15 (filters wider than 3),
+ * 32 columns a step: the AVX2 form's arithmetic (vif_stat_vertical_16_madd_avx2
+ * below: 16-bit product halves, vpmaddwd over pairs of rows with the top bits
+ * flipped, 2^15 times the tap sum added back), each quantity's low and high
+ * unpack results put back in column order with one two-source permute. */
+static void vif_stat_vertical_16_madd_avx512(uint16_t *const *out, const uint16_t *const *pr,
+                                             const uint16_t *const *pd, unsigned fw,
+                                             const uint16_t *taps, unsigned w, unsigned mu_shift,
+                                             unsigned sq_shift)
+{
+    uint32_t words[(VIF_MAX_TAPS + 1) / 2], tap_sum;
+    const unsigned np = vif_tap_pair_words(words, taps, fw, &tap_sum);
+    const __m512i flip = _mm512_set1_epi16((short)0x8000);
+    const __m512i back = _mm512_set1_epi32((int)(uint32_t)(32768u * tap_sum));
+    const __m512i order[2] = { _mm512_setr_epi64(0, 1, 8, 9, 2, 3, 10, 11),
+                               _mm512_setr_epi64(4, 5, 12, 13, 6, 7, 14, 15) };
+    for (unsigned j = 0; j < w; j += 32) {
+        const __mmask32 m = w - j >= 32 ? 0xffffffffu : (__mmask32)((1u << (w - j)) - 1);
+        __m512i s[VIF_N_ROWS][2];
+        for (unsigned q = 0; q < VIF_N_ROWS; q++) s[q][0] = s[q][1] = back;
+        for (unsigned t = 0; t < np; t++) {
+            const unsigned k[2] = { 2 * t, 2 * t + 1 < fw ? 2 * t + 1 : 2 * t };
+            const __m512i wt = _mm512_set1_epi32((int)words[t]);
+            __m512i v[2][VIF_N_ROWS];
+            for (int r = 0; r < 2; r++) {
+                const __m512i x = _mm512_maskz_loadu_epi16(m, pr[k[r]] + j);
+                const __m512i y = _mm512_maskz_loadu_epi16(m, pd[k[r]] + j);
+                v[r][0] = x;
+                v[r][1] = y;
+                v[r][2] = _mm512_mullo_epi16(x, x);
+                v[r][3] = _mm512_mulhi_epu16(x, x);
+                v[r][4] = _mm512_mullo_epi16(y, y);
+                v[r][5] = _mm512_mulhi_epu16(y, y);
+                v[r][6] = _mm512_mullo_epi16(x, y);
+                v[r][7] = _mm512_mulhi_epu16(x, y);
+                for (unsigned q = 0; q < VIF_N_ROWS; q++) v[r][q] = _mm512_xor_si512(v[r][q], flip);
+            }
+            for (unsigned q = 0; q < VIF_N_ROWS; q++) {
+                s[q][0] = _mm512_add_epi32(
+                    s[q][0], _mm512_madd_epi16(_mm512_unpacklo_epi16(v[0][q], v[1][q]), wt));
+                s[q][1] = _mm512_add_epi32(
+                    s[q][1], _mm512_madd_epi16(_mm512_unpackhi_epi16(v[0][q], v[1][q]), wt));
+            }
+        }
+        for (int h = 0; h < 2; h++) {
+            const __mmask16 mh = (__mmask16)(h ? m >> 16 : m);
+            if (!mh) break;
+            __m512i c[VIF_N_ROWS];
+            for (unsigned q = 0; q < VIF_N_ROWS; q++)
+                c[q] = _mm512_permutex2var_epi64(s[q][0], order[h], s[q][1]);
+            const unsigned o = j + 16 * (unsigned)h;
+            const __m512i xx = round_shift64_16(c[2], c[3], sq_shift);
+            const __m512i yy = round_shift64_16(c[4], c[5], sq_shift);
+            const __m512i cc = round_shift64_16(c[6], c[7], sq_shift);
+            _mm256_mask_storeu_epi16(out[VIF_MU1] + o, mh, _mm512_cvtepi32_epi16(round_shift32_16(c[0], mu_shift)));
+            _mm256_mask_storeu_epi16(out[VIF_MU2] + o, mh, _mm512_cvtepi32_epi16(round_shift32_16(c[1], mu_shift)));
+            _mm256_mask_storeu_epi16(out[VIF_XX_LO] + o, mh, _mm512_cvtepi32_epi16(xx));
+            _mm256_mask_storeu_epi16(out[VIF_XX_HI] + o, mh, _mm512_cvtepi32_epi16(_mm512_srli_epi32(xx, 16)));
+            _mm256_mask_storeu_epi16(out[VIF_YY_LO] + o, mh, _mm512_cvtepi32_epi16(yy));
+            _mm256_mask_storeu_epi16(out[VIF_YY_HI] + o, mh, _mm512_cvtepi32_epi16(_mm512_srli_epi32(yy, 16)));
+            _mm256_mask_storeu_epi16(out[VIF_XY_LO] + o, mh, _mm512_cvtepi32_epi16(cc));
+            _mm256_mask_storeu_epi16(out[VIF_XY_HI] + o, mh, _mm512_cvtepi32_epi16(_mm512_srli_epi32(cc, 16)));
+        }
+    }
+}
+
 /* vif_stat_vertical_16 on 16 columns a step: the eight column sums (means,
  * and the moments' products split in 16-bit halves, as the C) in registers. */
 static void vif_stat_vertical_16_avx512(uint16_t *const *out, const uint16_t *ref,
@@ -332,6 +398,10 @@ static void vif_stat_vertical_16_avx512(uint16_t *const *out, const uint16_t *re
         const int r = vif_tap_row(i, k, fw, h);
         pr[k] = (const uint16_t *)((const char *)ref + r * ref_stride);
         pd[k] = (const uint16_t *)((const char *)dis + r * dis_stride);
+    }
+    if (fw > 3) {
+        vif_stat_vertical_16_madd_avx512(out, pr, pd, fw, taps, w, mu_shift, sq_shift);
+        return;
     }
     const __m512i lo16 = _mm512_set1_epi32(0xffff);
     for (unsigned j = 0; j < w; j += 16) {
