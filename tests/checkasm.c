@@ -597,6 +597,58 @@ static void check_adm_i64_to_float(const Level *lv)
         }
 }
 
+/* The DWT's row kernels on rows of random and extreme samples (any int16 /
+ * int32: the SIMD rows are exact for every input), every output range
+ * [jb, je) up to the row's interior, and each scale's rounding. */
+static void check_adm_dwt(const Level *lv, int n, int pat)
+{
+    const AdmKernels *c = &tvmaf_adm_kernels_c, *k = lv->adm;
+    const int m = 2 * n + 8; /* interior outputs j < n read samples up to 2n */
+    int16_t *s16 = malloc(2 * (size_t)m * sizeof(int16_t));
+    int32_t *s32 = malloc(6 * (size_t)m * sizeof(int32_t));
+    int32_t *o32 = malloc(16 * (size_t)m * sizeof(int32_t));
+    int16_t *o16 = malloc(6 * (size_t)m * sizeof(int16_t));
+    if (!s16 || !s32 || !o32 || !o16) { fprintf(stderr, "out of memory\n"); exit(2); }
+    for (int i = 0; i < 2 * m; i++) s16[i] = (int16_t)cm_value(pat, 16);
+    for (int i = 0; i < 6 * m; i++) s32[i] = cm_value(pat, 32);
+    char what[96];
+    for (int sp = 0; sp < 3; sp++) {
+        const int jb = sp == 2 && n > 2 ? 1 + (int)(rnd() % (unsigned)(n - 1)) : 1;
+        const int je = sp == 1 ? jb + (int)(rnd() % (unsigned)(n - jb + 1)) : n;
+        memset(o32, 0x5a, 16 * (size_t)m * sizeof(int32_t));
+        memset(o16, 0x5a, 6 * (size_t)m * sizeof(int16_t));
+        c->dwt0_hrow(s16, s16 + m, jb, je, o32, o16, o16 + m, o16 + 2 * m);
+        k->dwt0_hrow(s16, s16 + m, jb, je, o32 + m, o16 + 3 * m, o16 + 4 * m, o16 + 5 * m);
+        n_checks++;
+        snprintf(what, sizeof(what), "adm dwt0_hrow n %d [%d %d) pat %d", n, jb, je, pat);
+        if (memcmp(o32, o32 + m, (size_t)m * 4) || memcmp(o16, o16 + 3 * m, 3 * (size_t)m * 2))
+            fail(what, lv->name, "outputs differ");
+        for (int scale = 1; scale < 4; scale++) {
+            const AdmDwtRound rd = adm_dwt_round(scale);
+            int32_t *const x = o32, *const y = o32 + 8 * (size_t)m;
+            memset(o32, 0x5a, 16 * (size_t)m * sizeof(int32_t));
+            c->dwt32_hrow(s32, s32 + m, jb, je, rd.h_add, rd.h_shift, x, x + m, x + 2 * m, x + 3 * m);
+            k->dwt32_hrow(s32, s32 + m, jb, je, rd.h_add, rd.h_shift, y, y + m, y + 2 * m, y + 3 * m);
+            n_checks++;
+            snprintf(what, sizeof(what), "adm dwt32_hrow n %d [%d %d) scale %d pat %d", n, jb, je,
+                     scale, pat);
+            if (memcmp(x, y, 4 * (size_t)m * 4)) fail(what, lv->name, "outputs differ");
+            const int32_t *const rows[4] = { s32 + 2 * m, s32 + 3 * m, s32 + 4 * m, s32 + 5 * m };
+            const int len = je - jb + 1;
+            memset(o32, 0x5a, 16 * (size_t)m * sizeof(int32_t));
+            c->dwt32_vrow(rows, len, rd.v_add, rd.v_shift, x, x + m);
+            k->dwt32_vrow(rows, len, rd.v_add, rd.v_shift, y, y + m);
+            n_checks++;
+            snprintf(what, sizeof(what), "adm dwt32_vrow n %d scale %d pat %d", len, scale, pat);
+            if (memcmp(x, y, 2 * (size_t)m * 4)) fail(what, lv->name, "outputs differ");
+        }
+    }
+    free(s16);
+    free(s32);
+    free(o32);
+    free(o16);
+}
+
 static void adm_kernels_pair(const Level *lv, const int16_t *const o[3], const int16_t *const t[3],
                              int16_t *const r0[3], int16_t *const a0[3], int16_t *const r1[3],
                              int16_t *const a1[3], int w, float cos1)
@@ -1000,6 +1052,9 @@ int main(int argc, char **argv)
             }
         for (int w = 1; w <= 130; w++)
             for (int pat = 0; pat < N_DEC32_PAT; pat++) check_adm_decouple32(&levels[l], w, pat);
+        for (int n = 1; n <= 130; n++)
+            for (int pat = 0; pat < N_CM_PAT; pat++) check_adm_dwt(&levels[l], n, pat);
+        for (int pat = 0; pat < N_CM_PAT; pat++) check_adm_dwt(&levels[l], 1920, pat);
         for (int w = 1; w < 3; w++)
             for (int pat = 0; pat < N_CM_PAT; pat++) check_adm_decouple(&levels[l], w, pat);
         check_adm_decouple_all_o(&levels[l]);

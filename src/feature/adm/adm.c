@@ -399,6 +399,54 @@ static inline void taps_at(int j, int n, int x[4])
     for (int k = 0; k < 4; k++) x[k] = adm_dwt_tap(j, k, n);
 }
 
+/* The DWT's row kernels (adm_kernels.h): the interior outputs [jb, je) of a
+ * horizontal pass, whose taps 2j-1 .. 2j+2 lie inside the row, and the
+ * vertical pass of scales 1..3. A level may replace them (adm_x86.c). */
+static __attribute__((unused)) void
+dwt0_hrow_c(const int16_t *lo, const int16_t *hi, int jb, int je, int32_t *a, int16_t *v,
+            int16_t *h, int16_t *d)
+{
+    for (int j = jb; j < je; j++) {
+        const int16_t *l = lo + 2 * j - 1, *g = hi + 2 * j - 1;
+        a[j] = adm_dwt0_lo(l[0], l[1], l[2], l[3]);
+        v[j] = (int16_t)adm_dwt0_hi(l[0], l[1], l[2], l[3]);
+        h[j] = (int16_t)adm_dwt0_lo(g[0], g[1], g[2], g[3]);
+        d[j] = (int16_t)adm_dwt0_hi(g[0], g[1], g[2], g[3]);
+    }
+}
+
+static __attribute__((unused)) void
+dwt32_hrow_c(const int32_t *lo, const int32_t *hi, int jb, int je, int32_t add, int shift,
+             int32_t *a, int32_t *v, int32_t *h, int32_t *d)
+{
+    for (int j = jb; j < je; j++) {
+        const int32_t *l = lo + 2 * j - 1, *g = hi + 2 * j - 1;
+        a[j] = adm_dwt_lo32(l[0], l[1], l[2], l[3], add, shift);
+        v[j] = adm_dwt_hi32(l[0], l[1], l[2], l[3], add, shift);
+        h[j] = adm_dwt_lo32(g[0], g[1], g[2], g[3], add, shift);
+        d[j] = adm_dwt_hi32(g[0], g[1], g[2], g[3], add, shift);
+    }
+}
+
+static __attribute__((unused)) void
+dwt32_vrow_c(const int32_t *const row[4], int n, int32_t add, int shift, int32_t *lo, int32_t *hi)
+{
+    for (int j = 0; j < n; j++) {
+        lo[j] = adm_dwt_lo32(row[0][j], row[1][j], row[2][j], row[3][j], add, shift);
+        hi[j] = adm_dwt_hi32(row[0][j], row[1][j], row[2][j], row[3][j], add, shift);
+    }
+}
+
+#ifndef ADM_DWT0_HROW
+#define ADM_DWT0_HROW dwt0_hrow_c
+#endif
+#ifndef ADM_DWT32_HROW
+#define ADM_DWT32_HROW dwt32_hrow_c
+#endif
+#ifndef ADM_DWT32_VROW
+#define ADM_DWT32_VROW dwt32_vrow_c
+#endif
+
 /* Horizontal pass of scale 0 over one row: outputs a, v (from the low row),
  * h, d (from the high row). Outputs 1 .. ie-1 read 2j-1 .. 2j+2 directly. */
 static void dwt0_horizontal(const int16_t *restrict lo, const int16_t *restrict hi, int in_w,
@@ -407,13 +455,7 @@ static void dwt0_horizontal(const int16_t *restrict lo, const int16_t *restrict 
 {
     int ie = adm_dwt_interior_end(in_w);
     ie = ie < 1 ? 1 : (ie > out_w ? out_w : ie);
-    for (int j = 1; j < ie; j++) {
-        const int16_t *l = lo + 2 * j - 1, *g = hi + 2 * j - 1;
-        a[j] = adm_dwt0_lo(l[0], l[1], l[2], l[3]);
-        v[j] = (int16_t)adm_dwt0_hi(l[0], l[1], l[2], l[3]);
-        h[j] = (int16_t)adm_dwt0_lo(g[0], g[1], g[2], g[3]);
-        d[j] = (int16_t)adm_dwt0_hi(g[0], g[1], g[2], g[3]);
-    }
+    ADM_DWT0_HROW(lo, hi, 1, ie, a, v, h, d);
     for (int j = 0; j < out_w; j = (j == 0 ? ie : j + 1)) {
         int x[4];
         taps_at(j, in_w, x);
@@ -483,13 +525,7 @@ static void dwt32_horizontal(const int32_t *restrict lo, const int32_t *restrict
     int32_t *restrict v = out->b[1] + o, *restrict h = out->b[0] + o, *restrict d = out->b[2] + o;
     int ie = adm_dwt_interior_end(in_w);
     ie = ie < 1 ? 1 : (ie > out_w ? out_w : ie);
-    for (int j = 1; j < ie; j++) {
-        const int32_t *l = lo + 2 * j - 1, *g = hi + 2 * j - 1;
-        a[j] = adm_dwt_lo32(l[0], l[1], l[2], l[3], rd.h_add, rd.h_shift);
-        v[j] = adm_dwt_hi32(l[0], l[1], l[2], l[3], rd.h_add, rd.h_shift);
-        h[j] = adm_dwt_lo32(g[0], g[1], g[2], g[3], rd.h_add, rd.h_shift);
-        d[j] = adm_dwt_hi32(g[0], g[1], g[2], g[3], rd.h_add, rd.h_shift);
-    }
+    ADM_DWT32_HROW(lo, hi, 1, ie, rd.h_add, rd.h_shift, a, v, h, d);
     for (int j = 0; j < out_w; j = (j == 0 ? ie : j + 1)) {
         int x[4];
         taps_at(j, in_w, x);
@@ -539,10 +575,7 @@ static void dwt32(AdmCpu *m, int k, const int32_t *src, int32_t *a, Bands32 *out
     for (int i = 0; i < c->h; i++) {
         const int32_t *row[4];
         for (int t = 0; t < 4; t++) row[t] = src + (size_t)adm_dwt_tap(i, t, c->in_h) * c->in_w;
-        for (int j = 0; j < c->in_w; j++) {
-            lo[j] = adm_dwt_lo32(row[0][j], row[1][j], row[2][j], row[3][j], rd.v_add, rd.v_shift);
-            hi[j] = adm_dwt_hi32(row[0][j], row[1][j], row[2][j], row[3][j], rd.v_add, rd.v_shift);
-        }
+        ADM_DWT32_VROW(row, c->in_w, rd.v_add, rd.v_shift, lo, hi);
         const int32_t *hi_next = NULL;
         int32_t next[2];
         if (past && dis_src) {
@@ -826,7 +859,8 @@ static __attribute__((unused)) void i64_to_float_c(const int64_t *x, float *out,
 
 /* This level's row kernels, for tests/checkasm.c. */
 const AdmKernels ADM_KERNELS = { ADM_CM16_ROW, ADM_CM32_ROW, ADM_DECOUPLE16_ROW,
-                                  ADM_DECOUPLE32_ROW, ADM_I64_TO_FLOAT };
+                                  ADM_DECOUPLE32_ROW, ADM_I64_TO_FLOAT, ADM_DWT0_HROW,
+                                  ADM_DWT32_HROW, ADM_DWT32_VROW };
 
 /* Masked sums of `val` (h, v, d) with the threshold of csf (centres) and flt
  * (neighbours), over the cm region, rows rounded and added. */

@@ -44,6 +44,16 @@ typedef struct AdmKernels {
     /* (float) of n int64 values, as the C's conversion: the decouple's dot
      * products take it at every level (AVX2 builds it, see i64_ps4) */
     void (*i64_to_float)(const int64_t *x, float *out, int n);
+    /* the DWT: scale 0's horizontal pass over the interior outputs [jb, je)
+     * of a row (taps 2j-1 .. 2j+2 of the low and high rows: a, v and h, d),
+     * the same for scales 1..3 with their rounding (add, shift), and their
+     * vertical pass over n columns of four rows */
+    void (*dwt0_hrow)(const int16_t *lo, const int16_t *hi, int jb, int je, int32_t *a,
+                      int16_t *v, int16_t *h, int16_t *d);
+    void (*dwt32_hrow)(const int32_t *lo, const int32_t *hi, int jb, int je, int32_t add,
+                       int shift, int32_t *a, int32_t *v, int32_t *h, int32_t *d);
+    void (*dwt32_vrow)(const int32_t *const row[4], int n, int32_t add, int shift,
+                       int32_t *lo, int32_t *hi);
 } AdmKernels;
 
 extern const AdmKernels tvmaf_adm_kernels_c;

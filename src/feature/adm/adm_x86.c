@@ -945,5 +945,149 @@ static void i64_to_float_avx2(const int64_t *x, float *out, int n)
 #define ADM_I64_TO_FLOAT i64_to_float_avx2
 #endif
 
+/* ---- DWT, both levels (AVX2 instructions) ------------------------------- */
+#if defined(__AVX2__)
+#include <immintrin.h>
+
+static void dwt0_hrow_c(const int16_t *lo, const int16_t *hi, int jb, int je, int32_t *a,
+                        int16_t *v, int16_t *h, int16_t *d);
+static void dwt32_hrow_c(const int32_t *lo, const int32_t *hi, int jb, int je, int32_t add,
+                         int shift, int32_t *a, int32_t *v, int32_t *h, int32_t *d);
+static void dwt32_vrow_c(const int32_t *const row[4], int n, int32_t add, int shift,
+                         int32_t *lo, int32_t *hi);
+
+/* two taps of scale 0 as the 16-bit halves of one word, for vpmaddwd */
+static inline __m256i tap_pair(int c0, int c1)
+{
+    return _mm256_set1_epi32((int)((uint32_t)(uint16_t)c0 | (uint32_t)(uint16_t)c1 << 16));
+}
+
+/*
+ * Scale 0's horizontal pass, eight outputs a step: the taps of output j are
+ * the samples 2j-1 .. 2j+2, two neighbouring pairs, so one load from 2j-1
+ * pairs them for vpmaddwd (taps 0, 1) and one from 2j+1 (taps 2, 3). The
+ * C's int32 sum never overflows for any int16 samples (the taps' magnitudes
+ * add to 54822, times 2^15 is below 2^31), and each vpmaddwd pair sum is a
+ * part of it, so the lanes hold the C's integers; its >> 16 is arithmetic
+ * as here. The results fit int16 (|sum| >> 16 <= 27411), so the saturating
+ * pack keeps them as the C's casts do. The last je % 8 outputs as the C.
+ */
+static void adm_dwt0_hrow_simd(const int16_t *lo, const int16_t *hi, int jb, int je, int32_t *a,
+                               int16_t *v, int16_t *h, int16_t *d)
+{
+    const __m256i l01 = tap_pair(ADM_LO0, ADM_LO1), l23 = tap_pair(ADM_LO2, ADM_LO3);
+    const __m256i h01 = tap_pair(ADM_HI0, ADM_HI1), h23 = tap_pair(ADM_HI2, ADM_HI3);
+    const __m256i rnd = _mm256_set1_epi32(32768);
+    int j = jb;
+    for (; j + 8 <= je; j += 8) {
+        const __m256i x0 = _mm256_loadu_si256((const __m256i *)(lo + 2 * j - 1));
+        const __m256i x1 = _mm256_loadu_si256((const __m256i *)(lo + 2 * j + 1));
+        const __m256i y0 = _mm256_loadu_si256((const __m256i *)(hi + 2 * j - 1));
+        const __m256i y1 = _mm256_loadu_si256((const __m256i *)(hi + 2 * j + 1));
+#define DWT0_TAPS(p, q, c01, c23) _mm256_srai_epi32(_mm256_add_epi32(_mm256_add_epi32( \
+        _mm256_madd_epi16(p, c01), _mm256_madd_epi16(q, c23)), rnd), 16)
+        const __m256i av = DWT0_TAPS(x0, x1, l01, l23), vv = DWT0_TAPS(x0, x1, h01, h23);
+        const __m256i hv = DWT0_TAPS(y0, y1, l01, l23), dv = DWT0_TAPS(y0, y1, h01, h23);
+#undef DWT0_TAPS
+        _mm256_storeu_si256((__m256i *)(a + j), av);
+        /* packs interleaves 128-bit halves: v0-3 h0-3 v4-7 h4-7, then in order */
+        const __m256i vh = _mm256_permute4x64_epi64(_mm256_packs_epi32(vv, hv), 0xd8);
+        _mm_storeu_si128((__m128i *)(v + j), _mm256_castsi256_si128(vh));
+        _mm_storeu_si128((__m128i *)(h + j), _mm256_extracti128_si256(vh, 1));
+        const __m256i dd = _mm256_permute4x64_epi64(_mm256_packs_epi32(dv, dv), 0xd8);
+        _mm_storeu_si128((__m128i *)(d + j), _mm256_castsi256_si128(dd));
+    }
+    if (j < je) dwt0_hrow_c(lo, hi, j, je, a, v, h, d);
+}
+#define ADM_DWT0_HROW adm_dwt0_hrow_simd
+
+/* Four int64 results (one per 64-bit lane) and four more as eight int32 in
+ * order: the low 32 bits of each, as the C's (int32_t) casts. Before that,
+ * (acc + add) >> shift: a logical shift gives the arithmetic one's low 32
+ * bits for any shift up to 32 (here 0, 15 or 16). */
+static inline __m256i join_lo32(__m256i p, __m256i q)
+{
+    const __m256i b = _mm256_blend_epi32(p, _mm256_slli_epi64(q, 32), 0xaa);
+    return _mm256_permutevar8x32_epi32(b, _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7));
+}
+
+/* four outputs of scales 1..3's horizontal pass from x (samples 2j-1 ..
+ * 2j+6: taps 0, 1 of outputs j .. j+3 in the low and high halves of each
+ * 64-bit lane) and y (from 2j+1: taps 2, 3), int64 products as the C */
+static inline __m256i dwt32_h4(__m256i x, __m256i y, const __m256i c[4], __m256i add,
+                               __m128i sh)
+{
+    const __m256i acc = _mm256_add_epi64(
+        _mm256_add_epi64(_mm256_mul_epi32(x, c[0]), _mm256_mul_epi32(_mm256_srli_epi64(x, 32), c[1])),
+        _mm256_add_epi64(_mm256_mul_epi32(y, c[2]), _mm256_mul_epi32(_mm256_srli_epi64(y, 32), c[3])));
+    return _mm256_srl_epi64(_mm256_add_epi64(acc, add), sh);
+}
+
+/* Scales 1..3's horizontal pass, eight outputs a step (two sets of four);
+ * the sums are exact in int64 for any int32 samples (below 2^48). */
+static void adm_dwt32_hrow_simd(const int32_t *lo, const int32_t *hi, int jb, int je, int32_t add,
+                                int shift, int32_t *a, int32_t *v, int32_t *h, int32_t *d)
+{
+    const __m256i cl[4] = { _mm256_set1_epi64x(ADM_LO0), _mm256_set1_epi64x(ADM_LO1),
+                            _mm256_set1_epi64x(ADM_LO2), _mm256_set1_epi64x(ADM_LO3) };
+    const __m256i ch[4] = { _mm256_set1_epi64x(ADM_HI0), _mm256_set1_epi64x(ADM_HI1),
+                            _mm256_set1_epi64x(ADM_HI2), _mm256_set1_epi64x(ADM_HI3) };
+    const __m256i ad = _mm256_set1_epi64x(add);
+    const __m128i sh = _mm_cvtsi32_si128(shift);
+    int j = jb;
+    for (; j + 8 <= je; j += 8) {
+        const int32_t *l = lo + 2 * j - 1, *g = hi + 2 * j - 1;
+#define LD(p) _mm256_loadu_si256((const __m256i *)(p))
+        const __m256i lx0 = LD(l), ly0 = LD(l + 2), lx1 = LD(l + 8), ly1 = LD(l + 10);
+        const __m256i gx0 = LD(g), gy0 = LD(g + 2), gx1 = LD(g + 8), gy1 = LD(g + 10);
+#undef LD
+        _mm256_storeu_si256((__m256i *)(a + j), join_lo32(dwt32_h4(lx0, ly0, cl, ad, sh),
+                                                          dwt32_h4(lx1, ly1, cl, ad, sh)));
+        _mm256_storeu_si256((__m256i *)(v + j), join_lo32(dwt32_h4(lx0, ly0, ch, ad, sh),
+                                                          dwt32_h4(lx1, ly1, ch, ad, sh)));
+        _mm256_storeu_si256((__m256i *)(h + j), join_lo32(dwt32_h4(gx0, gy0, cl, ad, sh),
+                                                          dwt32_h4(gx1, gy1, cl, ad, sh)));
+        _mm256_storeu_si256((__m256i *)(d + j), join_lo32(dwt32_h4(gx0, gy0, ch, ad, sh),
+                                                          dwt32_h4(gx1, gy1, ch, ad, sh)));
+    }
+    if (j < je) dwt32_hrow_c(lo, hi, j, je, add, shift, a, v, h, d);
+}
+#define ADM_DWT32_HROW adm_dwt32_hrow_simd
+
+/* Scales 1..3's vertical pass, eight columns a step: the even columns'
+ * products from the low halves of the 64-bit lanes, the odd columns' from
+ * the high halves, int64 as the C; the results interleaved back. */
+static void adm_dwt32_vrow_simd(const int32_t *const row[4], int n, int32_t add, int shift,
+                                int32_t *lo, int32_t *hi)
+{
+    static const int cl[4] = { ADM_LO0, ADM_LO1, ADM_LO2, ADM_LO3 };
+    static const int chh[4] = { ADM_HI0, ADM_HI1, ADM_HI2, ADM_HI3 };
+    const __m256i ad = _mm256_set1_epi64x(add);
+    const __m128i sh = _mm_cvtsi32_si128(shift);
+    int j = 0;
+    for (; j + 8 <= n; j += 8) {
+        __m256i le = ad, lod = ad, he = ad, hod = ad;
+        for (int k = 0; k < 4; k++) {
+            const __m256i x = _mm256_loadu_si256((const __m256i *)(row[k] + j));
+            const __m256i xo = _mm256_srli_epi64(x, 32);
+            const __m256i c = _mm256_set1_epi64x(cl[k]), e = _mm256_set1_epi64x(chh[k]);
+            le = _mm256_add_epi64(le, _mm256_mul_epi32(x, c));
+            lod = _mm256_add_epi64(lod, _mm256_mul_epi32(xo, c));
+            he = _mm256_add_epi64(he, _mm256_mul_epi32(x, e));
+            hod = _mm256_add_epi64(hod, _mm256_mul_epi32(xo, e));
+        }
+        _mm256_storeu_si256((__m256i *)(lo + j), _mm256_blend_epi32(
+            _mm256_srl_epi64(le, sh), _mm256_slli_epi64(_mm256_srl_epi64(lod, sh), 32), 0xaa));
+        _mm256_storeu_si256((__m256i *)(hi + j), _mm256_blend_epi32(
+            _mm256_srl_epi64(he, sh), _mm256_slli_epi64(_mm256_srl_epi64(hod, sh), 32), 0xaa));
+    }
+    if (j < n) {
+        const int32_t *const tail[4] = { row[0] + j, row[1] + j, row[2] + j, row[3] + j };
+        dwt32_vrow_c(tail, n - j, add, shift, lo + j, hi + j);
+    }
+}
+#define ADM_DWT32_VROW adm_dwt32_vrow_simd
+#endif
+
 #define ADM_KERNELS_ONLY
 #include "feature/adm/adm.c"
