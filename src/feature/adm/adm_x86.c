@@ -803,13 +803,13 @@ static void decouple32_row_c(const int32_t *const o[3], const int32_t *const t[3
                              int32_t *const r[3], int32_t *const a[3], int jb, int je, int jv,
                              const int32_t *recip, float cos_1deg_sq, double egl);
 
-/* int64 lanes of magnitude below 2^51 as doubles, exactly: added into the
- * mantissa of 1.5 * 2^52 (whose unit is 1), which is then taken away. */
-ADM_INLINE __m256d i51_pd(__m256i x)
+/* non-negative int64 lanes below 2^52 as doubles, exactly: or-ed into the
+ * mantissa of 2^52 (whose unit is 1), which is then taken away */
+ADM_INLINE __m256d u52_pd(__m256i y)
 {
-    const __m256i magic = _mm256_set1_epi64x(0x4338000000000000ll);
-    return _mm256_sub_pd(_mm256_castsi256_pd(_mm256_add_epi64(x, magic)),
-                         _mm256_castsi256_pd(magic));
+    const __m256i two52 = _mm256_set1_epi64x(0x4330000000000000ll);
+    return _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(y, two52)),
+                         _mm256_castsi256_pd(two52));
 }
 
 /* (float) of four int64 lanes, rounded once to nearest as the C's
@@ -830,9 +830,7 @@ ADM_INLINE __m128 i64_ps4(__m256i x)
         _mm256_cmpeq_epi64(_mm256_and_si256(m, _mm256_set1_epi64x(0xfff)), zero),
         _mm256_set1_epi64x(1));
     const __m256i y = _mm256_blendv_epi8(m, _mm256_or_si256(_mm256_srli_epi64(m, 12), sticky), big);
-    const __m256i two52 = _mm256_set1_epi64x(0x4330000000000000ll);
-    __m256d d = _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(y, two52)),
-                              _mm256_castsi256_pd(two52));
+    __m256d d = u52_pd(y);
     d = _mm256_blendv_pd(d, _mm256_mul_pd(d, _mm256_set1_pd(4096.0)), _mm256_castsi256_pd(big));
     d = _mm256_xor_pd(d, _mm256_and_pd(_mm256_castsi256_pd(neg), _mm256_set1_pd(-0.0)));
     return _mm256_cvtpd_ps(d);
@@ -901,13 +899,13 @@ static void adm_decouple32_row_avx2(const int32_t *const o[3], const int32_t *co
             const __m256i ao = _mm256_sub_epi64(_mm256_xor_si256(ov, neg), neg);
             const __m256i big = _mm256_cmpgt_epi64(ao, _mm256_set1_epi64x(32767));
             /* sh = floor(log2 |o|) - 14 where |o| >= 2^15, else 0 */
-            const __m256i e = _mm256_srli_epi64(_mm256_castpd_si256(i51_pd(ao)), 52);
+            const __m256i e = _mm256_srli_epi64(_mm256_castpd_si256(u52_pd(ao)), 52);
             const __m256i sh = _mm256_and_si256(big, _mm256_sub_epi64(e, _mm256_set1_epi64x(1023 + 14)));
             const __m256i mb = _mm256_srlv_epi64(
                 _mm256_add_epi64(ao, _mm256_sllv_epi64(one, _mm256_sub_epi64(sh, one))), sh);
             const __m256i mm = _mm256_blendv_epi8(ao, mb, big);
             /* recip(m) = 2^30 / m truncated (m >= 1 where o != 0) */
-            const __m256d md = i51_pd(_mm256_blendv_epi8(mm, one, z));
+            const __m256d md = u52_pd(_mm256_blendv_epi8(mm, one, z));
             const __m256i rc = _mm256_cvtepi32_epi64(_mm256_cvttpd_epi32(_mm256_div_pd(n30, md)));
             __m256i p = _mm256_mul_epi32(rc, tv);
             p = _mm256_sub_epi64(_mm256_xor_si256(p, neg), neg);
