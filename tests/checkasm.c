@@ -649,6 +649,45 @@ static void check_adm_dwt(const Level *lv, int n, int pat)
     free(o16);
 }
 
+/* Scale 0's vertical pass over w columns at every depth: samples in range,
+ * at the extremes of the depth and, above 8 bits, any uint16 (the C's uint32
+ * sums are defined for every sample). */
+static void check_adm_dwt0_vrow(const Level *lv, int w, int bpc, int pat)
+{
+    const AdmKernels *c = &tvmaf_adm_kernels_c, *k = lv->adm;
+    uint16_t *s = malloc(4 * (size_t)w * sizeof(uint16_t));
+    int16_t *o = malloc(4 * ((size_t)w + 1) * sizeof(int16_t));
+    if (!s || !o) { fprintf(stderr, "out of memory\n"); exit(2); }
+    const uint32_t mx = (1u << bpc) - 1;
+    for (int i = 0; i < 4 * w; i++) {
+        uint32_t v;
+        switch (pat) {
+        case CM_EXTREME: v = (rnd() & 1) ? mx : 0; break;
+        case CM_ZERO: v = mx / 2 + 1; break;
+        case CM_SMALL: v = rnd() & mx; break;
+        default: v = bpc == 8 ? rnd() & 255 : rnd() & 0xffff; break;
+        }
+        s[i] = (uint16_t)v;
+    }
+    uint8_t *s8 = (uint8_t *)malloc(4 * (size_t)w);
+    if (!s8) { fprintf(stderr, "out of memory\n"); exit(2); }
+    for (int i = 0; i < 4 * w; i++) s8[i] = (uint8_t)s[i];
+    const void *rows[4];
+    for (int r = 0; r < 4; r++)
+        rows[r] = bpc == 8 ? (const void *)(s8 + (size_t)r * w) : (const void *)(s + (size_t)r * w);
+    memset(o, 0x5a, 4 * ((size_t)w + 1) * sizeof(int16_t));
+    c->dwt0_vrow(rows, w, bpc, o, o + w + 1);
+    k->dwt0_vrow(rows, w, bpc, o + 2 * (w + 1), o + 3 * (w + 1));
+    n_checks++;
+    char what[80];
+    snprintf(what, sizeof(what), "adm dwt0_vrow w %d bpc %d pat %d", w, bpc, pat);
+    if (memcmp(o, o + 2 * (w + 1), 2 * ((size_t)w + 1) * sizeof(int16_t)))
+        fail(what, lv->name, "outputs differ");
+    free(s);
+    free(s8);
+    free(o);
+}
+
 static void adm_kernels_pair(const Level *lv, const int16_t *const o[3], const int16_t *const t[3],
                              int16_t *const r0[3], int16_t *const a0[3], int16_t *const r1[3],
                              int16_t *const a1[3], int w, float cos1)
@@ -1055,6 +1094,10 @@ int main(int argc, char **argv)
         for (int n = 1; n <= 130; n++)
             for (int pat = 0; pat < N_CM_PAT; pat++) check_adm_dwt(&levels[l], n, pat);
         for (int pat = 0; pat < N_CM_PAT; pat++) check_adm_dwt(&levels[l], 1920, pat);
+        for (int w = 1; w <= 130; w++)
+            for (int b = 8; b <= 16; b += 2)
+                for (int pat = 0; pat < N_CM_PAT; pat++)
+                    check_adm_dwt0_vrow(&levels[l], w, b == 14 ? 16 : b, pat);
         for (int w = 1; w < 3; w++)
             for (int pat = 0; pat < N_CM_PAT; pat++) check_adm_decouple(&levels[l], w, pat);
         check_adm_decouple_all_o(&levels[l]);

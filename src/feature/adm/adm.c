@@ -482,19 +482,22 @@ static void dwt0_horizontal(const int16_t *restrict lo, const int16_t *restrict 
     }
 }
 
-static void dwt0_vertical_8(const uint8_t *restrict r0, const uint8_t *restrict r1,
-                            const uint8_t *restrict r2, const uint8_t *restrict r3, int w,
-                            int16_t *restrict lo, int16_t *restrict hi)
+/* Scale 0's vertical pass over the w columns of four rows (uint8 samples at
+ * 8 bits, uint16 above): the low and high rows of the horizontal pass. */
+static __attribute__((unused)) void
+dwt0_vrow_c(const void *const row[4], int w, int bpc, int16_t *lo, int16_t *hi)
 {
-    for (int j = 0; j < w; j++) adm_dwt0_vert(r0[j], r1[j], r2[j], r3[j], 8, &lo[j], &hi[j]);
+    if (bpc == 8) {
+        const uint8_t *r0 = row[0], *r1 = row[1], *r2 = row[2], *r3 = row[3];
+        for (int j = 0; j < w; j++) adm_dwt0_vert(r0[j], r1[j], r2[j], r3[j], 8, &lo[j], &hi[j]);
+    } else {
+        const uint16_t *r0 = row[0], *r1 = row[1], *r2 = row[2], *r3 = row[3];
+        for (int j = 0; j < w; j++) adm_dwt0_vert(r0[j], r1[j], r2[j], r3[j], bpc, &lo[j], &hi[j]);
+    }
 }
-
-static void dwt0_vertical_16(const uint16_t *restrict r0, const uint16_t *restrict r1,
-                             const uint16_t *restrict r2, const uint16_t *restrict r3, int w,
-                             int bpc, int16_t *restrict lo, int16_t *restrict hi)
-{
-    for (int j = 0; j < w; j++) adm_dwt0_vert(r0[j], r1[j], r2[j], r3[j], bpc, &lo[j], &hi[j]);
-}
+#ifndef ADM_DWT0_VROW
+#define ADM_DWT0_VROW dwt0_vrow_c
+#endif
 
 static void dwt0(AdmCpu *m, const TvmafPicture *pic, int32_t *a, Bands16 *out)
 {
@@ -502,16 +505,11 @@ static void dwt0(AdmCpu *m, const TvmafPicture *pic, int32_t *a, Bands16 *out)
     const int bpc = (int)pic->bpc;
     const int past = adm_dwt_reads_past(c->w, adm_dwt_block(m->s.isa, 0, bpc));
     for (int i = 0; i < c->h; i++) {
-        const unsigned char *row[4];
+        const void *row[4];
         for (int k = 0; k < 4; k++)
             row[k] = (const unsigned char *)pic->data[0]
                      + (ptrdiff_t)adm_dwt_tap(i, k, c->in_h) * pic->stride[0];
-        if (bpc == 8)
-            dwt0_vertical_8(row[0], row[1], row[2], row[3], c->in_w, m->row_lo16, m->row_hi16);
-        else
-            dwt0_vertical_16((const uint16_t *)row[0], (const uint16_t *)row[1],
-                             (const uint16_t *)row[2], (const uint16_t *)row[3], c->in_w, bpc,
-                             m->row_lo16, m->row_hi16);
+        ADM_DWT0_VROW(row, c->in_w, bpc, m->row_lo16, m->row_hi16);
         const size_t o = (size_t)i * c->w;
         dwt0_horizontal(m->row_lo16, m->row_hi16, c->in_w, c->w, past, a + o, out->b[1] + o,
                         out->b[0] + o, out->b[2] + o);
@@ -860,7 +858,7 @@ static __attribute__((unused)) void i64_to_float_c(const int64_t *x, float *out,
 /* This level's row kernels, for tests/checkasm.c. */
 const AdmKernels ADM_KERNELS = { ADM_CM16_ROW, ADM_CM32_ROW, ADM_DECOUPLE16_ROW,
                                   ADM_DECOUPLE32_ROW, ADM_I64_TO_FLOAT, ADM_DWT0_HROW,
-                                  ADM_DWT32_HROW, ADM_DWT32_VROW };
+                                  ADM_DWT32_HROW, ADM_DWT32_VROW, ADM_DWT0_VROW };
 
 /* Masked sums of `val` (h, v, d) with the threshold of csf (centres) and flt
  * (neighbours), over the cm region, rows rounded and added. */

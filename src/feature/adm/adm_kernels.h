@@ -54,6 +54,9 @@ typedef struct AdmKernels {
                        int shift, int32_t *a, int32_t *v, int32_t *h, int32_t *d);
     void (*dwt32_vrow)(const int32_t *const row[4], int n, int32_t add, int shift,
                        int32_t *lo, int32_t *hi);
+    /* scale 0's vertical pass over w columns of four rows of bpc-bit
+     * samples (uint8 at 8 bits, uint16 above): adm_dwt0_vert of each */
+    void (*dwt0_vrow)(const void *const row[4], int w, int bpc, int16_t *lo, int16_t *hi);
 } AdmKernels;
 
 extern const AdmKernels tvmaf_adm_kernels_c;

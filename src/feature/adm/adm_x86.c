@@ -1085,6 +1085,233 @@ static void adm_dwt32_vrow_simd(const int32_t *const row[4], int n, int32_t add,
     }
 }
 #define ADM_DWT32_VROW adm_dwt32_vrow_simd
+
+/*
+ * Scale 0's vertical pass, sixteen columns a step: rows 0, 1 and rows 2, 3
+ * interleaved as 16-bit pairs for vpmaddwd with the pairs of taps. The C's
+ * uint32 sum is the wrapped value of the exact sum, and each vpmaddwd lane
+ * (two products of an int16 tap and an 8-bit sample, or above 8 bits a
+ * uint16 sample with its top bit flipped, read as int16) is exact in int32, so adding the lanes,
+ * the constant and (above 8 bits) the flip's 2^15 times the tap sum modulo 2^32
+ * gives the C's uint32. Then >> bpc read as int32, and the low 16 bits as
+ * the C's cast (masked, so the unsigned pack keeps them). The unpacks and
+ * the pack work within 128-bit lanes, so the pack puts the columns back in
+ * order.
+ */
+static inline __m256i dwt0_v16(__m256i x0, __m256i x1, __m256i x2, __m256i x3, __m256i c01,
+                               __m256i c23, __m256i k, __m128i sh)
+{
+    const __m256i mask = _mm256_set1_epi32(0xffff);
+    const __m256i a = _mm256_add_epi32(_mm256_add_epi32(
+        _mm256_madd_epi16(_mm256_unpacklo_epi16(x0, x1), c01),
+        _mm256_madd_epi16(_mm256_unpacklo_epi16(x2, x3), c23)), k);
+    const __m256i b = _mm256_add_epi32(_mm256_add_epi32(
+        _mm256_madd_epi16(_mm256_unpackhi_epi16(x0, x1), c01),
+        _mm256_madd_epi16(_mm256_unpackhi_epi16(x2, x3), c23)), k);
+    return _mm256_packus_epi32(_mm256_and_si256(_mm256_sra_epi32(a, sh), mask),
+                               _mm256_and_si256(_mm256_sra_epi32(b, sh), mask));
+}
+
+static void dwt0_vrow_c(const void *const row[4], int w, int bpc, int16_t *lo, int16_t *hi);
+
+static void adm_dwt0_vrow_simd(const void *const row[4], int w, int bpc, int16_t *lo, int16_t *hi)
+{
+    const uint32_t mid = 1u << (bpc - 1);
+    const int flip = bpc != 8;
+    /* constants added to the lanes: the C's mid_range terms, and above 8
+     * bits 2^15 times each tap sum for the flipped samples (the high taps
+     * add to 0); flipped at every depth above 8, so any uint16 sample, in
+     * the declared range or not, gives the C's value */
+    const uint32_t kl = mid - (uint32_t)ADM_LO_SUM * mid + (flip ? 32768u * (uint32_t)ADM_LO_SUM : 0);
+    const __m256i l01 = tap_pair(ADM_LO0, ADM_LO1), l23 = tap_pair(ADM_LO2, ADM_LO3);
+    const __m256i h01 = tap_pair(ADM_HI0, ADM_HI1), h23 = tap_pair(ADM_HI2, ADM_HI3);
+    const __m256i klv = _mm256_set1_epi32((int)kl), khv = _mm256_set1_epi32((int)mid);
+    const __m128i sh = _mm_cvtsi32_si128(bpc);
+    const __m256i fl = _mm256_set1_epi16(flip ? (short)0x8000 : 0);
+    int j = 0;
+    for (; j + 16 <= w; j += 16) {
+        __m256i x[4];
+        for (int k = 0; k < 4; k++)
+            x[k] = bpc == 8
+                ? _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)((const uint8_t *)row[k] + j)))
+                : _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)((const uint16_t *)row[k] + j)), fl);
+        _mm256_storeu_si256((__m256i *)(lo + j), dwt0_v16(x[0], x[1], x[2], x[3], l01, l23, klv, sh));
+        _mm256_storeu_si256((__m256i *)(hi + j), dwt0_v16(x[0], x[1], x[2], x[3], h01, h23, khv, sh));
+    }
+    if (j < w) {
+        const size_t by = bpc == 8 ? 1 : 2;
+        const void *const tail[4] = { (const char *)row[0] + by * (size_t)j,
+                                      (const char *)row[1] + by * (size_t)j,
+                                      (const char *)row[2] + by * (size_t)j,
+                                      (const char *)row[3] + by * (size_t)j };
+        dwt0_vrow_c(tail, w - j, bpc, lo + j, hi + j);
+    }
+}
+#if defined(__AVX512F__) && defined(__AVX512BW__)
+/* The four DWT rows at AVX-512: the AVX2 forms above at twice the width (the
+ * same integers, lane for lane), the remainder of a row handed to them. */
+static inline __m512i tap_pair512(int c0, int c1)
+{
+    return _mm512_set1_epi32((int)((uint32_t)(uint16_t)c0 | (uint32_t)(uint16_t)c1 << 16));
+}
+
+static inline __m512i dwt0_v32(__m512i x0, __m512i x1, __m512i x2, __m512i x3, __m512i c01,
+                               __m512i c23, __m512i k, __m128i sh)
+{
+    const __m512i mask = _mm512_set1_epi32(0xffff);
+    const __m512i a = _mm512_add_epi32(_mm512_add_epi32(
+        _mm512_madd_epi16(_mm512_unpacklo_epi16(x0, x1), c01),
+        _mm512_madd_epi16(_mm512_unpacklo_epi16(x2, x3), c23)), k);
+    const __m512i b = _mm512_add_epi32(_mm512_add_epi32(
+        _mm512_madd_epi16(_mm512_unpackhi_epi16(x0, x1), c01),
+        _mm512_madd_epi16(_mm512_unpackhi_epi16(x2, x3), c23)), k);
+    return _mm512_packus_epi32(_mm512_and_si512(_mm512_sra_epi32(a, sh), mask),
+                               _mm512_and_si512(_mm512_sra_epi32(b, sh), mask));
+}
+
+static void adm_dwt0_vrow_avx512(const void *const row[4], int w, int bpc, int16_t *lo,
+                                 int16_t *hi)
+{
+    const uint32_t mid = 1u << (bpc - 1);
+    const int flip = bpc != 8;
+    const uint32_t kl = mid - (uint32_t)ADM_LO_SUM * mid + (flip ? 32768u * (uint32_t)ADM_LO_SUM : 0);
+    const __m512i l01 = tap_pair512(ADM_LO0, ADM_LO1), l23 = tap_pair512(ADM_LO2, ADM_LO3);
+    const __m512i h01 = tap_pair512(ADM_HI0, ADM_HI1), h23 = tap_pair512(ADM_HI2, ADM_HI3);
+    const __m512i klv = _mm512_set1_epi32((int)kl), khv = _mm512_set1_epi32((int)mid);
+    const __m128i sh = _mm_cvtsi32_si128(bpc);
+    const __m512i fl = _mm512_set1_epi16(flip ? (short)0x8000 : 0);
+    int j = 0;
+    for (; j + 32 <= w; j += 32) {
+        __m512i x[4];
+        for (int k = 0; k < 4; k++)
+            x[k] = bpc == 8
+                ? _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)((const uint8_t *)row[k] + j)))
+                : _mm512_xor_si512(_mm512_loadu_si512((const void *)((const uint16_t *)row[k] + j)), fl);
+        _mm512_storeu_si512((void *)(lo + j), dwt0_v32(x[0], x[1], x[2], x[3], l01, l23, klv, sh));
+        _mm512_storeu_si512((void *)(hi + j), dwt0_v32(x[0], x[1], x[2], x[3], h01, h23, khv, sh));
+    }
+    if (j < w) {
+        const size_t by = bpc == 8 ? 1 : 2;
+        const void *const tail[4] = { (const char *)row[0] + by * (size_t)j,
+                                      (const char *)row[1] + by * (size_t)j,
+                                      (const char *)row[2] + by * (size_t)j,
+                                      (const char *)row[3] + by * (size_t)j };
+        adm_dwt0_vrow_simd(tail, w - j, bpc, lo + j, hi + j);
+    }
+}
+
+static void adm_dwt0_hrow_avx512(const int16_t *lo, const int16_t *hi, int jb, int je, int32_t *a,
+                                 int16_t *v, int16_t *h, int16_t *d)
+{
+    const __m512i l01 = tap_pair512(ADM_LO0, ADM_LO1), l23 = tap_pair512(ADM_LO2, ADM_LO3);
+    const __m512i h01 = tap_pair512(ADM_HI0, ADM_HI1), h23 = tap_pair512(ADM_HI2, ADM_HI3);
+    const __m512i rnd = _mm512_set1_epi32(32768);
+    /* packs leaves v, h alternating in 64-bit pieces: v0-3 h0-3 v4-7 h4-7 .. */
+    const __m512i order = _mm512_setr_epi64(0, 2, 4, 6, 1, 3, 5, 7);
+    int j = jb;
+    for (; j + 16 <= je; j += 16) {
+        const __m512i x0 = _mm512_loadu_si512((const void *)(lo + 2 * j - 1));
+        const __m512i x1 = _mm512_loadu_si512((const void *)(lo + 2 * j + 1));
+        const __m512i y0 = _mm512_loadu_si512((const void *)(hi + 2 * j - 1));
+        const __m512i y1 = _mm512_loadu_si512((const void *)(hi + 2 * j + 1));
+#define DWT0_TAPS(p, q, c01, c23) _mm512_srai_epi32(_mm512_add_epi32(_mm512_add_epi32( \
+        _mm512_madd_epi16(p, c01), _mm512_madd_epi16(q, c23)), rnd), 16)
+        const __m512i av = DWT0_TAPS(x0, x1, l01, l23), vv = DWT0_TAPS(x0, x1, h01, h23);
+        const __m512i hv = DWT0_TAPS(y0, y1, l01, l23), dv = DWT0_TAPS(y0, y1, h01, h23);
+#undef DWT0_TAPS
+        _mm512_storeu_si512((void *)(a + j), av);
+        const __m512i vh = _mm512_permutexvar_epi64(order, _mm512_packs_epi32(vv, hv));
+        _mm256_storeu_si256((__m256i *)(v + j), _mm512_castsi512_si256(vh));
+        _mm256_storeu_si256((__m256i *)(h + j), _mm512_extracti64x4_epi64(vh, 1));
+        const __m512i dd = _mm512_permutexvar_epi64(order, _mm512_packs_epi32(dv, dv));
+        _mm256_storeu_si256((__m256i *)(d + j), _mm512_castsi512_si256(dd));
+    }
+    if (j < je) adm_dwt0_hrow_simd(lo, hi, j, je, a, v, h, d);
+}
+
+/* the low 32 bits of each 64-bit lane of p, then of q, in order */
+static inline __m512i join_lo32_512(__m512i p, __m512i q)
+{
+    const __m512i idx = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    return _mm512_permutex2var_epi32(p, idx, q);
+}
+
+static inline __m512i dwt32_h8(__m512i x, __m512i y, const __m512i c[4], __m512i add, __m128i sh)
+{
+    const __m512i acc = _mm512_add_epi64(
+        _mm512_add_epi64(_mm512_mul_epi32(x, c[0]), _mm512_mul_epi32(_mm512_srli_epi64(x, 32), c[1])),
+        _mm512_add_epi64(_mm512_mul_epi32(y, c[2]), _mm512_mul_epi32(_mm512_srli_epi64(y, 32), c[3])));
+    return _mm512_srl_epi64(_mm512_add_epi64(acc, add), sh);
+}
+
+static void adm_dwt32_hrow_avx512(const int32_t *lo, const int32_t *hi, int jb, int je,
+                                  int32_t add, int shift, int32_t *a, int32_t *v, int32_t *h,
+                                  int32_t *d)
+{
+    const __m512i cl[4] = { _mm512_set1_epi64(ADM_LO0), _mm512_set1_epi64(ADM_LO1),
+                            _mm512_set1_epi64(ADM_LO2), _mm512_set1_epi64(ADM_LO3) };
+    const __m512i ch[4] = { _mm512_set1_epi64(ADM_HI0), _mm512_set1_epi64(ADM_HI1),
+                            _mm512_set1_epi64(ADM_HI2), _mm512_set1_epi64(ADM_HI3) };
+    const __m512i ad = _mm512_set1_epi64(add);
+    const __m128i sh = _mm_cvtsi32_si128(shift);
+    int j = jb;
+    for (; j + 16 <= je; j += 16) {
+        const int32_t *l = lo + 2 * j - 1, *g = hi + 2 * j - 1;
+#define LD(p) _mm512_loadu_si512((const void *)(p))
+        const __m512i lx0 = LD(l), ly0 = LD(l + 2), lx1 = LD(l + 16), ly1 = LD(l + 18);
+        const __m512i gx0 = LD(g), gy0 = LD(g + 2), gx1 = LD(g + 16), gy1 = LD(g + 18);
+#undef LD
+        _mm512_storeu_si512((void *)(a + j), join_lo32_512(dwt32_h8(lx0, ly0, cl, ad, sh),
+                                                           dwt32_h8(lx1, ly1, cl, ad, sh)));
+        _mm512_storeu_si512((void *)(v + j), join_lo32_512(dwt32_h8(lx0, ly0, ch, ad, sh),
+                                                           dwt32_h8(lx1, ly1, ch, ad, sh)));
+        _mm512_storeu_si512((void *)(h + j), join_lo32_512(dwt32_h8(gx0, gy0, cl, ad, sh),
+                                                           dwt32_h8(gx1, gy1, cl, ad, sh)));
+        _mm512_storeu_si512((void *)(d + j), join_lo32_512(dwt32_h8(gx0, gy0, ch, ad, sh),
+                                                           dwt32_h8(gx1, gy1, ch, ad, sh)));
+    }
+    if (j < je) adm_dwt32_hrow_simd(lo, hi, j, je, add, shift, a, v, h, d);
+}
+
+static void adm_dwt32_vrow_avx512(const int32_t *const row[4], int n, int32_t add, int shift,
+                                  int32_t *lo, int32_t *hi)
+{
+    static const int cl[4] = { ADM_LO0, ADM_LO1, ADM_LO2, ADM_LO3 };
+    static const int chh[4] = { ADM_HI0, ADM_HI1, ADM_HI2, ADM_HI3 };
+    const __m512i ad = _mm512_set1_epi64(add);
+    const __m128i sh = _mm_cvtsi32_si128(shift);
+    int j = 0;
+    for (; j + 16 <= n; j += 16) {
+        __m512i le = ad, lod = ad, he = ad, hod = ad;
+        for (int k = 0; k < 4; k++) {
+            const __m512i x = _mm512_loadu_si512((const void *)(row[k] + j));
+            const __m512i xo = _mm512_srli_epi64(x, 32);
+            const __m512i c = _mm512_set1_epi64(cl[k]), e = _mm512_set1_epi64(chh[k]);
+            le = _mm512_add_epi64(le, _mm512_mul_epi32(x, c));
+            lod = _mm512_add_epi64(lod, _mm512_mul_epi32(xo, c));
+            he = _mm512_add_epi64(he, _mm512_mul_epi32(x, e));
+            hod = _mm512_add_epi64(hod, _mm512_mul_epi32(xo, e));
+        }
+        _mm512_storeu_si512((void *)(lo + j), _mm512_mask_blend_epi32(0xaaaa,
+            _mm512_srl_epi64(le, sh), _mm512_slli_epi64(_mm512_srl_epi64(lod, sh), 32)));
+        _mm512_storeu_si512((void *)(hi + j), _mm512_mask_blend_epi32(0xaaaa,
+            _mm512_srl_epi64(he, sh), _mm512_slli_epi64(_mm512_srl_epi64(hod, sh), 32)));
+    }
+    if (j < n) {
+        const int32_t *const tail[4] = { row[0] + j, row[1] + j, row[2] + j, row[3] + j };
+        adm_dwt32_vrow_simd(tail, n - j, add, shift, lo + j, hi + j);
+    }
+}
+#undef ADM_DWT0_HROW
+#undef ADM_DWT32_HROW
+#undef ADM_DWT32_VROW
+#define ADM_DWT0_HROW adm_dwt0_hrow_avx512
+#define ADM_DWT32_HROW adm_dwt32_hrow_avx512
+#define ADM_DWT32_VROW adm_dwt32_vrow_avx512
+#define ADM_DWT0_VROW adm_dwt0_vrow_avx512
+#else
+#define ADM_DWT0_VROW adm_dwt0_vrow_simd
+#endif
 #endif
 
 #define ADM_KERNELS_ONLY

@@ -215,6 +215,10 @@ vif_pixels(VifSums *row, uint32_t (*acc)[VIF_BLOCK], unsigned n, const uint16_t 
 #define VIF_PIXELS vif_pixels
 #endif
 
+/* A level may define VIF_FILTER_ROWS likewise. Its sums may be stored in
+ * any order of columns within a block, the same order in every row q: each
+ * column's terms in vif_pixels are integers added to the row's integer sums,
+ * so the order of the columns does not change them. */
 #ifndef VIF_FILTER_ROWS
 #define VIF_FILTER_ROWS vif_filter_rows
 #endif

@@ -136,6 +136,27 @@ vif_filter_rows_madd_avx512(uint32_t (*acc)[VIF_BLOCK], uint16_t *const *row, in
     const __m512i first = _mm512_setr_epi64(0, 1, 8, 9, 2, 3, 10, 11);
     const __m512i second = _mm512_setr_epi64(4, 5, 12, 13, 6, 7, 14, 15);
     for (unsigned b = 0; b < n; b += 32) {
+        if (n - b >= 32) {
+            /* the AVX2 form's even and odd columns (vif_filter_rows_madd_avx2),
+             * sixteen of each */
+            for (unsigned q = 0; q < VIF_N_ROWS; q++) {
+                const uint16_t *p = row[q] + o + (int)b;
+                __m512i ev = _mm512_setzero_si512(), od = _mm512_setzero_si512();
+                for (unsigned t = 0; t < np; t++) {
+                    const __m512i w = _mm512_set1_epi32((int)words[t]);
+                    const __m512i x0 = _mm512_xor_si512(
+                        _mm512_loadu_si512((const void *)(p + 2 * t)), flip);
+                    const __m512i x1 = 2 * t + 1 < fw ? _mm512_xor_si512(
+                        _mm512_loadu_si512((const void *)(p + 2 * t + 1)), flip)
+                        : _mm512_srli_epi32(x0, 16);
+                    ev = _mm512_add_epi32(ev, _mm512_madd_epi16(x0, w));
+                    od = _mm512_add_epi32(od, _mm512_madd_epi16(x1, w));
+                }
+                _mm512_storeu_si512(acc[q] + b, _mm512_add_epi32(ev, back));
+                _mm512_storeu_si512(acc[q] + b + 16, _mm512_add_epi32(od, back));
+            }
+            continue;
+        }
         const __mmask32 m = n - b >= 32 ? 0xffffffffu : (__mmask32)((1u << (n - b)) - 1);
         for (unsigned q = 0; q < VIF_N_ROWS; q++) {
             const uint16_t *p = row[q] + o + (int)b;
@@ -620,10 +641,13 @@ static inline __m256i load_u16x8_(const uint16_t *p)
  * last), multiply a pair of neighbouring samples in one 32-bit lane, whose
  * sum cannot overflow (both taps non-negative). The row total is then
  * sum t_k (v_k - 2^15) and 2^15 sum t_k is added back, modulo 2^32 as the C's
- * uint32 sum (which does not wrap: below 65535 * 2^16). The unpacks pair
- * columns within 128-bit halves, so the low and high results hold columns
- * 0-3, 8-11 and 4-7, 12-15, put back in order before the store. The last
- * n % 16 columns as the C row computes them. */
+ * uint32 sum (which does not wrap: below 65535 * 2^16). A load at 2t pairs
+ * the samples of taps 2t, 2t + 1 of the even columns, a load at 2t + 1 those
+ * of the odd columns, so no unpack is needed; the sums are stored even
+ * columns first (b, b + 2, .., b + 14, then b + 1, .., b + 15). The statistic
+ * adds integer terms of every column of the block, so their order within
+ * the block does not change its sums (VIF_FILTER_ROWS, vif_kernels.h). The
+ * last n % 16 columns as the C row computes them, in place. */
 static inline __attribute__((always_inline)) void
 vif_filter_rows_madd_avx2(uint32_t (*acc)[VIF_BLOCK], uint16_t *const *row, int o, unsigned n,
                           const uint16_t *taps, unsigned fw)
@@ -636,21 +660,22 @@ vif_filter_rows_madd_avx2(uint32_t (*acc)[VIF_BLOCK], uint16_t *const *row, int 
     for (unsigned q = 0; q < VIF_N_ROWS; q++) {
         const uint16_t *p = row[q] + o;
         for (unsigned b = 0; b < n16; b += 16) {
-            __m256i lo = _mm256_setzero_si256(), hi = _mm256_setzero_si256();
+            /* even columns b + 2i from the loads at 2t, odd ones from 2t + 1;
+             * an odd last tap's odd columns take the high words of the load
+             * at 2t, shifted down (their partner tap is 0) */
+            __m256i ev = _mm256_setzero_si256(), od = _mm256_setzero_si256();
             for (unsigned t = 0; t < np; t++) {
+                const __m256i w = _mm256_set1_epi32((int)words[t]);
                 const __m256i x0 = _mm256_xor_si256(
                     _mm256_loadu_si256((const __m256i *)(p + b + 2 * t)), flip);
-                /* an odd last tap pairs with a zero word: any sample will do */
                 const __m256i x1 = 2 * t + 1 < fw ? _mm256_xor_si256(
-                    _mm256_loadu_si256((const __m256i *)(p + b + 2 * t + 1)), flip) : x0;
-                const __m256i w = _mm256_set1_epi32((int)words[t]);
-                lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_unpacklo_epi16(x0, x1), w));
-                hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_unpackhi_epi16(x0, x1), w));
+                    _mm256_loadu_si256((const __m256i *)(p + b + 2 * t + 1)), flip)
+                    : _mm256_srli_epi32(x0, 16);
+                ev = _mm256_add_epi32(ev, _mm256_madd_epi16(x0, w));
+                od = _mm256_add_epi32(od, _mm256_madd_epi16(x1, w));
             }
-            _mm256_storeu_si256((__m256i *)(acc[q] + b),
-                                _mm256_add_epi32(_mm256_permute2x128_si256(lo, hi, 0x20), back));
-            _mm256_storeu_si256((__m256i *)(acc[q] + b + 8),
-                                _mm256_add_epi32(_mm256_permute2x128_si256(lo, hi, 0x31), back));
+            _mm256_storeu_si256((__m256i *)(acc[q] + b), _mm256_add_epi32(ev, back));
+            _mm256_storeu_si256((__m256i *)(acc[q] + b + 8), _mm256_add_epi32(od, back));
         }
         for (unsigned b = n16; b < n; b++) { /* vif_filter_row's integers */
             uint32_t a = (uint32_t)taps[half] * p[b + half];
