@@ -14,8 +14,9 @@
  * At AVX2, decouple of scale 0 likewise, eight coefficients: the dot
  * products by madd (its one int32 wrap, 2^31, taken back before the float
  * conversion), the angle test in double, the reciprocal by an exact double
- * division (recip_q30_8), the gain
- * limit in double (rounded in the vector lanes); scales 1..3 stay C.
+ * division (recip_q30_8), the gain limit in double (rounded in the vector
+ * lanes); scales 1..3 four coefficients in 64-bit lanes, following the
+ * AVX-512 kernel, with an exact int64-to-float conversion (i64_ps4).
  *
  * At both levels, cm's row kernels (adm_kernels.h): the 3x3 threshold and the
  * masking terms of blocks of columns, each lane kind of each reference_isa
@@ -27,6 +28,11 @@
  * that do not fill a block go to adm.c's C rows. Every term is integer, and
  * the terms are added modulo 2^64, so any order gives the C sums
  * (tests/checkasm.c compares them on random and extreme bands).
+ *
+ * At both levels, the DWT's rows (adm_kernels.h): scale 0's vertical and
+ * horizontal passes with vpmaddwd on pairs of samples, scales 1..3 with
+ * 64-bit products from the halves of the 64-bit lanes; 512 bits wide at
+ * AVX-512.
  */
 #include <stdint.h>
 
@@ -943,7 +949,8 @@ static void i64_to_float_avx2(const int64_t *x, float *out, int n)
 #define ADM_I64_TO_FLOAT i64_to_float_avx2
 #endif
 
-/* ---- DWT, both levels (AVX2 instructions) ------------------------------- */
+/* ---- DWT: the AVX2 rows (at AVX-512 they take the remainder of a row
+ * after the 512-bit rows further down) ----------------------------------- */
 #if defined(__AVX2__)
 #include <immintrin.h>
 
