@@ -1054,7 +1054,7 @@ int main(int argc, char **argv)
         }
     }
     const unsigned flags = tvmaf_cpu_flags();
-    Level levels[2];
+    Level levels[3];
     unsigned n_levels = 0;
 #if TVMAF_X86_SIMD
     if (flags & TVMAF_CPU_FLAG_AVX2)
@@ -1063,6 +1063,10 @@ int main(int argc, char **argv)
     if (flags & TVMAF_CPU_FLAG_AVX512)
         levels[n_levels++] = (Level){ "avx512", TVMAF_CPU_FLAG_AVX512, &tvmaf_vif_kernels_avx512,
                                       &tvmaf_motion_kernels_avx512, &tvmaf_adm_kernels_avx512 };
+    if (tvmaf_cpu_avx512icl(flags))
+        levels[n_levels++] = (Level){ "avx512icl", TVMAF_CPU_FLAG_AVX512 | TVMAF_CPU_FLAG_AVX512ICL,
+                                      &tvmaf_vif_kernels_avx512icl, &tvmaf_motion_kernels_avx512icl,
+                                      &tvmaf_adm_kernels_avx512icl };
 #endif
     printf("checkasm: cpu flags 0x%x; levels:", flags);
     for (unsigned l = 0; l < n_levels; l++) printf(" %s", levels[l].name);

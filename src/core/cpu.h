@@ -24,6 +24,15 @@ enum {
 /* The processor's flags (cpuid and xgetbv, read once). */
 unsigned tvmaf_cpu_flags(void);
 
+/* Whether the AVX512ICL kernel sets (the AVX-512 ones with VNNI) may run:
+ * both AVX-512 bits enabled, so `--cpumask 16` keeps every AVX-512 kernel
+ * off and `--cpumask 32` only the VNNI forms. */
+static inline int tvmaf_cpu_avx512icl(unsigned flags)
+{
+    const unsigned both = TVMAF_CPU_FLAG_AVX512 | TVMAF_CPU_FLAG_AVX512ICL;
+    return (flags & both) == both;
+}
+
 /* The flags a context with this cpumask may use. */
 static inline unsigned tvmaf_cpu_flags_masked(uint64_t cpumask)
 {

@@ -388,6 +388,8 @@ void tvmaf_adm_frame_sums_avx2(AdmCpu *m, const TvmafPicture *ref, const TvmafPi
                                AdmScaleSums sums[4]);
 void tvmaf_adm_frame_sums_avx512(AdmCpu *m, const TvmafPicture *ref, const TvmafPicture *dis,
                                  AdmScaleSums sums[4]);
+void tvmaf_adm_frame_sums_avx512icl(AdmCpu *m, const TvmafPicture *ref, const TvmafPicture *dis,
+                                    AdmScaleSums sums[4]);
 #endif
 #endif
 
@@ -992,6 +994,7 @@ static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
 #if TVMAF_X86_SIMD
     if (vi->cpu_flags & TVMAF_CPU_FLAG_AVX2) m->frame_sums = tvmaf_adm_frame_sums_avx2;
     if (vi->cpu_flags & TVMAF_CPU_FLAG_AVX512) m->frame_sums = tvmaf_adm_frame_sums_avx512;
+    if (tvmaf_cpu_avx512icl(vi->cpu_flags)) m->frame_sums = tvmaf_adm_frame_sums_avx512icl;
 #endif
     return 0;
 }

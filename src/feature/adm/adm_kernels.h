@@ -61,7 +61,8 @@ typedef struct AdmKernels {
 
 extern const AdmKernels tvmaf_adm_kernels_c;
 #if TVMAF_X86_SIMD
-extern const AdmKernels tvmaf_adm_kernels_avx2, tvmaf_adm_kernels_avx512;
+extern const AdmKernels tvmaf_adm_kernels_avx2, tvmaf_adm_kernels_avx512,
+    tvmaf_adm_kernels_avx512icl;
 #endif
 
 #endif /* TVMAF_ADM_KERNELS_H */

@@ -234,6 +234,7 @@ MOTION_KERNELS_DEFINE(tvmaf_motion_kernels_c);
 const MotionKernels *tvmaf_motion_kernels(unsigned cpu_flags)
 {
 #if TVMAF_X86_SIMD
+    if (tvmaf_cpu_avx512icl(cpu_flags)) return &tvmaf_motion_kernels_avx512icl;
     if (cpu_flags & TVMAF_CPU_FLAG_AVX512) return &tvmaf_motion_kernels_avx512;
     if (cpu_flags & TVMAF_CPU_FLAG_AVX2) return &tvmaf_motion_kernels_avx2;
 #endif

@@ -24,7 +24,8 @@ typedef struct MotionKernels {
 
 extern const MotionKernels tvmaf_motion_kernels_c;
 #if TVMAF_X86_SIMD
-extern const MotionKernels tvmaf_motion_kernels_avx2, tvmaf_motion_kernels_avx512;
+extern const MotionKernels tvmaf_motion_kernels_avx2, tvmaf_motion_kernels_avx512,
+    tvmaf_motion_kernels_avx512icl;
 #endif
 
 /* The kernels for these CPU flags (core/cpu.h). */

@@ -247,6 +247,7 @@ const VifKernels tvmaf_vif_kernels_c = VIF_KERNELS_INIT;
 const VifKernels *tvmaf_vif_kernels(unsigned cpu_flags)
 {
 #if TVMAF_X86_SIMD
+    if (tvmaf_cpu_avx512icl(cpu_flags)) return &tvmaf_vif_kernels_avx512icl;
     if (cpu_flags & TVMAF_CPU_FLAG_AVX512) return &tvmaf_vif_kernels_avx512;
     if (cpu_flags & TVMAF_CPU_FLAG_AVX2) return &tvmaf_vif_kernels_avx2;
 #endif

@@ -61,7 +61,8 @@ typedef struct VifKernels {
 
 extern const VifKernels tvmaf_vif_kernels_c;
 #if TVMAF_X86_SIMD
-extern const VifKernels tvmaf_vif_kernels_avx2, tvmaf_vif_kernels_avx512;
+extern const VifKernels tvmaf_vif_kernels_avx2, tvmaf_vif_kernels_avx512,
+    tvmaf_vif_kernels_avx512icl;
 #endif
 
 /* The kernels for these CPU flags (core/cpu.h). */
