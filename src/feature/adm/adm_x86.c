@@ -41,6 +41,7 @@
 
 #if defined(__AVX512F__) && defined(__AVX512DQ__) && defined(__AVX512BW__)
 #include <immintrin.h>
+#include "core/x86_sum.h"
 
 /* int64 lanes holding int16 values: the low 16 bits, sign-extended */
 static inline __m512i s16_64(__m512i v)
@@ -291,7 +292,7 @@ static void adm_cm16_row_avx512(const int16_t *const v[3], const int16_t *const 
     for (; j + 16 <= je; j += 16) cm16_block512(v, cm_, fu, fm, fd, j, rf, s, 0, 0, a);
     if (j < je) cm16_row_c(v, cm_, fu, fm, fd, j, j, je, isa, rfac, sh, acc);
     for (int o = 0; o < 3; o++)
-        acc[o] = adm_add_wrap(acc[o], (int64_t)(uint64_t)_mm512_reduce_add_epi64(a[o]));
+        acc[o] = adm_add_wrap(acc[o], (int64_t)tvmaf_sum_u64x8(a[o]));
 }
 #define ADM_CM16_ROW adm_cm16_row_avx512
 
@@ -411,7 +412,7 @@ static void adm_cm32_row_avx512(const int32_t *const v[3], const int32_t *const 
     for (; j + 16 <= je; j += 16) cm32_sca_block512(v, cm_, fu, fm, fd, j, rf, hi, s, a);
     if (j < je) cm32_row_c(v, cm_, fu, fm, fd, j, j, je, isa, rfac, sh, acc);
     for (int o = 0; o < 3; o++)
-        acc[o] = adm_add_wrap(acc[o], (int64_t)(uint64_t)_mm512_reduce_add_epi64(a[o]));
+        acc[o] = adm_add_wrap(acc[o], (int64_t)tvmaf_sum_u64x8(a[o]));
 }
 #define ADM_CM32_ROW adm_cm32_row_avx512
 

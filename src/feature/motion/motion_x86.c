@@ -13,6 +13,7 @@
 
 #if defined(__AVX512F__)
 #include <immintrin.h>
+#include "core/x86_sum.h"
 
 static inline __m512i load_s64(const int32_t *p)
 {
@@ -36,7 +37,7 @@ static uint32_t motion_hrow_sad_avx512(const int32_t *y, unsigned w)
         s = _mm512_add_epi64(_mm512_add_epi64(s, _mm512_mul_epi32(c, t2)), rnd);
         acc = _mm512_add_epi64(acc, _mm512_abs_epi64(_mm512_srai_epi64(s, 16)));
     }
-    sad += (uint32_t)_mm512_reduce_add_epi64(acc);
+    sad += (uint32_t)tvmaf_sum_u64x8(acc);
     return sad + motion_hrow_sad_cols(y, w, j, w);
 }
 #define MOTION_HROW_SAD motion_hrow_sad_avx512

@@ -26,6 +26,7 @@ static inline unsigned vif_tap_pair_words(uint32_t *words, const uint16_t *taps,
 
 #if defined(__AVX512F__) && defined(__AVX512DQ__) && defined(__AVX512CD__)
 #include <immintrin.h>
+#include "core/x86_sum.h"
 
 /* acc + vpmaddwd(a, b) in 32-bit lanes. With AVX512-VNNI (the avx512icl
  * build) one vpdpwssd: its two products and the accumulator are added with
@@ -119,9 +120,9 @@ static void vif_pixels_avx512(VifSums *row, uint32_t (*acc)[VIF_BLOCK], unsigned
                                             log2_8(log2_table, noise, nm));
         num_log = _mm512_mask_add_epi64(num_log, nm, num_log, nl);
     }
-    row->num_log += _mm512_reduce_add_epi64(num_log);
-    row->den_log += _mm512_reduce_add_epi64(den_log);
-    row->num_lin += _mm512_reduce_add_epi64(num_lin);
+    row->num_log += (int64_t)tvmaf_sum_u64x8(num_log);
+    row->den_log += (int64_t)tvmaf_sum_u64x8(den_log);
+    row->num_lin += (int64_t)tvmaf_sum_u64x8(num_lin);
     row->den_lin += den_lin;
 }
 #define VIF_PIXELS vif_pixels_avx512

@@ -1,0 +1,23 @@
+/*
+ * Horizontal sum of a vector of eight 64-bit lanes, modulo 2^64, for the
+ * AVX-512 kernels. The compiler's _mm512_reduce_add_epi64 is written in C
+ * over signed lanes (gcc 13 adds them as long long), so a sum that wraps, as
+ * adm's cm accumulators may by design, is undefined behaviour there and
+ * UBSan stops on it. Here the halves are added by vector instructions and
+ * the last two lanes as uint64_t: the same integer mod 2^64, defined.
+ * Include it only where __AVX512F__ is defined.
+ */
+#ifndef TVMAF_CORE_X86_SUM_H
+#define TVMAF_CORE_X86_SUM_H
+
+#include <stdint.h>
+#include <immintrin.h>
+
+static inline uint64_t tvmaf_sum_u64x8(__m512i v)
+{
+    const __m256i h = _mm256_add_epi64(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1));
+    const __m128i q = _mm_add_epi64(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
+    return (uint64_t)_mm_cvtsi128_si64(q) + (uint64_t)_mm_extract_epi64(q, 1);
+}
+
+#endif
