@@ -10,6 +10,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,11 +20,27 @@
 #define PIC_ALIGN 64
 #define CACHE_SLOTS 160
 
+/* Results computed once per picture for every context that holds it
+ * (tvmaf_picture_once): a slot is empty, being computed, or done. */
+#define ONCE_SLOTS 4
+enum { ONCE_COMPUTING = 1, ONCE_DONE = 2 };
+typedef struct OnceSlot {
+    const void *tag;
+    uint64_t key;
+    int state;
+    uint64_t value;
+} OnceSlot;
+
 /* priv points to this header, placed before the planes */
 typedef struct Block {
     size_t size;
     const TvmafHostAllocator *alloc; /* NULL: posix_memalign/free */
     atomic_uint refs; /* pictures sharing the buffer (tvmaf_picture_ref) */
+    atomic_ullong serial; /* these contents of the buffer (tvmaf_picture_serial) */
+    pthread_mutex_t once_lock;
+    pthread_cond_t once_done;
+    unsigned n_once;
+    OnceSlot once[ONCE_SLOTS];
 } Block;
 #define HEADER ((sizeof(Block) + PIC_ALIGN - 1) & ~(size_t)(PIC_ALIGN - 1))
 
@@ -33,10 +50,13 @@ static unsigned cache_n;
 /* the allocator new blocks come from (a backend's page-locked memory) */
 static const TvmafHostAllocator *current_alloc;
 static unsigned long long n_block_allocs;
+static atomic_ullong next_serial = 1;
 
 static void block_release(Block *b)
 {
     if (!b) return;
+    pthread_cond_destroy(&b->once_done);
+    pthread_mutex_destroy(&b->once_lock);
     if (b->alloc) b->alloc->free(b->alloc->opaque, b);
     else free(b);
 }
@@ -69,6 +89,17 @@ static Block *block_get(size_t size, bool *fresh)
     Block *b = p;
     b->size = size;
     b->alloc = a;
+    if (pthread_mutex_init(&b->once_lock, NULL)) {
+        if (a) a->free(a->opaque, p);
+        else free(p);
+        return NULL;
+    }
+    if (pthread_cond_init(&b->once_done, NULL)) {
+        pthread_mutex_destroy(&b->once_lock);
+        if (a) a->free(a->opaque, p);
+        else free(p);
+        return NULL;
+    }
     *fresh = true;
     return b;
 }
@@ -259,8 +290,63 @@ int tvmaf_picture_alloc(TvmafPicture *pic, enum TvmafPixelFormat fmt,
         pic->data[p] = pw[p] ? buf + off[p] : NULL;
     }
     atomic_init(&blk->refs, 1);
+    /* a new use of the buffer: no holder but this one yet, so no lock */
+    atomic_init(&blk->serial, atomic_fetch_add_explicit(&next_serial, 1, memory_order_relaxed));
+    blk->n_once = 0;
     pic->priv = blk;
     return 0;
+}
+
+uint64_t tvmaf_picture_serial(const TvmafPicture *pic)
+{
+    return pic && pic->priv
+               ? atomic_load_explicit(&((Block *)pic->priv)->serial, memory_order_relaxed)
+               : 0;
+}
+
+int tvmaf_picture_once(const TvmafPicture *pic, const void *tag, uint64_t key,
+                       int (*fn)(void *arg, uint64_t *value), void *arg, uint64_t *value)
+{
+    if (!pic || !pic->priv) return fn(arg, value);
+    Block *b = pic->priv;
+    pthread_mutex_lock(&b->once_lock);
+    OnceSlot *slot = NULL;
+    for (;;) {
+        slot = NULL;
+        for (unsigned i = 0; i < b->n_once; i++)
+            if (b->once[i].tag == tag && b->once[i].key == key) slot = &b->once[i];
+        if (!slot || slot->state != ONCE_COMPUTING) break;
+        pthread_cond_wait(&b->once_done, &b->once_lock);
+    }
+    if (slot && slot->state == ONCE_DONE) {
+        *value = slot->value;
+        pthread_mutex_unlock(&b->once_lock);
+        return 0;
+    }
+    if (!slot && b->n_once < ONCE_SLOTS) slot = &b->once[b->n_once++];
+    if (!slot) { /* every slot taken: computed here, not kept */
+        pthread_mutex_unlock(&b->once_lock);
+        return fn(arg, value);
+    }
+    /* empty (new, or a holder's computation failed): this holder computes;
+     * the others with this tag and key wait for it */
+    slot->tag = tag;
+    slot->key = key;
+    slot->state = ONCE_COMPUTING;
+    pthread_mutex_unlock(&b->once_lock);
+    uint64_t v = 0;
+    const int err = fn(arg, &v);
+    pthread_mutex_lock(&b->once_lock);
+    if (err) {
+        slot->state = 0; /* the next holder tries again, and gets its own error */
+    } else {
+        slot->state = ONCE_DONE;
+        slot->value = v;
+        *value = v;
+    }
+    pthread_cond_broadcast(&b->once_done);
+    pthread_mutex_unlock(&b->once_lock);
+    return err;
 }
 
 int tvmaf_picture_ref(TvmafPicture *dst, const TvmafPicture *src)
@@ -276,8 +362,22 @@ void tvmaf_picture_unref(TvmafPicture *pic)
     if (!pic) return;
     /* the last reference returns the buffer; acq_rel orders every holder's
      * reads of the planes before the buffer is handed out again */
-    if (pic->priv &&
-        atomic_fetch_sub_explicit(&((Block *)pic->priv)->refs, 1, memory_order_acq_rel) == 1)
-        block_put(pic->priv);
+    if (pic->priv) {
+        Block *b = pic->priv;
+        const unsigned was = atomic_fetch_sub_explicit(&b->refs, 1, memory_order_acq_rel);
+        if (was == 1) {
+            block_put(b);
+        } else if (was == 2) {
+            /* One holder is left, who may now write the planes and submit
+             * them again: the results computed once for these contents,
+             * and the serial naming them, go. */
+            pthread_mutex_lock(&b->once_lock);
+            b->n_once = 0;
+            atomic_store_explicit(&b->serial,
+                                  atomic_fetch_add_explicit(&next_serial, 1, memory_order_relaxed),
+                                  memory_order_relaxed);
+            pthread_mutex_unlock(&b->once_lock);
+        }
+    }
     memset(pic, 0, sizeof(*pic));
 }

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "tvmaf/tvmaf.h"
 
@@ -50,5 +51,29 @@ void tvmaf_picture_cache_drop(const TvmafHostAllocator *a);
 unsigned long long tvmaf_picture_alloc_count(void);
 /* Whether the picture's buffer came from `a`. */
 bool tvmaf_picture_is_pinned(const TvmafPicture *pic, const TvmafHostAllocator *a);
+
+/*
+ * Work done once per picture for every context that holds it. The contexts
+ * of a ladder (one reference, several distorted inputs) share each
+ * reference picture (tvmaf_picture_ref), so a result that depends on
+ * reference pictures alone is computed by the first holder to ask and read
+ * by the others: they wait while it computes. The result is keyed by `tag`
+ * (a feature's own address: what is computed) and `key` (the other inputs
+ * it reads, such as tvmaf_picture_serial of a previous picture); it lives
+ * while more than one reference to the buffer exists (the planes cannot
+ * change then): when the last but one is released, the last holder may
+ * write them, so the results go and the serial changes. fn fills *value and
+ * returns 0, or a negative errno that the caller gets (nothing is kept: the
+ * next holder computes again). A picture the library did not allocate, or
+ * one whose few slots are taken, runs fn every time. The value is
+ * whatever fn computed, so it is the same bits as running fn there.
+ */
+int tvmaf_picture_once(const TvmafPicture *pic, const void *tag, uint64_t key,
+                       int (*fn)(void *arg, uint64_t *value), void *arg, uint64_t *value);
+/* A number naming this picture's contents, never given twice in a process:
+ * new at tvmaf_picture_alloc and when the last but one reference is
+ * released (see above); references share it. 0 for a picture the library
+ * did not allocate. */
+uint64_t tvmaf_picture_serial(const TvmafPicture *pic);
 
 #endif

@@ -23,6 +23,7 @@
 
 #include "core/cpu.h"
 #include "core/feature_name.h"
+#include "core/picture_pool.h"
 #include "feature/motion/motion_kernels.h"
 #include "feature/motion/motion_math.h"
 #include "feature/motion/motion_state.h"
@@ -273,6 +274,22 @@ static uint64_t plane_sad(const MotionCpu *m, const unsigned char *prev, ptrdiff
     return sad;
 }
 
+/* names motion's SAD among the results kept on a picture (its address) */
+static const char sad_tag = 0;
+
+typedef struct SadJob {
+    const MotionCpu *m;
+    const TvmafPicture *prev, *cur;
+} SadJob;
+
+static int sad_job(void *arg, uint64_t *sad)
+{
+    const SadJob *j = arg;
+    *sad = plane_sad(j->m, j->prev->data[0], j->prev->stride[0], j->cur->data[0],
+                     j->cur->stride[0]);
+    return 0;
+}
+
 /* Frame `index` against the reference `lag` frames before, which the context
  * keeps for this (PREV_REF): any worker scores any frame. */
 static int extract_prev(void *priv, const TvmafPicture *ref,
@@ -283,9 +300,16 @@ static int extract_prev(void *priv, const TvmafPicture *ref,
     (void)dis;
     uint64_t sad = 0;
     if (tvmaf_motion_compares(&m->s, index)) {
-        const TvmafPicture *p = prev[motion_lag(&m->s) - 1];
-        if (!p) return -EINVAL;
-        sad = plane_sad(m, p->data[0], p->stride[0], ref->data[0], ref->stride[0]);
+        SadJob job = { m, prev[motion_lag(&m->s) - 1], ref };
+        if (!job.prev) return -EINVAL;
+        /* A function of the two reference pictures alone: in a ladder the
+         * contexts that share them compute it once (the value is plane_sad's
+         * whoever runs it: every kernel level gives the same integer). The
+         * key is the earlier picture's serial; without one, no sharing. */
+        const uint64_t key = tvmaf_picture_serial(job.prev);
+        const int err = key ? tvmaf_picture_once(ref, &sad_tag, key, sad_job, &job, &sad)
+                            : sad_job(&job, &sad);
+        if (err) return err;
     }
     return tvmaf_motion_report(&m->s, sad, index, sink);
 }
