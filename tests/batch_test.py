@@ -299,6 +299,17 @@ class Test:
             name = os.path.splitext(os.path.basename(x))[0] + '.json'
             self.same_output(f'ladder --output-dir: {name}', os.path.join(d, 'od', name),
                              self.single(ref, x, raw, 'json'), 'json')
+        # motion's SAD is computed once per frame for all pairs (a result kept on the shared
+        # reference picture, keyed by the earlier picture): with one and two frames back in
+        # the same ladder, each pair still equals its one-pair run
+        mot = ['-n', '--feature', 'motion=motion_five_frame_window=true', '--feature', 'motion']
+        rc, err = self.run(['-r', ref, '-d', dis, '-d', ref, '-d', dis] + raw + mot +
+                           ['--json', '-o', os.path.join(d, 'motion%d.json'), '-q', '--threads', '3'])
+        self.res.check(rc == 0, 'ladder, motion at lags 1 and 2: exit 0', err)
+        for i, x in enumerate((dis, ref, dis)):
+            self.same_output(f'ladder, motion at lags 1 and 2: pair {i + 1}',
+                             os.path.join(d, f'motion{i + 1}.json'),
+                             self.single(ref, x, raw, 'json', mot), 'json')
         # a distorted input of another size fails alone
         rc, err = self.run(['-r', ref, '-d', dis, '-d', self.path('noise_320x180', 'dis'), '-d', ref]
                            + raw + ['--json', '-o', os.path.join(d, 'mixed%d.json'), '-q'])
