@@ -836,6 +836,9 @@ static void check_frames(const Level *lv, unsigned w, unsigned h, unsigned bpc)
     free(b);
 }
 
+/* SIMD levels checked beside C: avx2, avx512, avx512icl */
+#define MAX_LEVELS 3
+
 /* ---- bench ---------------------------------------------------------------- */
 
 static double now_s(void)
@@ -1023,7 +1026,8 @@ static void bench(const Level *levels, unsigned n_levels)
     /* C and the levels take turns, round after round, so a machine whose load
      * drifts slows them alike; each keeps its best round */
     for (int k = 0; k < N_BENCH; k++) {
-        double best[3] = { 1e9, 1e9, 1e9 };
+        double best[1 + MAX_LEVELS]; /* C, then each level */
+        for (unsigned l = 0; l <= n_levels; l++) best[l] = 1e9;
         for (int round = 0; round < 15; round++) {
             for (unsigned l = 0; l <= n_levels; l++) {
                 const double t = bench_round(k, l ? &levels[l - 1] : &c_level, &b);
@@ -1054,7 +1058,7 @@ int main(int argc, char **argv)
         }
     }
     const unsigned flags = tvmaf_cpu_flags();
-    Level levels[3];
+    Level levels[MAX_LEVELS];
     unsigned n_levels = 0;
 #if TVMAF_X86_SIMD
     if (flags & TVMAF_CPU_FLAG_AVX2)
