@@ -41,7 +41,7 @@
 
 #if defined(__AVX512F__) && defined(__AVX512DQ__) && defined(__AVX512BW__)
 #include <immintrin.h>
-#include "core/x86_sum.h"
+#include "core/x86_avx512.h"
 
 /* int64 lanes holding int16 values: the low 16 bits, sign-extended */
 static inline __m512i s16_64(__m512i v)
@@ -1157,14 +1157,9 @@ static void adm_dwt0_vrow_simd(const void *const row[4], int w, int bpc, int16_t
 }
 #if defined(__AVX512F__) && defined(__AVX512BW__)
 /* The four DWT rows at AVX-512: the AVX2 forms above at twice the width (the
- * same integers, lane for lane), the remainder of a row handed to them. */
-/* acc + vpmaddwd(a, b), one vpdpwssd with AVX512-VNNI (the avx512icl build):
- * the same integer modulo 2^32 (vif_x86.c's DPWSSD512 says why) */
-#if defined(__AVX512VNNI__)
-#define ADM_DPWSSD512(acc, a, b) _mm512_dpwssd_epi32((acc), (a), (b))
-#else
-#define ADM_DPWSSD512(acc, a, b) _mm512_add_epi32((acc), _mm512_madd_epi16((a), (b)))
-#endif
+ * same integers, lane for lane), the remainder of a row handed to them;
+ * their vpmaddwd sums through tvmaf_dpwssd512 (one vpdpwssd with VNNI). */
+#include "core/x86_avx512.h"
 
 static inline __m512i tap_pair512(int c0, int c1)
 {
@@ -1175,9 +1170,9 @@ static inline __m512i dwt0_v32(__m512i x0, __m512i x1, __m512i x2, __m512i x3, _
                                __m512i c23, __m512i k, __m128i sh)
 {
     const __m512i mask = _mm512_set1_epi32(0xffff);
-    const __m512i a = ADM_DPWSSD512(ADM_DPWSSD512(k, _mm512_unpacklo_epi16(x0, x1), c01),
+    const __m512i a = tvmaf_dpwssd512(tvmaf_dpwssd512(k, _mm512_unpacklo_epi16(x0, x1), c01),
                                     _mm512_unpacklo_epi16(x2, x3), c23);
-    const __m512i b = ADM_DPWSSD512(ADM_DPWSSD512(k, _mm512_unpackhi_epi16(x0, x1), c01),
+    const __m512i b = tvmaf_dpwssd512(tvmaf_dpwssd512(k, _mm512_unpackhi_epi16(x0, x1), c01),
                                     _mm512_unpackhi_epi16(x2, x3), c23);
     return _mm512_packus_epi32(_mm512_and_si512(_mm512_sra_epi32(a, sh), mask),
                                _mm512_and_si512(_mm512_sra_epi32(b, sh), mask));
@@ -1229,7 +1224,7 @@ static void adm_dwt0_hrow_avx512(const int16_t *lo, const int16_t *hi, int jb, i
         const __m512i y0 = _mm512_loadu_si512((const void *)(hi + 2 * j - 1));
         const __m512i y1 = _mm512_loadu_si512((const void *)(hi + 2 * j + 1));
 #define DWT0_TAPS(p, q, c01, c23) \
-        _mm512_srai_epi32(ADM_DPWSSD512(ADM_DPWSSD512(rnd, p, c01), q, c23), 16)
+        _mm512_srai_epi32(tvmaf_dpwssd512(tvmaf_dpwssd512(rnd, p, c01), q, c23), 16)
         const __m512i av = DWT0_TAPS(x0, x1, l01, l23), vv = DWT0_TAPS(x0, x1, h01, h23);
         const __m512i hv = DWT0_TAPS(y0, y1, l01, l23), dv = DWT0_TAPS(y0, y1, h01, h23);
 #undef DWT0_TAPS

@@ -26,17 +26,8 @@ static inline unsigned vif_tap_pair_words(uint32_t *words, const uint16_t *taps,
 
 #if defined(__AVX512F__) && defined(__AVX512DQ__) && defined(__AVX512CD__)
 #include <immintrin.h>
-#include "core/x86_sum.h"
+#include "core/x86_avx512.h"
 
-/* acc + vpmaddwd(a, b) in 32-bit lanes. With AVX512-VNNI (the avx512icl
- * build) one vpdpwssd: its two products and the accumulator are added with
- * wraparound, which is vpmaddwd's sum (its one wrap, both factors -2^15,
- * included) added modulo 2^32, the same integer. */
-#if defined(__AVX512VNNI__)
-#define DPWSSD512(acc, a, b) _mm512_dpwssd_epi32((acc), (a), (b))
-#else
-#define DPWSSD512(acc, a, b) _mm512_add_epi32((acc), _mm512_madd_epi16((a), (b)))
-#endif
 
 /* 2048 log2(v) of eight 64-bit v >= 2^15 (vif_log2_32 / vif_log2_64): the
  * leading 16 bits index the table, 2048 per dropped bit. The gather reads 32
@@ -160,8 +151,8 @@ vif_filter_rows_madd_avx512(uint32_t (*acc)[VIF_BLOCK], uint16_t *const *row, in
                     const __m512i x1 = 2 * t + 1 < fw ? _mm512_xor_si512(
                         _mm512_loadu_si512((const void *)(p + 2 * t + 1)), flip)
                         : _mm512_srli_epi32(x0, 16);
-                    ev = DPWSSD512(ev, x0, w);
-                    od = DPWSSD512(od, x1, w);
+                    ev = tvmaf_dpwssd512(ev, x0, w);
+                    od = tvmaf_dpwssd512(od, x1, w);
                 }
                 _mm512_storeu_si512(acc[q] + b, ev);
                 _mm512_storeu_si512(acc[q] + b + 16, od);
@@ -177,8 +168,8 @@ vif_filter_rows_madd_avx512(uint32_t (*acc)[VIF_BLOCK], uint16_t *const *row, in
                 const __m512i x1 = 2 * t + 1 < fw
                     ? _mm512_xor_si512(_mm512_maskz_loadu_epi16(m, p + 2 * t + 1), flip) : x0;
                 const __m512i w = _mm512_set1_epi32((int)words[t]);
-                lo = DPWSSD512(lo, _mm512_unpacklo_epi16(x0, x1), w);
-                hi = DPWSSD512(hi, _mm512_unpackhi_epi16(x0, x1), w);
+                lo = tvmaf_dpwssd512(lo, _mm512_unpacklo_epi16(x0, x1), w);
+                hi = tvmaf_dpwssd512(hi, _mm512_unpackhi_epi16(x0, x1), w);
             }
             _mm512_storeu_si512(acc[q] + b,
                                 _mm512_add_epi32(_mm512_permutex2var_epi64(lo, first, hi), back));
@@ -266,13 +257,13 @@ static void vif_stat_vertical_8_avx512(uint16_t *const *out, const uint8_t *ref,
                 _mm256_castsi128_si256(_mm_unpacklo_epi8(a, b)), _mm_unpackhi_epi8(a, b), 1));
             const __m512i y = _mm512_cvtepu8_epi16(_mm256_inserti128_si256(
                 _mm256_castsi128_si256(_mm_unpacklo_epi8(c, d)), _mm_unpackhi_epi8(c, d), 1));
-            m1 = DPWSSD512(m1, x, cp[p]);
-            m2 = DPWSSD512(m2, y, cp[p]);
-            xx = DPWSSD512(xx,
+            m1 = tvmaf_dpwssd512(m1, x, cp[p]);
+            m2 = tvmaf_dpwssd512(m2, y, cp[p]);
+            xx = tvmaf_dpwssd512(xx,
                 _mm512_xor_si512(_mm512_mullo_epi16(x, x), flip), cp[p]);
-            yy = DPWSSD512(yy,
+            yy = tvmaf_dpwssd512(yy,
                 _mm512_xor_si512(_mm512_mullo_epi16(y, y), flip), cp[p]);
-            xy = DPWSSD512(xy,
+            xy = tvmaf_dpwssd512(xy,
                 _mm512_xor_si512(_mm512_mullo_epi16(x, y), flip), cp[p]);
         }
         m1 = round_shift32_16(m1, mu_shift);
@@ -388,9 +379,9 @@ static void vif_stat_vertical_16_madd_avx512(uint16_t *const *out, const uint16_
                 for (unsigned q = 0; q < VIF_N_ROWS; q++) v[r][q] = _mm512_xor_si512(v[r][q], flip);
             }
             for (unsigned q = 0; q < VIF_N_ROWS; q++) {
-                s[q][0] = DPWSSD512(
+                s[q][0] = tvmaf_dpwssd512(
                     s[q][0], _mm512_unpacklo_epi16(v[0][q], v[1][q]), wt);
-                s[q][1] = DPWSSD512(
+                s[q][1] = tvmaf_dpwssd512(
                     s[q][1], _mm512_unpackhi_epi16(v[0][q], v[1][q]), wt);
             }
         }
