@@ -14,19 +14,8 @@
 
 #include "tvmaf/tvmaf.h"
 #include "core/picture_pool.h"
+#include "unit_check.h"
 
-static unsigned n_pass, n_fail;
-
-static void check(int ok, const char *what)
-{
-    if (ok) {
-        n_pass++;
-        printf("ok    %s\n", what);
-    } else {
-        n_fail++;
-        printf("FAIL  %s\n", what);
-    }
-}
 
 static unsigned live[2]; /* blocks of each stand-in allocator not yet freed */
 

@@ -23,7 +23,7 @@
 /* Results computed once per picture for every context that holds it
  * (tvmaf_picture_once): a slot is empty, being computed, or done. */
 #define ONCE_SLOTS 4
-enum { ONCE_COMPUTING = 1, ONCE_DONE = 2 };
+enum { ONCE_EMPTY, ONCE_COMPUTING, ONCE_DONE };
 typedef struct OnceSlot {
     const void *tag;
     uint64_t key;
@@ -52,13 +52,19 @@ static const TvmafHostAllocator *current_alloc;
 static unsigned long long n_block_allocs;
 static atomic_ullong next_serial = 1;
 
+/* The memory of a block, from allocator `a` (NULL: posix_memalign). */
+static void block_free(const TvmafHostAllocator *a, void *p)
+{
+    if (a) a->free(a->opaque, p);
+    else free(p);
+}
+
 static void block_release(Block *b)
 {
     if (!b) return;
     pthread_cond_destroy(&b->once_done);
     pthread_mutex_destroy(&b->once_lock);
-    if (b->alloc) b->alloc->free(b->alloc->opaque, b);
-    else free(b);
+    block_free(b->alloc, b);
 }
 
 /* A block of `size` plane bytes: from the cache when one of that size and
@@ -90,14 +96,12 @@ static Block *block_get(size_t size, bool *fresh)
     b->size = size;
     b->alloc = a;
     if (pthread_mutex_init(&b->once_lock, NULL)) {
-        if (a) a->free(a->opaque, p);
-        else free(p);
+        block_free(a, p);
         return NULL;
     }
     if (pthread_cond_init(&b->once_done, NULL)) {
         pthread_mutex_destroy(&b->once_lock);
-        if (a) a->free(a->opaque, p);
-        else free(p);
+        block_free(a, p);
         return NULL;
     }
     *fresh = true;
@@ -338,7 +342,7 @@ int tvmaf_picture_once(const TvmafPicture *pic, const void *tag, uint64_t key,
     const int err = fn(arg, &v);
     pthread_mutex_lock(&b->once_lock);
     if (err) {
-        slot->state = 0; /* the next holder tries again, and gets its own error */
+        slot->state = ONCE_EMPTY; /* the next holder tries again, and gets its own error */
     } else {
         slot->state = ONCE_DONE;
         slot->value = v;
