@@ -4,6 +4,9 @@ device.
 - a manifest (--batch) and a ladder over `--gpus 0,0` (two contexts on device
   0; on a multi-GPU host `--gpus 0,1`): every pair's output equals, byte for
   byte less the fps timing, a one-pair run on the CPU and on the backend;
+- a ladder of three pairs on one device (default model, psnr, float_motion,
+  ciede): each pair equals its one-pair CPU run, and on CUDA the statistics
+  show the reference pictures uploaded once and shared by the other pairs;
 - one long pair split into frame ranges, one per listed device, each range
   after the first primed with warm-up frames (cups_576x324, 48 frames: motion,
   float_motion, speed_temporal, psnr with its stream aggregate, the vmaf and
@@ -22,6 +25,7 @@ Exits 77 (skip) when the backend has no device here (CUDA without a GPU); on
 PoCL (OpenCL's CPU device) it runs in CI.
 """
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -61,6 +65,7 @@ def main():
             return 77
         t.batch()
         t.ladder()
+        t.ladder_shared()
         t.split()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -197,6 +202,45 @@ class Test:
                               self.raw(name) + ['--backend', 'cpu'] + opts, 'csv')
             self.same(f'ladder --gpus {self.gpus}: pair {i} = one-pair CPU run',
                       self.read(os.path.join(d, f'l_{i}.csv'), 'csv'), exp)
+
+    def ladder_shared(self):
+        """A ladder of three pairs on one device (default model and more): the
+        reference's pictures are uploaded once for the pairs (CUDA: the
+        statistics count them), and every pair is the bits of its one-pair
+        CPU run. A cache keyed wrongly (a constant key, a stale entry) gives
+        a pair another frame's reference, which the comparison sees."""
+        name = 'cups_576x324'
+        frames = self.clips[name]['frames']
+        d = os.path.join(self.tmp, 'ladder_shared')
+        os.makedirs(d)
+        opts = ['--precision', 'max', '--feature', 'psnr', '--feature', 'float_motion',
+                '--feature', 'ciede']
+        dis = ('dis', 'ref', 'dis')
+        argv = ['-r', self.path(name, 'ref')]
+        for w in dis:
+            argv += ['-d', self.path(name, w)]
+        rc, err = self.run(argv + self.raw(name) + ['--backend', self.backend, '--gpu-stats',
+                                                    '--threads', '4', '--json', '-q',
+                                                    '-o', os.path.join(d, 's_%d.json')] + opts)
+        self.res.check(rc == 0, 'ladder of three on one device', err.strip()[-2000:])
+        for i, w in enumerate(dis, 1):
+            exp = self.output(['-r', self.path(name, 'ref'), '-d', self.path(name, w)] +
+                              self.raw(name) + ['--backend', 'cpu'] + opts, 'json')
+            self.same(f'shared-reference ladder: pair {i} = one-pair CPU run',
+                      self.read(os.path.join(d, f's_{i}.json'), 'json'), exp)
+        if self.backend != 'cuda':
+            return
+        counts = re.findall(r'reference pictures of the ladder: (\d+) uploaded, (\d+) shared', err)
+        up = sum(int(u) for u, _ in counts)
+        shared = sum(int(s) for _, s in counts)
+        self.res.check(len(counts) == len(dis) and all(int(u) + int(s) == frames for u, s in counts),
+                       'shared-reference ladder: every pair counts each reference picture once',
+                       f'{counts}, {frames} frames')
+        # each picture is uploaded at least once; the pairs run together, so
+        # most are shared (a cache that never hits uploads 3 x frames)
+        self.res.check(frames <= up < 2 * frames and shared > frames,
+                       'shared-reference ladder: the reference pictures mostly uploaded once',
+                       f'{up} uploaded, {shared} shared, {frames} frames x {len(dis)} pairs')
 
     def split(self):
         """One pair in frame ranges, one per listed device."""

@@ -738,6 +738,7 @@ typedef struct Pair {
     const char *ended, *longer; /* inputs of different lengths */
     int depth_warned;
     unsigned gpu;           /* its device (gpu_index) */
+    int ladder;             /* one of several pairs sharing the reference */
 } Pair;
 
 static void pair_fail(Pair *p)
@@ -801,7 +802,8 @@ static int pair_setup(const Settings *s, Pair *p, const char *path_ref,
     TvmafConfiguration cfg = {
         .n_threads = s->threads, .n_subsample = s->subsample, .backend = s->backend,
         .log_level = TVMAF_LOG_WARNING, .cpumask = s->cpumask,
-        .gpu_index = p->gpu, .gpu_flags = s->gpu_flags,
+        .gpu_index = p->gpu,
+        .gpu_flags = s->gpu_flags | (p->ladder ? TVMAF_GPU_SHARED_REFERENCE : 0),
         .gpu_mem_limit = (size_t)s->gpu_mem_limit,
         .warmup_frames = s->warmup, .range_frames = s->range,
         .feature_defaults = s->feature_defaults && s->feature_defaults[0] ? s->feature_defaults
@@ -1021,7 +1023,11 @@ static unsigned run_group(const Settings *s, const char *label, const char *path
     int err;
     const TvmafVideoFormat *raw = s->raw.w && s->raw.h && s->raw.bpc && s->raw.pix_fmt ? &s->raw
                                                                                       : NULL;
-    for (unsigned i = 0; i < np; i++) pairs[i].live = 1;
+    for (unsigned i = 0; i < np; i++) {
+        pairs[i].live = 1;
+        /* the reference's pictures go to the device once for all pairs */
+        pairs[i].ladder = np > 1;
+    }
     if (s->gate && s->segment > 1 && !gate_wait(s->gate)) {
         for (unsigned i = 0; i < np; i++) pair_fail(&pairs[i]); /* the first said why */
         return np;

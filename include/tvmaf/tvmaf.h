@@ -94,6 +94,11 @@ enum {
     /* at flush and close, print the per-frame counts of device work, each twin's
      * device time and the start-up times to stderr */
     TVMAF_GPU_STATS = 1u << 1,
+    /* the reference pictures are shared (tvmaf_picture_ref) with other
+     * contexts with this flag on the same device, a ladder: each is uploaded
+     * once for all of them (CUDA), the others read that copy; the scores are
+     * the same bits either way */
+    TVMAF_GPU_SHARED_REFERENCE = 1u << 2,
 };
 
 /*

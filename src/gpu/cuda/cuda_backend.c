@@ -35,6 +35,12 @@ struct TvmafGpu {
     /* one device copy of the frame per worker */
     TvmafDeviceFrame *frames;
     unsigned n_frames;
+    /* a ladder's context: the reference pictures come from the device's
+     * shared cache, where this context reserved ref_reserve entries */
+    bool share_ref;
+    TvmafCudaRefCache *ref_cache;
+    unsigned ref_reserve;
+    size_t ref_reserve_bytes;
     /* statistics: this context's own (the threads working for it are bound
      * to them, core never runs two contexts' frames on one thread at once) */
     TvmafCudaStats *st;
@@ -99,6 +105,7 @@ static int open_gpu(TvmafGpu **out, const TvmafConfiguration *cfg, char *msg, si
     gpu->ordinal = cfg->gpu_index;
     gpu->pinned = cfg->gpu_flags & TVMAF_GPU_PINNED_PICTURES;
     gpu->stats = cfg->gpu_flags & TVMAF_GPU_STATS;
+    gpu->share_ref = cfg->gpu_flags & TVMAF_GPU_SHARED_REFERENCE;
     gpu->mem.limit = cfg->gpu_mem_limit;
     if (!(gpu->st = tvmaf_cuda_stats_new(gpu->stats))) {
         free(gpu);
@@ -158,6 +165,24 @@ static int frames_alloc(TvmafGpu *gpu, const TvmafVideoInfo *vi, unsigned planes
             break;
     if (err)
         snprintf(msg, len, "cannot allocate the device frames (%s)", tvmaf_cuda_last_error());
+    if (!err && gpu->share_ref) {
+        /* two cache entries per worker, counted against this context's limit
+         * as its frames are */
+        const size_t bytes = gpu->frames[0].copy_bytes;
+        char why[200];
+        if ((err = tvmaf_budget_take(&gpu->mem, 2 * (size_t)n * bytes, why, sizeof(why)))) {
+            snprintf(msg, len, "cannot reserve the shared reference pictures (%s)", why);
+        } else if ((err = tvmaf_cuda_ref_cache_attach(gpu->dev, bytes, 2 * n, &gpu->ref_cache))) {
+            tvmaf_budget_give(&gpu->mem, 2 * (size_t)n * bytes);
+            snprintf(msg, len, "cannot allocate the shared reference pictures (%s)",
+                     err == -ENOMEM && !*tvmaf_cuda_last_error() ? "out of memory"
+                                                                 : tvmaf_cuda_last_error());
+        } else {
+            gpu->ref_reserve = 2 * n;
+            gpu->ref_reserve_bytes = 2 * (size_t)n * bytes;
+            for (unsigned i = 0; i < n; i++) gpu->frames[i].cache = gpu->ref_cache;
+        }
+    }
     tvmaf_cuda_pop(gpu->dev);
     gpu->t_frames = mono_ms();
     return err;
@@ -182,6 +207,7 @@ static int frame_upload(TvmafGpu *gpu, unsigned w, const TvmafPicture *ref,
 
 static void frame_done(TvmafGpu *gpu, unsigned w, unsigned index)
 {
+    tvmaf_cuda_frame_release(&gpu->frames[w]);
     if (!gpu->stats) return;
     tvmaf_cuda_frame_account(&gpu->frames[w]);
     if (index == 0) gpu->t_first_done = mono_ms();
@@ -217,6 +243,15 @@ static void stats(TvmafGpu *gpu, unsigned n_frames)
                 (c.copies - gpu->counts0.copies) / n);
     }
     tvmaf_cuda_spans_print(gpu->st, stderr);
+    if (gpu->ref_cache) {
+        unsigned long long up = 0, shared = 0;
+        for (unsigned i = 0; i < gpu->n_frames; i++) {
+            up += gpu->frames[i].ref_uploads;
+            shared += gpu->frames[i].ref_shared;
+        }
+        fprintf(stderr, "tvmaf cuda stats: reference pictures of the ladder: %llu uploaded, "
+                "%llu shared (uploaded by another pair)\n", up, shared);
+    }
     unsigned long long np = 0;
     double pms = 0;
     if (gpu->dev) tvmaf_cuda_pinned_stats(gpu->dev, &np, &pms);
@@ -235,8 +270,11 @@ static void close_gpu(TvmafGpu *gpu)
     const double t_close = mono_ms();
     char msg[sizeof(gpu->open_msg)];
     ready(gpu, msg, sizeof(msg));
-    if (gpu->n_frames && !tvmaf_cuda_push(gpu->dev)) {
+    if ((gpu->n_frames || gpu->ref_cache) && !tvmaf_cuda_push(gpu->dev)) {
+        /* the frames put their cache entries back before the cache may go */
         for (unsigned i = 0; i < gpu->n_frames; i++) tvmaf_cuda_frame_free(&gpu->frames[i], gpu);
+        tvmaf_cuda_ref_cache_detach(gpu->ref_cache, gpu->ref_reserve);
+        tvmaf_budget_give(&gpu->mem, gpu->ref_reserve_bytes);
         tvmaf_cuda_pop(gpu->dev);
     }
     free(gpu->frames);

@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "gpu/cuda/cuda_backend.h"
@@ -28,6 +29,7 @@ int tvmaf_cuda_frame_alloc(TvmafDeviceFrame *f, TvmafGpu *gpu, const TvmafVideoI
         return err;
     }
     for (unsigned p = 0; p < n_planes; p++) {
+        f->off[p] = off[p];
         f->pitch[p] = stride[p];
         f->d_ref[p] = f->d_buf + off[p];
         f->d_dis[p] = f->d_buf + f->copy_bytes + off[p];
@@ -38,6 +40,7 @@ int tvmaf_cuda_frame_alloc(TvmafDeviceFrame *f, TvmafGpu *gpu, const TvmafVideoI
 void tvmaf_cuda_frame_free(TvmafDeviceFrame *f, TvmafGpu *gpu)
 {
     if (f->stream) tvmaf_cuda_stream_synchronize(f->stream);
+    tvmaf_cuda_frame_release(f);
     tvmaf_cuda_span_destroy(&f->span);
     tvmaf_cuda_event_destroy(f->ready);
     tvmaf_cuda_stream_destroy(f->stream);
@@ -60,28 +63,81 @@ static int upload_picture(TvmafDeviceFrame *f, const TvmafPicture *pic, const CU
     return 0;
 }
 
+/* The reference from the ladder's cache: uploaded into the picture's entry
+ * unless another worker did (then this frame's stream waits for that
+ * upload). Staged through the first half of the staging buffer. */
+static int upload_shared_ref(TvmafDeviceFrame *f, const TvmafPicture *ref, uint64_t serial,
+                             const TvmafHostAllocator *pinned)
+{
+    bool fill;
+    int err = tvmaf_cuda_ref_cache_get(f->cache, serial, &f->entry, &fill);
+    if (err) return err;
+    for (unsigned p = 0; p < f->n_planes; p++) f->d_ref[p] = f->entry->d + f->off[p];
+    if (!fill) {
+        f->ref_shared++;
+        return tvmaf_cuda_stream_wait_event(f->stream, f->entry->ready);
+    }
+    f->ref_uploads++;
+    if (tvmaf_picture_is_pinned(ref, pinned)) {
+        err = tvmaf_cuda_copy_h2d(f->entry->d, ref->data[0], f->copy_bytes, f->stream);
+    } else {
+        memcpy(f->h_stage, ref->data[0], f->copy_bytes);
+        err = tvmaf_cuda_copy_h2d(f->entry->d, f->h_stage, f->copy_bytes, f->stream);
+    }
+    if (!err) err = tvmaf_cuda_event_record(f->entry->ready, f->stream);
+    tvmaf_cuda_ref_cache_filled(f->cache, f->entry, !err);
+    return err;
+}
+
 int tvmaf_cuda_frame_upload(TvmafDeviceFrame *f, const TvmafPicture *ref, const TvmafPicture *dis,
                             const TvmafHostAllocator *pinned)
 {
+    /* a picture of the library (a serial, its layout) can be shared */
+    const uint64_t serial = f->cache && tvmaf_picture_has_layout(ref) ? tvmaf_picture_serial(ref)
+                                                                      : 0;
+    const bool stage_ref = tvmaf_picture_has_layout(ref) && !tvmaf_picture_is_pinned(ref, pinned);
+    const bool stage_dis = tvmaf_picture_has_layout(dis) && !tvmaf_picture_is_pinned(dis, pinned);
+    /* unshared: both through the staging buffer in one copy unless both are
+     * page-locked */
     const bool staged = tvmaf_picture_has_layout(ref) && tvmaf_picture_has_layout(dis) &&
-                        !(tvmaf_picture_is_pinned(ref, pinned) && tvmaf_picture_is_pinned(dis, pinned));
+                        (stage_ref || stage_dis);
     int err;
-    if (staged && !f->h_stage && (err = tvmaf_cuda_stage_alloc((void **)&f->h_stage, f->size)))
+    if ((staged || stage_ref || stage_dis) && !f->h_stage &&
+        (err = tvmaf_cuda_stage_alloc((void **)&f->h_stage, f->size)))
         return err;
     if ((err = tvmaf_cuda_span_begin(&f->span, f->stream))) return err;
-    if (staged) {
-        /* the staging buffer is free: the frame's previous upload was waited
-         * for by every twin before the worker took this frame */
-        memcpy(f->h_stage, ref->data[0], f->copy_bytes);
-        memcpy(f->h_stage + f->copy_bytes, dis->data[0], f->copy_bytes);
-        err = tvmaf_cuda_copy_h2d(f->d_buf, f->h_stage, f->size, f->stream);
+    /* the staging buffer is free: the frame's previous upload was waited for
+     * by every twin before the worker took this frame */
+    if (serial) {
+        err = upload_shared_ref(f, ref, serial, pinned);
+        if (!err && stage_dis) {
+            memcpy(f->h_stage + f->copy_bytes, dis->data[0], f->copy_bytes);
+            err = tvmaf_cuda_copy_h2d(f->d_dis[0], f->h_stage + f->copy_bytes, f->copy_bytes,
+                                      f->stream);
+        } else if (!err) {
+            err = upload_picture(f, dis, f->d_dis);
+        }
     } else {
-        err = upload_picture(f, ref, f->d_ref);
-        if (!err) err = upload_picture(f, dis, f->d_dis);
+        for (unsigned p = 0; p < f->n_planes; p++) f->d_ref[p] = f->d_buf + f->off[p];
+        if (staged) {
+            memcpy(f->h_stage, ref->data[0], f->copy_bytes);
+            memcpy(f->h_stage + f->copy_bytes, dis->data[0], f->copy_bytes);
+            err = tvmaf_cuda_copy_h2d(f->d_buf, f->h_stage, f->size, f->stream);
+        } else {
+            err = upload_picture(f, ref, f->d_ref);
+            if (!err) err = upload_picture(f, dis, f->d_dis);
+        }
     }
     if (!err) err = tvmaf_cuda_span_end(&f->span, f->stream);
     if (!err) err = tvmaf_cuda_event_record(f->ready, f->stream);
     return err;
+}
+
+void tvmaf_cuda_frame_release(TvmafDeviceFrame *f)
+{
+    if (!f->entry) return;
+    tvmaf_cuda_ref_cache_put(f->cache, f->entry);
+    f->entry = NULL;
 }
 
 int tvmaf_cuda_frame_account(TvmafDeviceFrame *f)

@@ -16,6 +16,12 @@
  * and pictures of another layout (built by an API user) plane by plane from
  * their own memory through the driver.
  *
+ * In a ladder (a shared reference cache given to the upload, ref_cache.h)
+ * the reference planes are those of the cache's entry for the picture: the
+ * first worker of the ladder's contexts to need the picture uploads it there,
+ * the others wait for that upload; the frame holds the entry until
+ * tvmaf_cuda_frame_release.
+ *
  * Reuse: the next upload into a frame may start once every twin that waited
  * for its `ready` has finished with it; the context ensures this by running
  * a worker's frames one after the other, each twin synchronising its stream
@@ -26,6 +32,7 @@
 
 #include "core/feature.h"
 #include "gpu/cuda/cuda_runtime.h"
+#include "gpu/cuda/ref_cache.h"
 
 struct TvmafDeviceFrame {
     CUdeviceptr d_ref[3], d_dis[3];
@@ -41,6 +48,11 @@ struct TvmafDeviceFrame {
     size_t copy_bytes;       /* bytes of one picture copied: its luma, or all */
     unsigned char *h_stage;  /* page-locked, 2 x copy_bytes */
     TvmafCudaSpan span;
+    size_t off[3];           /* plane p at byte off[p] of a picture's copy */
+    TvmafCudaRefCache *cache;   /* the ladder's shared references, or NULL */
+    TvmafCudaRefEntry *entry;   /* held from the upload to the release */
+    /* reference pictures this frame uploaded, and found uploaded already */
+    unsigned long long ref_uploads, ref_shared;
 };
 
 /* Call with the device's context current. n_planes: 1 or 3. The device
@@ -49,9 +61,12 @@ int tvmaf_cuda_frame_alloc(TvmafDeviceFrame *f, TvmafGpu *gpu, const TvmafVideoI
                            unsigned n_planes);
 void tvmaf_cuda_frame_free(TvmafDeviceFrame *f, TvmafGpu *gpu);
 /* Queues the upload of both pictures and records `ready` (context current);
- * `pinned`: the device's page-locked picture allocator. */
+ * `pinned`: the device's page-locked picture allocator. With f->cache set,
+ * the reference comes from (or goes to) the cache's entry for it. */
 int tvmaf_cuda_frame_upload(TvmafDeviceFrame *f, const TvmafPicture *ref, const TvmafPicture *dis,
                             const TvmafHostAllocator *pinned);
+/* The frame's twins are done with it: a held cache entry goes back. */
+void tvmaf_cuda_frame_release(TvmafDeviceFrame *f);
 /* Adds the last upload's device time to the statistics; call once work that
  * waited for `ready` has been synchronised. */
 int tvmaf_cuda_frame_account(TvmafDeviceFrame *f);
