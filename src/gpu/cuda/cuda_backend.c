@@ -36,10 +36,10 @@ struct TvmafGpu {
     TvmafDeviceFrame *frames;
     unsigned n_frames;
     /* a ladder's context: the reference pictures come from the device's
-     * shared cache, where this context reserved ref_reserve entries */
+     * shared cache, where this context brought the entries of ref_block */
     bool share_ref;
     TvmafCudaRefCache *ref_cache;
-    unsigned ref_reserve;
+    TvmafCudaRefBlock *ref_block;
     size_t ref_reserve_bytes;
     /* statistics: this context's own (the threads working for it are bound
      * to them, core never runs two contexts' frames on one thread at once) */
@@ -172,13 +172,13 @@ static int frames_alloc(TvmafGpu *gpu, const TvmafVideoInfo *vi, unsigned planes
         char why[200];
         if ((err = tvmaf_budget_take(&gpu->mem, 2 * (size_t)n * bytes, why, sizeof(why)))) {
             snprintf(msg, len, "cannot reserve the shared reference pictures (%s)", why);
-        } else if ((err = tvmaf_cuda_ref_cache_attach(gpu->dev, bytes, 2 * n, &gpu->ref_cache))) {
+        } else if ((err = tvmaf_cuda_ref_cache_attach(gpu->dev, bytes, 2 * n, &gpu->ref_cache,
+                                                      &gpu->ref_block))) {
             tvmaf_budget_give(&gpu->mem, 2 * (size_t)n * bytes);
             snprintf(msg, len, "cannot allocate the shared reference pictures (%s)",
                      err == -ENOMEM && !*tvmaf_cuda_last_error() ? "out of memory"
                                                                  : tvmaf_cuda_last_error());
         } else {
-            gpu->ref_reserve = 2 * n;
             gpu->ref_reserve_bytes = 2 * (size_t)n * bytes;
             for (unsigned i = 0; i < n; i++) gpu->frames[i].cache = gpu->ref_cache;
         }
@@ -273,7 +273,7 @@ static void close_gpu(TvmafGpu *gpu)
     if ((gpu->n_frames || gpu->ref_cache) && !tvmaf_cuda_push(gpu->dev)) {
         /* the frames put their cache entries back before the cache may go */
         for (unsigned i = 0; i < gpu->n_frames; i++) tvmaf_cuda_frame_free(&gpu->frames[i], gpu);
-        tvmaf_cuda_ref_cache_detach(gpu->ref_cache, gpu->ref_reserve);
+        tvmaf_cuda_ref_cache_detach(gpu->ref_cache, gpu->ref_block);
         tvmaf_budget_give(&gpu->mem, gpu->ref_reserve_bytes);
         tvmaf_cuda_pop(gpu->dev);
     }

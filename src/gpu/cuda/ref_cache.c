@@ -4,6 +4,15 @@
 
 #include "gpu/cuda/ref_cache.h"
 
+/* One attachment's entries: one device allocation, cut into `n` copies. */
+struct TvmafCudaRefBlock {
+    TvmafCudaRefBlock *next;
+    CUdeviceptr d;
+    unsigned n;
+    bool orphan;             /* its context detached: freed once no entry is held */
+    TvmafCudaRefEntry *e;    /* n entries */
+};
+
 struct TvmafCudaRefCache {
     TvmafCudaRefCache *next; /* the process's caches, under registry_lock */
     TvmafCudaDevice *dev;
@@ -12,50 +21,66 @@ struct TvmafCudaRefCache {
     /* under lock */
     pthread_mutex_t lock;
     pthread_cond_t cond;
-    unsigned cap;            /* entries allowed: the attachments' reserves */
-    TvmafCudaRefEntry **e;
-    unsigned n;
+    TvmafCudaRefBlock *blocks;
     unsigned long long tick;
 };
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static TvmafCudaRefCache *registry;
 
-static void entry_free(TvmafCudaRefEntry *e)
+static void block_free(TvmafCudaRefBlock *b)
 {
-    tvmaf_cuda_event_destroy(e->ready);
-    tvmaf_cuda_mem_free(e->d);
-    free(e);
+    if (!b) return;
+    for (unsigned i = 0; b->e && i < b->n; i++) tvmaf_cuda_event_destroy(b->e[i].ready);
+    tvmaf_cuda_mem_free(b->d);
+    free(b->e);
+    free(b);
 }
 
-/* A new entry (lock held). */
-static int entry_new(TvmafCudaRefCache *c, TvmafCudaRefEntry **out)
+static int block_new(size_t bytes, unsigned n, TvmafCudaRefBlock **out)
 {
-    TvmafCudaRefEntry **grown = realloc(c->e, (c->n + 1) * sizeof(*grown));
-    if (!grown) return -ENOMEM;
-    c->e = grown;
-    TvmafCudaRefEntry *e = calloc(1, sizeof(*e));
-    if (!e) return -ENOMEM;
-    int err = tvmaf_cuda_mem_alloc(&e->d, c->bytes);
-    if (!err) err = tvmaf_cuda_event_create_sync_only(&e->ready);
+    TvmafCudaRefBlock *b = calloc(1, sizeof(*b));
+    if (!b || !(b->e = calloc(n, sizeof(*b->e)))) {
+        free(b);
+        return -ENOMEM;
+    }
+    b->n = n;
+    int err = tvmaf_cuda_mem_alloc(&b->d, bytes * n);
+    for (unsigned i = 0; i < n && !err; i++) {
+        b->e[i].d = b->d + bytes * i;
+        b->e[i].blk = b;
+        err = tvmaf_cuda_event_create_sync_only(&b->e[i].ready);
+    }
     if (err) {
-        entry_free(e);
+        block_free(b);
         return err;
     }
-    c->e[c->n++] = e;
-    *out = e;
+    *out = b;
     return 0;
 }
 
-int tvmaf_cuda_ref_cache_attach(TvmafCudaDevice *dev, size_t bytes, unsigned reserve,
-                                TvmafCudaRefCache **out)
+static bool block_idle(const TvmafCudaRefBlock *b)
 {
+    for (unsigned i = 0; i < b->n; i++)
+        if (b->e[i].users) return false;
+    return true;
+}
+
+int tvmaf_cuda_ref_cache_attach(TvmafCudaDevice *dev, size_t bytes, unsigned reserve,
+                                TvmafCudaRefCache **out, TvmafCudaRefBlock **out_blk)
+{
+    /* the reserve's copies now, in one allocation, not while frames are
+     * scored (an allocation may synchronise the device) */
+    TvmafCudaRefBlock *b;
+    int err = block_new(bytes, reserve, &b);
+    if (err) return err;
     pthread_mutex_lock(&registry_lock);
     TvmafCudaRefCache *c = registry;
     while (c && !(c->dev == dev && c->bytes == bytes)) c = c->next;
     if (!c) {
         if (!(c = calloc(1, sizeof(*c)))) {
             pthread_mutex_unlock(&registry_lock);
+            block_free(b);
             return -ENOMEM;
         }
         c->dev = dev;
@@ -67,39 +92,32 @@ int tvmaf_cuda_ref_cache_attach(TvmafCudaDevice *dev, size_t bytes, unsigned res
     }
     c->attached++;
     pthread_mutex_lock(&c->lock);
-    c->cap += reserve;
-    /* the reserve's entries now, not while frames are scored (an allocation
-     * may synchronise the device) */
-    int err = 0;
-    while (c->n < c->cap && !err) {
-        TvmafCudaRefEntry *e;
-        err = entry_new(c, &e);
-    }
+    b->next = c->blocks;
+    c->blocks = b;
     pthread_mutex_unlock(&c->lock);
     pthread_mutex_unlock(&registry_lock);
-    if (err) {
-        tvmaf_cuda_ref_cache_detach(c, reserve);
-        return err;
-    }
     *out = c;
+    *out_blk = b;
     return 0;
 }
 
-void tvmaf_cuda_ref_cache_detach(TvmafCudaRefCache *c, unsigned reserve)
+void tvmaf_cuda_ref_cache_detach(TvmafCudaRefCache *c, TvmafCudaRefBlock *blk)
 {
     if (!c) return;
     pthread_mutex_lock(&registry_lock);
     pthread_mutex_lock(&c->lock);
-    c->cap -= reserve;
-    /* idle entries past the reserves still attached go (a worker of another
-     * context holds the others, and puts them back later) */
-    for (unsigned i = 0; i < c->n && c->n > c->cap;) {
-        if (c->e[i]->users) {
-            i++;
-            continue;
+    blk->orphan = true;
+    /* the detached contexts' blocks that no worker holds an entry of (a
+     * worker of another context may still read one: it goes at a later
+     * detach, or with the cache) */
+    for (TvmafCudaRefBlock **p = &c->blocks; *p;) {
+        TvmafCudaRefBlock *b = *p;
+        if (b->orphan && block_idle(b)) {
+            *p = b->next;
+            block_free(b);
+        } else {
+            p = &b->next;
         }
-        entry_free(c->e[i]);
-        c->e[i] = c->e[--c->n];
     }
     pthread_mutex_unlock(&c->lock);
     if (--c->attached == 0) {
@@ -107,8 +125,11 @@ void tvmaf_cuda_ref_cache_detach(TvmafCudaRefCache *c, unsigned reserve)
         while (*p != c) p = &(*p)->next;
         *p = c->next;
         /* no context is attached, so no worker holds an entry */
-        for (unsigned i = 0; i < c->n; i++) entry_free(c->e[i]);
-        free(c->e);
+        while (c->blocks) {
+            TvmafCudaRefBlock *b = c->blocks;
+            c->blocks = b->next;
+            block_free(b);
+        }
         pthread_cond_destroy(&c->cond);
         pthread_mutex_destroy(&c->lock);
         free(c);
@@ -119,14 +140,16 @@ void tvmaf_cuda_ref_cache_detach(TvmafCudaRefCache *c, unsigned reserve)
 int tvmaf_cuda_ref_cache_get(TvmafCudaRefCache *c, uint64_t serial, TvmafCudaRefEntry **out,
                              bool *fill)
 {
-    int err = 0;
     pthread_mutex_lock(&c->lock);
     for (;;) {
         TvmafCudaRefEntry *hit = NULL, *idle = NULL;
-        for (unsigned i = 0; i < c->n && !hit; i++) {
-            TvmafCudaRefEntry *e = c->e[i];
-            if (e->serial == serial) hit = e;
-            else if (!e->users && (!idle || e->used_at < idle->used_at)) idle = e;
+        for (TvmafCudaRefBlock *b = c->blocks; b && !hit; b = b->next) {
+            for (unsigned i = 0; i < b->n && !hit; i++) {
+                TvmafCudaRefEntry *e = &b->e[i];
+                if (e->serial == serial) hit = e;
+                else if (!e->users && !b->orphan && (!idle || e->used_at < idle->used_at))
+                    idle = e;
+            }
         }
         if (hit && hit->filling) {
             /* another worker is queueing this picture's upload */
@@ -140,23 +163,13 @@ int tvmaf_cuda_ref_cache_get(TvmafCudaRefCache *c, uint64_t serial, TvmafCudaRef
             *fill = false;
             break;
         }
-        /* a new entry while the reserves allow, else the least recently used
-         * idle one */
-        if (c->n < c->cap) {
-            TvmafCudaRefEntry *fresh;
-            const int e = entry_new(c, &fresh);
-            if (!e) idle = fresh;
-            else if (!idle) {
-                err = e;
-                break;
-            }
-        }
         if (!idle) {
             /* every entry held: cannot happen while each worker holds at most
              * one and reserved two, but waiting is correct */
             pthread_cond_wait(&c->cond, &c->lock);
             continue;
         }
+        /* the least recently used idle entry */
         idle->serial = serial;
         idle->users = 1;
         idle->filling = true;
@@ -166,7 +179,7 @@ int tvmaf_cuda_ref_cache_get(TvmafCudaRefCache *c, uint64_t serial, TvmafCudaRef
         break;
     }
     pthread_mutex_unlock(&c->lock);
-    return err;
+    return 0;
 }
 
 void tvmaf_cuda_ref_cache_filled(TvmafCudaRefCache *c, TvmafCudaRefEntry *e, bool ok)

@@ -14,8 +14,8 @@
  * An entry is held by each worker reading it, from its frame's upload until
  * its frame is done (every twin has synchronised its stream by then), and may
  * be given to another picture only when no worker holds it. A worker holds at
- * most one entry, and the cache may keep as many entries as the attached
- * contexts reserved (two per worker), so a worker never waits for room; it
+ * most one entry, and each context brings two entries per worker, so a
+ * worker never waits for room; it
  * waits only, briefly, for another worker that is queueing the same
  * picture's upload. Feature-independent.
  */
@@ -29,6 +29,7 @@
 #include "gpu/cuda/cuda_runtime.h"
 
 typedef struct TvmafCudaRefCache TvmafCudaRefCache;
+typedef struct TvmafCudaRefBlock TvmafCudaRefBlock;
 
 typedef struct TvmafCudaRefEntry {
     CUdeviceptr d;       /* one picture's copy, bytes long (the cache's size) */
@@ -38,18 +39,19 @@ typedef struct TvmafCudaRefEntry {
     unsigned users;      /* workers holding the entry */
     bool filling;        /* a worker is queueing the upload */
     unsigned long long used_at;
+    TvmafCudaRefBlock *blk; /* the attachment it belongs to */
 } TvmafCudaRefEntry;
 
 /* The cache of `dev` for copies of `bytes` bytes, shared by every context
- * that attaches with the same pair; `reserve` more entries, allocated now
- * (device context current; -ENOMEM and nothing attached when they do not
- * fit). */
+ * that attaches with the same pair, and this context's `reserve` entries in
+ * it (*blk), allocated now in one piece (device context current; -ENOMEM and
+ * nothing attached when they do not fit). */
 int tvmaf_cuda_ref_cache_attach(TvmafCudaDevice *dev, size_t bytes, unsigned reserve,
-                                TvmafCudaRefCache **out);
-/* Drops a context's attachment and its reserve (the device's context
- * current); idle entries past what is still reserved are freed, all of them
+                                TvmafCudaRefCache **c, TvmafCudaRefBlock **blk);
+/* Drops a context's attachment (device context current). Its entries go
+ * once no worker holds one (a worker of another context may), all of them
  * with the last attachment. */
-void tvmaf_cuda_ref_cache_detach(TvmafCudaRefCache *c, unsigned reserve);
+void tvmaf_cuda_ref_cache_detach(TvmafCudaRefCache *c, TvmafCudaRefBlock *blk);
 
 /* The entry holding picture `serial` (not 0), held for the caller. *fill:
  * the caller must queue the upload into e->d, record e->ready after it and
