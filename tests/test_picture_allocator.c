@@ -16,7 +16,6 @@
 #include "core/picture_pool.h"
 #include "unit_check.h"
 
-
 static unsigned live[2]; /* blocks of each stand-in allocator not yet freed */
 
 static void *block(unsigned which, size_t size)

@@ -20,7 +20,6 @@
 #include "core/picture_pool.h"
 #include "unit_check.h"
 
-
 static atomic_uint calls;
 static const char tag_a = 0, tag_b = 0;
 

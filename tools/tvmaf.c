@@ -1023,12 +1023,13 @@ static unsigned run_group(const Settings *s, const char *label, const char *path
     int err;
     const TvmafVideoFormat *raw = s->raw.w && s->raw.h && s->raw.bpc && s->raw.pix_fmt ? &s->raw
                                                                                       : NULL;
+    /* the reference's pictures go to the device once for all pairs
+     * (TVMAF_NO_SHARED_REFERENCE=1: once per pair, to measure the gain) */
+    const char *no_share = getenv("TVMAF_NO_SHARED_REFERENCE");
+    const int ladder = np > 1 && !(no_share && !strcmp(no_share, "1"));
     for (unsigned i = 0; i < np; i++) {
         pairs[i].live = 1;
-        /* the reference's pictures go to the device once for all pairs
-         * (TVMAF_NO_SHARED_REFERENCE=1: once per pair, to measure the gain) */
-        const char *no_share = getenv("TVMAF_NO_SHARED_REFERENCE");
-        pairs[i].ladder = np > 1 && !(no_share && !strcmp(no_share, "1"));
+        pairs[i].ladder = ladder;
     }
     if (s->gate && s->segment > 1 && !gate_wait(s->gate)) {
         for (unsigned i = 0; i < np; i++) pair_fail(&pairs[i]); /* the first said why */

@@ -2,8 +2,8 @@
  * Operations the AVX-512 kernels of several features share (include it only
  * where __AVX512F__ is defined).
  *
- * tvmaf_sum_u64x8: horizontal sum of eight 64-bit lanes, modulo 2^64. The compiler's _mm512_reduce_add_epi64 is written in C
- * over signed lanes (gcc 13 adds them as long long), so a sum that wraps, as
+ * tvmaf_sum_u64x8: horizontal sum of eight 64-bit lanes, modulo 2^64. The
+ * compiler's _mm512_reduce_add_epi64 is written in C over signed lanes (gcc 13 adds them as long long), so a sum that wraps, as
  * adm's cm accumulators may by design, is undefined behaviour there and
  * UBSan stops on it. Here the halves are added by vector instructions and
  * the last two lanes as uint64_t: the same integer mod 2^64, defined.

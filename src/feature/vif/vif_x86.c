@@ -28,7 +28,6 @@ static inline unsigned vif_tap_pair_words(uint32_t *words, const uint16_t *taps,
 #include <immintrin.h>
 #include "core/x86_avx512.h"
 
-
 /* 2048 log2(v) of eight 64-bit v >= 2^15 (vif_log2_32 / vif_log2_64): the
  * leading 16 bits index the table, 2048 per dropped bit. The gather reads 32
  * bits at each 16-bit entry: the table has one entry of padding. */

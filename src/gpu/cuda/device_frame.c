@@ -70,14 +70,14 @@ static int upload_shared_ref(TvmafDeviceFrame *f, const TvmafPicture *ref, uint6
                              const TvmafHostAllocator *pinned)
 {
     bool fill;
-    int err = tvmaf_cuda_ref_cache_get(f->cache, serial, &f->entry, &fill);
-    if (err) return err;
+    tvmaf_cuda_ref_cache_get(f->cache, serial, &f->entry, &fill);
     for (unsigned p = 0; p < f->n_planes; p++) f->d_ref[p] = f->entry->d + f->off[p];
     if (!fill) {
         f->ref_shared++;
         return tvmaf_cuda_stream_wait_event(f->stream, f->entry->ready);
     }
     f->ref_uploads++;
+    int err;
     if (tvmaf_picture_is_pinned(ref, pinned)) {
         err = tvmaf_cuda_copy_h2d(f->entry->d, ref->data[0], f->copy_bytes, f->stream);
     } else {
@@ -102,7 +102,7 @@ int tvmaf_cuda_frame_upload(TvmafDeviceFrame *f, const TvmafPicture *ref, const 
     const bool staged = tvmaf_picture_has_layout(ref) && tvmaf_picture_has_layout(dis) &&
                         (stage_ref || stage_dis);
     int err;
-    if ((staged || stage_ref || stage_dis) && !f->h_stage &&
+    if ((stage_ref || stage_dis) && !f->h_stage &&
         (err = tvmaf_cuda_stage_alloc((void **)&f->h_stage, f->size)))
         return err;
     if ((err = tvmaf_cuda_span_begin(&f->span, f->stream))) return err;

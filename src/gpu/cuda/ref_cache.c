@@ -48,7 +48,6 @@ static int block_new(size_t bytes, unsigned n, TvmafCudaRefBlock **out)
     int err = tvmaf_cuda_mem_alloc(&b->d, bytes * n);
     for (unsigned i = 0; i < n && !err; i++) {
         b->e[i].d = b->d + bytes * i;
-        b->e[i].blk = b;
         err = tvmaf_cuda_event_create_sync_only(&b->e[i].ready);
     }
     if (err) {
@@ -137,8 +136,8 @@ void tvmaf_cuda_ref_cache_detach(TvmafCudaRefCache *c, TvmafCudaRefBlock *blk)
     pthread_mutex_unlock(&registry_lock);
 }
 
-int tvmaf_cuda_ref_cache_get(TvmafCudaRefCache *c, uint64_t serial, TvmafCudaRefEntry **out,
-                             bool *fill)
+void tvmaf_cuda_ref_cache_get(TvmafCudaRefCache *c, uint64_t serial, TvmafCudaRefEntry **out,
+                              bool *fill)
 {
     pthread_mutex_lock(&c->lock);
     for (;;) {
@@ -179,7 +178,6 @@ int tvmaf_cuda_ref_cache_get(TvmafCudaRefCache *c, uint64_t serial, TvmafCudaRef
         break;
     }
     pthread_mutex_unlock(&c->lock);
-    return 0;
 }
 
 void tvmaf_cuda_ref_cache_filled(TvmafCudaRefCache *c, TvmafCudaRefEntry *e, bool ok)

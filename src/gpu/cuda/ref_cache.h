@@ -39,7 +39,6 @@ typedef struct TvmafCudaRefEntry {
     unsigned users;      /* workers holding the entry */
     bool filling;        /* a worker is queueing the upload */
     unsigned long long used_at;
-    TvmafCudaRefBlock *blk; /* the attachment it belongs to */
 } TvmafCudaRefEntry;
 
 /* The cache of `dev` for copies of `bytes` bytes, shared by every context
@@ -56,9 +55,9 @@ void tvmaf_cuda_ref_cache_detach(TvmafCudaRefCache *c, TvmafCudaRefBlock *blk);
 /* The entry holding picture `serial` (not 0), held for the caller. *fill:
  * the caller must queue the upload into e->d, record e->ready after it and
  * call tvmaf_cuda_ref_cache_filled; otherwise the upload is queued already
- * (wait for e->ready). Device context current (a new entry is allocated). */
-int tvmaf_cuda_ref_cache_get(TvmafCudaRefCache *c, uint64_t serial, TvmafCudaRefEntry **e,
-                             bool *fill);
+ * (wait for e->ready). Allocates nothing (the entries exist from attach). */
+void tvmaf_cuda_ref_cache_get(TvmafCudaRefCache *c, uint64_t serial, TvmafCudaRefEntry **e,
+                              bool *fill);
 /* The upload into e was queued (ok) or failed (the entry is emptied: a
  * waiting worker uploads it itself). */
 void tvmaf_cuda_ref_cache_filled(TvmafCudaRefCache *c, TvmafCudaRefEntry *e, bool ok);
