@@ -66,6 +66,7 @@ def main():
         t.batch()
         t.ladder()
         t.ladder_shared()
+        t.ladder_shared('cups_576x324_10b')
         t.split()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -203,15 +204,16 @@ class Test:
             self.same(f'ladder --gpus {self.gpus}: pair {i} = one-pair CPU run',
                       self.read(os.path.join(d, f'l_{i}.csv'), 'csv'), exp)
 
-    def ladder_shared(self):
+    def ladder_shared(self, name='cups_576x324'):
         """A ladder of three pairs on one device (default model and more): the
         reference's pictures are uploaded once for the pairs (CUDA: the
-        statistics count them), and every pair is the bits of its one-pair
-        CPU run. A cache keyed wrongly (a constant key, a stale entry) gives
-        a pair another frame's reference, which the comparison sees."""
-        name = 'cups_576x324'
+        statistics count them), and so are the twins' reference-side results
+        (CUDA: vif's reference pass), and every pair is the bits of its
+        one-pair CPU run. A cache keyed wrongly (a constant key, a stale
+        entry) gives a pair another frame's reference, which the comparison
+        sees."""
         frames = self.clips[name]['frames']
-        d = os.path.join(self.tmp, 'ladder_shared')
+        d = os.path.join(self.tmp, 'ladder_shared_' + name)
         os.makedirs(d)
         opts = ['--precision', 'max', '--feature', 'psnr', '--feature', 'float_motion',
                 '--feature', 'ciede']
@@ -222,13 +224,25 @@ class Test:
         rc, err = self.run(argv + self.raw(name) + ['--backend', self.backend, '--gpu-stats',
                                                     '--threads', '4', '--json', '-q',
                                                     '-o', os.path.join(d, 's_%d.json')] + opts)
-        self.res.check(rc == 0, 'ladder of three on one device', err.strip()[-2000:])
+        self.res.check(rc == 0, f'ladder of three on one device ({name})', err.strip()[-2000:])
         for i, w in enumerate(dis, 1):
             exp = self.output(['-r', self.path(name, 'ref'), '-d', self.path(name, w)] +
                               self.raw(name) + ['--backend', 'cpu'] + opts, 'json')
-            self.same(f'shared-reference ladder: pair {i} = one-pair CPU run',
+            self.same(f'shared-reference ladder ({name}): pair {i} = one-pair CPU run',
                       self.read(os.path.join(d, f's_{i}.json'), 'json'), exp)
         if self.backend != 'cuda':
+            return
+        # vif's reference pass: once per uploaded picture (an entry given to
+        # a picture is filled once, then read by every pair holding it)
+        res = re.findall(r'reference-side results: (\d+) computed, (\d+) shared', err)
+        made = sum(int(m) for m, _ in res)
+        ups = sum(int(u) for u in re.findall(r'of the ladder: (\d+) uploaded', err))
+        self.res.check(len(res) == len(dis) and all(int(m) + int(s) == frames for m, s in res)
+                       and made == ups,
+                       f'shared-reference ladder ({name}): vif\'s reference pass once per '
+                       'uploaded picture, every pair counting each frame once',
+                       f'{res}, {ups} uploaded, {frames} frames')
+        if frames < 16:
             return
         counts = re.findall(r'reference pictures of the ladder: (\d+) uploaded, (\d+) shared', err)
         up = sum(int(u) for u, _ in counts)

@@ -28,6 +28,12 @@
  * - the read-back of the four VifSums and the shared host code
  *   (tvmaf_vif_values) that turns them into the outputs.
  * The outputs are compared with the CPU extractor's through the public API.
+ * Each frame is also replayed as a ladder's pair runs it (vif_cuda.c's
+ * extract_shared): the reference pass of the four scales (vif.cu's
+ * vif_ref_scale*, into its own planes, terms and den sums), then the pair
+ * pass (vif_pair_scale*), with the same garbage, scrambling and folds; the
+ * two VifSums added must equal the one-pass sums, and both passes' planes
+ * the one-pass planes, exactly.
  * Since a float output can hide a small difference in a sum, the replay's
  * integer sums and decimated planes are also compared exactly with a plain
  * position-by-position evaluation of the definition (mirrored indices, wide
@@ -61,6 +67,12 @@ typedef struct Device {
     uint16_t *mu1[VIF_N_SCALES], *mu2[VIF_N_SCALES];
     uint32_t *xx[VIF_N_SCALES], *yy[VIF_N_SCALES], *xy[VIF_N_SCALES];
     uint16_t *dv_r[VIF_N_SCALES], *dv_d[VIF_N_SCALES];
+    /* the ladder's passes: the reference pass's planes (scales 1..3), terms
+     * and den sums; the pair pass's planes and num sums */
+    unsigned char *r2[VIF_N_SCALES], *d2[VIF_N_SCALES];
+    uint32_t *mu1_t[VIF_N_SCALES];
+    int32_t *sigma_t[VIF_N_SCALES];
+    VifSums den[VIF_N_SCALES], num[VIF_N_SCALES];
 } Device;
 
 static size_t in_len(unsigned s) { return (size_t)VIF_IN_H(s) * VIF_IN_W(s); }
@@ -81,6 +93,10 @@ static void device_free(Device *d)
         free(d->xy[s]);
         free(d->dv_r[s]);
         free(d->dv_d[s]);
+        free(d->r2[s]);
+        free(d->d2[s]);
+        free(d->mu1_t[s]);
+        free(d->sigma_t[s]);
     }
     free(d->log2_table);
     memset(d, 0, sizeof(*d));
@@ -104,9 +120,16 @@ static int device_alloc(Device *d, const VifParams *p)
         }
         const size_t plane = d->pitch[s] * d->h[s];
         ok &= (d->ref[s] = malloc(plane)) && (d->dis[s] = malloc(plane));
+        ok &= (d->r2[s] = malloc(plane)) && (d->d2[s] = malloc(plane)) &&
+              (d->mu1_t[s] = malloc(sizeof(uint32_t) * d->w[s] * d->h[s])) &&
+              (d->sigma_t[s] = malloc(sizeof(int32_t) * d->w[s] * d->h[s]));
         if (ok) {
             replay_garbage(d->ref[s], plane);
             replay_garbage(d->dis[s], plane);
+            replay_garbage(d->r2[s], plane);
+            replay_garbage(d->d2[s], plane);
+            replay_garbage(d->mu1_t[s], sizeof(uint32_t) * d->w[s] * d->h[s]);
+            replay_garbage(d->sigma_t[s], sizeof(int32_t) * d->w[s] * d->h[s]);
         }
         ok &= (d->in_r[s] = malloc(in_len(s) * 2)) && (d->in_d[s] = malloc(in_len(s) * 2)) &&
               (d->mu1[s] = malloc(v_len(s) * 2)) && (d->mu2[s] = malloc(v_len(s) * 2)) &&
@@ -215,6 +238,130 @@ static void run_frame(Device *d, const VifParams *p, const TvmafPicture *ref,
         replay_scramble(order, gx * gy);
         for (unsigned b = 0; b < gx * gy; b++) run_block(d, p, s, order[b] % gx, order[b] / gx);
         free(order);
+    }
+}
+
+/* The threads' VifSums of a block, folded and added into *dst (modulo 2^64,
+ * as the kernels' atomics). */
+static void block_add(VifSums *dst, const VifSums *acc)
+{
+    int64_t f[4][VIF_THREADS];
+    for (unsigned t = 0; t < VIF_THREADS; t++) {
+        f[0][t] = acc[t].num_log;
+        f[1][t] = acc[t].den_log;
+        f[2][t] = acc[t].num_lin;
+        f[3][t] = acc[t].den_lin;
+    }
+    dst->num_log = (int64_t)((uint64_t)dst->num_log + block_fold(f[0]));
+    dst->den_log = (int64_t)((uint64_t)dst->den_log + block_fold(f[1]));
+    dst->num_lin = (int64_t)((uint64_t)dst->num_lin + block_fold(f[2]));
+    dst->den_lin = (int64_t)((uint64_t)dst->den_lin + block_fold(f[3]));
+}
+
+/* One block of the ladder's reference pass (ref) or pair pass (!ref) at
+ * scale s. Scale 0 reads the uploaded planes; scale s > 0 the reference
+ * pass's reference plane and the pair pass's distorted plane. */
+static void run_block_split(Device *d, const VifParams *p, unsigned s, unsigned bx, unsigned by,
+                            int ref)
+{
+    static const uint16_t taps[VIF_N_SCALES][VIF_MAX_TAPS] = VIF_FILTER_TAPS;
+    const unsigned last = VIF_N_SCALES - 1;
+    const int score = ref || vif_scale_scored(p, s);
+    const VifTile tl = { s, p->bpc, s == 0 && p->bpc == 8, d->w[s], d->h[s],
+                         (int)(bx * VIF_TILE_W), (int)(by * VIF_TILE_H), taps[s],
+                         taps[s < last ? s + 1 : s] };
+    /* the kernels' shared memory: the reference pass has in_r, mu1, xx and
+     * dv_r; the pair pass in_r, in_d, mu2, yy, xy and dv_d */
+    const VifTileMem m = { d->in_r[s], ref ? NULL : d->in_d[s], ref ? d->mu1[s] : NULL,
+                           ref ? NULL : d->mu2[s], ref ? d->xx[s] : NULL,
+                           ref ? NULL : d->yy[s], ref ? NULL : d->xy[s],
+                           ref ? d->dv_r[s] : NULL, ref ? NULL : d->dv_d[s] };
+    replay_garbage(d->in_r[s], in_len(s) * 2);
+    replay_garbage(d->in_d[s], in_len(s) * 2);
+    replay_garbage(d->mu1[s], v_len(s) * 2);
+    replay_garbage(d->mu2[s], v_len(s) * 2);
+    replay_garbage(d->xx[s], v_len(s) * 4);
+    replay_garbage(d->yy[s], v_len(s) * 4);
+    replay_garbage(d->xy[s], v_len(s) * 4);
+    replay_garbage(d->dv_r[s], dv_len(s) * 2);
+    replay_garbage(d->dv_d[s], dv_len(s) * 2);
+    const unsigned char *src_r = s ? d->r2[s] : d->ref[0];
+    const unsigned char *src_d = s ? d->d2[s] : d->dis[0];
+    const VifRefTerms terms = { d->mu1_t[s], d->sigma_t[s] };
+
+    unsigned order[VIF_THREADS];
+    replay_scramble(order, VIF_THREADS);
+    for (unsigned i = 0; i < VIF_THREADS; i++) {
+        if (ref) vif_tile_load1(order[i], &tl, src_r, d->pitch[s], m.in_r);
+        else if (score) vif_tile_load(order[i], &tl, src_r, src_d, d->pitch[s], &m);
+        else vif_tile_load1(order[i], &tl, src_d, d->pitch[s], d->in_d[s]);
+    }
+    /* barrier */
+    replay_scramble(order, VIF_THREADS);
+    for (unsigned i = 0; i < VIF_THREADS; i++) {
+        if (ref) vif_tile_stat_v_ref(order[i], &tl, &m);
+        else if (score) vif_tile_stat_v_pair(order[i], &tl, &m);
+        if (s < last) vif_tile_down_v1(order[i], &tl, ref ? m.in_r : m.in_d, ref ? m.dv_r : m.dv_d);
+    }
+    /* barrier */
+    replay_scramble(order, VIF_THREADS);
+    for (unsigned i = 0; i < VIF_THREADS; i++)
+        if (s < last)
+            vif_tile_down_h1(order[i], &tl, ref ? m.dv_r : m.dv_d, ref ? d->r2[s + 1] : d->d2[s + 1],
+                             d->pitch[s + 1]);
+    if (!score) return;
+    VifSums acc[VIF_THREADS];
+    memset(acc, 0, sizeof(acc));
+    for (unsigned i = 0; i < VIF_THREADS; i++) {
+        if (ref)
+            vif_tile_stat_h_ref(order[i], &tl, &m, d->log2_table, &terms, &acc[order[i]]);
+        else
+            vif_tile_stat_h_pair(order[i], &tl, &m, &terms, d->log2_table, p->gain_limit,
+                                 &acc[order[i]]);
+    }
+    block_add(ref ? &d->den[s] : &d->num[s], acc);
+}
+
+/* The frame (uploaded by run_frame) as a ladder's pair: the reference pass's
+ * four launches, then the pair pass's, then the two sums' comparison with
+ * the one-pass sums and planes. */
+static void run_frame_split(Device *d, const VifParams *p, const char *what, unsigned frame)
+{
+    memset(d->den, 0, sizeof(d->den));
+    memset(d->num, 0, sizeof(d->num));
+    for (int ref = 1; ref >= 0; ref--) {
+        for (unsigned s = 0; s < VIF_N_SCALES; s++) {
+            const unsigned gx = VIF_GRID_X(d->w[s]), gy = VIF_GRID_Y(d->h[s]);
+            unsigned *order = malloc(sizeof(unsigned) * gx * gy);
+            if (!order) {
+                replay_fail("out of memory");
+                return;
+            }
+            replay_scramble(order, gx * gy);
+            for (unsigned b = 0; b < gx * gy; b++)
+                run_block_split(d, p, s, order[b] % gx, order[b] / gx, ref);
+            free(order);
+        }
+    }
+    for (unsigned s = 0; s < VIF_N_SCALES; s++) {
+        VifSums sum = d->num[s];
+        vif_sums_add(&sum, &d->den[s]);
+        if (vif_scale_scored(p, s) && memcmp(&sum, &d->sums[s], sizeof(sum)))
+            replay_fail("%s frame %u scale %u: the two passes' sums %lld %lld %lld %lld, one "
+                        "pass %lld %lld %lld %lld", what, frame, s, (long long)sum.num_log,
+                        (long long)sum.den_log, (long long)sum.num_lin, (long long)sum.den_lin,
+                        (long long)d->sums[s].num_log, (long long)d->sums[s].den_log,
+                        (long long)d->sums[s].num_lin, (long long)d->sums[s].den_lin);
+        if (s == 0) continue;
+        unsigned bad = 0;
+        for (unsigned i = 0; i < d->h[s]; i++)
+            bad += memcmp(d->r2[s] + i * d->pitch[s], d->ref[s] + i * d->pitch[s],
+                          2 * d->w[s]) != 0 ||
+                   memcmp(d->d2[s] + i * d->pitch[s], d->dis[s] + i * d->pitch[s],
+                          2 * d->w[s]) != 0;
+        if (bad)
+            replay_fail("%s frame %u: %u rows of scale %u differ between the two passes and one",
+                        what, frame, bad, s);
     }
 }
 
@@ -379,6 +526,7 @@ static unsigned replay_frame(void *priv, const ReplayCase *c, const TvmafPicture
 {
     Twin *t = priv;
     run_frame(&t->d, &t->p, ref, dis);
+    run_frame_split(&t->d, &t->p, c->what, k);
     const unsigned n = tvmaf_vif_values(&t->p, t->d.sums, out);
     check_reference(&t->d, &t->p, ref, dis, c->what, k);
     return n;

@@ -388,29 +388,24 @@ TVMAF_HD void vif_sums_add(VifSums *dst, const VifSums *src)
  * One pixel of the statistic, from its horizontal-pass sums: mu1, mu2 are the
  * filtered means (16.16, at most 32 bits); xx, yy, xy the filtered second
  * moments before their final >> 16. Adds its contribution to *acc.
+ *
+ * In two parts: vif_pixel_ref takes what depends on the reference alone (its
+ * variance sigma1_sq and the den terms), vif_pixel_pair the rest (the num
+ * terms), so a reference shared by several distorted inputs has its part
+ * computed once (the CUDA twin's ladder path, vif_tile.h). Each part adds
+ * its own fields of VifSums; vif_pixel runs both.
  */
-TVMAF_HD void vif_pixel(VifSums *acc, uint32_t mu1, uint32_t mu2, uint64_t xx, uint64_t yy,
-                        uint64_t xy, TVMAF_GLOBAL const uint16_t *log2_table,
-                        double gain_limit)
+TVMAF_HD int32_t vif_pixel_ref(VifSums *acc, uint32_t mu1, uint64_t xx,
+                               TVMAF_GLOBAL const uint16_t *log2_table)
 {
-    /* products of means, rounded to 32 bits; moments rounded by >> 16 */
+    /* the product of means rounded to 32 bits; the moment rounded by >> 16 */
     const uint32_t mu1_sq = (uint32_t)(((uint64_t)mu1 * mu1 + 0x80000000u) >> 32);
-    const uint32_t mu2_sq = (uint32_t)(((uint64_t)mu2 * mu2 + 0x80000000u) >> 32);
-    const uint32_t mu1_mu2 = (uint32_t)(((uint64_t)mu1 * mu2 + 0x80000000u) >> 32);
     const uint32_t xx_f = (uint32_t)((xx + 32768u) >> 16);
-    const uint32_t yy_f = (uint32_t)((yy + 32768u) >> 16);
-    const uint32_t xy_f = (uint32_t)((xy + 32768u) >> 16);
-
-    /* the differences wrap in 32 bits and are read as signed, as the reference does */
+    /* the difference wraps in 32 bits and is read as signed, as the reference does */
     const int32_t sigma1_sq = (int32_t)(xx_f - mu1_sq);
-    int32_t sigma2_sq = (int32_t)(yy_f - mu2_sq);
-    const int32_t sigma12 = (int32_t)(xy_f - mu1_mu2);
-    if (sigma2_sq < 0) sigma2_sq = 0;
-
     if (sigma1_sq < VIF_SIGMA_NSQ) {
-        acc->num_lin += sigma2_sq;
         acc->den_lin += 1;
-        return;
+        return sigma1_sq;
     }
     /* den: 2048 log2(1 + sigma1_sq / nsq) = 2048 (log2(nsq + sigma1_sq) - 17) */
     /* Added in 32-bit unsigned arithmetic: with samples within the declared
@@ -420,6 +415,27 @@ TVMAF_HD void vif_pixel(VifSums *acc, uint32_t mu1, uint32_t mu2, uint64_t xx, u
      * reference's signed addition, so those inputs keep their score too. */
     acc->den_log += vif_log2_32(log2_table, (uint32_t)VIF_SIGMA_NSQ + (uint32_t)sigma1_sq) -
                     2048 * 17;
+    return sigma1_sq;
+}
+
+TVMAF_HD void vif_pixel_pair(VifSums *acc, int32_t sigma1_sq, uint32_t mu1, uint32_t mu2,
+                             uint64_t yy, uint64_t xy, TVMAF_GLOBAL const uint16_t *log2_table,
+                             double gain_limit)
+{
+    const uint32_t mu2_sq = (uint32_t)(((uint64_t)mu2 * mu2 + 0x80000000u) >> 32);
+    const uint32_t mu1_mu2 = (uint32_t)(((uint64_t)mu1 * mu2 + 0x80000000u) >> 32);
+    const uint32_t yy_f = (uint32_t)((yy + 32768u) >> 16);
+    const uint32_t xy_f = (uint32_t)((xy + 32768u) >> 16);
+
+    /* wrapped in 32 bits and read as signed, as sigma1_sq */
+    int32_t sigma2_sq = (int32_t)(yy_f - mu2_sq);
+    const int32_t sigma12 = (int32_t)(xy_f - mu1_mu2);
+    if (sigma2_sq < 0) sigma2_sq = 0;
+
+    if (sigma1_sq < VIF_SIGMA_NSQ) {
+        acc->num_lin += sigma2_sq;
+        return;
+    }
     if (sigma12 <= 0 || sigma2_sq <= 0) return;
 
     /* num: 2048 log2((sv_sq + nsq + g^2 sigma1_sq) / (sv_sq + nsq)), with the
@@ -438,6 +454,14 @@ TVMAF_HD void vif_pixel(VifSums *acc, uint32_t mu1, uint32_t mu2, uint64_t xx, u
     const uint32_t noise = (uint32_t)sv_sq + (uint32_t)VIF_SIGMA_NSQ;
     const int64_t signal = (int64_t)(gl * gl * (double)sigma1_sq) + noise;
     acc->num_log += vif_log2_64(log2_table, (uint64_t)signal) - vif_log2_64(log2_table, noise);
+}
+
+TVMAF_HD void vif_pixel(VifSums *acc, uint32_t mu1, uint32_t mu2, uint64_t xx, uint64_t yy,
+                        uint64_t xy, TVMAF_GLOBAL const uint16_t *log2_table,
+                        double gain_limit)
+{
+    vif_pixel_pair(acc, vif_pixel_ref(acc, mu1, xx, log2_table), mu1, mu2, yy, xy, log2_table,
+                   gain_limit);
 }
 
 /*
@@ -500,6 +524,31 @@ TVMAF_HD void vif_moments_8(TVMAF_LOCAL const uint16_t *x, TVMAF_LOCAL const uin
     *xx = axx;
     *yy = ayy;
     *xy = axy;
+}
+
+/* One second moment, sum of taps[k] * x[k step] * y[k step] (x == y for a
+ * variance), for the passes that take the reference's and the pair's
+ * moments apart: 16-bit samples (below 2^48), and 8-bit ones (below 2^32). */
+TVMAF_HD uint64_t vif_moment_16(TVMAF_LOCAL const uint16_t *x, TVMAF_LOCAL const uint16_t *y,
+                                int step, TVMAF_GLOBAL const uint16_t *taps, unsigned fw)
+{
+    uint64_t a = 0;
+    for (unsigned k = 0; k < fw; k++) {
+        const uint32_t p = x[(int)k * step], q = y[(int)k * step];
+        a += (uint64_t)taps[k] * (p * q);
+    }
+    return a;
+}
+
+TVMAF_HD uint32_t vif_moment_8(TVMAF_LOCAL const uint16_t *x, TVMAF_LOCAL const uint16_t *y,
+                               int step, TVMAF_GLOBAL const uint16_t *taps, unsigned fw)
+{
+    uint32_t a = 0;
+    for (unsigned k = 0; k < fw; k++) {
+        const uint32_t p = x[(int)k * step], q = y[(int)k * step];
+        a += (uint32_t)taps[k] * (p * q);
+    }
+    return a;
 }
 
 /* A scale's num and den (the reference stores them as float). */

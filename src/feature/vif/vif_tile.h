@@ -142,8 +142,9 @@ TVMAF_HD void vif_tile_stat_v(unsigned t, const VifTile *tl, const VifTileMem *m
 }
 
 /* 3. Vertical pass of the low-pass into the next scale, at the tile's even
- * rows (scale < 3). */
-TVMAF_HD void vif_tile_down_v(unsigned t, const VifTile *tl, const VifTileMem *m)
+ * rows (scale < 3), of one loaded plane `in` into `dv`. */
+TVMAF_HD void vif_tile_down_v1(unsigned t, const VifTile *tl, TVMAF_LOCAL const uint16_t *in,
+                               TVMAF_LOCAL uint16_t *dv)
 {
     const unsigned rad = VIF_HALF(tl->scale), rad_n = VIF_HALF(tl->scale + 1);
     const unsigned fw = 2 * rad_n + 1, in_w = VIF_TILE_W + 2 * rad;
@@ -156,11 +157,16 @@ TVMAF_HD void vif_tile_down_v(unsigned t, const VifTile *tl, const VifTileMem *m
             continue;
         /* source row y0 + 2 rr, taps from half_n rows above; column x0 - half_n + c */
         const unsigned s = (2 * rr + rad - rad_n) * in_w + c + rad - rad_n;
-        const uint32_t ar = vif_filter_16(m->in_r + s, (int)in_w, tl->taps_n, fw);
-        const uint32_t ad = vif_filter_16(m->in_d + s, (int)in_w, tl->taps_n, fw);
-        m->dv_r[it] = (uint16_t)vif_round_shift32(ar, shift);
-        m->dv_d[it] = (uint16_t)vif_round_shift32(ad, shift);
+        dv[it] = (uint16_t)vif_round_shift32(vif_filter_16(in + s, (int)in_w, tl->taps_n, fw),
+                                             shift);
     }
+}
+
+/* ... of both planes */
+TVMAF_HD void vif_tile_down_v(unsigned t, const VifTile *tl, const VifTileMem *m)
+{
+    vif_tile_down_v1(t, tl, m->in_r, m->dv_r);
+    vif_tile_down_v1(t, tl, m->in_d, m->dv_d);
 }
 
 /* 4. Horizontal pass of the statistic and the per-pixel terms, added into *acc. */
@@ -184,10 +190,9 @@ TVMAF_HD void vif_tile_stat_h(unsigned t, const VifTile *tl, const VifTileMem *m
 }
 
 /* 5. Horizontal pass of the low-pass at the tile's even columns: samples of
- * the next scale, into out_r / out_d (16-bit, out_pitch bytes per row). */
-TVMAF_HD void vif_tile_down_h(unsigned t, const VifTile *tl, const VifTileMem *m,
-                              TVMAF_GLOBAL unsigned char *out_r,
-                              TVMAF_GLOBAL unsigned char *out_d, size_t out_pitch)
+ * the next scale, from `dv` into `out` (16-bit, out_pitch bytes per row). */
+TVMAF_HD void vif_tile_down_h1(unsigned t, const VifTile *tl, TVMAF_LOCAL const uint16_t *dv,
+                               TVMAF_GLOBAL unsigned char *out, size_t out_pitch)
 {
     const unsigned rad_n = VIF_HALF(tl->scale + 1), fw = 2 * rad_n + 1;
     const unsigned dv_w = VIF_TILE_W + 2 * rad_n;
@@ -198,11 +203,143 @@ TVMAF_HD void vif_tile_down_h(unsigned t, const VifTile *tl, const VifTileMem *m
         if (oi >= h2 || oj >= w2) continue;
         /* output column 2 cc reads low-pass columns 2 cc .. 2 cc + 2 half_n */
         const unsigned v = rr * dv_w + 2 * cc;
-        const size_t row = (size_t)oi * out_pitch;
-        ((TVMAF_GLOBAL uint16_t *)(out_r + row))[oj] = vif_down_sample(vif_filter_16(m->dv_r + v, 1,
-                                                                        tl->taps_n, fw));
-        ((TVMAF_GLOBAL uint16_t *)(out_d + row))[oj] = vif_down_sample(vif_filter_16(m->dv_d + v, 1,
-                                                                        tl->taps_n, fw));
+        ((TVMAF_GLOBAL uint16_t *)(out + (size_t)oi * out_pitch))[oj] =
+            vif_down_sample(vif_filter_16(dv + v, 1, tl->taps_n, fw));
+    }
+}
+
+/* ... of both planes, into out_r and out_d */
+TVMAF_HD void vif_tile_down_h(unsigned t, const VifTile *tl, const VifTileMem *m,
+                              TVMAF_GLOBAL unsigned char *out_r,
+                              TVMAF_GLOBAL unsigned char *out_d, size_t out_pitch)
+{
+    vif_tile_down_h1(t, tl, m->dv_r, out_r, out_pitch);
+    vif_tile_down_h1(t, tl, m->dv_d, out_d, out_pitch);
+}
+
+/*
+ * The ladder's two passes. When several distorted inputs share one reference
+ * (the CUDA twin with a ladder's reference cache), each scale runs as
+ *   a reference pass, once per reference picture: the same tile and phases
+ *     over the reference alone. It writes the reference's plane of scale
+ *     s + 1, and for each pixel of scale s its horizontal-pass mean mu1 and
+ *     its variance sigma1_sq (vif_pixel_ref, which also adds the den terms)
+ *     into VifRefTerms: planes of w x h values, row after row;
+ *   a pair pass, once per distorted input: both planes of scale s are loaded
+ *     (the cross moment needs the reference's samples), the statistic's
+ *     passes compute mu2, yy and xy only, the low-pass makes the distorted
+ *     plane of scale s + 1 only, and vif_pixel_pair takes mu1 and sigma1_sq
+ *     from the reference pass and adds the num terms.
+ * The integers are those of the phases above (the same filters of the same
+ * samples; the sums take the same terms, split between two VifSums), so the
+ * two passes give the one-pass sums exactly.
+ */
+typedef struct VifRefTerms {
+    TVMAF_GLOBAL uint32_t *mu1;
+    TVMAF_GLOBAL int32_t *sigma1_sq;
+} VifRefTerms;
+
+/* 1. one plane's input tile (the reference pass) */
+TVMAF_HD void vif_tile_load1(unsigned t, const VifTile *tl, TVMAF_GLOBAL const unsigned char *src,
+                             size_t pitch, TVMAF_LOCAL uint16_t *in)
+{
+    const int rad = (int)VIF_HALF(tl->scale);
+    const unsigned in_w = VIF_TILE_W + 2 * (unsigned)rad;
+    const unsigned n = (VIF_TILE_H + 2 * (unsigned)rad) * in_w;
+    for (unsigned it = t; it < n; it += VIF_THREADS) {
+        const int y = tl->y0 - rad + (int)(it / in_w);
+        const int x = tl->x0 - rad + (int)(it % in_w);
+        if (y >= (int)tl->h + rad || x >= (int)tl->w + rad) continue;
+        const size_t row = (size_t)vif_mirror(y, (int)tl->h) * pitch;
+        const int col = vif_mirror(x, (int)tl->w);
+        in[it] = tl->is8 ? src[row + (size_t)col]
+                         : ((TVMAF_GLOBAL const uint16_t *)(src + row))[col];
+    }
+}
+
+/* The second moment of the vertical pass at one slot, shifted as the
+ * statistic's (8-bit samples: the 32-bit sum). */
+TVMAF_HD uint32_t vif_tile_moment_v(const VifTile *tl, TVMAF_LOCAL const uint16_t *x,
+                                    TVMAF_LOCAL const uint16_t *y, unsigned in_w)
+{
+    const unsigned fw = 2 * VIF_HALF(tl->scale) + 1;
+    const unsigned sq_shift = vif_stat_sq_shift(tl->scale, tl->bpc);
+    if (tl->is8) return vif_round_shift32(vif_moment_8(x, y, (int)in_w, tl->taps, fw), sq_shift);
+    return vif_round_shift64(vif_moment_16(x, y, (int)in_w, tl->taps, fw), sq_shift);
+}
+
+/* 2. (reference pass) vertical pass of mu1 and xx */
+TVMAF_HD void vif_tile_stat_v_ref(unsigned t, const VifTile *tl, const VifTileMem *m)
+{
+    const unsigned rad = VIF_HALF(tl->scale), fw = 2 * rad + 1;
+    const unsigned in_w = VIF_TILE_W + 2 * rad;
+    const unsigned mu_shift = vif_stat_mu_shift(tl->scale, tl->bpc);
+    for (unsigned it = t; it < VIF_TILE_H * in_w; it += VIF_THREADS) {
+        const unsigned r = it / in_w, c = it % in_w;
+        if (tl->y0 + (int)r >= (int)tl->h || tl->x0 + (int)c >= (int)(tl->w + 2 * rad))
+            continue;
+        TVMAF_LOCAL const uint16_t *x = m->in_r + it;
+        m->mu1[it] = (uint16_t)vif_round_shift32(vif_filter_16(x, (int)in_w, tl->taps, fw),
+                                                 mu_shift);
+        m->xx[it] = vif_tile_moment_v(tl, x, x, in_w);
+    }
+}
+
+/* 4. (reference pass) horizontal pass of mu1 and xx: the pixel's reference
+ * terms, written to `out`, and its den terms, added into *acc */
+TVMAF_HD void vif_tile_stat_h_ref(unsigned t, const VifTile *tl, const VifTileMem *m,
+                                  TVMAF_GLOBAL const uint16_t *log2_table, const VifRefTerms *out,
+                                  VifSums *acc)
+{
+    const unsigned rad = VIF_HALF(tl->scale), fw = 2 * rad + 1;
+    const unsigned in_w = VIF_TILE_W + 2 * rad;
+    for (unsigned it = t; it < VIF_TILE_H * VIF_TILE_W; it += VIF_THREADS) {
+        const unsigned r = it / VIF_TILE_W, c = it % VIF_TILE_W;
+        if (tl->y0 + (int)r >= (int)tl->h || tl->x0 + (int)c >= (int)tl->w) continue;
+        const unsigned v = r * in_w + c;
+        const uint32_t mu1 = vif_filter_16(m->mu1 + v, 1, tl->taps, fw);
+        const size_t o = (size_t)(tl->y0 + (int)r) * tl->w + (size_t)(tl->x0 + (int)c);
+        out->mu1[o] = mu1;
+        out->sigma1_sq[o] = vif_pixel_ref(acc, mu1, vif_filter_32(m->xx + v, 1, tl->taps, fw),
+                                          log2_table);
+    }
+}
+
+/* 2. (pair pass) vertical pass of mu2, yy and xy */
+TVMAF_HD void vif_tile_stat_v_pair(unsigned t, const VifTile *tl, const VifTileMem *m)
+{
+    const unsigned rad = VIF_HALF(tl->scale), fw = 2 * rad + 1;
+    const unsigned in_w = VIF_TILE_W + 2 * rad;
+    const unsigned mu_shift = vif_stat_mu_shift(tl->scale, tl->bpc);
+    for (unsigned it = t; it < VIF_TILE_H * in_w; it += VIF_THREADS) {
+        const unsigned r = it / in_w, c = it % in_w;
+        if (tl->y0 + (int)r >= (int)tl->h || tl->x0 + (int)c >= (int)(tl->w + 2 * rad))
+            continue;
+        TVMAF_LOCAL const uint16_t *x = m->in_r + it, *y = m->in_d + it;
+        m->mu2[it] = (uint16_t)vif_round_shift32(vif_filter_16(y, (int)in_w, tl->taps, fw),
+                                                 mu_shift);
+        m->yy[it] = vif_tile_moment_v(tl, y, y, in_w);
+        m->xy[it] = vif_tile_moment_v(tl, x, y, in_w);
+    }
+}
+
+/* 4. (pair pass) horizontal pass of mu2, yy and xy, with the reference pass's
+ * terms: the pixel's num terms, added into *acc */
+TVMAF_HD void vif_tile_stat_h_pair(unsigned t, const VifTile *tl, const VifTileMem *m,
+                                   const VifRefTerms *in, TVMAF_GLOBAL const uint16_t *log2_table,
+                                   double gain_limit, VifSums *acc)
+{
+    const unsigned rad = VIF_HALF(tl->scale), fw = 2 * rad + 1;
+    const unsigned in_w = VIF_TILE_W + 2 * rad;
+    for (unsigned it = t; it < VIF_TILE_H * VIF_TILE_W; it += VIF_THREADS) {
+        const unsigned r = it / VIF_TILE_W, c = it % VIF_TILE_W;
+        if (tl->y0 + (int)r >= (int)tl->h || tl->x0 + (int)c >= (int)tl->w) continue;
+        const unsigned v = r * in_w + c;
+        const size_t o = (size_t)(tl->y0 + (int)r) * tl->w + (size_t)(tl->x0 + (int)c);
+        vif_pixel_pair(acc, in->sigma1_sq[o], in->mu1[o],
+                       vif_filter_16(m->mu2 + v, 1, tl->taps, fw),
+                       vif_filter_32(m->yy + v, 1, tl->taps, fw),
+                       vif_filter_32(m->xy + v, 1, tl->taps, fw), log2_table, gain_limit);
     }
 }
 

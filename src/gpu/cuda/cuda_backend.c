@@ -41,6 +41,9 @@ struct TvmafGpu {
     TvmafCudaRefCache *ref_cache;
     TvmafCudaRefBlock *ref_block;
     size_t ref_reserve_bytes;
+    /* the twins' reference-side areas of each entry, declared at their init */
+    TvmafCudaRefDerivedSpec derived[TVMAF_CUDA_REF_MAX_DERIVED];
+    unsigned n_derived;
     /* statistics: this context's own (the threads working for it are bound
      * to them, core never runs two contexts' frames on one thread at once) */
     TvmafCudaStats *st;
@@ -80,6 +83,29 @@ void tvmaf_cuda_gpu_free(TvmafGpu *gpu, CUdeviceptr ptr, size_t size)
     if (!ptr) return; /* never allocated */
     tvmaf_cuda_mem_free(ptr);
     tvmaf_budget_give(&gpu->mem, size);
+}
+
+int tvmaf_cuda_gpu_ref_derived(TvmafGpu *gpu, const char *key, size_t bytes, unsigned *slot)
+{
+    *slot = TVMAF_CUDA_NO_DERIVED;
+    if (!gpu->share_ref) return 0;
+    for (unsigned k = 0; k < gpu->n_derived; k++) {
+        if (strcmp(gpu->derived[k].key, key)) continue;
+        if (gpu->derived[k].bytes != bytes) {
+            tvmaf_cuda_set_last_error("reference-side results declared twice with two sizes");
+            return -EINVAL;
+        }
+        *slot = k;
+        return 0;
+    }
+    /* more kinds than slots, or a long key: computed per pair, as without a ladder */
+    if (gpu->n_derived == TVMAF_CUDA_REF_MAX_DERIVED || strlen(key) >= TVMAF_CUDA_REF_KEY_LEN)
+        return 0;
+    TvmafCudaRefDerivedSpec *d = &gpu->derived[gpu->n_derived];
+    snprintf(d->key, sizeof(d->key), "%s", key);
+    d->bytes = bytes;
+    *slot = gpu->n_derived++;
+    return 0;
 }
 
 static int available(unsigned gpu_index)
@@ -169,17 +195,19 @@ static int frames_alloc(TvmafGpu *gpu, const TvmafVideoInfo *vi, unsigned planes
         /* two cache entries per worker, counted against this context's limit
          * as its frames are */
         const size_t bytes = gpu->frames[0].copy_bytes;
+        const size_t one = tvmaf_cuda_ref_entry_bytes(bytes, gpu->derived, gpu->n_derived);
         char why[200];
-        if ((err = tvmaf_budget_take(&gpu->mem, 2 * (size_t)n * bytes, why, sizeof(why)))) {
+        if ((err = tvmaf_budget_take(&gpu->mem, 2 * (size_t)n * one, why, sizeof(why)))) {
             snprintf(msg, len, "cannot reserve the shared reference pictures (%s)", why);
-        } else if ((err = tvmaf_cuda_ref_cache_attach(gpu->dev, bytes, 2 * n, &gpu->ref_cache,
+        } else if ((err = tvmaf_cuda_ref_cache_attach(gpu->dev, bytes, gpu->derived,
+                                                      gpu->n_derived, 2 * n, &gpu->ref_cache,
                                                       &gpu->ref_block))) {
-            tvmaf_budget_give(&gpu->mem, 2 * (size_t)n * bytes);
+            tvmaf_budget_give(&gpu->mem, 2 * (size_t)n * one);
             snprintf(msg, len, "cannot allocate the shared reference pictures (%s)",
                      err == -ENOMEM && !*tvmaf_cuda_last_error() ? "out of memory"
                                                                  : tvmaf_cuda_last_error());
         } else {
-            gpu->ref_reserve_bytes = 2 * (size_t)n * bytes;
+            gpu->ref_reserve_bytes = 2 * (size_t)n * one;
             for (unsigned i = 0; i < n; i++) gpu->frames[i].cache = gpu->ref_cache;
         }
     }
@@ -244,13 +272,17 @@ static void stats(TvmafGpu *gpu, unsigned n_frames)
     }
     tvmaf_cuda_spans_print(gpu->st, stderr);
     if (gpu->ref_cache) {
-        unsigned long long up = 0, shared = 0;
+        unsigned long long up = 0, shared = 0, made = 0, dshared = 0;
         for (unsigned i = 0; i < gpu->n_frames; i++) {
             up += gpu->frames[i].ref_uploads;
             shared += gpu->frames[i].ref_shared;
+            made += gpu->frames[i].derived_made;
+            dshared += gpu->frames[i].derived_shared;
         }
         fprintf(stderr, "tvmaf cuda stats: reference pictures of the ladder: %llu uploaded, "
-                "%llu shared (uploaded by another pair)\n", up, shared);
+                "%llu shared (uploaded by another pair); reference-side results: %llu "
+                "computed, %llu shared (computed by another pair)\n", up, shared, made,
+                dshared);
     }
     unsigned long long np = 0;
     double pms = 0;

@@ -22,4 +22,14 @@ TvmafCudaDevice *tvmaf_cuda_gpu_device(TvmafGpu *gpu);
 int tvmaf_cuda_gpu_alloc(TvmafGpu *gpu, CUdeviceptr *ptr, size_t size);
 void tvmaf_cuda_gpu_free(TvmafGpu *gpu, CUdeviceptr ptr, size_t size);
 
+/* A twin's reference-side results, shared by the pairs of a ladder: at
+ * init_device, a twin declares an area of `bytes` per reference picture
+ * under its `key` (the same key and size from each of its instances, and
+ * from each context of the ladder). *slot is the slot to pass to
+ * tvmaf_cuda_frame_ref_derived, or TVMAF_CUDA_NO_DERIVED when this context
+ * shares no reference (not a ladder): the twin then computes everything
+ * itself. */
+#define TVMAF_CUDA_NO_DERIVED (~0u)
+int tvmaf_cuda_gpu_ref_derived(TvmafGpu *gpu, const char *key, size_t bytes, unsigned *slot);
+
 #endif

@@ -133,6 +133,38 @@ int tvmaf_cuda_frame_upload(TvmafDeviceFrame *f, const TvmafPicture *ref, const 
     return err;
 }
 
+/* The counters of a frame that its twins see as const: the frame is the
+ * backend's own (never defined const), used by one worker at a time. */
+static TvmafDeviceFrame *counted(const TvmafDeviceFrame *f)
+{
+    return (TvmafDeviceFrame *)f;
+}
+
+int tvmaf_cuda_frame_ref_derived(const TvmafDeviceFrame *f, unsigned slot, CUstream stream,
+                                 CUdeviceptr *d, bool *fill)
+{
+    *d = 0;
+    *fill = false;
+    if (!f->entry || slot >= TVMAF_CUDA_REF_MAX_DERIVED) return 0;
+    tvmaf_cuda_ref_cache_derived(f->cache, f->entry, slot, fill);
+    *d = f->entry->derived[slot].d;
+    if (*fill) {
+        counted(f)->derived_made++;
+        return 0;
+    }
+    counted(f)->derived_shared++;
+    return tvmaf_cuda_stream_wait_event(stream, f->entry->derived[slot].ready);
+}
+
+int tvmaf_cuda_frame_ref_derived_done(const TvmafDeviceFrame *f, unsigned slot, CUstream stream,
+                                      bool ok)
+{
+    int err = 0;
+    if (ok) err = tvmaf_cuda_event_record(f->entry->derived[slot].ready, stream);
+    tvmaf_cuda_ref_cache_derived_done(f->cache, f->entry, slot, ok && !err);
+    return err;
+}
+
 void tvmaf_cuda_frame_release(TvmafDeviceFrame *f)
 {
     if (!f->entry) return;

@@ -51,8 +51,10 @@ struct TvmafDeviceFrame {
     size_t off[3];           /* plane p at byte off[p] of a picture's copy */
     TvmafCudaRefCache *cache;   /* the ladder's shared references, or NULL */
     TvmafCudaRefEntry *entry;   /* held from the upload to the release */
-    /* reference pictures this frame uploaded, and found uploaded already */
+    /* reference pictures this frame uploaded, and found uploaded already;
+     * reference-side results its twins computed, and found computed */
     unsigned long long ref_uploads, ref_shared;
+    unsigned long long derived_made, derived_shared;
 };
 
 /* Call with the device's context current. n_planes: 1 or 3. The device
@@ -65,6 +67,20 @@ void tvmaf_cuda_frame_free(TvmafDeviceFrame *f, TvmafGpu *gpu);
  * the reference comes from (or goes to) the cache's entry for it. */
 int tvmaf_cuda_frame_upload(TvmafDeviceFrame *f, const TvmafPicture *ref, const TvmafPicture *dis,
                             const TvmafHostAllocator *pinned);
+/* A twin's reference-side results of this frame's reference, slot `slot`
+ * of the ladder's cache (tvmaf_cuda_gpu_ref_derived). *d = 0 when the
+ * reference is not in the cache (no ladder, or a picture without a serial):
+ * the twin computes everything itself. Otherwise *d is the slot's area and,
+ * with *fill, the twin must queue the work that fills it on `stream` and
+ * then call tvmaf_cuda_frame_ref_derived_done; without, `stream` now waits
+ * for that work, queued by another pair. Context current; the stream
+ * already waits for the frame's upload. */
+int tvmaf_cuda_frame_ref_derived(const TvmafDeviceFrame *f, unsigned slot, CUstream stream,
+                                 CUdeviceptr *d, bool *fill);
+/* The filling work was queued on `stream` (ok: its event is recorded there)
+ * or failed. Returns an error of the recording. */
+int tvmaf_cuda_frame_ref_derived_done(const TvmafDeviceFrame *f, unsigned slot, CUstream stream,
+                                      bool ok);
 /* The frame's twins are done with it: a held cache entry goes back. */
 void tvmaf_cuda_frame_release(TvmafDeviceFrame *f);
 /* Adds the last upload's device time to the statistics; call once work that
