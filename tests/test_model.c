@@ -19,20 +19,8 @@
 
 #include "core/feature_name.h"
 #include "model/model.h"
+#include "unit_check.h"
 
-static unsigned n_pass, n_fail;
-
-static void check(int ok, const char *what, const char *detail)
-{
-    if (ok) {
-        n_pass++;
-        printf("ok    %s\n", what);
-    } else {
-        n_fail++;
-        printf("FAIL  %s: %s\n", what, detail);
-    }
-    fflush(stdout);
-}
 
 static int same_bits(double a, double b)
 {
@@ -114,7 +102,7 @@ static TvmafModel *load(const char *shared, const char *file, const char *name)
     int err = tvmaf_model_read(&m, path, &cfg, msg, sizeof(msg));
     char what[256];
     snprintf(what, sizeof(what), "read %s", file);
-    check(!err, what, msg);
+    check_detail(!err, what, msg);
     return err ? NULL : m;
 }
 
@@ -180,7 +168,7 @@ static json_t *read_golden(const char *path)
     if (!j) {
         char msg[512];
         snprintf(msg, sizeof(msg), "%s (line %d)", e.text, e.line);
-        check(0, path, msg);
+        check_detail(0, path, msg);
     }
     return j;
 }
@@ -218,7 +206,7 @@ static TvmafModel *load_flags(const char *shared, const char *file, const char *
     snprintf(path, sizeof(path), "%s/models/%s", shared, file);
     TvmafModelConfig cfg = { .name = name, .flags = flags };
     TvmafModel *m = NULL;
-    if (tvmaf_model_read(&m, path, &cfg, msg, sizeof(msg))) check(0, file, msg);
+    if (tvmaf_model_read(&m, path, &cfg, msg, sizeof(msg))) check_detail(0, file, msg);
     return m;
 }
 
@@ -275,7 +263,7 @@ static void flag_cases(const char *shared, const char *gdir)
     char what[256];
     snprintf(what, sizeof(what), "cups_576x324 enable_transform / disable_clip against libvmaf "
              "(%u/%u identical)", t.same, t.total);
-    check(t.total && t.same == t.total, what, t.first_bad);
+    check_detail(t.total && t.same == t.total, what, t.first_bad);
     json_decref(g);
 out:
     tvmaf_model_destroy(vt);
@@ -302,13 +290,13 @@ int main(int argc, char **argv)
     TvmafModel *k4 = load(shared, "vmaf_4k_v0.6.1.json", "vmaf_4k");
     TvmafModel *boot = load(shared, "vmaf_b_v0.6.3.json", "vmaf_b");
     if (!vmaf || !neg || !flt || !k4 || !boot) goto done;
-    check(boot->n_members == 20 && !strcmp(boot->member[0]->name, "vmaf_b_0001") &&
+    check_detail(boot->n_members == 20 && !strcmp(boot->member[0]->name, "vmaf_b_0001") &&
           !strcmp(boot->member[19]->name, "vmaf_b_0020") &&
           !strcmp(boot->collection_name, "vmaf_b"),
           "vmaf_b_v0.6.3 is a collection of 20 members vmaf_b_0001..0020", "");
 
     DIR *d = opendir(gdir);
-    if (!d) { check(0, gdir, "cannot open the goldens"); goto done; }
+    if (!d) { check_detail(0, gdir, "cannot open the goldens"); goto done; }
     char *names[256];
     unsigned n = 0;
     struct dirent *de;
@@ -319,7 +307,7 @@ int main(int argc, char **argv)
     }
     closedir(d);
     qsort(names, n, sizeof(*names), by_name);
-    check(n > 0, "goldens found", gdir);
+    check_detail(n > 0, "goldens found", gdir);
 
     for (unsigned c = 0; c < n; c++) {
         char path[4096], what[512];
@@ -329,7 +317,7 @@ int main(int argc, char **argv)
             Tally t = { 0 };
             score_clip(vmaf, g, &t);
             snprintf(what, sizeof(what), "%s vmaf (%u/%u identical)", names[c], t.same, t.total);
-            check(t.total && t.same == t.total, what, t.first_bad);
+            check_detail(t.total && t.same == t.total, what, t.first_bad);
             json_decref(g);
         }
         snprintf(path, sizeof(path), "%s/%s.models.json", gdir, names[c]);
@@ -343,7 +331,7 @@ int main(int argc, char **argv)
                 score_clip(run[r].m, g, &t);
                 snprintf(what, sizeof(what), "%s %s (%u/%u identical)", names[c], run[r].label,
                          t.same, t.total);
-                check(t.total && t.same == t.total, what, t.first_bad);
+                check_detail(t.total && t.same == t.total, what, t.first_bad);
             }
             json_decref(g);
         }

@@ -18,21 +18,9 @@
 
 #include "core/internal.h"
 #include "model/model.h"
+#include "unit_check.h"
 
-static unsigned n_pass, n_fail;
 static char tmpdir[256];
-
-static void check(int ok, const char *what, const char *detail)
-{
-    if (ok) {
-        n_pass++;
-        printf("ok    %s\n", what);
-    } else {
-        n_fail++;
-        printf("FAIL  %s: %s\n", what, detail);
-    }
-    fflush(stdout);
-}
 
 static void write_file(const char *name, const char *text)
 {
@@ -70,7 +58,7 @@ static void expect_fail(const char *what, const char *text, int err, const char 
     const int r = tvmaf_model_load(&m, path, NULL, NULL, msg, sizeof(msg));
     char detail[1400];
     snprintf(detail, sizeof(detail), "returned %d, message \"%s\"", r, msg);
-    check(r == err && !m && (!n1 || strstr(msg, n1)) && (!n2 || strstr(msg, n2)), what, detail);
+    check_detail(r == err && !m && (!n1 || strstr(msg, n1)) && (!n2 || strstr(msg, n2)), what, detail);
     tvmaf_model_destroy(m);
 }
 
@@ -87,14 +75,14 @@ static void load_cases(void)
     int r;
 
     r = tvmaf_model_load(&m, "/nonexistent/dir/model.json", NULL, NULL, msg, sizeof(msg));
-    check(r == -ENOENT && strstr(msg, "/nonexistent/dir/model.json"), "missing file: -ENOENT naming it", msg);
+    check_detail(r == -ENOENT && strstr(msg, "/nonexistent/dir/model.json"), "missing file: -ENOENT naming it", msg);
 
     model_text(t, sizeof(t), good_type, good_norm, good_names, good_slopes, good_svm, NULL);
     write_file("good.json", t);
     char path[512];
     snprintf(path, sizeof(path), "%s/good.json", tmpdir);
     r = tvmaf_model_load(&m, path, NULL, NULL, msg, sizeof(msg));
-    check(!r && m && !strcmp(tvmaf_model_name(m), "vmaf"), "a valid psnr model loads, named vmaf", msg);
+    check_detail(!r && m && !strcmp(tvmaf_model_name(m), "vmaf"), "a valid psnr model loads, named vmaf", msg);
     tvmaf_model_destroy(m);
     m = NULL;
 
@@ -188,29 +176,29 @@ static void load_cases(void)
     snprintf(path, sizeof(path), "%s/coll.json", tmpdir);
     TvmafModelConfig cfg = { .name = "b", .flags = 0 };
     r = tvmaf_model_load(&m, path, NULL, &cfg, msg, sizeof(msg));
-    check(!r && m && m->n_members == 2 && !strcmp(m->member[1]->name, "b_0002") &&
+    check_detail(!r && m && m->n_members == 2 && !strcmp(m->member[1]->name, "b_0002") &&
           !strcmp(tvmaf_model_name(m), "b"), "collection: main b, members b_0001, b_0002", msg);
     tvmaf_model_destroy(m);
     m = NULL;
 
     /* versions and the search path */
     r = tvmaf_model_load(&m, path, "good", NULL, msg, sizeof(msg));
-    check(r == -EINVAL && !m, "path and version together refused", msg);
+    check_detail(r == -EINVAL && !m, "path and version together refused", msg);
     r = tvmaf_model_load(&m, NULL, NULL, NULL, msg, sizeof(msg));
-    check(r == -EINVAL && !m, "neither path nor version refused", msg);
+    check_detail(r == -EINVAL && !m, "neither path nor version refused", msg);
     r = tvmaf_model_load(&m, NULL, "../etc/passwd", NULL, msg, sizeof(msg));
-    check(r == -EINVAL && !m, "version with a slash refused", msg);
+    check_detail(r == -EINVAL && !m, "version with a slash refused", msg);
     char env[600];
     snprintf(env, sizeof(env), "/nonexistent/a:%s", tmpdir);
     setenv("TVMAF_MODEL_PATH", env, 1);
     r = tvmaf_model_load(&m, NULL, "good", NULL, msg, sizeof(msg));
-    check(!r && m && !strcmp(m->label, "good"), "version found in the second TVMAF_MODEL_PATH dir", msg);
+    check_detail(!r && m && !strcmp(m->label, "good"), "version found in the second TVMAF_MODEL_PATH dir", msg);
     tvmaf_model_destroy(m);
     m = NULL;
     r = tvmaf_model_load(&m, NULL, "vmaf_v9.9", NULL, msg, sizeof(msg));
     char want[600];
     snprintf(want, sizeof(want), "%s/vmaf_v9.9.json", tmpdir);
-    check(r == -ENOENT && !m && strstr(msg, "/nonexistent/a/vmaf_v9.9.json") && strstr(msg, want) &&
+    check_detail(r == -ENOENT && !m && strstr(msg, "/nonexistent/a/vmaf_v9.9.json") && strstr(msg, want) &&
           strstr(msg, "vmaf_v9.9") && strstr(msg, "TVMAF_MODEL_PATH"),
           "unknown version: -ENOENT naming every directory searched", msg);
 }
@@ -233,32 +221,32 @@ static void api_run(void)
     TvmafModelConfig cfg = { .name = "pm", .flags = TVMAF_MODEL_ENABLE_TRANSFORM };
     TvmafModel *m = NULL;
     int r = tvmaf_model_load(&m, path, NULL, &cfg, msg, sizeof(msg));
-    check(!r, "load psnr model for a run", msg);
+    check_detail(!r, "load psnr model for a run", msg);
     if (r) return;
 
     r = tvmaf_model_feature_overload(m, "no_such_extractor", "x", "1");
-    check(r == -ENOENT && strstr(tvmaf_model_last_error(m), "no_such_extractor"),
+    check_detail(r == -ENOENT && strstr(tvmaf_model_last_error(m), "no_such_extractor"),
           "overload of an extractor the model does not use: -ENOENT", tvmaf_model_last_error(m));
     r = tvmaf_model_feature_overload(m, "psnr", "no_such_option", "1");
-    check(r == -EINVAL && strstr(tvmaf_model_last_error(m), "no_such_option"),
+    check_detail(r == -EINVAL && strstr(tvmaf_model_last_error(m), "no_such_option"),
           "overload of an unknown option: -EINVAL", tvmaf_model_last_error(m));
     r = tvmaf_model_feature_overload(m, "psnr", "min_sse", "-1");
-    check(!r, "overload psnr.min_sse=-1 accepted (checked at use)", tvmaf_model_last_error(m));
+    check_detail(!r, "overload psnr.min_sse=-1 accepted (checked at use)", tvmaf_model_last_error(m));
 
     TvmafContext *ctx = NULL;
     TvmafConfiguration c = { .n_threads = 2, .backend = TVMAF_BACKEND_CPU };
     tvmaf_init(&ctx, &c);
     r = tvmaf_use_model(ctx, m);
-    check(r && strstr(tvmaf_model_last_error(m), "min_sse"),
+    check_detail(r && strstr(tvmaf_model_last_error(m), "min_sse"),
           "use with an out-of-range option value fails naming it", tvmaf_model_last_error(m));
     r = tvmaf_model_feature_overload(m, "psnr", "min_sse", "0.0");
-    check(!r && !strcmp(m->main->feature[0].opt[0].val, "0"),
+    check_detail(!r && !strcmp(m->main->feature[0].opt[0].val, "0"),
           "overload value normalised as libvmaf (0.0 -> 0)", tvmaf_model_last_error(m));
     tvmaf_close(ctx);
 
     tvmaf_init(&ctx, &c);
     r = tvmaf_use_model(ctx, m);
-    check(!r, "use model", tvmaf_model_last_error(m));
+    check_detail(!r, "use model", tvmaf_model_last_error(m));
     const unsigned n = 5;
     for (unsigned i = 0; i < n && !r; i++) {
         TvmafPicture a, b;
@@ -267,9 +255,9 @@ static void api_run(void)
         r = tvmaf_read_pictures(ctx, &a, &b, i);
     }
     if (!r) r = tvmaf_flush(ctx);
-    check(!r, "run 5 frames", tvmaf_last_error(ctx));
+    check_detail(!r, "run 5 frames", tvmaf_last_error(ctx));
     r = tvmaf_score_model(ctx, m);
-    check(!r, "score model", tvmaf_model_last_error(m));
+    check_detail(!r, "score model", tvmaf_model_last_error(m));
     unsigned same = 0;
     for (unsigned i = 0; i < n; i++) {
         double x[2], v = -1, s = -2;
@@ -280,9 +268,9 @@ static void api_run(void)
         same += !memcmp(&v, &s, sizeof(v));
     }
     snprintf(msg, sizeof(msg), "%u/%u", same, n);
-    check(same == n, "every frame's score is the prediction of its features", msg);
+    check_detail(same == n, "every frame's score is the prediction of its features", msg);
     r = tvmaf_score_model(ctx, m);
-    check(!r, "scoring again keeps the scores", tvmaf_model_last_error(m));
+    check_detail(!r, "scoring again keeps the scores", tvmaf_model_last_error(m));
     tvmaf_close(ctx);
 
     /* the model's features were not extracted: an error naming one */
@@ -296,7 +284,7 @@ static void api_run(void)
     }
     if (!r) r = tvmaf_flush(ctx);
     r = r ? r : tvmaf_score_model(ctx, m);
-    check(r == -EINVAL && strstr(tvmaf_model_last_error(m), "psnr_y") &&
+    check_detail(r == -EINVAL && strstr(tvmaf_model_last_error(m), "psnr_y") &&
           strstr(tvmaf_model_last_error(m), "frame 0"),
           "a feature missing at a frame: an error naming it and the frame", tvmaf_model_last_error(m));
     tvmaf_close(ctx);

@@ -22,24 +22,12 @@
 #include <string.h>
 
 #include "tvmaf/tvmaf.h"
+#include "unit_check.h"
 
 #define W 176
 #define H 144
 #define N_FRAMES 41
 
-static unsigned n_pass, n_fail;
-
-static void check(int ok, const char *what, const char *detail)
-{
-    if (ok) {
-        n_pass++;
-        printf("ok    %s\n", what);
-    } else {
-        n_fail++;
-        printf("FAIL  %s: %s\n", what, detail);
-    }
-    fflush(stdout);
-}
 
 static const char *const features[] = {
     "motion",
@@ -265,7 +253,7 @@ int main(void)
                 TvmafContext *split = score_split(threads, sub, splits[s].b, splits[s].n, 4, model);
                 snprintf(name, sizeof(name), "%u ranges, %u thread%s, subsample %u = one context",
                          splits[s].n, threads, threads > 1 ? "s" : "", sub);
-                check(split && same_scores(whole, split, why, sizeof(why)), name, why);
+                check_detail(split && same_scores(whole, split, why, sizeof(why)), name, why);
                 tvmaf_close(split);
             }
             if (threads == 1 && sub == 1) {
@@ -279,11 +267,11 @@ int main(void)
                                                     wu == 3 ? 4 : 3, wu, model);
                     snprintf(name, sizeof(name), "negative control: ranges with %u warm-up "
                              "frame%s differ", wu, wu == 1 ? "" : "s");
-                    check(bad && !same_scores(whole, bad, why, sizeof(why)), name,
+                    check_detail(bad && !same_scores(whole, bad, why, sizeof(why)), name,
                           "they are equal");
                     tvmaf_close(bad);
                 }
-                check(tvmaf_warmup_frames_needed(whole) == 4,
+                check_detail(tvmaf_warmup_frames_needed(whole) == 4,
                       "warm-up needed with motion registered: 4", "another count");
             }
             /* motion reads the references of earlier frames, which the
@@ -293,7 +281,7 @@ int main(void)
             plain_pictures = 0;
             snprintf(name, sizeof(name), "caller-owned pictures, %u thread%s, subsample %u = "
                      "library pictures", threads, threads > 1 ? "s" : "", sub);
-            check(plain && !tvmaf_score_model(plain, model) &&
+            check_detail(plain && !tvmaf_score_model(plain, model) &&
                   same_scores(whole, plain, why, sizeof(why)), name, why);
             tvmaf_close(plain);
             tvmaf_close(whole);
@@ -303,7 +291,7 @@ int main(void)
     /* misuse */
     TvmafContext *a = score(1, 1, 0, 0, 10, 11, model, 0);
     TvmafContext *b = score(1, 1, 10, 4, 0, N_FRAMES, model, 0);
-    check(a && b && tvmaf_append_scores(a, b) == -EINVAL &&
+    check_detail(a && b && tvmaf_append_scores(a, b) == -EINVAL &&
           strstr(tvmaf_last_error(a), "not flushed"), "refused: appending an unflushed context",
           a ? tvmaf_last_error(a) : "");
     TvmafContext *c = NULL;
@@ -318,16 +306,16 @@ int main(void)
     ok = ok && !tvmaf_flush(c);
     tvmaf_close(a);
     a = score(1, 1, 0, 0, 10, 11, model, 0);
-    check(ok && a && tvmaf_append_scores(a, c) == -EINVAL &&
+    check_detail(ok && a && tvmaf_append_scores(a, c) == -EINVAL &&
           strstr(tvmaf_last_error(a), "different features"),
           "refused: appending a context of other features", a ? tvmaf_last_error(a) : "");
     tvmaf_close(a);
     a = score(1, 1, 0, 0, 10, 11, model, 0);
-    check(a && b && !tvmaf_flush(b) && !tvmaf_append_scores(a, b), "append after flushing", "");
+    check_detail(a && b && !tvmaf_flush(b) && !tvmaf_append_scores(a, b), "append after flushing", "");
     TvmafPicture r, d;
     tvmaf_picture_ref(&r, &frames[0][0]);
     tvmaf_picture_ref(&d, &frames[0][1]);
-    check(a && tvmaf_read_pictures(a, &r, &d, 11) == -EINVAL,
+    check_detail(a && tvmaf_read_pictures(a, &r, &d, 11) == -EINVAL,
           "refused: frames after tvmaf_append_scores", a ? tvmaf_last_error(a) : "");
     tvmaf_close(a);
     tvmaf_close(b);

@@ -9,7 +9,7 @@
 
 static unsigned n_pass, n_fail;
 
-static void check(int ok, const char *what)
+static inline void check(int ok, const char *what)
 {
     if (ok) {
         n_pass++;
@@ -18,6 +18,19 @@ static void check(int ok, const char *what)
         n_fail++;
         printf("FAIL  %s\n", what);
     }
+}
+
+/* The same, with what went wrong after the name on a failure. */
+static inline void check_detail(int ok, const char *what, const char *detail)
+{
+    if (ok) {
+        n_pass++;
+        printf("ok    %s\n", what);
+    } else {
+        n_fail++;
+        printf("FAIL  %s: %s\n", what, detail);
+    }
+    fflush(stdout);
 }
 
 #endif
