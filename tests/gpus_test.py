@@ -208,7 +208,7 @@ class Test:
         """A ladder of three pairs on one device (default model and more): the
         reference's pictures are uploaded once for the pairs (CUDA: the
         statistics count them), and so are the twins' reference-side results
-        (CUDA: vif's reference pass), and every pair is the bits of its
+        (CUDA: vif's and adm's reference passes), and every pair is the bits of its
         one-pair CPU run. A cache keyed wrongly (a constant key, a stale
         entry) gives a pair another frame's reference, which the comparison
         sees."""
@@ -232,15 +232,16 @@ class Test:
                       self.read(os.path.join(d, f's_{i}.json'), 'json'), exp)
         if self.backend != 'cuda':
             return
-        # vif's reference pass: once per uploaded picture (an entry given to
-        # a picture is filled once, then read by every pair holding it)
+        # vif's and adm's reference passes: each once per uploaded picture
+        # (an entry given to a picture is filled once, then read by every
+        # pair holding it); every pair counts two per frame
         res = re.findall(r'reference-side results: (\d+) computed, (\d+) shared', err)
         made = sum(int(m) for m, _ in res)
         ups = sum(int(u) for u in re.findall(r'of the ladder: (\d+) uploaded', err))
-        self.res.check(len(res) == len(dis) and all(int(m) + int(s) == frames for m, s in res)
-                       and made == ups,
-                       f'shared-reference ladder ({name}): vif\'s reference pass once per '
-                       'uploaded picture, every pair counting each frame once',
+        self.res.check(len(res) == len(dis) and all(int(m) + int(s) == 2 * frames for m, s in res)
+                       and made == 2 * ups,
+                       f'shared-reference ladder ({name}): vif\'s and adm\'s reference passes '
+                       'once per uploaded picture, every pair counting each frame once',
                        f'{res}, {ups} uploaded, {frames} frames')
         if frames < 16:
             return

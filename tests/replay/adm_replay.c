@@ -23,6 +23,12 @@
  *   (per sum and scale: strided rows per thread, rounded, folded);
  * - the read-back of the four AdmScaleSums and the shared host code
  *   (tvmaf_adm_values) that turns them into the outputs.
+ * Where the ladder's two passes apply (adm_tile_shareable), each frame is
+ * also replayed as a ladder's pair runs it (adm_cuda.c with a reference
+ * area): the reference pass's launches (bands and den rows into an area of
+ * their own, starting as garbage but its rows zeroed), the pair's coef and cm
+ * launches, and the finish taking its den rows from the area; its sums must
+ * equal the one-pass sums exactly.
  * Checked: the replayed AdmScaleSums against the CPU extractor's integer
  * totals (tvmaf_adm_cpu_sums; exact, so no float rounding can hide a
  * difference), and the outputs against the CPU extractor's through the
@@ -58,6 +64,10 @@ typedef struct Device {
     uint64_t *rows;
     size_t n_rows;
     AdmScaleSums sums[ADM_N_SCALES];
+    /* the ladder's passes: the reference's bands and den rows, the sums */
+    void *bands[ADM_N_SCALES][3];
+    uint64_t *den_rows;
+    AdmScaleSums split_sums[ADM_N_SCALES];
 } Device;
 
 static void device_free(Device *d)
@@ -71,6 +81,9 @@ static void device_free(Device *d)
     for (int q = 0; q < ADM_N_PLANES; q++) free(d->plane_mem[q]);
     free(d->recip_table);
     free(d->rows);
+    free(d->den_rows);
+    for (int k = 0; k < ADM_N_SCALES; k++)
+        for (int o = 0; o < 3; o++) free(d->bands[k][o]);
     memset(d, 0, sizeof(*d));
 }
 
@@ -91,7 +104,14 @@ static int device_alloc(Device *d, const AdmState *s)
         ok &= (d->a_ref[k] = malloc(n0 * 4)) && (d->a_dis[k] = malloc(n0 * 4));
     for (int q = 0; q < ADM_N_PLANES; q++) ok &= (d->plane_mem[q] = malloc(d->plane_bytes)) != NULL;
     ok &= (d->recip_table = malloc(ADM_RECIP_LEN * sizeof(int32_t))) &&
-          (d->rows = malloc(d->n_rows * sizeof(uint64_t)));
+          (d->rows = malloc(d->n_rows * sizeof(uint64_t))) &&
+          (d->den_rows = malloc(d->n_rows * sizeof(uint64_t)));
+    for (int k = 0; k < ADM_N_SCALES && ok; k++)
+        for (int o = 0; o < 3 && ok; o++) {
+            const size_t n = (size_t)d->f.sc[k].w * d->f.sc[k].h * (k ? 4 : 2);
+            ok &= (d->bands[k][o] = malloc(n)) != NULL;
+            if (ok) replay_garbage(d->bands[k][o], n);
+        }
     if (!ok) {
         device_free(d);
         return -ENOMEM;
@@ -169,6 +189,39 @@ static void run_block(Device *d, int k, int cm, unsigned bx, unsigned by)
     }
 }
 
+/* One block of the ladder's reference pass (ref = 1) or pair pass (ref = 0)
+ * coef launch of scale k. */
+static void run_block_split(Device *d, int k, int ref, unsigned bx, unsigned by)
+{
+    const AdmTileScale *c = &d->f.sc[k];
+    const AdmRefBands b = { { d->bands[k][0], d->bands[k][1], d->bands[k][2] } };
+    uint64_t v[3][ADM_THREADS];
+    memset(v, 0, sizeof(v));
+    unsigned order[ADM_THREADS];
+    replay_scramble(order, ADM_THREADS);
+    const int i = (int)by;
+    const int32_t *recip = d->recip_table + ADM_RECIP_ZERO;
+    for (unsigned n = 0; n < ADM_THREADS; n++) {
+        const unsigned t = order[n];
+        const int j = (int)(bx * ADM_THREADS + t);
+        uint64_t den[3] = { 0, 0, 0 };
+        if (j >= c->w) continue;
+        if (ref && k == 0)
+            adm_tile_coef0_ref(c, i, j, d->ref0, d->pitch, d->a_ref[0], &b, den);
+        else if (ref)
+            adm_tile_coef32_ref(c, i, j, d->a_ref[(k - 1) & 1], d->a_ref[k & 1], &b, den);
+        else if (k == 0)
+            adm_tile_coef0_pair(c, i, j, d->dis0, d->pitch, recip, d->a_dis[0], &b, &d->planes);
+        else
+            adm_tile_coef32_pair(c, i, j, d->a_dis[(k - 1) & 1], recip, d->a_dis[k & 1], &b,
+                                 &d->planes);
+        for (int q = 0; q < 3; q++) v[q][t] = den[q];
+    }
+    if (!ref || i < c->t || i >= c->b) return;
+    for (int q = 0; q < 3; q++)
+        d->den_rows[c->rows_off + (size_t)q * c->h + i] += replay_block_fold(v[q], ADM_THREADS);
+}
+
 static void run_launch(Device *d, int k, int cm)
 {
     const AdmTileScale *c = &d->f.sc[k];
@@ -184,14 +237,16 @@ static void run_launch(Device *d, int k, int cm)
     free(order);
 }
 
-/* The finish launch: block (q, k). */
-static void run_finish(Device *d)
+/* The finish launch: block (q, k), the den rows of a scale with statistics
+ * from den_rows, into sums. */
+static void run_finish(Device *d, const uint64_t *den_rows, AdmScaleSums *sums)
 {
-    uint64_t *out = (uint64_t *)(void *)d->sums;
+    uint64_t *out = (uint64_t *)(void *)sums;
     for (int k = 0; k < ADM_N_SCALES; k++)
         for (int q = 0; q < ADM_N_SUMS; q++) {
             const AdmTileScale *c = &d->f.sc[k];
-            const uint64_t *acc = d->rows + c->rows_off + (size_t)q * c->h;
+            const uint64_t *acc = (q < 3 && c->stats ? den_rows : d->rows) + c->rows_off +
+                                  (size_t)q * c->h;
             uint64_t v[ADM_FINISH_THREADS];
             for (unsigned t = 0; t < ADM_FINISH_THREADS; t++) {
                 v[t] = 0;
@@ -212,7 +267,37 @@ static void run_frame(Device *d, const AdmState *s, const TvmafPicture *ref,
         run_launch(d, k, 0);
         if (d->f.sc[k].stats) run_launch(d, k, 1);
     }
-    run_finish(d);
+    run_finish(d, d->rows, d->sums);
+}
+
+/* frames replayed as a ladder's pair */
+static unsigned n_split;
+
+/* The frame (uploaded by run_frame) as a ladder's pair, and its sums
+ * against the one-pass sums. */
+static void run_frame_split(Device *d, const char *what, unsigned frame)
+{
+    memset(d->den_rows, 0, d->n_rows * sizeof(uint64_t));
+    memset(d->rows, 0, d->n_rows * sizeof(uint64_t));
+    for (int ref = 1; ref >= 0; ref--)
+        for (int k = 0; k < ADM_N_SCALES; k++) {
+            const AdmTileScale *c = &d->f.sc[k];
+            const unsigned gx = ADM_GRID_X((unsigned)c->w), gy = (unsigned)c->h;
+            unsigned *order = malloc(sizeof(unsigned) * gx * gy);
+            if (!order) {
+                replay_fail("out of memory");
+                return;
+            }
+            replay_scramble(order, gx * gy);
+            for (unsigned b = 0; b < gx * gy; b++)
+                run_block_split(d, k, ref, order[b] % gx, order[b] / gx);
+            free(order);
+            if (!ref && c->stats) run_launch(d, k, 1);
+        }
+    run_finish(d, d->den_rows, d->split_sums);
+    if (memcmp(d->split_sums, d->sums, sizeof(d->sums)))
+        replay_fail("%s frame %u: the two passes' sums differ from one pass's", what, frame);
+    n_split++;
 }
 
 /* ---- one case ---- */
@@ -258,6 +343,7 @@ static unsigned replay_frame(void *priv, const ReplayCase *c, const TvmafPicture
 {
     Twin *t = priv;
     run_frame(&t->d, &t->s, ref, dis);
+    if (adm_tile_shareable(&t->d.f)) run_frame_split(&t->d, c->what, k);
     const unsigned n = tvmaf_adm_values(&t->s, t->d.sums, out);
     check_sums(&t->d, &t->s, &t->vi, ref, dis, c->what, k);
     return n;
@@ -393,5 +479,8 @@ int main(void)
     for (unsigned i = 0; i < REPLAY_COUNT(m); i++) replay_matrix(&m[i], run_case);
     check_refusals();
     replay_count("adm refusals", 1);
+    /* a case that stopped replaying the two passes would go unnoticed */
+    printf("adm: %u frames also replayed as a ladder's two passes\n", n_split);
+    if (n_split < 1000) replay_fail("only %u frames replayed as the two passes", n_split);
     return replay_report("adm");
 }

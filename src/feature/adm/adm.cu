@@ -92,15 +92,62 @@ adm_cm(AdmTileScale c, AdmTilePlanes p, unsigned long long *rows)
     cm_block(c, p, rows);
 }
 
+// The ladder's two passes (adm_tile.h): the reference pass of scale 0 and
+// of scales 1..3 (its bands into b, its den terms into the rows' den
+// accumulators, its approximation into a_ref), and the pair passes (no
+// row terms: the den terms are the reference pass's).
+extern "C" __global__ void __launch_bounds__(ADM_THREADS, ADM_MIN_BLOCKS)
+adm_coef0_ref(AdmTileScale c, const unsigned char *ref, size_t pitch, int32_t *a_ref,
+              AdmRefBands b, unsigned long long *rows)
+{
+    const int i = (int)blockIdx.y, j = (int)(blockIdx.x * ADM_THREADS + threadIdx.x);
+    uint64_t den[3] = { 0, 0, 0 };
+    if (j < c.w) adm_tile_coef0_ref(&c, i, j, ref, pitch, a_ref, &b, den);
+    if (i < c.t || i >= c.b) return; // uniform over the block
+    const unsigned long long v[3] = { den[0], den[1], den[2] };
+    block_add<3>(v, rows + c.rows_off + i, (size_t)c.h);
+}
+
+extern "C" __global__ void __launch_bounds__(ADM_THREADS, ADM_MIN_BLOCKS)
+adm_coef32_ref(AdmTileScale c, const int32_t *src_ref, int32_t *a_ref, AdmRefBands b,
+               unsigned long long *rows)
+{
+    const int i = (int)blockIdx.y, j = (int)(blockIdx.x * ADM_THREADS + threadIdx.x);
+    uint64_t den[3] = { 0, 0, 0 };
+    if (j < c.w) adm_tile_coef32_ref(&c, i, j, src_ref, a_ref, &b, den);
+    if (i < c.t || i >= c.b) return; // uniform over the block
+    const unsigned long long v[3] = { den[0], den[1], den[2] };
+    block_add<3>(v, rows + c.rows_off + i, (size_t)c.h);
+}
+
+extern "C" __global__ void __launch_bounds__(ADM_THREADS, ADM_MIN_BLOCKS)
+adm_coef0_pair(AdmTileScale c, const unsigned char *dis, size_t pitch, const int32_t *recip,
+               int32_t *a_dis, AdmRefBands b, AdmTilePlanes p)
+{
+    const int i = (int)blockIdx.y, j = (int)(blockIdx.x * ADM_THREADS + threadIdx.x);
+    if (j < c.w) adm_tile_coef0_pair(&c, i, j, dis, pitch, recip, a_dis, &b, &p);
+}
+
+extern "C" __global__ void __launch_bounds__(ADM_THREADS, ADM_MIN_BLOCKS)
+adm_coef32_pair(AdmTileScale c, const int32_t *src_dis, const int32_t *recip, int32_t *a_dis,
+                AdmRefBands b, AdmTilePlanes p)
+{
+    const int i = (int)blockIdx.y, j = (int)(blockIdx.x * ADM_THREADS + threadIdx.x);
+    if (j < c.w) adm_tile_coef32_pair(&c, i, j, src_dis, recip, a_dis, &b, &p);
+}
+
 // Block (q, k): sum q of scale k, rows t .. b-1 rounded and added, into
-// sums[9 k + q] (the AdmScaleSums layout).
+// sums[9 k + q] (the AdmScaleSums layout). The den sums of a scale with
+// statistics come from den_rows (rows itself, or the reference pass's).
 extern "C" __global__ void __launch_bounds__(ADM_FINISH_THREADS)
-adm_finish(AdmTileFrame f, const unsigned long long *rows, unsigned long long *sums)
+adm_finish(AdmTileFrame f, const unsigned long long *rows, const unsigned long long *den_rows,
+           unsigned long long *sums)
 {
     __shared__ unsigned long long part[ADM_FINISH_THREADS / 32];
     const int q = (int)blockIdx.x, k = (int)blockIdx.y;
     const AdmTileScale &c = f.sc[k];
-    const unsigned long long *acc = rows + c.rows_off + (size_t)q * c.h;
+    const unsigned long long *acc = (q < 3 && c.stats ? den_rows : rows) + c.rows_off +
+                                    (size_t)q * c.h;
     const unsigned t = threadIdx.x;
     unsigned long long total = 0;
     for (int i = c.t + (int)t; i < c.b; i += ADM_FINISH_THREADS)

@@ -10,6 +10,14 @@
  * finish, outputs, key names, options, refusals) is the CPU extractor's own
  * code (adm_state.h). Buffers and the reciprocal table are set up once per
  * instance (one per worker thread).
+ *
+ * In a ladder (the context shares its reference pictures with other pairs'
+ * contexts) each coef launch runs as adm_tile.h's two passes where they
+ * apply (adm_tile_shareable): the reference pass once per reference picture,
+ * by whichever pair needs it first, into the picture's area of the ladder's
+ * cache (the reference's bands of the four scales and its den row
+ * accumulators), and the pair pass per pair, reading them. A frame whose
+ * reference is not in the cache takes the one-pass launches.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -23,8 +31,11 @@
 
 extern const unsigned char tvmaf_adm_fatbin[];
 
-enum { FN_COEF0, FN_COEF32, FN_CM, FN_FINISH };
-static const char *const fn_names[] = { "adm_coef0", "adm_coef32", "adm_cm", "adm_finish", NULL };
+enum { FN_COEF0, FN_COEF32, FN_CM, FN_FINISH, FN_COEF0_REF, FN_COEF32_REF, FN_COEF0_PAIR,
+       FN_COEF32_PAIR };
+static const char *const fn_names[] = { "adm_coef0", "adm_coef32", "adm_cm", "adm_finish",
+                                        "adm_coef0_ref", "adm_coef32_ref", "adm_coef0_pair",
+                                        "adm_coef32_pair", NULL };
 
 typedef struct AdmCuda {
     AdmState s; /* first: the option offsets are relative to it */
@@ -40,6 +51,11 @@ typedef struct AdmCuda {
     size_t n_rows;
     CUdeviceptr d_sums;             /* ADM_N_SCALES x AdmScaleSums */
     AdmScaleSums *h_sums;           /* page-locked */
+    /* the ladder's reference-side area (or TVMAF_CUDA_NO_DERIVED): the den
+     * row accumulators (the layout of d_rows), then per scale the bands */
+    unsigned slot;
+    size_t band_off[ADM_N_SCALES][3];
+    size_t area_bytes;
 } AdmCuda;
 
 static void close_twin(void *priv)
@@ -107,6 +123,25 @@ static int init_twin(void *priv, const TvmafVideoInfo *vi, TvmafGpu *gpu, char *
     p += rows;
     m->d_sums = p;
 
+    /* the ladder's area: the reference pass depends on the picture's size,
+     * depth and the reference build (the DWT defect at scale 0) only */
+    m->slot = TVMAF_CUDA_NO_DERIVED;
+    if (adm_tile_shareable(&m->f)) {
+        size_t at = rows;
+        for (int k = 0; k < ADM_N_SCALES; k++)
+            for (int o = 0; o < 3; o++) {
+                m->band_off[k][o] = at;
+                at += ADM_ALIGN_UP((size_t)m->f.sc[k].w * m->f.sc[k].h * (k ? 4 : 2));
+            }
+        m->area_bytes = at;
+        char key[32];
+        snprintf(key, sizeof(key), "adm/%ux%u/%u/%d", vi->w, vi->h, vi->bpc, m->s.isa);
+        if ((err = tvmaf_cuda_gpu_ref_derived(gpu, key, at, &m->slot))) {
+            snprintf(msg, len, "feature \"adm\" (cuda): %s", tvmaf_cuda_last_error());
+            return err;
+        }
+    }
+
     /* the CPU's table, built by the same function, sent once */
     int32_t *table = malloc(ADM_RECIP_LEN * sizeof(int32_t));
     if (!table) {
@@ -155,16 +190,84 @@ static int launch_scale(AdmCuda *m, int k)
                                   (unsigned)(c->b - c->t), ADM_THREADS, 1, args);
 }
 
+static AdmRefBands bands(const AdmCuda *m, CUdeviceptr area, int k)
+{
+    AdmRefBands b;
+    for (int o = 0; o < 3; o++) b.o[o] = dev_ptr(area + m->band_off[k][o]);
+    return b;
+}
+
+/* The reference pass of the four scales into the area (its den rows zeroed
+ * first; the approximations in this instance's own bands). */
+static int launch_ref(AdmCuda *m, CUdeviceptr area)
+{
+    int err = tvmaf_cuda_memset(area, 0, m->n_rows * sizeof(uint64_t), m->t.stream);
+    for (int k = 0; k < ADM_N_SCALES && !err; k++) {
+        AdmTileScale *c = &m->f.sc[k];
+        AdmRefBands b = bands(m, area, k);
+        CUdeviceptr a_ref = m->d_a_ref[k & 1];
+        if (k == 0) {
+            CUdeviceptr ref = m->frame->d_ref[0];
+            size_t pitch = m->frame->pitch[0];
+            void *args[] = { c, &ref, &pitch, &a_ref, &b, &area };
+            err = tvmaf_cuda_twin_launch(&m->t, FN_COEF0_REF, ADM_GRID_X((unsigned)c->w),
+                                         (unsigned)c->h, ADM_THREADS, 1, args);
+        } else {
+            CUdeviceptr src = m->d_a_ref[(k - 1) & 1];
+            void *args[] = { c, &src, &a_ref, &b, &area };
+            err = tvmaf_cuda_twin_launch(&m->t, FN_COEF32_REF, ADM_GRID_X((unsigned)c->w),
+                                         (unsigned)c->h, ADM_THREADS, 1, args);
+        }
+    }
+    return err;
+}
+
+/* Scale k's pair pass and cm launch, the reference's bands in the area. */
+static int launch_pair(AdmCuda *m, CUdeviceptr area, int k)
+{
+    AdmTileScale *c = &m->f.sc[k];
+    AdmRefBands b = bands(m, area, k);
+    CUdeviceptr a_dis = m->d_a_dis[k & 1];
+    int err;
+    if (k == 0) {
+        CUdeviceptr dis = m->frame->d_dis[0];
+        size_t pitch = m->frame->pitch[0];
+        void *args[] = { c, &dis, &pitch, &m->d_recip0, &a_dis, &b, &m->planes };
+        err = tvmaf_cuda_twin_launch(&m->t, FN_COEF0_PAIR, ADM_GRID_X((unsigned)c->w),
+                                     (unsigned)c->h, ADM_THREADS, 1, args);
+    } else {
+        CUdeviceptr src = m->d_a_dis[(k - 1) & 1];
+        void *args[] = { c, &src, &m->d_recip0, &a_dis, &b, &m->planes };
+        err = tvmaf_cuda_twin_launch(&m->t, FN_COEF32_PAIR, ADM_GRID_X((unsigned)c->w),
+                                     (unsigned)c->h, ADM_THREADS, 1, args);
+    }
+    if (err || !c->stats) return err;
+    void *args[] = { c, &m->planes, &m->d_rows };
+    return tvmaf_cuda_twin_launch(&m->t, FN_CM, ADM_GRID_X((unsigned)(c->r - c->l)),
+                                  (unsigned)(c->b - c->t), ADM_THREADS, 1, args);
+}
+
 static int extract(void *priv, const TvmafDeviceFrame *f, unsigned index, TvmafSink *sink)
 {
     AdmCuda *m = priv;
     m->frame = f;
     int err = tvmaf_cuda_twin_begin(&m->t, f);
     if (err) return err;
-    err = tvmaf_cuda_memset(m->d_rows, 0, m->n_rows * sizeof(uint64_t), m->t.stream);
-    for (int k = 0; k < ADM_N_SCALES && !err; k++) err = launch_scale(m, k);
+    CUdeviceptr area = 0;
+    bool fill = false;
+    if (m->slot != TVMAF_CUDA_NO_DERIVED)
+        err = tvmaf_cuda_frame_ref_derived(f, m->slot, m->t.stream, &area, &fill);
+    if (!err && fill) {
+        err = launch_ref(m, area);
+        const int e2 = tvmaf_cuda_frame_ref_derived_done(f, m->slot, m->t.stream, !err);
+        if (!err) err = e2;
+    }
+    if (!err) err = tvmaf_cuda_memset(m->d_rows, 0, m->n_rows * sizeof(uint64_t), m->t.stream);
+    for (int k = 0; k < ADM_N_SCALES && !err; k++)
+        err = area ? launch_pair(m, area, k) : launch_scale(m, k);
     if (!err) {
-        void *args[] = { &m->f, &m->d_rows, &m->d_sums };
+        CUdeviceptr den_rows = area ? area : m->d_rows;
+        void *args[] = { &m->f, &m->d_rows, &den_rows, &m->d_sums };
         err = tvmaf_cuda_twin_launch(&m->t, FN_FINISH, ADM_N_SUMS, ADM_N_SCALES,
                                      ADM_FINISH_THREADS, 1, args);
     }

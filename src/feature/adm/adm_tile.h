@@ -232,6 +232,49 @@ TVMAF_HD void adm_tile_csf32(int32_t x, uint32_t rfac, int vec, TVMAF_GLOBAL int
     *flt = adm_csf32_flt(v);
 }
 
+/* The work range's part of coefficient (i, j) from the reference's bands o
+ * and the distorted's t: the decouple into r and a, and the csf of a (and,
+ * with the AIM pass, of r), stored in the planes. Scale 0, then 1..3. */
+TVMAF_HD void adm_tile_work16(const AdmTileScale *c, int i, int j, const int16_t o[3],
+                              const int16_t t[3], TVMAF_GLOBAL const int32_t *recip,
+                              const AdmTilePlanes *p)
+{
+    const size_t x = (size_t)i * c->w + j;
+    int16_t r[3], a[3];
+    adm_decouple16_at(o, t, recip, c->cos_1deg_sq, c->egl, j < c->jv_dec, r, a);
+    const int vec = j < c->jv_csf;
+    for (int q = 0; q < 3; q++) {
+        ((TVMAF_GLOBAL int16_t *)p->r[q])[x] = r[q];
+        ((TVMAF_GLOBAL int16_t *)p->a[q])[x] = a[q];
+        adm_tile_csf16(a[q], c->rfac16[q], q == 2, vec, c->isa,
+                       &((TVMAF_GLOBAL int16_t *)p->csf[0][q])[x],
+                       &((TVMAF_GLOBAL int16_t *)p->flt[0][q])[x]);
+        if (c->aim)
+            adm_tile_csf16(r[q], c->rfac16[q], q == 2, vec, c->isa,
+                           &((TVMAF_GLOBAL int16_t *)p->csf[1][q])[x],
+                           &((TVMAF_GLOBAL int16_t *)p->flt[1][q])[x]);
+    }
+}
+
+TVMAF_HD void adm_tile_work32(const AdmTileScale *c, int i, int j, const int32_t o[3],
+                              const int32_t t[3], TVMAF_GLOBAL const int32_t *recip,
+                              const AdmTilePlanes *p)
+{
+    const size_t x = (size_t)i * c->w + j;
+    int32_t r[3], a[3];
+    adm_decouple32_at(o, t, recip, c->cos_1deg_sq, c->egl, j < c->jv_dec, r, a);
+    const int vec = j < c->jv_csf;
+    for (int q = 0; q < 3; q++) {
+        ((TVMAF_GLOBAL int32_t *)p->r[q])[x] = r[q];
+        ((TVMAF_GLOBAL int32_t *)p->a[q])[x] = a[q];
+        adm_tile_csf32(a[q], c->rfac32[q], vec, &((TVMAF_GLOBAL int32_t *)p->csf[0][q])[x],
+                       &((TVMAF_GLOBAL int32_t *)p->flt[0][q])[x]);
+        if (c->aim)
+            adm_tile_csf32(r[q], c->rfac32[q], vec, &((TVMAF_GLOBAL int32_t *)p->csf[1][q])[x],
+                           &((TVMAF_GLOBAL int32_t *)p->flt[1][q])[x]);
+    }
+}
+
 /* Scale 0, coefficient (i, j): writes the approximations a_ref / a_dis and
  * (work range) the planes; den gets the den terms (0 outside the region). */
 TVMAF_HD void adm_tile_coef0(const AdmTileScale *c, int i, int j,
@@ -249,21 +292,7 @@ TVMAF_HD void adm_tile_coef0(const AdmTileScale *c, int i, int j,
     if (!c->stats) return;
     if (adm_tile_in_region(c, i, j))
         for (int q = 0; q < 3; q++) den[q] = adm_den16_term(o[q]);
-    if (!adm_tile_in_work(c, i, j)) return;
-    int16_t r[3], a[3];
-    adm_decouple16_at(o, t, recip, c->cos_1deg_sq, c->egl, j < c->jv_dec, r, a);
-    const int vec = j < c->jv_csf;
-    for (int q = 0; q < 3; q++) {
-        ((TVMAF_GLOBAL int16_t *)p->r[q])[x] = r[q];
-        ((TVMAF_GLOBAL int16_t *)p->a[q])[x] = a[q];
-        adm_tile_csf16(a[q], c->rfac16[q], q == 2, vec, c->isa,
-                       &((TVMAF_GLOBAL int16_t *)p->csf[0][q])[x],
-                       &((TVMAF_GLOBAL int16_t *)p->flt[0][q])[x]);
-        if (c->aim)
-            adm_tile_csf16(r[q], c->rfac16[q], q == 2, vec, c->isa,
-                           &((TVMAF_GLOBAL int16_t *)p->csf[1][q])[x],
-                           &((TVMAF_GLOBAL int16_t *)p->flt[1][q])[x]);
-    }
+    if (adm_tile_in_work(c, i, j)) adm_tile_work16(c, i, j, o, t, recip, p);
 }
 
 /* Scales 1..3, coefficient (i, j), from the approximation bands src_ref /
@@ -283,19 +312,89 @@ TVMAF_HD void adm_tile_coef32(const AdmTileScale *c, int i, int j,
     if (adm_tile_in_region(c, i, j))
         for (int q = 0; q < 3; q++)
             den[q] = adm_den32_term(o[q], c->den_sq_shift, c->den_cub_shift, c->den_cub_add);
-    if (!adm_tile_in_work(c, i, j)) return;
-    int32_t r[3], a[3];
-    adm_decouple32_at(o, t, recip, c->cos_1deg_sq, c->egl, j < c->jv_dec, r, a);
-    const int vec = j < c->jv_csf;
+    if (adm_tile_in_work(c, i, j)) adm_tile_work32(c, i, j, o, t, recip, p);
+}
+
+/*
+ * The ladder's two passes. When several distorted inputs share one reference
+ * (the CUDA twin with a ladder's reference cache), the coef launch of each
+ * scale is split in two:
+ *   a reference pass, once per reference picture: the reference's DWT at
+ *     (i, j), its approximation for the next scale, its h, v, d bands stored
+ *     (AdmRefBands: w x h per band, int16 at scale 0, int32 after) and its
+ *     den terms (into the rows' den accumulators, as the coef launch adds
+ *     them; the pass computes them at scale 0 under skip_scale0 too, and the
+ *     finish then takes the pair's zeroed rows instead);
+ *   a pair pass, per distorted input: the distorted's DWT and approximation,
+ *     and in the work range the decouple and csf from the stored bands.
+ * The same functions on the same values, so the integers are those of the
+ * one-pass launch. Only where no scale 1..3 has the DWT defect
+ * (AdmTileScale.dwt_past): there the reference's last column reads the
+ * distorted band, which no pass of the reference alone can do.
+ */
+typedef struct AdmRefBands {
+    TVMAF_GLOBAL void *o[3];
+} AdmRefBands;
+
+TVMAF_HD void adm_tile_coef0_ref(const AdmTileScale *c, int i, int j,
+                                 TVMAF_GLOBAL const unsigned char *ref, size_t pitch,
+                                 TVMAF_GLOBAL int32_t *a_ref, const AdmRefBands *b,
+                                 uint64_t den[3])
+{
+    int16_t o[3];
+    const size_t x = (size_t)i * c->w + j;
+    adm_tile_dwt0(c, ref, pitch, i, j, &a_ref[x], o);
+    const int in = adm_tile_in_region(c, i, j);
     for (int q = 0; q < 3; q++) {
-        ((TVMAF_GLOBAL int32_t *)p->r[q])[x] = r[q];
-        ((TVMAF_GLOBAL int32_t *)p->a[q])[x] = a[q];
-        adm_tile_csf32(a[q], c->rfac32[q], vec, &((TVMAF_GLOBAL int32_t *)p->csf[0][q])[x],
-                       &((TVMAF_GLOBAL int32_t *)p->flt[0][q])[x]);
-        if (c->aim)
-            adm_tile_csf32(r[q], c->rfac32[q], vec, &((TVMAF_GLOBAL int32_t *)p->csf[1][q])[x],
-                           &((TVMAF_GLOBAL int32_t *)p->flt[1][q])[x]);
+        ((TVMAF_GLOBAL int16_t *)b->o[q])[x] = o[q];
+        den[q] = in ? adm_den16_term(o[q]) : 0;
     }
+}
+
+TVMAF_HD void adm_tile_coef0_pair(const AdmTileScale *c, int i, int j,
+                                  TVMAF_GLOBAL const unsigned char *dis, size_t pitch,
+                                  TVMAF_GLOBAL const int32_t *recip, TVMAF_GLOBAL int32_t *a_dis,
+                                  const AdmRefBands *b, const AdmTilePlanes *p)
+{
+    int16_t o[3], t[3];
+    const size_t x = (size_t)i * c->w + j;
+    adm_tile_dwt0(c, dis, pitch, i, j, &a_dis[x], t);
+    if (!c->stats || !adm_tile_in_work(c, i, j)) return;
+    for (int q = 0; q < 3; q++) o[q] = ((TVMAF_GLOBAL const int16_t *)b->o[q])[x];
+    adm_tile_work16(c, i, j, o, t, recip, p);
+}
+
+TVMAF_HD void adm_tile_coef32_ref(const AdmTileScale *c, int i, int j,
+                                  TVMAF_GLOBAL const int32_t *src_ref,
+                                  TVMAF_GLOBAL int32_t *a_ref, const AdmRefBands *b,
+                                  uint64_t den[3])
+{
+    int32_t o[3];
+    const size_t x = (size_t)i * c->w + j;
+    /* the distorted band would be read only with the DWT defect (not shared):
+     * the reference's own band stands in, so the call takes the reference's
+     * branch */
+    adm_tile_dwt32(c, src_ref, src_ref, i, j, &a_ref[x], o);
+    const int in = adm_tile_in_region(c, i, j);
+    for (int q = 0; q < 3; q++) {
+        ((TVMAF_GLOBAL int32_t *)b->o[q])[x] = o[q];
+        den[q] = in ? adm_den32_term(o[q], c->den_sq_shift, c->den_cub_shift, c->den_cub_add)
+                    : 0;
+    }
+}
+
+TVMAF_HD void adm_tile_coef32_pair(const AdmTileScale *c, int i, int j,
+                                   TVMAF_GLOBAL const int32_t *src_dis,
+                                   TVMAF_GLOBAL const int32_t *recip,
+                                   TVMAF_GLOBAL int32_t *a_dis, const AdmRefBands *b,
+                                   const AdmTilePlanes *p)
+{
+    int32_t o[3], t[3];
+    const size_t x = (size_t)i * c->w + j;
+    adm_tile_dwt32(c, src_dis, NULL, i, j, &a_dis[x], t);
+    if (!adm_tile_in_work(c, i, j)) return;
+    for (int q = 0; q < 3; q++) o[q] = ((TVMAF_GLOBAL const int32_t *)b->o[q])[x];
+    adm_tile_work32(c, i, j, o, t, recip, p);
 }
 
 /* ---- cm ----------------------------------------------------------------- */
@@ -386,6 +485,14 @@ TVMAF_HD uint64_t adm_tile_row(const AdmTileScale *c, int q, uint64_t acc)
 
 #if !defined(__CUDACC__) && !defined(__OPENCL_VERSION__)
 #include "feature/adm/adm_state.h"
+
+/* Whether the ladder's two passes apply: no scale 1..3 has the DWT defect. */
+static inline int adm_tile_shareable(const AdmTileFrame *f)
+{
+    for (int k = 1; k < ADM_N_SCALES; k++)
+        if (f->sc[k].dwt_past) return 0;
+    return 1;
+}
 
 /* Scale k's AdmTileScale from the setup (tvmaf_adm_setup); rows_off is the
  * offset of its accumulators. Returns the accumulators it needs (9 h). */
