@@ -67,6 +67,7 @@ def main():
         t.ladder()
         t.ladder_shared()
         t.ladder_shared('cups_576x324_10b')
+        t.ladder_no_room()
         t.split()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -256,6 +257,41 @@ class Test:
         self.res.check(frames <= up < 2 * frames and shared > frames,
                        'shared-reference ladder: the reference pictures mostly uploaded once',
                        f'{up} uploaded, {shared} shared, {frames} frames x {len(dis)} pairs')
+
+    def ladder_no_room(self):
+        """A ladder whose shared reference pictures and results do not fit the
+        memory limit (CUDA): with exactly the memory its pairs use unshared,
+        each pair says so and uploads and computes its own, and every pair is
+        still the bits of its one-pair CPU run (the sharing saves work, it
+        must not make a ladder fail)."""
+        if self.backend != 'cuda':
+            return
+        name = 'cups_576x324'
+        d = os.path.join(self.tmp, 'ladder_no_room')
+        os.makedirs(d)
+        dis = ('dis', 'ref')
+        argv = ['-r', self.path(name, 'ref')]
+        for w in dis:
+            argv += ['-d', self.path(name, w)]
+        argv += self.raw(name) + ['--backend', 'cuda', '--gpu-stats', '--threads', '4', '--json',
+                                  '-q', '--precision', 'max', '-o', os.path.join(d, 'n_%d.json')]
+        rc, err = self.run(argv, env={'TVMAF_NO_SHARED_REFERENCE': '1'})
+        used = [int(x) for x in re.findall(r'device memory of this context (\d+) bytes', err)]
+        ok = rc == 0 and len(used) == len(dis)
+        self.res.check(ok, 'ladder without sharing reports its device memory', err[-1500:])
+        if not ok:
+            return
+        rc, err = self.run(argv + ['--gpu-mem-limit', str(max(used))])
+        notes = re.findall(r'tvmaf NOTE cuda: .*shared reference.*do not fit.*', err)
+        self.res.check(rc == 0 and len(notes) == 2 * len(dis) and
+                       'reference pictures of the ladder' not in err,
+                       'ladder past the memory limit for sharing: every pair notes it and runs '
+                       'unshared', err[-1500:])
+        for i, w in enumerate(dis, 1):
+            exp = self.output(['-r', self.path(name, 'ref'), '-d', self.path(name, w)] +
+                              self.raw(name) + ['--backend', 'cpu', '--precision', 'max'], 'json')
+            self.same(f'ladder past the memory limit for sharing: pair {i} = one-pair CPU run',
+                      self.read(os.path.join(d, f'n_{i}.json'), 'json'), exp)
 
     def split(self):
         """One pair in frame ranges, one per listed device."""

@@ -44,6 +44,7 @@ struct TvmafGpu {
     /* the twins' reference-side areas of each entry, declared at their init */
     TvmafCudaRefDerivedSpec derived[TVMAF_CUDA_REF_MAX_DERIVED];
     unsigned n_derived;
+    enum TvmafLogLevel log_level;
     /* statistics: this context's own (the threads working for it are bound
      * to them, core never runs two contexts' frames on one thread at once) */
     TvmafCudaStats *st;
@@ -133,6 +134,7 @@ static int open_gpu(TvmafGpu **out, const TvmafConfiguration *cfg, char *msg, si
     gpu->stats = cfg->gpu_flags & TVMAF_GPU_STATS;
     gpu->share_ref = cfg->gpu_flags & TVMAF_GPU_SHARED_REFERENCE;
     gpu->mem.limit = cfg->gpu_mem_limit;
+    gpu->log_level = cfg->log_level;
     if (!(gpu->st = tvmaf_cuda_stats_new(gpu->stats))) {
         free(gpu);
         snprintf(msg, len, "out of memory");
@@ -193,22 +195,41 @@ static int frames_alloc(TvmafGpu *gpu, const TvmafVideoInfo *vi, unsigned planes
         snprintf(msg, len, "cannot allocate the device frames (%s)", tvmaf_cuda_last_error());
     if (!err && gpu->share_ref) {
         /* two cache entries per worker, counted against this context's limit
-         * as its frames are */
+         * as its frames are. The sharing saves work, it is not needed: when
+         * the entries with the twins' reference-side areas do not fit, the
+         * pictures alone are shared; when those do not fit either, nothing
+         * is (each says so once), rather than the pair failing. */
         const size_t bytes = gpu->frames[0].copy_bytes;
-        const size_t one = tvmaf_cuda_ref_entry_bytes(bytes, gpu->derived, gpu->n_derived);
-        char why[200];
-        if ((err = tvmaf_budget_take(&gpu->mem, 2 * (size_t)n * one, why, sizeof(why)))) {
-            snprintf(msg, len, "cannot reserve the shared reference pictures (%s)", why);
-        } else if ((err = tvmaf_cuda_ref_cache_attach(gpu->dev, bytes, gpu->derived,
-                                                      gpu->n_derived, 2 * n, &gpu->ref_cache,
-                                                      &gpu->ref_block))) {
-            tvmaf_budget_give(&gpu->mem, 2 * (size_t)n * one);
-            snprintf(msg, len, "cannot allocate the shared reference pictures (%s)",
-                     err == -ENOMEM && !*tvmaf_cuda_last_error() ? "out of memory"
-                                                                 : tvmaf_cuda_last_error());
-        } else {
+        for (int plain = 0; plain < 2 && !gpu->ref_cache; plain++) {
+            const unsigned n_spec = plain ? 0 : gpu->n_derived;
+            if (plain && !gpu->n_derived) break;
+            const size_t one = tvmaf_cuda_ref_entry_bytes(bytes, gpu->derived, n_spec);
+            char why[200] = "";
+            int e = tvmaf_budget_take(&gpu->mem, 2 * (size_t)n * one, why, sizeof(why));
+            if (!e) {
+                e = tvmaf_cuda_ref_cache_attach(gpu->dev, bytes, gpu->derived, n_spec, 2 * n,
+                                                &gpu->ref_cache, &gpu->ref_block);
+                if (e) {
+                    tvmaf_budget_give(&gpu->mem, 2 * (size_t)n * one);
+                    snprintf(why, sizeof(why), "%s", *tvmaf_cuda_last_error()
+                                                         ? tvmaf_cuda_last_error()
+                                                         : "out of device memory");
+                }
+            }
+            if (e) {
+                if (gpu->log_level >= TVMAF_LOG_WARNING)
+                    fprintf(stderr, "tvmaf NOTE cuda: %zu bytes for the ladder's shared reference "
+                            "%s do not fit (%s): this pair %s\n", 2 * (size_t)n * one,
+                            n_spec ? "pictures and results" : "pictures", why,
+                            n_spec && !plain ? "shares the pictures only, if they fit"
+                                             : "uploads its own");
+                continue;
+            }
             gpu->ref_reserve_bytes = 2 * (size_t)n * one;
-            for (unsigned i = 0; i < n; i++) gpu->frames[i].cache = gpu->ref_cache;
+            for (unsigned i = 0; i < n; i++) {
+                gpu->frames[i].cache = gpu->ref_cache;
+                gpu->frames[i].n_derived = n_spec;
+            }
         }
     }
     tvmaf_cuda_pop(gpu->dev);

@@ -145,7 +145,7 @@ int tvmaf_cuda_frame_ref_derived(const TvmafDeviceFrame *f, unsigned slot, CUstr
 {
     *d = 0;
     *fill = false;
-    if (!f->entry || slot >= TVMAF_CUDA_REF_MAX_DERIVED) return 0;
+    if (!f->entry || slot >= f->n_derived) return 0;
     tvmaf_cuda_ref_cache_derived(f->cache, f->entry, slot, fill);
     *d = f->entry->derived[slot].d;
     if (*fill) {

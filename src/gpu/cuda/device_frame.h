@@ -51,6 +51,7 @@ struct TvmafDeviceFrame {
     size_t off[3];           /* plane p at byte off[p] of a picture's copy */
     TvmafCudaRefCache *cache;   /* the ladder's shared references, or NULL */
     TvmafCudaRefEntry *entry;   /* held from the upload to the release */
+    unsigned n_derived;         /* the reference-side areas the cache's entries hold */
     /* reference pictures this frame uploaded, and found uploaded already;
      * reference-side results its twins computed, and found computed */
     unsigned long long ref_uploads, ref_shared;
