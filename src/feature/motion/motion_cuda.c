@@ -7,8 +7,16 @@
  * Everything after the integer SAD (the sad score, its history,
  * motion2/motion3, blending, the five-frame window) is the CPU extractor's
  * own code (motion_state.h).
+ *
+ * In a ladder (the context shares its reference pictures) the SAD of two
+ * reference pictures is the same for every pair: the first pair to need it
+ * computes it on its device and the others take the number
+ * (tvmaf_picture_once on the frame's reference picture, keyed by the earlier
+ * picture's serial, as the CPU extractor does).
  */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include "feature/motion/motion_math.h"
 #include "feature/motion/motion_state.h"
@@ -27,13 +35,20 @@ typedef struct MotionCuda {
     size_t pitch;
     CUdeviceptr d_row_sad;  /* h x uint32 */
     uint32_t *h_row_sad;    /* page-locked */
+    bool share;             /* a ladder's pair */
+    uint64_t *serial;       /* n_slots: the serial of each slot's reference picture */
 } MotionCuda;
+
+/* What tvmaf_picture_once keeps: this twin's SAD of two reference pictures. */
+static const char sad_tag = 0;
 
 static void close_twin(void *priv)
 {
     MotionCuda *m = priv;
     tvmaf_motion_release(&m->s);
     tvmaf_cuda_twin_close(&m->t);
+    free(m->serial);
+    m->serial = NULL;
 }
 
 static int init_twin(void *priv, const TvmafVideoInfo *vi, TvmafGpu *gpu, char *msg, size_t len)
@@ -55,6 +70,11 @@ static int init_twin(void *priv, const TvmafVideoInfo *vi, TvmafGpu *gpu, char *
         (err = tvmaf_cuda_twin_alloc(&m->t, &m->d_row_sad, sums, msg, len)) ||
         (err = tvmaf_cuda_twin_alloc_host(&m->t, (void **)&m->h_row_sad, sums, msg, len)))
         return err;
+    m->share = tvmaf_cuda_gpu_shares_reference(gpu);
+    if (!(m->serial = calloc(m->n_slots, sizeof(*m->serial)))) {
+        snprintf(msg, len, "feature \"motion\" (cuda): out of memory");
+        return -ENOMEM;
+    }
     return 0;
 }
 
@@ -73,31 +93,54 @@ static CUdeviceptr slot(const MotionCuda *m, unsigned k)
     return m->d_luma + (CUdeviceptr)(k % m->n_slots) * m->pitch * m->s.h;
 }
 
+/* The SAD of frame `index` against the slot lag frames before, on the
+ * twin's stream (the frame's luma already queued into its slot), waited for. */
+typedef struct SadJob {
+    MotionCuda *m;
+    unsigned index;
+} SadJob;
+
+static int sad_job(void *arg, uint64_t *sad)
+{
+    const SadJob *j = arg;
+    MotionCuda *m = j->m;
+    unsigned w = m->s.w, h = m->s.h, bpc = m->s.bpc;
+    CUdeviceptr prev = slot(m, j->index - motion_lag(&m->s)), cur = slot(m, j->index);
+    size_t pitch = m->pitch;
+    void *args[] = { &prev, &cur, &pitch, &w, &h, &bpc, &m->d_row_sad };
+    int err = tvmaf_cuda_memset(m->d_row_sad, 0, sizeof(uint32_t) * h, m->t.stream);
+    if (!err)
+        err = tvmaf_cuda_twin_launch(&m->t, bpc == 8 ? FN_SAD8 : FN_SAD16, MOTION_GRID_X(w),
+                                     MOTION_GRID_Y(h), MOTION_TILE, 1, args);
+    if (!err)
+        err = tvmaf_cuda_copy_d2h(m->h_row_sad, m->d_row_sad, sizeof(uint32_t) * h,
+                                  m->t.stream);
+    if (!err) err = tvmaf_cuda_stream_synchronize(m->t.stream);
+    if (!err) *sad = motion_sum_rows(m->h_row_sad, h);
+    return err;
+}
+
 static int extract(void *priv, const TvmafDeviceFrame *f, unsigned index, TvmafSink *sink)
 {
     MotionCuda *m = priv;
     if (m->s.force_zero) return tvmaf_motion_report(&m->s, 0, index, sink);
     if (index != m->s.n_sad || f->pitch[0] != m->pitch) return -EINVAL;
     const bool compares = tvmaf_motion_compares(&m->s, index);
-    unsigned w = m->s.w, h = m->s.h, bpc = m->s.bpc;
     int err = tvmaf_cuda_twin_begin(&m->t, f);
     if (err) return err;
-    CUdeviceptr cur = slot(m, index);
-    err = tvmaf_cuda_copy_d2d(cur, f->d_ref[0], m->pitch * h, m->t.stream);
-    if (compares) {
-        CUdeviceptr prev = slot(m, index - motion_lag(&m->s));
-        size_t pitch = m->pitch;
-        void *args[] = { &prev, &cur, &pitch, &w, &h, &bpc, &m->d_row_sad };
-        if (!err) err = tvmaf_cuda_memset(m->d_row_sad, 0, sizeof(uint32_t) * h, m->t.stream);
-        if (!err)
-            err = tvmaf_cuda_twin_launch(&m->t, bpc == 8 ? FN_SAD8 : FN_SAD16, MOTION_GRID_X(w),
-                                         MOTION_GRID_Y(h), MOTION_TILE, 1, args);
-        if (!err)
-            err = tvmaf_cuda_copy_d2h(m->h_row_sad, m->d_row_sad, sizeof(uint32_t) * h,
-                                      m->t.stream);
+    /* every frame's luma goes into its slot: a later frame may compare with
+     * it itself (a picture without a serial, or a SAD no pair kept) */
+    err = tvmaf_cuda_copy_d2d(slot(m, index), f->d_ref[0], m->pitch * m->s.h, m->t.stream);
+    m->serial[index % m->n_slots] = f->ref_serial;
+    uint64_t sad = 0;
+    if (compares && !err) {
+        SadJob job = { m, index };
+        const uint64_t key = m->serial[(index - motion_lag(&m->s)) % m->n_slots];
+        err = m->share && key && f->ref_serial && f->ref_pic
+            ? tvmaf_picture_once(f->ref_pic, &sad_tag, key, sad_job, &job, &sad)
+            : sad_job(&job, &sad);
     }
     if ((err = tvmaf_cuda_twin_end(&m->t, err))) return err;
-    const uint64_t sad = compares ? motion_sum_rows(m->h_row_sad, h) : 0;
     return tvmaf_motion_report(&m->s, sad, index, sink);
 }
 

@@ -86,6 +86,11 @@ void tvmaf_cuda_gpu_free(TvmafGpu *gpu, CUdeviceptr ptr, size_t size)
     tvmaf_budget_give(&gpu->mem, size);
 }
 
+bool tvmaf_cuda_gpu_shares_reference(const TvmafGpu *gpu)
+{
+    return gpu->share_ref;
+}
+
 int tvmaf_cuda_gpu_ref_derived(TvmafGpu *gpu, const char *key, size_t bytes, unsigned *slot)
 {
     *slot = TVMAF_CUDA_NO_DERIVED;

@@ -7,6 +7,8 @@
 #ifndef TVMAF_GPU_CUDA_BACKEND_H
 #define TVMAF_GPU_CUDA_BACKEND_H
 
+#include <stdbool.h>
+
 #include "core/backend.h"
 #include "gpu/cuda/cuda_runtime.h"
 
@@ -30,6 +32,10 @@ void tvmaf_cuda_gpu_free(TvmafGpu *gpu, CUdeviceptr ptr, size_t size);
  * shares no reference (not a ladder): the twin then computes everything
  * itself. */
 #define TVMAF_CUDA_NO_DERIVED (~0u)
+/* Whether this context is a ladder's pair, sharing its reference pictures
+ * with other contexts (host results too: tvmaf_picture_once on the frame's
+ * ref_pic). */
+bool tvmaf_cuda_gpu_shares_reference(const TvmafGpu *gpu);
 int tvmaf_cuda_gpu_ref_derived(TvmafGpu *gpu, const char *key, size_t bytes, unsigned *slot);
 
 #endif

@@ -92,6 +92,8 @@ static int upload_shared_ref(TvmafDeviceFrame *f, const TvmafPicture *ref, uint6
 int tvmaf_cuda_frame_upload(TvmafDeviceFrame *f, const TvmafPicture *ref, const TvmafPicture *dis,
                             const TvmafHostAllocator *pinned)
 {
+    f->ref_pic = ref;
+    f->ref_serial = tvmaf_picture_serial(ref);
     /* a picture of the library (a serial, its layout) can be shared */
     const uint64_t serial = f->cache && tvmaf_picture_has_layout(ref) ? tvmaf_picture_serial(ref)
                                                                       : 0;
@@ -167,6 +169,7 @@ int tvmaf_cuda_frame_ref_derived_done(const TvmafDeviceFrame *f, unsigned slot, 
 
 void tvmaf_cuda_frame_release(TvmafDeviceFrame *f)
 {
+    f->ref_pic = NULL;
     if (!f->entry) return;
     tvmaf_cuda_ref_cache_put(f->cache, f->entry);
     f->entry = NULL;

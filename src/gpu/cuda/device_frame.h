@@ -52,6 +52,10 @@ struct TvmafDeviceFrame {
     TvmafCudaRefCache *cache;   /* the ladder's shared references, or NULL */
     TvmafCudaRefEntry *entry;   /* held from the upload to the release */
     unsigned n_derived;         /* the reference-side areas the cache's entries hold */
+    /* the host reference picture of the frame being scored (valid until
+     * the frame is released) and its serial (0: none, not the library's) */
+    const TvmafPicture *ref_pic;
+    uint64_t ref_serial;
     /* reference pictures this frame uploaded, and found uploaded already;
      * reference-side results its twins computed, and found computed */
     unsigned long long ref_uploads, ref_shared;
