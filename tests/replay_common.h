@@ -104,6 +104,22 @@ static inline void replay_scramble(unsigned *order, unsigned n)
     }
 }
 
+/* A launch of gx x gy blocks: fn(arg, bx, by) for every block, in a scrambled
+ * order (a block's own threads are the caller's to scramble). */
+static inline void replay_launch(unsigned gx, unsigned gy, void (*fn)(void *arg, unsigned bx,
+                                                                      unsigned by),
+                                 void *arg)
+{
+    unsigned *order = malloc(sizeof(unsigned) * gx * gy);
+    if (!order) {
+        replay_fail("out of memory");
+        return;
+    }
+    replay_scramble(order, gx * gy);
+    for (unsigned b = 0; b < gx * gy; b++) fn(arg, order[b] % gx, order[b] / gx);
+    free(order);
+}
+
 /* A per-sample kernel's callback: one thread's work at (x, y). */
 typedef void (*ReplaySampleFn)(void *ctx, int x, int y);
 

@@ -222,19 +222,27 @@ static void run_block_split(Device *d, int k, int ref, unsigned bx, unsigned by)
         d->den_rows[c->rows_off + (size_t)q * c->h + i] += replay_block_fold(v[q], ADM_THREADS);
 }
 
-static void run_launch(Device *d, int k, int cm)
+/* One launch of scale k: coef (kind 0), cm (1), or the ladder's reference
+ * pass (2) or pair pass (3) coef. */
+typedef struct Launch {
+    Device *d;
+    int k, kind;
+} Launch;
+
+static void launch_block(void *arg, unsigned bx, unsigned by)
+{
+    const Launch *l = arg;
+    if (l->kind < 2) run_block(l->d, l->k, l->kind, bx, by);
+    else run_block_split(l->d, l->k, l->kind == 2, bx, by);
+}
+
+static void run_launch(Device *d, int k, int kind)
 {
     const AdmTileScale *c = &d->f.sc[k];
-    const unsigned gx = ADM_GRID_X((unsigned)(cm ? c->r - c->l : c->w));
-    const unsigned gy = (unsigned)(cm ? c->b - c->t : c->h);
-    unsigned *order = malloc(sizeof(unsigned) * gx * gy);
-    if (!order) {
-        replay_fail("out of memory");
-        return;
-    }
-    replay_scramble(order, gx * gy);
-    for (unsigned b = 0; b < gx * gy; b++) run_block(d, k, cm, order[b] % gx, order[b] / gx);
-    free(order);
+    const int cm = kind == 1;
+    Launch l = { d, k, kind };
+    replay_launch(ADM_GRID_X((unsigned)(cm ? c->r - c->l : c->w)),
+                  (unsigned)(cm ? c->b - c->t : c->h), launch_block, &l);
 }
 
 /* The finish launch: block (q, k), the den rows of a scale with statistics
@@ -281,18 +289,8 @@ static void run_frame_split(Device *d, const char *what, unsigned frame)
     memset(d->rows, 0, d->n_rows * sizeof(uint64_t));
     for (int ref = 1; ref >= 0; ref--)
         for (int k = 0; k < ADM_N_SCALES; k++) {
-            const AdmTileScale *c = &d->f.sc[k];
-            const unsigned gx = ADM_GRID_X((unsigned)c->w), gy = (unsigned)c->h;
-            unsigned *order = malloc(sizeof(unsigned) * gx * gy);
-            if (!order) {
-                replay_fail("out of memory");
-                return;
-            }
-            replay_scramble(order, gx * gy);
-            for (unsigned b = 0; b < gx * gy; b++)
-                run_block_split(d, k, ref, order[b] % gx, order[b] / gx);
-            free(order);
-            if (!ref && c->stats) run_launch(d, k, 1);
+            run_launch(d, k, ref ? 2 : 3);
+            if (!ref && d->f.sc[k].stats) run_launch(d, k, 1);
         }
     run_finish(d, d->den_rows, d->split_sums);
     if (memcmp(d->split_sums, d->sums, sizeof(d->sums)))

@@ -166,6 +166,21 @@ static uint64_t block_fold(const int64_t *v)
     return replay_block_fold(u, VIF_THREADS);
 }
 
+/* A block's shared memory at scale s holds whatever the previous block
+ * left, or anything. */
+static void shared_garbage(Device *d, unsigned s)
+{
+    replay_garbage(d->in_r[s], in_len(s) * 2);
+    replay_garbage(d->in_d[s], in_len(s) * 2);
+    replay_garbage(d->mu1[s], v_len(s) * 2);
+    replay_garbage(d->mu2[s], v_len(s) * 2);
+    replay_garbage(d->xx[s], v_len(s) * 4);
+    replay_garbage(d->yy[s], v_len(s) * 4);
+    replay_garbage(d->xy[s], v_len(s) * 4);
+    replay_garbage(d->dv_r[s], dv_len(s) * 2);
+    replay_garbage(d->dv_d[s], dv_len(s) * 2);
+}
+
 /* One block of scale s's launch. */
 static void run_block(Device *d, const VifParams *p, unsigned s, unsigned bx, unsigned by)
 {
@@ -177,16 +192,7 @@ static void run_block(Device *d, const VifParams *p, unsigned s, unsigned bx, un
                          taps[s < last ? s + 1 : s] };
     const VifTileMem m = { d->in_r[s], d->in_d[s], d->mu1[s], d->mu2[s], d->xx[s], d->yy[s],
                            d->xy[s], d->dv_r[s], d->dv_d[s] };
-    /* shared memory holds whatever the previous block left, or anything */
-    replay_garbage(m.in_r, in_len(s) * 2);
-    replay_garbage(m.in_d, in_len(s) * 2);
-    replay_garbage(m.mu1, v_len(s) * 2);
-    replay_garbage(m.mu2, v_len(s) * 2);
-    replay_garbage(m.xx, v_len(s) * 4);
-    replay_garbage(m.yy, v_len(s) * 4);
-    replay_garbage(m.xy, v_len(s) * 4);
-    replay_garbage(m.dv_r, dv_len(s) * 2);
-    replay_garbage(m.dv_d, dv_len(s) * 2);
+    shared_garbage(d, s);
 
     unsigned order[VIF_THREADS];
     replay_scramble(order, VIF_THREADS);
@@ -222,6 +228,25 @@ static void run_block(Device *d, const VifParams *p, unsigned s, unsigned bx, un
     d->sums[s].den_lin = (int64_t)((uint64_t)d->sums[s].den_lin + block_fold(f[3]));
 }
 
+static void run_block_split(Device *d, const VifParams *p, unsigned s, unsigned bx, unsigned by,
+                            int ref);
+
+/* One launch of scale s: the one-pass kernel (ref < 0), or the ladder's
+ * reference pass (1) or pair pass (0). */
+typedef struct Launch {
+    Device *d;
+    const VifParams *p;
+    unsigned s;
+    int ref;
+} Launch;
+
+static void launch_block(void *arg, unsigned bx, unsigned by)
+{
+    const Launch *l = arg;
+    if (l->ref < 0) run_block(l->d, l->p, l->s, bx, by);
+    else run_block_split(l->d, l->p, l->s, bx, by, l->ref);
+}
+
 /* One frame on the replayed device: upload, zeroed sums, four launches. */
 static void run_frame(Device *d, const VifParams *p, const TvmafPicture *ref,
                       const TvmafPicture *dis)
@@ -229,15 +254,8 @@ static void run_frame(Device *d, const VifParams *p, const TvmafPicture *ref,
     upload(d, ref, dis);
     memset(d->sums, 0, sizeof(d->sums));
     for (unsigned s = 0; s < VIF_N_SCALES; s++) {
-        const unsigned gx = VIF_GRID_X(d->w[s]), gy = VIF_GRID_Y(d->h[s]);
-        unsigned *order = malloc(sizeof(unsigned) * gx * gy);
-        if (!order) {
-            replay_fail("out of memory");
-            return;
-        }
-        replay_scramble(order, gx * gy);
-        for (unsigned b = 0; b < gx * gy; b++) run_block(d, p, s, order[b] % gx, order[b] / gx);
-        free(order);
+        Launch l = { d, p, s, -1 };
+        replay_launch(VIF_GRID_X(d->w[s]), VIF_GRID_Y(d->h[s]), launch_block, &l);
     }
 }
 
@@ -276,15 +294,7 @@ static void run_block_split(Device *d, const VifParams *p, unsigned s, unsigned 
                            ref ? NULL : d->mu2[s], ref ? d->xx[s] : NULL,
                            ref ? NULL : d->yy[s], ref ? NULL : d->xy[s],
                            ref ? d->dv_r[s] : NULL, ref ? NULL : d->dv_d[s] };
-    replay_garbage(d->in_r[s], in_len(s) * 2);
-    replay_garbage(d->in_d[s], in_len(s) * 2);
-    replay_garbage(d->mu1[s], v_len(s) * 2);
-    replay_garbage(d->mu2[s], v_len(s) * 2);
-    replay_garbage(d->xx[s], v_len(s) * 4);
-    replay_garbage(d->yy[s], v_len(s) * 4);
-    replay_garbage(d->xy[s], v_len(s) * 4);
-    replay_garbage(d->dv_r[s], dv_len(s) * 2);
-    replay_garbage(d->dv_d[s], dv_len(s) * 2);
+    shared_garbage(d, s);
     const unsigned char *src_r = s ? d->r2[s] : d->ref[0];
     const unsigned char *src_d = s ? d->d2[s] : d->dis[0];
     const VifRefTerms terms = { d->mu1_t[s], d->sigma_t[s] };
@@ -331,16 +341,8 @@ static void run_frame_split(Device *d, const VifParams *p, const char *what, uns
     memset(d->num, 0, sizeof(d->num));
     for (int ref = 1; ref >= 0; ref--) {
         for (unsigned s = 0; s < VIF_N_SCALES; s++) {
-            const unsigned gx = VIF_GRID_X(d->w[s]), gy = VIF_GRID_Y(d->h[s]);
-            unsigned *order = malloc(sizeof(unsigned) * gx * gy);
-            if (!order) {
-                replay_fail("out of memory");
-                return;
-            }
-            replay_scramble(order, gx * gy);
-            for (unsigned b = 0; b < gx * gy; b++)
-                run_block_split(d, p, s, order[b] % gx, order[b] / gx, ref);
-            free(order);
+            Launch l = { d, p, s, ref };
+            replay_launch(VIF_GRID_X(d->w[s]), VIF_GRID_Y(d->h[s]), launch_block, &l);
         }
     }
     for (unsigned s = 0; s < VIF_N_SCALES; s++) {

@@ -36,6 +36,15 @@ __device__ __forceinline__ long long warp_sum(long long v)
     return v;
 }
 
+// The tile of this block at scale S (taps_n: unused at scale 3).
+template <unsigned S, bool IS8>
+__device__ __forceinline__ VifTile block_tile(unsigned w, unsigned h, unsigned bpc)
+{
+    return VifTile{ S, bpc, IS8, w, h, (int)(blockIdx.x * VIF_TILE_W),
+                    (int)(blockIdx.y * VIF_TILE_H), vif_taps_dev[S],
+                    vif_taps_dev[S < 3 ? S + 1 : S] };
+}
+
 // The block's VifSums into sums (whole block).
 __device__ __forceinline__ void block_add(unsigned t, const VifSums *acc,
                                           long long (*partial)[4], unsigned long long *sums)
@@ -68,9 +77,7 @@ __device__ __forceinline__ void scale_tile(const unsigned char *ref, const unsig
     __shared__ uint16_t dv_r[DV_LEN], dv_d[DV_LEN];
     __shared__ long long partial[VIF_THREADS / 32][4];
 
-    const VifTile tl = { S, bpc, IS8, w, h, (int)(blockIdx.x * VIF_TILE_W),
-                         (int)(blockIdx.y * VIF_TILE_H), vif_taps_dev[S],
-                         vif_taps_dev[S < 3 ? S + 1 : S] }; // taps_n: unused at scale 3
+    const VifTile tl = block_tile<S, IS8>(w, h, bpc);
     const VifTileMem m = { in_r, in_d, mu1, mu2, xx, yy, xy, dv_r, dv_d };
     const unsigned t = threadIdx.x;
 
@@ -127,9 +134,7 @@ __device__ __forceinline__ void ref_tile(const unsigned char *ref, size_t pitch,
     __shared__ uint16_t dv_r[DV_LEN];
     __shared__ long long partial[VIF_THREADS / 32][4];
 
-    const VifTile tl = { S, bpc, IS8, w, h, (int)(blockIdx.x * VIF_TILE_W),
-                         (int)(blockIdx.y * VIF_TILE_H), vif_taps_dev[S],
-                         vif_taps_dev[S < 3 ? S + 1 : S] };
+    const VifTile tl = block_tile<S, IS8>(w, h, bpc);
     const VifTileMem m = { in_r, nullptr, mu1, nullptr, xx, nullptr, nullptr, dv_r, nullptr };
     const VifRefTerms out = { mu1_out, sigma_out };
     const unsigned t = threadIdx.x;
@@ -163,9 +168,7 @@ __device__ __forceinline__ void pair_tile(const unsigned char *ref, const unsign
     __shared__ uint16_t dv_d[DV_LEN];
     __shared__ long long partial[VIF_THREADS / 32][4];
 
-    const VifTile tl = { S, bpc, IS8, w, h, (int)(blockIdx.x * VIF_TILE_W),
-                         (int)(blockIdx.y * VIF_TILE_H), vif_taps_dev[S],
-                         vif_taps_dev[S < 3 ? S + 1 : S] };
+    const VifTile tl = block_tile<S, IS8>(w, h, bpc);
     const VifTileMem m = { in_r, in_d, nullptr, mu2, nullptr, yy, xy, nullptr, dv_d };
     // the terms are only read
     const VifRefTerms in = { const_cast<uint32_t *>(mu1_in), const_cast<int32_t *>(sigma_in) };

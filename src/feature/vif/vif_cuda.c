@@ -36,8 +36,8 @@ static const char *const fn_names[] = {
 
 /* The reference pass's area of one reference picture: the den sums of the
  * four scales, then per scale its terms (mu1, sigma1_sq: w x h x 4 bytes
- * each), then the reference's planes of scales 1..3 (rows of VIF_ROW_BYTES). */
-#define AREA_ALIGN 256
+ * each), then the reference's planes of scales 1..3 (rows of VIF_ROW_BYTES), each
+ * part starting on VIF_ROW_ALIGN bytes. */
 typedef struct VifRefLayout {
     size_t mu1[VIF_N_SCALES], sigma[VIF_N_SCALES], plane[VIF_N_SCALES];
     size_t bytes;
@@ -58,7 +58,7 @@ typedef struct VifCuda {
 
 static size_t align_up(size_t n)
 {
-    return (n + AREA_ALIGN - 1) & ~(size_t)(AREA_ALIGN - 1);
+    return (n + VIF_ROW_ALIGN - 1) & ~(size_t)(VIF_ROW_ALIGN - 1);
 }
 
 static void ref_layout(const VifParams *p, VifRefLayout *l)
