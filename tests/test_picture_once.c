@@ -4,7 +4,9 @@
  * only: one computation for many callers at once, keys and tags kept apart,
  * a failed computation not kept, pictures the library did not allocate
  * never shared, and nothing kept once the planes may change (the last but
- * one reference released, the buffer handed out again).
+ * one reference released, the buffer handed out again). The same for
+ * areas (tvmaf_picture_once_area), and an area stays readable by the last
+ * holder after the others went.
  *
  * usage: test_picture_once
  */
@@ -44,6 +46,130 @@ static uint64_t once(const TvmafPicture *p, const void *tag, uint64_t key, Job *
     uint64_t v = 0;
     *err = tvmaf_picture_once(p, tag, key, compute, j, &v);
     return v;
+}
+
+/* ---- areas (tvmaf_picture_once_area) ---- */
+
+enum { AREA = 4096 };
+
+typedef struct AreaJob {
+    uint8_t fill; /* every byte of the area */
+    int fail;
+    unsigned slow;
+} AreaJob;
+
+static int fill_area(void *arg, void *area)
+{
+    const AreaJob *j = arg;
+    atomic_fetch_add(&calls, 1);
+    if (j->slow) nanosleep(&(struct timespec){ 0, (long)j->slow * 1000000L }, NULL);
+    if (j->fail) return -j->fail;
+    memset(area, j->fill, AREA);
+    return 0;
+}
+
+/* Every byte of the area is v. */
+static int area_is(const void *area, uint8_t v)
+{
+    const uint8_t *p = area;
+    for (int i = 0; i < AREA; i++)
+        if (p[i] != v) return 0;
+    return 1;
+}
+
+typedef struct AreaCaller {
+    TvmafPicture pic;
+    AreaJob job;
+    const void *got;
+    int err;
+} AreaCaller;
+
+static void *area_caller(void *arg)
+{
+    AreaCaller *c = arg;
+    c->err = tvmaf_picture_once_area(&c->pic, &tag_a, 7, AREA, fill_area, &c->job, &c->got);
+    return NULL;
+}
+
+static void test_areas(void)
+{
+    TvmafPicture p, p2;
+    if (tvmaf_picture_alloc(&p, TVMAF_PIX_FMT_YUV420P, 8, 64, 48)) {
+        check(0, "areas: picture");
+        return;
+    }
+    tvmaf_picture_ref(&p2, &p);
+    unsigned long long made0, shared0, made, shared;
+    tvmaf_picture_once_area_counts(&made0, &shared0);
+
+    /* eight holders at once: one computation, one area for all */
+    enum { N = 8 };
+    AreaCaller c[N];
+    pthread_t th[N];
+    atomic_store(&calls, 0);
+    for (int i = 0; i < N; i++) {
+        memset(&c[i], 0, sizeof(c[i]));
+        tvmaf_picture_ref(&c[i].pic, &p);
+        c[i].job = (AreaJob){ .fill = (uint8_t)(1 + i), .slow = 50 };
+    }
+    for (int i = 0; i < N; i++) pthread_create(&th[i], NULL, area_caller, &c[i]);
+    for (int i = 0; i < N; i++) pthread_join(th[i], NULL);
+    int same = 1;
+    for (int i = 0; i < N; i++) same &= !c[i].err && c[i].got && c[i].got == c[0].got;
+    check(atomic_load(&calls) == 1, "areas, eight holders at once: computed once");
+    check(same && area_is(c[0].got, ((const uint8_t *)c[0].got)[0]) &&
+              ((const uint8_t *)c[0].got)[0] >= 1 && ((const uint8_t *)c[0].got)[0] <= N,
+          "areas, eight holders at once: one area, filled by one of them");
+    check(((uintptr_t)c[0].got & 63) == 0, "areas: 64-byte aligned");
+    tvmaf_picture_once_area_counts(&made, &shared);
+    check(made == made0 + 1 && shared == shared0 + N - 1, "areas: counted (1 computed, 7 shared)");
+    const void *first = c[0].got;
+    const uint8_t first_fill = ((const uint8_t *)first)[0];
+
+    /* another key: its own area; a value with the same tag and key is apart */
+    AreaJob j = { .fill = 0x55 };
+    const void *other = NULL;
+    int err = tvmaf_picture_once_area(&p, &tag_a, 8, AREA, fill_area, &j, &other);
+    check(!err && other && other != first && area_is(other, 0x55) && area_is(first, first_fill),
+          "areas: another key, another area, the first unchanged");
+
+    /* a failure is returned and not kept */
+    AreaJob bad = { .fail = EIO };
+    const void *none = first;
+    err = tvmaf_picture_once_area(&p, &tag_b, 7, AREA, fill_area, &bad, &none);
+    check(err == -EIO && !none, "areas: a failure returned, no area");
+    const unsigned b1 = atomic_load(&calls);
+    j.fill = 0x66;
+    const void *retry = NULL;
+    err = tvmaf_picture_once_area(&p, &tag_b, 7, AREA, fill_area, &j, &retry);
+    check(!err && retry && area_is(retry, 0x66) && atomic_load(&calls) == b1 + 1,
+          "areas: after a failure the next holder computes");
+
+    /* a picture the library did not allocate: nothing kept, fn not called */
+    uint8_t mem[64 * 48];
+    TvmafPicture ext = { .pix_fmt = TVMAF_PIX_FMT_YUV400P, .bpc = 8, .w = { 64 }, .h = { 48 },
+                         .stride = { 64 }, .data = { mem } };
+    const unsigned b2 = atomic_load(&calls);
+    const void *e = first;
+    err = tvmaf_picture_once_area(&ext, &tag_a, 7, AREA, fill_area, &j, &e);
+    check(!err && !e && atomic_load(&calls) == b2, "areas: caller's memory: not kept, not computed");
+
+    /* the last but one holder goes: the remaining one may still read its
+     * area, which stays as it was; a new request computes into other memory */
+    for (int i = 0; i < N; i++) tvmaf_picture_unref(&c[i].pic);
+    tvmaf_picture_unref(&p2);
+    check(area_is(first, first_fill), "areas: one holder left: its area still readable");
+    j.fill = 0x77;
+    const void *again = NULL;
+    err = tvmaf_picture_once_area(&p, &tag_a, 7, AREA, fill_area, &j, &again);
+    check(!err && again && again != first && area_is(again, 0x77) && area_is(first, first_fill),
+          "areas: one holder left: computed again, the old area not reused");
+    /* every slot taken (three stale, one done): not kept, fn not called */
+    const unsigned b3 = atomic_load(&calls);
+    const void *full = first;
+    err = tvmaf_picture_once_area(&p, &tag_b, 11, AREA, fill_area, &j, &full);
+    check(!err && !full && atomic_load(&calls) == b3, "areas: slots full: not kept, not computed");
+    tvmaf_picture_unref(&p);
 }
 
 typedef struct Caller {
@@ -150,6 +276,8 @@ int main(void)
           "buffer reused: computed again");
     tvmaf_picture_unref(&r);
     tvmaf_picture_unref(&b);
+
+    test_areas();
 
     printf("%u passed, %u failed\n", n_pass, n_fail);
     return n_fail ? 1 : 0;

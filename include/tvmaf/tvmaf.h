@@ -96,8 +96,10 @@ enum {
     TVMAF_GPU_STATS = 1u << 1,
     /* the reference pictures are shared (tvmaf_picture_ref) with other
      * contexts with this flag on the same device, a ladder: each is uploaded
-     * once for all of them (CUDA), the others read that copy; the scores are
-     * the same bits either way */
+     * once for all of them (CUDA), the others read that copy, and work on the
+     * reference alone is done once for all (CUDA: vif, adm and motion; CPU:
+     * motion's SAD and adm's reference DWT); the scores are the same bits
+     * either way. Any backend (the name is historical). */
     TVMAF_GPU_SHARED_REFERENCE = 1u << 2,
 };
 

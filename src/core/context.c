@@ -435,7 +435,8 @@ static int start_device_frames(TvmafContext *ctx, unsigned n)
 static int start(TvmafContext *ctx, const TvmafPicture *ref)
 {
     ctx->vi = (TvmafVideoInfo){ ref->pix_fmt, ref->bpc, ref->w[0], ref->h[0],
-                               tvmaf_cpu_flags_masked(ctx->cfg.cpumask) };
+                               tvmaf_cpu_flags_masked(ctx->cfg.cpumask),
+                               (ctx->cfg.gpu_flags & TVMAF_GPU_SHARED_REFERENCE) != 0 };
     if (!ctx->n_slots) {
         set_error(ctx, -EINVAL, "no feature registered");
         return ctx->err;

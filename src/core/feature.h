@@ -29,6 +29,11 @@ typedef struct TvmafVideoInfo {
     unsigned bpc;
     unsigned w, h;
     unsigned cpu_flags; /* SIMD levels the kernels may use (core/cpu.h); 0: C only */
+    /* the reference pictures are shared with other contexts, a ladder
+     * (TVMAF_GPU_SHARED_REFERENCE): an extractor may keep a result of the
+     * reference alone with the picture (tvmaf_picture_once_area) for the
+     * others to read; without it, that would cost memory for nothing */
+    bool shared_reference;
 } TvmafVideoInfo;
 
 enum {

@@ -21,14 +21,22 @@
 #define CACHE_SLOTS 160
 
 /* Results computed once per picture for every context that holds it
- * (tvmaf_picture_once): a slot is empty, being computed, or done. */
+ * (tvmaf_picture_once, tvmaf_picture_once_area): a slot is empty, being
+ * computed, done, or stale. A stale slot held an area for contents the
+ * picture no longer has (the last but one holder went); the last holder may
+ * still be reading it, so its memory is neither reused nor freed until the
+ * block has no holder at all (block_put). */
 #define ONCE_SLOTS 4
-enum { ONCE_EMPTY, ONCE_COMPUTING, ONCE_DONE };
+enum { ONCE_EMPTY, ONCE_COMPUTING, ONCE_DONE, ONCE_STALE };
 typedef struct OnceSlot {
     const void *tag;
     uint64_t key;
     int state;
+    unsigned gen; /* Block.once_gen when its computation began */
     uint64_t value;
+    bool is_area; /* the result is the area (else the value) */
+    void *area; /* an area's memory, kept from use to use of the block */
+    size_t area_size;
 } OnceSlot;
 
 /* priv points to this header, placed before the planes */
@@ -39,7 +47,7 @@ typedef struct Block {
     atomic_ullong serial; /* these contents of the buffer (tvmaf_picture_serial) */
     pthread_mutex_t once_lock;
     pthread_cond_t once_done;
-    unsigned n_once;
+    unsigned once_gen; /* bumped when the results go (the contents may change) */
     OnceSlot once[ONCE_SLOTS];
 } Block;
 #define HEADER ((sizeof(Block) + PIC_ALIGN - 1) & ~(size_t)(PIC_ALIGN - 1))
@@ -51,6 +59,8 @@ static unsigned cache_n;
 static const TvmafHostAllocator *current_alloc;
 static unsigned long long n_block_allocs;
 static atomic_ullong next_serial = 1;
+/* areas computed and areas read from another holder's computation */
+static atomic_ullong n_area_computed, n_area_shared;
 
 /* The memory of a block, from allocator `a` (NULL: posix_memalign). */
 static void block_free(const TvmafHostAllocator *a, void *p)
@@ -62,6 +72,7 @@ static void block_free(const TvmafHostAllocator *a, void *p)
 static void block_release(Block *b)
 {
     if (!b) return;
+    for (unsigned i = 0; i < ONCE_SLOTS; i++) free(b->once[i].area);
     pthread_cond_destroy(&b->once_done);
     pthread_mutex_destroy(&b->once_lock);
     block_free(b->alloc, b);
@@ -95,6 +106,8 @@ static Block *block_get(size_t size, bool *fresh)
     Block *b = p;
     b->size = size;
     b->alloc = a;
+    b->once_gen = 0;
+    memset(b->once, 0, sizeof(b->once));
     if (pthread_mutex_init(&b->once_lock, NULL)) {
         block_free(a, p);
         return NULL;
@@ -108,8 +121,18 @@ static Block *block_get(size_t size, bool *fresh)
     return b;
 }
 
+/* No holder is left: every result goes (areas keep their memory). */
+static void once_clear(Block *b)
+{
+    for (unsigned i = 0; i < ONCE_SLOTS; i++) {
+        b->once[i].state = ONCE_EMPTY;
+        b->once[i].tag = NULL;
+    }
+}
+
 static void block_put(Block *b)
 {
+    once_clear(b);
     pthread_mutex_lock(&cache_lock);
     if (cache_n < CACHE_SLOTS && b->alloc == current_alloc) {
         cache[cache_n++] = b;
@@ -296,7 +319,6 @@ int tvmaf_picture_alloc(TvmafPicture *pic, enum TvmafPixelFormat fmt,
     atomic_init(&blk->refs, 1);
     /* a new use of the buffer: no holder but this one yet, so no lock */
     atomic_init(&blk->serial, atomic_fetch_add_explicit(&next_serial, 1, memory_order_relaxed));
-    blk->n_once = 0;
     pic->priv = blk;
     return 0;
 }
@@ -308,49 +330,126 @@ uint64_t tvmaf_picture_serial(const TvmafPicture *pic)
                : 0;
 }
 
-int tvmaf_picture_once(const TvmafPicture *pic, const void *tag, uint64_t key,
-                       int (*fn)(void *arg, uint64_t *value), void *arg, uint64_t *value)
+/* A result of the picture's contents: a value (fn_value) or an area of
+ * `bytes` bytes (fn_area) that the block keeps. The first holder to ask
+ * computes it while the others with the same tag and key wait. *area = NULL
+ * when an area cannot be kept (no free slot, or no memory): the caller then
+ * computes on its own. */
+static int once_run(Block *b, const void *tag, uint64_t key, size_t bytes,
+                    int (*fn_value)(void *arg, uint64_t *value),
+                    int (*fn_area)(void *arg, void *area), void *arg, uint64_t *value,
+                    const void **area)
 {
-    if (!pic || !pic->priv) return fn(arg, value);
-    Block *b = pic->priv;
     pthread_mutex_lock(&b->once_lock);
     OnceSlot *slot = NULL;
     for (;;) {
         slot = NULL;
-        for (unsigned i = 0; i < b->n_once; i++)
-            if (b->once[i].tag == tag && b->once[i].key == key) slot = &b->once[i];
+        for (unsigned i = 0; i < ONCE_SLOTS; i++) {
+            OnceSlot *t = &b->once[i];
+            if ((t->state == ONCE_COMPUTING || t->state == ONCE_DONE) && t->tag == tag
+                && t->key == key)
+                slot = t;
+        }
         if (!slot || slot->state != ONCE_COMPUTING) break;
         pthread_cond_wait(&b->once_done, &b->once_lock);
     }
-    if (slot && slot->state == ONCE_DONE) {
-        *value = slot->value;
+    if (slot) { /* done */
+        if (fn_area) {
+            *area = slot->area;
+            atomic_fetch_add_explicit(&n_area_shared, 1, memory_order_relaxed);
+        } else {
+            *value = slot->value;
+        }
         pthread_mutex_unlock(&b->once_lock);
         return 0;
     }
-    if (!slot && b->n_once < ONCE_SLOTS) slot = &b->once[b->n_once++];
-    if (!slot) { /* every slot taken: computed here, not kept */
-        pthread_mutex_unlock(&b->once_lock);
-        return fn(arg, value);
+    /* a free slot; for an area, one whose memory fits if there is one */
+    for (unsigned i = 0; i < ONCE_SLOTS; i++) {
+        OnceSlot *t = &b->once[i];
+        if (t->state != ONCE_EMPTY) continue;
+        if (!slot || (fn_area && t->area_size >= bytes && slot->area_size < bytes)) slot = t;
     }
-    /* empty (new, or a holder's computation failed): this holder computes;
-     * the others with this tag and key wait for it */
+    if (slot && fn_area && slot->area_size < bytes) {
+        free(slot->area);
+        slot->area = NULL;
+        slot->area_size = 0;
+        if (!posix_memalign(&slot->area, PIC_ALIGN, bytes)) slot->area_size = bytes;
+        else slot->area = NULL;
+    }
+    if (!slot || (fn_area && !slot->area)) { /* computed by the caller, not kept */
+        pthread_mutex_unlock(&b->once_lock);
+        if (fn_area) {
+            *area = NULL;
+            return 0;
+        }
+        return fn_value(arg, value);
+    }
+    /* this holder computes; the others with this tag and key wait for it */
     slot->tag = tag;
     slot->key = key;
     slot->state = ONCE_COMPUTING;
+    slot->is_area = fn_area != NULL;
+    slot->gen = b->once_gen;
     pthread_mutex_unlock(&b->once_lock);
     uint64_t v = 0;
-    const int err = fn(arg, &v);
+    const int err = fn_area ? fn_area(arg, slot->area) : fn_value(arg, &v);
     pthread_mutex_lock(&b->once_lock);
     if (err) {
         slot->state = ONCE_EMPTY; /* the next holder tries again, and gets its own error */
+        slot->tag = NULL;
     } else {
-        slot->state = ONCE_DONE;
-        slot->value = v;
-        *value = v;
+        if (fn_area) {
+            *area = slot->area;
+            atomic_fetch_add_explicit(&n_area_computed, 1, memory_order_relaxed);
+        } else {
+            *value = slot->value = v;
+        }
+        /* the results went while it computed (once_forget): this caller may
+         * still read it, nobody else will ask for it */
+        slot->state = slot->gen == b->once_gen ? ONCE_DONE : fn_area ? ONCE_STALE : ONCE_EMPTY;
     }
     pthread_cond_broadcast(&b->once_done);
     pthread_mutex_unlock(&b->once_lock);
     return err;
+}
+
+int tvmaf_picture_once(const TvmafPicture *pic, const void *tag, uint64_t key,
+                       int (*fn)(void *arg, uint64_t *value), void *arg, uint64_t *value)
+{
+    if (!pic || !pic->priv) return fn(arg, value);
+    return once_run(pic->priv, tag, key, 0, fn, NULL, arg, value, NULL);
+}
+
+int tvmaf_picture_once_area(const TvmafPicture *pic, const void *tag, uint64_t key, size_t bytes,
+                            int (*fn)(void *arg, void *area), void *arg, const void **area)
+{
+    *area = NULL;
+    if (!pic || !pic->priv || !bytes) return 0;
+    return once_run(pic->priv, tag, key, bytes, NULL, fn, arg, NULL, area);
+}
+
+void tvmaf_picture_once_area_counts(unsigned long long *computed, unsigned long long *shared)
+{
+    *computed = atomic_load_explicit(&n_area_computed, memory_order_relaxed);
+    *shared = atomic_load_explicit(&n_area_shared, memory_order_relaxed);
+}
+
+/* One holder is left, who may now write the planes and submit them again:
+ * the results computed for these contents go, and the serial naming them.
+ * That holder may still be reading an area, so an area stays allocated
+ * (stale) until the block has no holder. */
+static void once_forget(Block *b)
+{
+    pthread_mutex_lock(&b->once_lock);
+    b->once_gen++;
+    for (unsigned i = 0; i < ONCE_SLOTS; i++) {
+        OnceSlot *t = &b->once[i];
+        if (t->state == ONCE_DONE) t->state = t->is_area ? ONCE_STALE : ONCE_EMPTY;
+    }
+    atomic_store_explicit(&b->serial,
+                          atomic_fetch_add_explicit(&next_serial, 1, memory_order_relaxed),
+                          memory_order_relaxed);
+    pthread_mutex_unlock(&b->once_lock);
 }
 
 int tvmaf_picture_ref(TvmafPicture *dst, const TvmafPicture *src)
@@ -372,15 +471,7 @@ void tvmaf_picture_unref(TvmafPicture *pic)
         if (was == 1) {
             block_put(b);
         } else if (was == 2) {
-            /* One holder is left, who may now write the planes and submit
-             * them again: the results computed once for these contents,
-             * and the serial naming them, go. */
-            pthread_mutex_lock(&b->once_lock);
-            b->n_once = 0;
-            atomic_store_explicit(&b->serial,
-                                  atomic_fetch_add_explicit(&next_serial, 1, memory_order_relaxed),
-                                  memory_order_relaxed);
-            pthread_mutex_unlock(&b->once_lock);
+            once_forget(b);
         }
     }
     memset(pic, 0, sizeof(*pic));

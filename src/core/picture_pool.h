@@ -70,6 +70,21 @@ bool tvmaf_picture_is_pinned(const TvmafPicture *pic, const TvmafHostAllocator *
  */
 int tvmaf_picture_once(const TvmafPicture *pic, const void *tag, uint64_t key,
                        int (*fn)(void *arg, uint64_t *value), void *arg, uint64_t *value);
+/*
+ * The same for a result of `bytes` bytes kept in memory the picture owns:
+ * fn fills `area` (returns 0, or a negative errno that the caller gets and
+ * nothing is kept) and *area points to the result, read-only for every
+ * holder and valid while the caller holds its reference to pic (an area is
+ * freed or reused only once no holder is left). *area = NULL with 0
+ * returned when nothing can be kept (a picture the library did not
+ * allocate, every slot taken, no memory): fn was not called, and the caller
+ * computes the result in its own memory.
+ */
+int tvmaf_picture_once_area(const TvmafPicture *pic, const void *tag, uint64_t key, size_t bytes,
+                            int (*fn)(void *arg, void *area), void *arg, const void **area);
+/* Areas computed so far in this process, and areas read by a holder from
+ * another's computation (for tests and statistics). */
+void tvmaf_picture_once_area_counts(unsigned long long *computed, unsigned long long *shared);
 /* A number naming this picture's contents, never given twice in a process:
  * new at tvmaf_picture_alloc and when the last but one reference is
  * released (see above); references share it. 0 for a picture the library

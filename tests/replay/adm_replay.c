@@ -359,7 +359,7 @@ static void run_case(const ReplayCase *c)
     char msg[512] = "";
     memset(&t.s, 0, sizeof(t.s));
     tvmaf_options_set_defaults(tvmaf_adm_options, &t.s);
-    t.vi = (TvmafVideoInfo){ c->fmt, c->bpc, c->w, c->h, 0 };
+    t.vi = (TvmafVideoInfo){ c->fmt, c->bpc, c->w, c->h, 0, false };
     if (tvmaf_options_parse(tvmaf_adm_options, &t.s, c->opts, "adm", msg, sizeof(msg)) ||
         tvmaf_adm_setup(&t.s, &t.vi, msg, sizeof(msg))) {
         replay_fail("%s: setup: %s", c->what, msg);
@@ -388,7 +388,7 @@ static void check_refusals(void)
         AdmState s;
         memset(&s, 0, sizeof(s));
         tvmaf_options_set_defaults(tvmaf_adm_options, &s);
-        const TvmafVideoInfo vi = { TVMAF_PIX_FMT_YUV420P, cases[i].bpc, cases[i].w, cases[i].h, 0 };
+        const TvmafVideoInfo vi = { TVMAF_PIX_FMT_YUV420P, cases[i].bpc, cases[i].w, cases[i].h, 0, false };
         char msg[256] = "";
         int err = tvmaf_options_parse(tvmaf_adm_options, &s, cases[i].opts, "adm", msg,
                                       sizeof(msg));

@@ -128,7 +128,7 @@ static int make_index(Dev *v, int which)
 static int setup(Dev *v, const ReplayCase *c, const char *opts, char *msg, size_t len)
 {
     memset(v, 0, sizeof(*v));
-    const TvmafVideoInfo vi = { c->fmt, c->bpc, c->w, c->h, 0 };
+    const TvmafVideoInfo vi = { c->fmt, c->bpc, c->w, c->h, 0, false };
     tvmaf_options_set_defaults(tvmaf_cambi_options, &v->p);
     if (tvmaf_options_parse(tvmaf_cambi_options, &v->p, opts, "cambi", msg, len)) return -2;
     if (tvmaf_cambi_setup(&v->p, &vi, msg, len)) return -1;

@@ -112,7 +112,7 @@ static void dev_free(Dev *v)
 static int dev_init(Dev *v, const ReplayCase *c)
 {
     char msg[512];
-    const TvmafVideoInfo vi = { c->fmt, c->bpc, c->w, c->h, 0 };
+    const TvmafVideoInfo vi = { c->fmt, c->bpc, c->w, c->h, 0, false };
     if (params(c->opts, &vi, &v->p, msg, sizeof(msg))) {
         replay_fail("%s: setup: %s", c->what, msg);
         return -1;
@@ -195,7 +195,7 @@ static void run_case(const ReplayCase *c)
 {
     FloatAdmParams p;
     char msg[512];
-    const TvmafVideoInfo vi = { c->fmt, c->bpc, c->w, c->h, 0 };
+    const TvmafVideoInfo vi = { c->fmt, c->bpc, c->w, c->h, 0, false };
     const int e = params(c->opts, &vi, &p, msg, sizeof(msg));
     if (e == -1) { /* the twin's setup refuses: so must the CPU */
         replay_check_cpu_refuses("float_adm", c->opts, c->fmt, c->bpc, c->w, c->h);
@@ -309,7 +309,7 @@ static void option_refusal(const char *opts)
 {
     FloatAdmParams p;
     char msg[512];
-    const TvmafVideoInfo vi = { TVMAF_PIX_FMT_YUV420P, 8, 64, 64, 0 };
+    const TvmafVideoInfo vi = { TVMAF_PIX_FMT_YUV420P, 8, 64, 64, 0, false };
     if (params(opts, &vi, &p, msg, sizeof(msg)) == 0) {
         replay_fail("option refusal [%s]: the twin's setup accepted it", opts);
         return;

@@ -64,7 +64,7 @@ static unsigned replay_frame(void *priv, const ReplayCase *c, const TvmafPicture
     (void)k;
     FloatAnsnrSetup setup;
     char msg[256];
-    const TvmafVideoInfo vi = { c->fmt, c->bpc, c->w, c->h, 0 };
+    const TvmafVideoInfo vi = { c->fmt, c->bpc, c->w, c->h, 0, false };
     if (tvmaf_float_ansnr_setup(&setup, &vi, msg, sizeof(msg))) {
         replay_fail("%s: the twin's setup refused: %s", c->what, msg);
         return 0;
@@ -121,7 +121,7 @@ static void check_refusal(enum TvmafPixelFormat fmt, unsigned bpc, unsigned w, u
     replay_check_cpu_refuses("float_ansnr", "", fmt, bpc, w, h);
     FloatAnsnrSetup setup;
     char msg[256];
-    const TvmafVideoInfo vi = { fmt, bpc, w, h, 0 };
+    const TvmafVideoInfo vi = { fmt, bpc, w, h, 0, false };
     if (!tvmaf_float_ansnr_setup(&setup, &vi, msg, sizeof(msg)))
         replay_fail("float_ansnr %ux%u %u-bit: the twin's setup accepts it", w, h, bpc);
 }

@@ -184,7 +184,7 @@ static void run_case(const ReplayCase *c)
     FloatMotionParams st;
     memset(&st, 0, sizeof(st));
     tvmaf_options_set_defaults(tvmaf_float_motion_options, &st);
-    const TvmafVideoInfo vi = { c->fmt, c->bpc, c->w, c->h, 0 };
+    const TvmafVideoInfo vi = { c->fmt, c->bpc, c->w, c->h, 0, false };
     if (tvmaf_options_parse(tvmaf_float_motion_options, &st, c->opts, "float_motion", msg,
                             sizeof(msg)) ||
         tvmaf_float_motion_setup(&st, &vi, msg, sizeof(msg))) {

@@ -208,7 +208,7 @@ static int params(const char *opts, enum TvmafPixelFormat fmt, unsigned bpc, uns
 {
     memset(p, 0, sizeof(*p));
     tvmaf_options_set_defaults(tvmaf_float_ms_ssim_options, p);
-    const TvmafVideoInfo vi = { fmt, bpc, w, h, 0 };
+    const TvmafVideoInfo vi = { fmt, bpc, w, h, 0, false };
     if (tvmaf_options_parse(tvmaf_float_ms_ssim_options, p, opts, "float_ms_ssim", msg, len))
         return -2;
     return tvmaf_float_ms_ssim_setup(p, &vi, msg, len) ? -1 : 0;

@@ -163,7 +163,7 @@ static int params(const ReplayCase *c, FloatSsimParams *p, char *msg, size_t len
 {
     memset(p, 0, sizeof(*p));
     tvmaf_options_set_defaults(tvmaf_float_ssim_options, p);
-    const TvmafVideoInfo vi = { c->fmt, c->bpc, c->w, c->h, 0 };
+    const TvmafVideoInfo vi = { c->fmt, c->bpc, c->w, c->h, 0, false };
     if (tvmaf_options_parse(tvmaf_float_ssim_options, p, c->opts, "float_ssim", msg, len))
         return -2;
     return tvmaf_float_ssim_setup(p, &vi, msg, len) ? -1 : 0;

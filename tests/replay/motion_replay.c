@@ -156,7 +156,7 @@ static void run_case(const ReplayCase *c)
     MotionState st;
     memset(&st, 0, sizeof(st));
     tvmaf_options_set_defaults(tvmaf_motion_options, &st);
-    const TvmafVideoInfo vi = { c->fmt, bpc, w, h, 0 };
+    const TvmafVideoInfo vi = { c->fmt, bpc, w, h, 0, false };
     if (tvmaf_options_parse(tvmaf_motion_options, &st, c->opts, "motion", msg, sizeof(msg)) ||
         tvmaf_motion_setup(&st, &vi, msg, sizeof(msg))) {
         replay_fail("%s: setup: %s", what, msg);

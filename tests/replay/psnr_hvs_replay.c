@@ -41,7 +41,7 @@ static const char *const keys[4] = { "psnr_hvs_y", "psnr_hvs_cb", "psnr_hvs_cr",
 
 static int setup(const TvmafPicture *r, PsnrHvsParams *p, char *msg, size_t len)
 {
-    const TvmafVideoInfo vi = { r->pix_fmt, r->bpc, r->w[0], r->h[0], 0 };
+    const TvmafVideoInfo vi = { r->pix_fmt, r->bpc, r->w[0], r->h[0], 0, false };
     return tvmaf_psnr_hvs_setup(p, &vi, msg, len);
 }
 
@@ -163,7 +163,7 @@ static int refused(enum TvmafPixelFormat fmt, unsigned bpc, unsigned w, unsigned
 {
     PsnrHvsParams p;
     char msg[512];
-    const TvmafVideoInfo vi = { fmt, bpc, w, h, 0 };
+    const TvmafVideoInfo vi = { fmt, bpc, w, h, 0, false };
     if (!tvmaf_psnr_hvs_setup(&p, &vi, msg, sizeof(msg))) return 0;
     replay_check_cpu_refuses("psnr_hvs", "", fmt, bpc, w, h);
     n_refused++;

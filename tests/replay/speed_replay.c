@@ -456,7 +456,7 @@ static int setup(Twin *tw, int temporal, const ReplayCase *c, char *msg, size_t 
 {
     memset(tw, 0, sizeof(*tw));
     tw->temporal = temporal;
-    const TvmafVideoInfo vi = { c->fmt, c->bpc, c->w, c->h, 0 };
+    const TvmafVideoInfo vi = { c->fmt, c->bpc, c->w, c->h, 0, false };
     const TvmafOption *o = temporal ? tvmaf_speed_temporal_options : tvmaf_speed_chroma_options;
     void *p = temporal ? (void *)&tw->t : (void *)&tw->c;
     const char *name = temporal ? "speed_temporal" : "speed_chroma";

@@ -546,7 +546,7 @@ static void run_case(const ReplayCase *c)
     char msg[512] = "";
     memset(&t.p, 0, sizeof(t.p));
     tvmaf_options_set_defaults(tvmaf_vif_options, &t.p);
-    const TvmafVideoInfo vi = { c->fmt, c->bpc, c->w, c->h, 0 };
+    const TvmafVideoInfo vi = { c->fmt, c->bpc, c->w, c->h, 0, false };
     if (tvmaf_options_parse(tvmaf_vif_options, &t.p, c->opts, "vif", msg, sizeof(msg)) ||
         tvmaf_vif_setup(&t.p, &vi, msg, sizeof(msg))) {
         replay_fail("%s: setup: %s", c->what, msg);
@@ -572,7 +572,7 @@ static void check_refusals(void)
         VifParams p;
         memset(&p, 0, sizeof(p));
         tvmaf_options_set_defaults(tvmaf_vif_options, &p);
-        const TvmafVideoInfo vi = { TVMAF_PIX_FMT_YUV420P, cases[i].bpc, cases[i].w, cases[i].h, 0 };
+        const TvmafVideoInfo vi = { TVMAF_PIX_FMT_YUV420P, cases[i].bpc, cases[i].w, cases[i].h, 0, false };
         char msg[256] = "";
         const int err = tvmaf_vif_setup(&p, &vi, msg, sizeof(msg));
         if (cases[i].ok ? err != 0 : (err != -EINVAL || !strstr(msg, "vif")))

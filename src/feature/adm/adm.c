@@ -20,6 +20,7 @@
 #include "tvmaf_config.h"
 #include "core/cpu.h"
 #include "core/feature_name.h"
+#include "core/picture_pool.h"
 #include "feature/adm/adm_kernels.h"
 #include "feature/adm/adm_math.h"
 #include "feature/adm/adm_state.h"
@@ -361,6 +362,14 @@ typedef struct AdmCpu {
     int32_t *row_lo32, *row_hi32;
     int32_t prev_dis_lo[4]; /* last distorted low row of the previous scale, columns 0..3 */
     Bands32 ref, dis, r, a, csf, flt;
+    /* A ladder's pair (the reference pictures are shared with other
+     * contexts) where no scale 1..3 has the DWT defect: the reference's
+     * detail bands of every scale, a function of the picture alone, are kept
+     * with the picture (tvmaf_picture_once_area) by the first pair to need
+     * them, and read by the others. 0 bytes: computed per pair. */
+    size_t ref_area_bytes;
+    size_t ref_area_off[4][3]; /* each band's offset in the area */
+    uint64_t ref_area_key;     /* what else the bands depend on: scale 0's defect */
     /* the stages of one frame, for the context's SIMD level */
     void (*frame_sums)(struct AdmCpu *m, const TvmafPicture *ref, const TvmafPicture *dis,
                        AdmScaleSums sums[4]);
@@ -373,6 +382,9 @@ typedef struct AdmCpu {
  * its level. They are integer arithmetic plus per-coefficient doubles in the
  * C order, so each level returns the C bits (tests/checkasm.c).
  */
+/* what a ladder's shared reference bands are kept under: one address for
+ * every SIMD level, whose DWTs give the same integers */
+extern const char tvmaf_adm_ref_bands_tag;
 #ifdef ADM_KERNELS_ONLY
 #define ADM_FRAME_SUMS TVMAF_SIMD_NAME(tvmaf_adm_frame_sums)
 #define ADM_KERNELS TVMAF_SIMD_NAME(tvmaf_adm_kernels)
@@ -952,6 +964,19 @@ static void close_cpu(void *priv)
     m->recip_table = NULL;
 }
 
+const char tvmaf_adm_ref_bands_tag = 0;
+
+/* Whether a ladder's pairs can share the reference's bands: no scale 1..3
+ * has the DWT defect, whose reference pass reads the distorted input
+ * (dwt32). Scale 0's defect reads the reference's own rows: the bands then
+ * differ from the defect-free ones only in the key. */
+static int ref_bands_shareable(const AdmState *s)
+{
+    for (int k = 1; k < 4; k++)
+        if (adm_dwt_reads_past(s->sc[k].w, adm_dwt_block(s->isa, k, (int)s->bpc))) return 0;
+    return 1;
+}
+
 static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
 {
     AdmCpu *m = priv;
@@ -988,6 +1013,21 @@ static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
     for (int k = 0; k < 6; k++)
         for (int o = 0; o < 3; o++) { b16[k]->b[o] = p16; p16 += n0; }
 
+    m->ref_area_bytes = 0;
+    if (vi->shared_reference && ref_bands_shareable(&m->s)) {
+        /* every band on a 64-byte boundary: scales 1..3 first, then scale 0 */
+        size_t off = 0;
+        for (int k = 3; k >= 0; k--) {
+            const size_t band = (size_t)m->s.sc[k].w * m->s.sc[k].h * (k ? 4 : 2);
+            for (int o = 0; o < 3; o++) {
+                m->ref_area_off[k][o] = off;
+                off += (band + 63) & ~(size_t)63;
+            }
+        }
+        m->ref_area_bytes = off;
+        m->ref_area_key = 1 + (uint64_t)adm_dwt_reads_past(
+                                  m->s.sc[0].w, adm_dwt_block(m->s.isa, 0, (int)m->s.bpc));
+    }
     for (int d = -32768; d <= 32768; d++) m->recip_table[d + 32768] = adm_recip_q30(d);
     m->recip = m->recip_table + 32768;
     m->frame_sums = tvmaf_adm_frame_sums_c;
@@ -1001,6 +1041,46 @@ static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
 
 #endif /* !ADM_KERNELS_ONLY */
 
+/* The reference's detail bands in a ladder's shared area: scale 0 (int16)
+ * or scales 1..3 (int32). Read only (the Bands types are also written by
+ * the stages that fill them). */
+static Bands16 area_bands16(const AdmCpu *m, const unsigned char *area)
+{
+    Bands16 b;
+    for (int o = 0; o < 3; o++) b.b[o] = (int16_t *)(area + m->ref_area_off[0][o]);
+    return b;
+}
+
+static Bands32 area_bands32(const AdmCpu *m, const unsigned char *area, int k)
+{
+    Bands32 b;
+    for (int o = 0; o < 3; o++) b.b[o] = (int32_t *)(area + m->ref_area_off[k][o]);
+    return b;
+}
+
+typedef struct RefBandsJob {
+    AdmCpu *m;
+    const TvmafPicture *ref;
+} RefBandsJob;
+
+/* Fills a ladder's area with the reference's bands of every scale, with
+ * this pair's scratch rows and approximation bands. No scale 1..3 has the
+ * DWT defect here (the area's condition), so nothing of the distorted
+ * picture is read (dis_src NULL; what dwt32 then saves for a later
+ * distorted pass is written again by this pair's own). */
+static int ref_bands_fill(void *arg, void *area)
+{
+    const RefBandsJob *j = arg;
+    AdmCpu *m = j->m;
+    Bands16 b0 = area_bands16(m, area);
+    dwt0(m, j->ref, m->ref_a[0], &b0);
+    for (int k = 1; k < 4; k++) {
+        Bands32 bk = area_bands32(m, area, k);
+        dwt32(m, k, m->ref_a[(k - 1) & 1], m->ref_a[k & 1], &bk, NULL);
+    }
+    return 0;
+}
+
 /* The integer totals of one frame, every scale. */
 void ADM_FRAME_SUMS(AdmCpu *m, const TvmafPicture *ref, const TvmafPicture *dis,
                     AdmScaleSums sums[4])
@@ -1008,13 +1088,23 @@ void ADM_FRAME_SUMS(AdmCpu *m, const TvmafPicture *ref, const TvmafPicture *dis,
     const AdmState *s = &m->s;
     memset(sums, 0, 4 * sizeof(AdmScaleSums));
 
-    /* scale 0 */
+    /* scale 0: the distorted DWT first, so that in a ladder another pair
+     * has more time to finish the reference's bands this pair will read */
     const AdmScale *c = &s->sc[0];
-    dwt0(m, ref, m->ref_a[0], &m->ref0);
     dwt0(m, dis, m->dis_a[0], &m->dis0);
+    const void *area = NULL;
+    if (m->ref_area_bytes) {
+        RefBandsJob job = { m, ref };
+        /* ref_bands_fill cannot fail; area NULL: not kept, computed below */
+        (void)tvmaf_picture_once_area(ref, &tvmaf_adm_ref_bands_tag, m->ref_area_key,
+                                      m->ref_area_bytes, ref_bands_fill, &job, &area);
+    }
+    Bands16 ref0 = m->ref0;
+    if (area) ref0 = area_bands16(m, area);
+    else dwt0(m, ref, m->ref_a[0], &m->ref0);
     if (!s->skip_scale0) {
-        decouple16(m, c, &m->ref0, &m->dis0, &m->r0, &m->a0);
-        den16(c, &m->ref0, sums[0].den);
+        decouple16(m, c, &ref0, &m->dis0, &m->r0, &m->a0);
+        den16(c, &ref0, sums[0].den);
         csf16(s->isa, c, &m->a0, &m->csf0, &m->flt0);
         cm16(s->isa, c, &m->r0, &m->csf0, &m->flt0, sums[0].num);
         if (!s->skip_aim) {
@@ -1027,10 +1117,12 @@ void ADM_FRAME_SUMS(AdmCpu *m, const TvmafPicture *ref, const TvmafPicture *dis,
     for (int k = 1; k < 4; k++) {
         c = &s->sc[k];
         const int in = (k - 1) & 1, out = k & 1;
-        dwt32(m, k, m->ref_a[in], m->ref_a[out], &m->ref, m->dis_a[in]);
+        Bands32 refk = m->ref;
+        if (area) refk = area_bands32(m, area, k);
+        else dwt32(m, k, m->ref_a[in], m->ref_a[out], &m->ref, m->dis_a[in]);
         dwt32(m, k, m->dis_a[in], m->dis_a[out], &m->dis, NULL);
-        decouple32(m, c, &m->ref, &m->dis, &m->r, &m->a);
-        den32(c, &m->ref, sums[k].den);
+        decouple32(m, c, &refk, &m->dis, &m->r, &m->a);
+        den32(c, &refk, sums[k].den);
         csf32(s->isa, c, &m->a, &m->csf, &m->flt);
         cm32(s->isa, c, &m->r, &m->csf, &m->flt, sums[k].num);
         if (!s->skip_aim) {
