@@ -347,7 +347,7 @@ static int once_run(Block *b, const void *tag, uint64_t key, size_t bytes,
         for (unsigned i = 0; i < ONCE_SLOTS; i++) {
             OnceSlot *t = &b->once[i];
             if ((t->state == ONCE_COMPUTING || t->state == ONCE_DONE) && t->tag == tag
-                && t->key == key)
+                && t->key == key && t->is_area == (fn_area != NULL))
                 slot = t;
         }
         if (!slot || slot->state != ONCE_COMPUTING) break;
