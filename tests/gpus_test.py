@@ -209,7 +209,7 @@ class Test:
         """A ladder of three pairs on one device (default model and more): the
         reference's pictures are uploaded once for the pairs (CUDA: the
         statistics count them), and so are the twins' reference-side results
-        (CUDA: vif's and adm's reference passes), and every pair is the bits of its
+        (CUDA: vif's and adm's reference passes, motion's SAD), and every pair is the bits of its
         one-pair CPU run. A cache keyed wrongly (a constant key, a stale
         entry) gives a pair another frame's reference, which the comparison
         sees."""
@@ -244,6 +244,19 @@ class Test:
                        f'shared-reference ladder ({name}): vif\'s and adm\'s reference passes '
                        'once per uploaded picture, every pair counting each frame once',
                        f'{res}, {ups} uploaded, {frames} frames')
+        # motion's SAD of two reference pictures, kept with the host picture
+        # (tvmaf_picture_once): each pair counts every frame after the first
+        # once, computed or read; it is computed at least once per frame, and
+        # the pairs run together, so some pair reads another's
+        host = re.findall(r'results kept with the host reference pictures: (\d+) computed, '
+                          r'(\d+) shared', err)
+        hmade = sum(int(m) for m, _ in host)
+        self.res.check(len(host) == len(dis) and
+                       all(int(m) + int(s) == frames - 1 for m, s in host) and
+                       frames - 1 <= hmade < len(dis) * (frames - 1),
+                       f'shared-reference ladder ({name}): motion\'s SAD computed once per frame '
+                       'for most frames, every pair counting each frame once',
+                       f'{host}, {frames} frames')
         if frames < 16:
             return
         counts = re.findall(r'reference pictures of the ladder: (\d+) uploaded, (\d+) shared', err)

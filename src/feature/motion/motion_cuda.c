@@ -98,12 +98,14 @@ static CUdeviceptr slot(const MotionCuda *m, unsigned k)
 typedef struct SadJob {
     MotionCuda *m;
     unsigned index;
+    bool ran; /* computed by this pair (else read from another's) */
 } SadJob;
 
 static int sad_job(void *arg, uint64_t *sad)
 {
-    const SadJob *j = arg;
+    SadJob *j = arg;
     MotionCuda *m = j->m;
+    j->ran = true;
     unsigned w = m->s.w, h = m->s.h, bpc = m->s.bpc;
     CUdeviceptr prev = slot(m, j->index - motion_lag(&m->s)), cur = slot(m, j->index);
     size_t pitch = m->pitch;
@@ -134,11 +136,14 @@ static int extract(void *priv, const TvmafDeviceFrame *f, unsigned index, TvmafS
     m->serial[index % m->n_slots] = f->ref_serial;
     uint64_t sad = 0;
     if (compares && !err) {
-        SadJob job = { m, index };
+        SadJob job = { m, index, false };
         const uint64_t key = m->serial[(index - motion_lag(&m->s)) % m->n_slots];
-        err = m->share && key && f->ref_serial && f->ref_pic
-            ? tvmaf_picture_once(f->ref_pic, &sad_tag, key, sad_job, &job, &sad)
-            : sad_job(&job, &sad);
+        if (m->share && key && f->ref_serial && f->ref_pic) {
+            err = tvmaf_picture_once(f->ref_pic, &sad_tag, key, sad_job, &job, &sad);
+            if (!err) tvmaf_cuda_frame_count_host_result(f, job.ran);
+        } else {
+            err = sad_job(&job, &sad);
+        }
     }
     if ((err = tvmaf_cuda_twin_end(&m->t, err))) return err;
     return tvmaf_motion_report(&m->s, sad, index, sink);

@@ -298,17 +298,20 @@ static void stats(TvmafGpu *gpu, unsigned n_frames)
     }
     tvmaf_cuda_spans_print(gpu->st, stderr);
     if (gpu->ref_cache) {
-        unsigned long long up = 0, shared = 0, made = 0, dshared = 0;
+        unsigned long long up = 0, shared = 0, made = 0, dshared = 0, hmade = 0, hshared = 0;
         for (unsigned i = 0; i < gpu->n_frames; i++) {
             up += gpu->frames[i].ref_uploads;
             shared += gpu->frames[i].ref_shared;
             made += gpu->frames[i].derived_made;
             dshared += gpu->frames[i].derived_shared;
+            hmade += gpu->frames[i].host_made;
+            hshared += gpu->frames[i].host_shared;
         }
         fprintf(stderr, "tvmaf cuda stats: reference pictures of the ladder: %llu uploaded, "
                 "%llu shared (uploaded by another pair); reference-side results: %llu "
-                "computed, %llu shared (computed by another pair)\n", up, shared, made,
-                dshared);
+                "computed, %llu shared (computed by another pair); results kept with the "
+                "host reference pictures: %llu computed, %llu shared\n", up, shared, made,
+                dshared, hmade, hshared);
     }
     unsigned long long np = 0;
     double pms = 0;

@@ -158,6 +158,12 @@ int tvmaf_cuda_frame_ref_derived(const TvmafDeviceFrame *f, unsigned slot, CUstr
     return tvmaf_cuda_stream_wait_event(stream, f->entry->derived[slot].ready);
 }
 
+void tvmaf_cuda_frame_count_host_result(const TvmafDeviceFrame *f, bool computed)
+{
+    if (computed) counted(f)->host_made++;
+    else counted(f)->host_shared++;
+}
+
 int tvmaf_cuda_frame_ref_derived_done(const TvmafDeviceFrame *f, unsigned slot, CUstream stream,
                                       bool ok)
 {

@@ -60,6 +60,9 @@ struct TvmafDeviceFrame {
      * reference-side results its twins computed, and found computed */
     unsigned long long ref_uploads, ref_shared;
     unsigned long long derived_made, derived_shared;
+    /* results its twins kept with the host reference picture
+     * (tvmaf_picture_once: motion's SAD), computed and read */
+    unsigned long long host_made, host_shared;
 };
 
 /* Call with the device's context current. n_planes: 1 or 3. The device
@@ -86,6 +89,10 @@ int tvmaf_cuda_frame_ref_derived(const TvmafDeviceFrame *f, unsigned slot, CUstr
  * or failed. Returns an error of the recording. */
 int tvmaf_cuda_frame_ref_derived_done(const TvmafDeviceFrame *f, unsigned slot, CUstream stream,
                                       bool ok);
+/* A twin's result kept with the frame's host reference picture
+ * (tvmaf_picture_once) was computed by this pair, or read from another's:
+ * counted for the statistics. */
+void tvmaf_cuda_frame_count_host_result(const TvmafDeviceFrame *f, bool computed);
 /* The frame's twins are done with it: a held cache entry goes back. */
 void tvmaf_cuda_frame_release(TvmafDeviceFrame *f);
 /* Adds the last upload's device time to the statistics; call once work that
