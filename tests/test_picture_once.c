@@ -172,6 +172,55 @@ static void test_areas(void)
     tvmaf_picture_unref(&p);
 }
 
+/* References handed to a context (tvmaf_picture_hand_over) only read the
+ * planes: results stay while one of them is the last reference, and go when
+ * a caller's reference is left alone. */
+static void test_hand_over(void)
+{
+    TvmafPicture p, c1, c2, q, qc;
+    if (tvmaf_picture_alloc(&p, TVMAF_PIX_FMT_YUV420P, 8, 64, 48) ||
+        tvmaf_picture_alloc(&q, TVMAF_PIX_FMT_YUV420P, 8, 64, 48)) {
+        check(0, "hand over: pictures");
+        return;
+    }
+    int err;
+    Job j = { .value = 21 };
+    tvmaf_picture_ref(&c1, &p);
+    tvmaf_picture_hand_over(&c1);
+    tvmaf_picture_ref(&c2, &c1); /* a context's too */
+    const uint64_t serial = tvmaf_picture_serial(&p);
+    atomic_store(&calls, 0);
+    once(&p, &tag_a, 20, &j, &err);
+    AreaJob aj = { .fill = 0x21 };
+    const void *area = NULL;
+    tvmaf_picture_once_area(&p, &tag_b, 20, AREA, fill_area, &aj, &area);
+    check(atomic_load(&calls) == 2 && area, "hand over: a value and an area computed");
+    tvmaf_picture_unref(&p); /* the caller goes: two contexts' references */
+    tvmaf_picture_unref(&c1); /* one context's reference alone */
+    j.value = 22;
+    const void *again = NULL;
+    check(tvmaf_picture_serial(&c2) == serial && once(&c2, &tag_a, 20, &j, &err) == 21 &&
+              !tvmaf_picture_once_area(&c2, &tag_b, 20, AREA, fill_area, &aj, &again) &&
+              again == area && atomic_load(&calls) == 2,
+          "hand over: a context's last reference keeps the results and the serial");
+    tvmaf_picture_unref(&c2);
+
+    /* the context's reference goes first: the caller's is left alone */
+    tvmaf_picture_ref(&qc, &q);
+    tvmaf_picture_hand_over(&qc);
+    tvmaf_picture_hand_over(&qc); /* twice: still one reference */
+    const uint64_t qs = tvmaf_picture_serial(&q);
+    j.value = 23;
+    once(&q, &tag_a, 20, &j, &err);
+    tvmaf_picture_unref(&qc);
+    j.value = 24;
+    const unsigned b = atomic_load(&calls);
+    check(tvmaf_picture_serial(&q) != qs && once(&q, &tag_a, 20, &j, &err) == 24 &&
+              atomic_load(&calls) == b + 1,
+          "hand over: a caller's reference left alone ends the results");
+    tvmaf_picture_unref(&q);
+}
+
 typedef struct Caller {
     TvmafPicture pic; /* the caller's own reference */
     Job job;
@@ -278,6 +327,7 @@ int main(void)
     tvmaf_picture_unref(&b);
 
     test_areas();
+    test_hand_over();
 
     printf("%u passed, %u failed\n", n_pass, n_fail);
     return n_fail ? 1 : 0;

@@ -708,6 +708,10 @@ int tvmaf_read_pictures(TvmafContext *ctx, TvmafPicture *ref, TvmafPicture *dis,
         err = -EINVAL;
         goto drop;
     }
+    /* the context only reads the pictures: results kept with them survive
+     * the caller's references (tvmaf_picture_hand_over) */
+    tvmaf_picture_hand_over(ref);
+    tvmaf_picture_hand_over(dis);
     Job job = { .ref = *ref, .dis = *dis, .index = index };
     if (ctx->want_prev && (err = take_history(ctx, &job, ref))) {
         pthread_mutex_lock(&ctx->lock);

@@ -23,8 +23,8 @@
 /* Results computed once per picture for every context that holds it
  * (tvmaf_picture_once, tvmaf_picture_once_area): a slot is empty, being
  * computed, done, or stale. A stale slot held an area for contents the
- * picture no longer has (the last but one holder went); the last holder may
- * still be reading it, so its memory is neither reused nor freed until the
+ * picture may no longer have (a caller's reference was left alone); that
+ * caller may still be reading it, so its memory is neither reused nor freed until the
  * block has no holder at all (block_put). */
 #define ONCE_SLOTS 4
 enum { ONCE_EMPTY, ONCE_COMPUTING, ONCE_DONE, ONCE_STALE };
@@ -43,7 +43,10 @@ typedef struct OnceSlot {
 typedef struct Block {
     size_t size;
     const TvmafHostAllocator *alloc; /* NULL: posix_memalign/free */
-    atomic_uint refs; /* pictures sharing the buffer (tvmaf_picture_ref) */
+    /* pictures sharing the buffer (tvmaf_picture_ref): all of them in the
+     * low 32 bits, those held by callers (not handed to a context) in the
+     * high 32, updated together */
+    atomic_ullong refs;
     atomic_ullong serial; /* these contents of the buffer (tvmaf_picture_serial) */
     pthread_mutex_t once_lock;
     pthread_cond_t once_done;
@@ -51,6 +54,24 @@ typedef struct Block {
     OnceSlot once[ONCE_SLOTS];
 } Block;
 #define HEADER ((sizeof(Block) + PIC_ALIGN - 1) & ~(size_t)(PIC_ALIGN - 1))
+
+/* A picture's priv: its Block, with bit 0 set for a reference a context
+ * holds (tvmaf_picture_hand_over): the library never writes the planes
+ * through it. The rest are callers' references, which may write the planes
+ * once they are the only reference left. */
+#define HANDED ((uintptr_t)1)
+#define REF_ONE 1ull
+#define REF_CALLER (1ull << 32)
+
+static inline Block *block_of(const TvmafPicture *pic)
+{
+    return (Block *)((uintptr_t)pic->priv & ~HANDED);
+}
+
+static inline bool handed(const TvmafPicture *pic)
+{
+    return (uintptr_t)pic->priv & HANDED;
+}
 
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static Block *cache[CACHE_SLOTS];
@@ -214,7 +235,7 @@ unsigned long long tvmaf_picture_alloc_count(void)
 
 bool tvmaf_picture_is_pinned(const TvmafPicture *pic, const TvmafHostAllocator *a)
 {
-    return pic && pic->priv && a && ((const Block *)pic->priv)->alloc == a;
+    return pic && pic->priv && a && block_of(pic)->alloc == a;
 }
 
 const char *tvmaf_pix_fmt_name(enum TvmafPixelFormat f)
@@ -316,7 +337,7 @@ int tvmaf_picture_alloc(TvmafPicture *pic, enum TvmafPixelFormat fmt,
         pic->h[p] = ph[p];
         pic->data[p] = pw[p] ? buf + off[p] : NULL;
     }
-    atomic_init(&blk->refs, 1);
+    atomic_init(&blk->refs, REF_ONE | REF_CALLER);
     /* a new use of the buffer: no holder but this one yet, so no lock */
     atomic_init(&blk->serial, atomic_fetch_add_explicit(&next_serial, 1, memory_order_relaxed));
     pic->priv = blk;
@@ -326,7 +347,7 @@ int tvmaf_picture_alloc(TvmafPicture *pic, enum TvmafPixelFormat fmt,
 uint64_t tvmaf_picture_serial(const TvmafPicture *pic)
 {
     return pic && pic->priv
-               ? atomic_load_explicit(&((Block *)pic->priv)->serial, memory_order_relaxed)
+               ? atomic_load_explicit(&block_of(pic)->serial, memory_order_relaxed)
                : 0;
 }
 
@@ -417,7 +438,7 @@ int tvmaf_picture_once(const TvmafPicture *pic, const void *tag, uint64_t key,
                        int (*fn)(void *arg, uint64_t *value), void *arg, uint64_t *value)
 {
     if (!pic || !pic->priv) return fn(arg, value);
-    return once_run(pic->priv, tag, key, 0, fn, NULL, arg, value, NULL);
+    return once_run(block_of(pic), tag, key, 0, fn, NULL, arg, value, NULL);
 }
 
 int tvmaf_picture_once_area(const TvmafPicture *pic, const void *tag, uint64_t key, size_t bytes,
@@ -425,7 +446,7 @@ int tvmaf_picture_once_area(const TvmafPicture *pic, const void *tag, uint64_t k
 {
     *area = NULL;
     if (!pic || !pic->priv || !bytes) return 0;
-    return once_run(pic->priv, tag, key, bytes, NULL, fn, arg, NULL, area);
+    return once_run(block_of(pic), tag, key, bytes, NULL, fn, arg, NULL, area);
 }
 
 void tvmaf_picture_once_area_counts(unsigned long long *computed, unsigned long long *shared)
@@ -434,10 +455,10 @@ void tvmaf_picture_once_area_counts(unsigned long long *computed, unsigned long 
     *shared = atomic_load_explicit(&n_area_shared, memory_order_relaxed);
 }
 
-/* One holder is left, who may now write the planes and submit them again:
- * the results computed for these contents go, and the serial naming them.
- * That holder may still be reading an area, so an area stays allocated
- * (stale) until the block has no holder. */
+/* A caller's reference is the only one left, who may now write the planes
+ * and submit them again: the results computed for these contents go, and
+ * the serial naming them. That caller may still be reading an area, so an
+ * area stays allocated (stale) until the block has no holder. */
 static void once_forget(Block *b)
 {
     pthread_mutex_lock(&b->once_lock);
@@ -455,9 +476,20 @@ static void once_forget(Block *b)
 int tvmaf_picture_ref(TvmafPicture *dst, const TvmafPicture *src)
 {
     if (!dst || !src || !src->data[0]) return -EINVAL;
-    if (src->priv) atomic_fetch_add_explicit(&((Block *)src->priv)->refs, 1, memory_order_relaxed);
+    if (src->priv)
+        atomic_fetch_add_explicit(&block_of(src)->refs, REF_ONE | (handed(src) ? 0 : REF_CALLER),
+                                  memory_order_relaxed);
     *dst = *src;
     return 0;
+}
+
+void tvmaf_picture_hand_over(TvmafPicture *pic)
+{
+    if (!pic || !pic->priv || handed(pic)) return;
+    /* fewer callers' references: never the state "one caller alone" that
+     * ends the results (see tvmaf_picture_unref) */
+    atomic_fetch_sub_explicit(&block_of(pic)->refs, REF_CALLER, memory_order_relaxed);
+    pic->priv = (void *)((uintptr_t)pic->priv | HANDED);
 }
 
 void tvmaf_picture_unref(TvmafPicture *pic)
@@ -466,11 +498,16 @@ void tvmaf_picture_unref(TvmafPicture *pic)
     /* the last reference returns the buffer; acq_rel orders every holder's
      * reads of the planes before the buffer is handed out again */
     if (pic->priv) {
-        Block *b = pic->priv;
-        const unsigned was = atomic_fetch_sub_explicit(&b->refs, 1, memory_order_acq_rel);
-        if (was == 1) {
+        Block *b = block_of(pic);
+        const unsigned long long d = REF_ONE | (handed(pic) ? 0 : REF_CALLER);
+        const unsigned long long now =
+            atomic_fetch_sub_explicit(&b->refs, d, memory_order_acq_rel) - d;
+        if (!(now & 0xffffffffull)) {
             block_put(b);
-        } else if (was == 2) {
+        } else if (now == (REF_ONE | REF_CALLER)) {
+            /* one reference is left, a caller's, who may now write the
+             * planes: the results kept for these contents go. A context's
+             * last reference never writes them, so they stay with it. */
             once_forget(b);
         }
     }

@@ -60,9 +60,10 @@ bool tvmaf_picture_is_pinned(const TvmafPicture *pic, const TvmafHostAllocator *
  * by the others: they wait while it computes. The result is keyed by `tag`
  * (a feature's own address: what is computed) and `key` (the other inputs
  * it reads, such as tvmaf_picture_serial of a previous picture); it lives
- * while more than one reference to the buffer exists (the planes cannot
- * change then): when the last but one is released, the last holder may
- * write them, so the results go and the serial changes. fn fills *value and
+ * until a caller's reference is the only one left (the planes cannot change
+ * before: while several references exist nobody writes them, and a
+ * context's references are only read, tvmaf_picture_hand_over); that
+ * caller may write them, so the results go and the serial changes. fn fills *value and
  * returns 0, or a negative errno that the caller gets (nothing is kept: the
  * next holder computes again). A picture the library did not allocate, or
  * one whose few slots are taken, runs fn every time. The value is
@@ -82,12 +83,17 @@ int tvmaf_picture_once(const TvmafPicture *pic, const void *tag, uint64_t key,
  */
 int tvmaf_picture_once_area(const TvmafPicture *pic, const void *tag, uint64_t key, size_t bytes,
                             int (*fn)(void *arg, void *area), void *arg, const void **area);
+/* This reference now belongs to a context (tvmaf_read_pictures), which
+ * only reads the planes: when it is the one reference left, the results
+ * kept with the picture stay (a caller's last reference may write the
+ * planes, so there they go). References made from it are a context's too. */
+void tvmaf_picture_hand_over(TvmafPicture *pic);
 /* Areas computed so far in this process, and areas read by a holder from
  * another's computation (for tests and statistics). */
 void tvmaf_picture_once_area_counts(unsigned long long *computed, unsigned long long *shared);
 /* A number naming this picture's contents, never given twice in a process:
- * new at tvmaf_picture_alloc and when the last but one reference is
- * released (see above); references share it. 0 for a picture the library
+ * new at tvmaf_picture_alloc and when a caller's reference is left alone
+ * (see above); references share it. 0 for a picture the library
  * did not allocate. */
 uint64_t tvmaf_picture_serial(const TvmafPicture *pic);
 
