@@ -79,6 +79,20 @@ typedef struct VifTileMem {
     TVMAF_LOCAL uint16_t *dv_r, *dv_d; /* VIF_TILE_H / 2 x VIF_DV_W: low-pass, vertical pass */
 } VifTileMem;
 
+/* Where slot `it` of the input tile reads: *row, the byte offset of its
+ * mirrored row, and *col, its mirrored column. 0 for a slot past the mirrored
+ * margin of a frame edge (never read). */
+TVMAF_HD int vif_tile_src(const VifTile *tl, int rad, unsigned in_w, unsigned it, size_t pitch,
+                          size_t *row, int *col)
+{
+    const int y = tl->y0 - rad + (int)(it / in_w);
+    const int x = tl->x0 - rad + (int)(it % in_w);
+    if (y >= (int)tl->h + rad || x >= (int)tl->w + rad) return 0;
+    *row = (size_t)vif_mirror(y, (int)tl->h) * pitch;
+    *col = vif_mirror(x, (int)tl->w);
+    return 1;
+}
+
 /* 1. The input tile of one plane of w x h samples, `pitch` bytes per row. */
 TVMAF_HD void vif_tile_load1(unsigned t, const VifTile *tl, TVMAF_GLOBAL const unsigned char *src,
                              size_t pitch, TVMAF_LOCAL uint16_t *in)
@@ -87,11 +101,9 @@ TVMAF_HD void vif_tile_load1(unsigned t, const VifTile *tl, TVMAF_GLOBAL const u
     const unsigned in_w = VIF_TILE_W + 2 * (unsigned)rad;
     const unsigned n = (VIF_TILE_H + 2 * (unsigned)rad) * in_w;
     for (unsigned it = t; it < n; it += VIF_THREADS) {
-        const int y = tl->y0 - rad + (int)(it / in_w);
-        const int x = tl->x0 - rad + (int)(it % in_w);
-        if (y >= (int)tl->h + rad || x >= (int)tl->w + rad) continue;
-        const size_t row = (size_t)vif_mirror(y, (int)tl->h) * pitch;
-        const int col = vif_mirror(x, (int)tl->w);
+        size_t row;
+        int col;
+        if (!vif_tile_src(tl, rad, in_w, it, pitch, &row, &col)) continue;
         in[it] = tl->is8 ? src[row + (size_t)col]
                          : ((TVMAF_GLOBAL const uint16_t *)(src + row))[col];
     }
@@ -109,11 +121,9 @@ TVMAF_HD void vif_tile_load(unsigned t, const VifTile *tl, TVMAF_GLOBAL const un
     const unsigned in_w = VIF_TILE_W + 2 * (unsigned)rad;
     const unsigned n = (VIF_TILE_H + 2 * (unsigned)rad) * in_w;
     for (unsigned it = t; it < n; it += VIF_THREADS) {
-        const int y = tl->y0 - rad + (int)(it / in_w);
-        const int x = tl->x0 - rad + (int)(it % in_w);
-        if (y >= (int)tl->h + rad || x >= (int)tl->w + rad) continue;
-        const size_t row = (size_t)vif_mirror(y, (int)tl->h) * pitch;
-        const int col = vif_mirror(x, (int)tl->w);
+        size_t row;
+        int col;
+        if (!vif_tile_src(tl, rad, in_w, it, pitch, &row, &col)) continue;
         if (tl->is8) {
             m->in_r[it] = ref[row + (size_t)col];
             m->in_d[it] = dis[row + (size_t)col];
