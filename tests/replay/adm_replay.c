@@ -23,7 +23,7 @@
  *   (per sum and scale: strided rows per thread, rounded, folded);
  * - the read-back of the four AdmScaleSums and the shared host code
  *   (tvmaf_adm_values) that turns them into the outputs.
- * Where the ladder's two passes apply (adm_tile_shareable), each frame is
+ * Where the ladder's two passes apply (adm_ref_bands_shareable), each frame is
  * also replayed as a ladder's pair runs it (adm_cuda.c with a reference
  * area): the reference pass's launches (bands and den rows into an area of
  * their own, starting as garbage but its rows zeroed), the pair's coef and cm
@@ -341,7 +341,7 @@ static unsigned replay_frame(void *priv, const ReplayCase *c, const TvmafPicture
 {
     Twin *t = priv;
     run_frame(&t->d, &t->s, ref, dis);
-    if (adm_tile_shareable(&t->d.f)) run_frame_split(&t->d, c->what, k);
+    if (adm_ref_bands_shareable(&t->s)) run_frame_split(&t->d, c->what, k);
     const unsigned n = tvmaf_adm_values(&t->s, t->d.sums, out);
     check_sums(&t->d, &t->s, &t->vi, ref, dis, c->what, k);
     return n;

@@ -369,7 +369,6 @@ typedef struct AdmCpu {
      * them, and read by the others. 0 bytes: computed per pair. */
     size_t ref_area_bytes;
     size_t ref_area_off[4][3]; /* each band's offset in the area */
-    uint64_t ref_area_key;     /* what else the bands depend on: scale 0's defect */
     /* the stages of one frame, for the context's SIMD level */
     void (*frame_sums)(struct AdmCpu *m, const TvmafPicture *ref, const TvmafPicture *dis,
                        AdmScaleSums sums[4]);
@@ -966,17 +965,6 @@ static void close_cpu(void *priv)
 
 const char tvmaf_adm_ref_bands_tag = 0;
 
-/* Whether a ladder's pairs can share the reference's bands: no scale 1..3
- * has the DWT defect, whose reference pass reads the distorted input
- * (dwt32). Scale 0's defect reads the reference's own rows: the bands then
- * differ from the defect-free ones only in the key. */
-static int ref_bands_shareable(const AdmState *s)
-{
-    for (int k = 1; k < 4; k++)
-        if (adm_dwt_reads_past(s->sc[k].w, adm_dwt_block(s->isa, k, (int)s->bpc))) return 0;
-    return 1;
-}
-
 static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
 {
     AdmCpu *m = priv;
@@ -1014,7 +1002,7 @@ static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
         for (int o = 0; o < 3; o++) { b16[k]->b[o] = p16; p16 += n0; }
 
     m->ref_area_bytes = 0;
-    if (vi->shared_reference && ref_bands_shareable(&m->s)) {
+    if (vi->shared_reference && adm_ref_bands_shareable(&m->s)) {
         /* every band on a 64-byte boundary: scales 1..3 first, then scale 0 */
         size_t off = 0;
         for (int k = 3; k >= 0; k--) {
@@ -1025,8 +1013,6 @@ static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
             }
         }
         m->ref_area_bytes = off;
-        m->ref_area_key = 1 + (uint64_t)adm_dwt_reads_past(
-                                  m->s.sc[0].w, adm_dwt_block(m->s.isa, 0, (int)m->s.bpc));
     }
     for (int d = -32768; d <= 32768; d++) m->recip_table[d + 32768] = adm_recip_q30(d);
     m->recip = m->recip_table + 32768;
@@ -1096,8 +1082,9 @@ void ADM_FRAME_SUMS(AdmCpu *m, const TvmafPicture *ref, const TvmafPicture *dis,
     if (m->ref_area_bytes) {
         RefBandsJob job = { m, ref };
         /* ref_bands_fill cannot fail; area NULL: not kept, computed below */
-        (void)tvmaf_picture_once_area(ref, &tvmaf_adm_ref_bands_tag, m->ref_area_key,
-                                      m->ref_area_bytes, ref_bands_fill, &job, &area);
+        /* key 0: the bands depend on the picture alone (adm_ref_bands_shareable) */
+        (void)tvmaf_picture_once_area(ref, &tvmaf_adm_ref_bands_tag, 0, m->ref_area_bytes,
+                                      ref_bands_fill, &job, &area);
     }
     Bands16 ref0 = m->ref0;
     if (area) ref0 = area_bands16(m, area);

@@ -13,7 +13,7 @@
  *
  * In a ladder (the context shares its reference pictures with other pairs'
  * contexts) each coef launch runs as adm_tile.h's two passes where they
- * apply (adm_tile_shareable): the reference pass once per reference picture,
+ * apply (adm_ref_bands_shareable): the reference pass once per reference picture,
  * by whichever pair needs it first, into the picture's area of the ladder's
  * cache (the reference's bands of the four scales and its den row
  * accumulators), and the pair pass per pair, reading them. A frame whose
@@ -123,10 +123,12 @@ static int init_twin(void *priv, const TvmafVideoInfo *vi, TvmafGpu *gpu, char *
     p += rows;
     m->d_sums = p;
 
-    /* the ladder's area: the reference pass depends on the picture's size,
-     * depth and the reference build (the DWT defect at scale 0) only */
+    /* the ladder's area: the reference pass depends on the picture's
+     * samples alone (adm_ref_bands_shareable); the key names their size and
+     * depth, and the reference build as well: instances of two builds in one
+     * ladder keep two areas, more than needed, never a wrong one */
     m->slot = TVMAF_CUDA_NO_DERIVED;
-    if (adm_tile_shareable(&m->f)) {
+    if (adm_ref_bands_shareable(&m->s)) {
         size_t at = rows;
         for (int k = 0; k < ADM_N_SCALES; k++)
             for (int o = 0; o < 3; o++) {

@@ -90,6 +90,21 @@ unsigned tvmaf_adm_values(const AdmState *s, const AdmScaleSums sums[4],
 int tvmaf_adm_report(const AdmState *s, const AdmScaleSums sums[4], unsigned index,
                      TvmafSink *sink);
 
+/* Whether a ladder's pairs can share the reference's DWT bands (CPU: kept
+ * with the picture; CUDA: the reference pass into the ladder's area), after
+ * tvmaf_adm_setup: no scale 1..3 has the DWT defect (adm_math.h, "Which
+ * reference build"), whose reference pass reads the distorted band. Scale
+ * 0's defect never comes alone: a row that ends a block of 32, 64 or 16
+ * outputs there (w0 = b m + 1) makes scale 1 end a block of 8 or 4
+ * (w1 = b/2 m + 1), so the shared bands are a function of the picture's
+ * samples alone. */
+static inline int adm_ref_bands_shareable(const AdmState *s)
+{
+    for (int k = 1; k < 4; k++)
+        if (adm_dwt_reads_past(s->sc[k].w, adm_dwt_block(s->isa, k, (int)s->bpc))) return 0;
+    return 1;
+}
+
 /* The CPU extractor's integer totals of one frame (options from opts, set
  * up again for vi), for tests comparing another backend's totals. */
 int tvmaf_adm_cpu_sums(const AdmState *opts, const TvmafVideoInfo *vi, const TvmafPicture *ref,

@@ -486,14 +486,6 @@ TVMAF_HD uint64_t adm_tile_row(const AdmTileScale *c, int q, uint64_t acc)
 #if !defined(__CUDACC__) && !defined(__OPENCL_VERSION__)
 #include "feature/adm/adm_state.h"
 
-/* Whether the ladder's two passes apply: no scale 1..3 has the DWT defect. */
-static inline int adm_tile_shareable(const AdmTileFrame *f)
-{
-    for (int k = 1; k < ADM_N_SCALES; k++)
-        if (f->sc[k].dwt_past) return 0;
-    return 1;
-}
-
 /* Scale k's AdmTileScale from the setup (tvmaf_adm_setup); rows_off is the
  * offset of its accumulators. Returns the accumulators it needs (9 h). */
 static inline size_t adm_tile_scale_init(AdmTileScale *t, const AdmState *s, int k,
