@@ -31,14 +31,21 @@ typedef struct Job {
     unsigned slow; /* milliseconds */
 } Job;
 
+/* What every computation does first: counts itself, takes `slow`
+ * milliseconds, and returns -fail (0: go on). */
+static int begin(unsigned slow, int fail)
+{
+    atomic_fetch_add(&calls, 1);
+    if (slow) nanosleep(&(struct timespec){ 0, (long)slow * 1000000L }, NULL);
+    return -fail;
+}
+
 static int compute(void *arg, uint64_t *value)
 {
     const Job *j = arg;
-    atomic_fetch_add(&calls, 1);
-    if (j->slow) nanosleep(&(struct timespec){ 0, (long)j->slow * 1000000L }, NULL);
-    if (j->fail) return -j->fail;
-    *value = j->value;
-    return 0;
+    const int err = begin(j->slow, j->fail);
+    if (!err) *value = j->value;
+    return err;
 }
 
 static uint64_t once(const TvmafPicture *p, const void *tag, uint64_t key, Job *j, int *err)
@@ -61,11 +68,9 @@ typedef struct AreaJob {
 static int fill_area(void *arg, void *area)
 {
     const AreaJob *j = arg;
-    atomic_fetch_add(&calls, 1);
-    if (j->slow) nanosleep(&(struct timespec){ 0, (long)j->slow * 1000000L }, NULL);
-    if (j->fail) return -j->fail;
-    memset(area, j->fill, AREA);
-    return 0;
+    const int err = begin(j->slow, j->fail);
+    if (!err) memset(area, j->fill, AREA);
+    return err;
 }
 
 /* Every byte of the area is v. */
