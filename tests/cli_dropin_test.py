@@ -15,6 +15,19 @@ Usage: tests/cli_dropin_test.py TVMAF_EXE
 - the progress line (stderr on a terminal) ends with the number of frames scored.
 - --feature NAME=help, --list-features -v, the unknown-option message, --help's examples.
 
+Deliberate departures from libvmaf's `vmaf` (docs/cli.md), where its behaviour is a trap:
+- the pooled model scores go to stdout whether or not anything is a terminal (libvmaf prints them
+  to stderr, and only on a terminal); -q silences them; with -o - they go to stderr, the
+  per-frame scores alone on stdout;
+- -o FILE without a format flag takes the format from the extension (.json, .csv, .sub, .xml;
+  any other name: XML); a format flag wins over the extension; two different flags are an error;
+- -w/-h/-p/-b with an encoded file: one line naming the flags to drop; --ref-format/--dis-format
+  make one input raw, so a raw reference pairs with an encoded distorted stream, with the bits of
+  the encoded pair; -h without a value points to --help;
+- --list-models lists the built-in models and those on TVMAF_MODEL_PATH;
+- a pair of different depths says how to convert (one line, naming ffmpeg's -pix_fmt);
+- the default thread count is the cores this process may use (the report's settings show it).
+
 Inputs are generated in a temporary directory (16x8 frames). Standard library only.
 """
 
@@ -304,9 +317,136 @@ def test_help(t):
             None if rc != 0 and len(lines(err)) == 1 and "no options" in err else "stderr %r" % err)
     rc, out, _ = run(t.exe, ["--help"])
     t.check("help_examples", None if rc == 0 and "Examples:" in out and "yuv4mpegpipe" in out
-            and "<(ffmpeg" in out and "scale=" in out else "--help lacks the examples")
+            and "--scale bicubic" in out and "--ref-format" in out else "--help lacks the examples")
     rc, out, _ = run(t.exe, ["-v"])
     t.check("version_still_works", None if rc == 0 and out.startswith("tvmaf ") else "-v printed %r" % out)
+
+
+def pattern_frames(frames, w, h, seed):
+    """8-bit 4:2:0 frames of a smooth moving pattern, large enough for the default model."""
+    out = bytearray()
+    for f in range(frames):
+        for y in range(h):
+            out += bytes(((x * 3 + y * 5 + (x * y) // 7 + 4 * f + seed) % 200) + 16 for x in range(w))
+        out += bytes([128]) * ((w // 2) * (h // 2) * 2)
+    return bytes(out)
+
+
+def shared_streams():
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    shared = os.environ.get("TVMAF_SHARED", os.path.join(root, "..", "shared"))
+    return os.path.join(shared, "testdata", "streams")
+
+
+def test_pooled_stdout(t):
+    w, h = 176, 144
+    ref = t.put("p_ref.yuv", pattern_frames(3, w, h, 0))
+    dis = t.put("p_dis.yuv", pattern_frames(3, w, h, 9))
+    base = ["-r", ref, "-d", dis, "-w", str(w), "-h", str(h), "-p", "420", "-b", "8"]
+    rc, out, err = run(t.exe, base)
+    t.check("pooled_on_stdout_not_a_terminal",
+            None if rc == 0 and re.fullmatch(r"vmaf_v0\.6\.1: \d+\.\d{6}\n", out)
+            else "exit %d, stdout %r, stderr %r" % (rc, out, err))
+    rc, out, err = run(t.exe, base + ["-q"])
+    t.check("pooled_quiet", None if rc == 0 and out == "" and err == "" else
+            "exit %d, stdout %r, stderr %r" % (rc, out, err))
+    rc, out, err = run(t.exe, base + ["-o", "-", "--json"])
+    ok = rc == 0 and out.startswith("{") and re.fullmatch(r"vmaf_v0\.6\.1: \d+\.\d{6}\n", err)
+    t.check("pooled_on_stderr_with_log_on_stdout", None if ok else "exit %d, stderr %r" % (rc, err))
+    # the format from the extension; a flag wins; two different flags are refused
+    starts = {"json": "{", "csv": "Frame,", "xml": "<VMAF", "sub": "{", "txt": "<VMAF"}
+    for ext, want in starts.items():
+        o = os.path.join(t.d, "fmt." + ext)
+        rc, _, err = run(t.exe, base + ["-q", "-o", o])
+        got = open(o).read(64) if rc == 0 and os.path.exists(o) else ""
+        if ext == "sub":  # MicroDVD subtitles: {start}{end}text
+            ok = re.match(r"\{\d+\}\{\d+\}", got) is not None
+        else:
+            ok = got.startswith(want)
+        t.check("format_from_extension_" + ext, None if ok else "exit %d, %r, %r" % (rc, got, err))
+    o = os.path.join(t.d, "flag_wins.json")
+    rc, _, _ = run(t.exe, base + ["-q", "--csv", "-o", o])
+    t.check("format_flag_wins", None if rc == 0 and open(o).read().startswith("Frame,") else "exit %d" % rc)
+    rc, _, err = run(t.exe, base + ["--json", "--csv", "-o", os.path.join(t.d, "two.json")])
+    t.check("two_format_flags_refused",
+            None if rc != 0 and len(lines(err)) == 1 and "--json" in err and "--csv" in err
+            and not os.path.exists(os.path.join(t.d, "two.json")) else "exit %d, %r" % (rc, err))
+    rc, _, _ = run(t.exe, base + ["--json", "--json", "-q", "-o", os.path.join(t.d, "same.json")])
+    t.check("same_format_flag_twice", None if rc == 0 else "exit %d" % rc)
+    # every core this process may use, as the report's settings show
+    rep = os.path.join(t.d, "threads.html")
+    rc, _, err = run(t.exe, base + ["-q", "--backend", "cpu", "--report", rep])
+    want = len(os.sched_getaffinity(0))
+    html = open(rep).read() if rc == 0 else ""
+    t.check("default_threads_are_the_cores",
+            None if re.search(r'data-setting="threads">%d<' % want, html) else
+            "exit %d, %r; report's threads cell not %d" % (rc, err, want))
+
+
+def test_geometry_hints(t):
+    fake = t.put("fake.mkv", b"\x1a\x45\xdf\xa3" + bytes(4096))
+    raw_ref = t.put("g_ref.yuv", raw(2, 0))
+    rc, _, err = run(t.exe, ["-r", raw_ref, "-d", fake, "-w", str(W), "-h", str(H), "-p", "420",
+                             "-b", "8"])
+    t.check("geometry_flags_with_encoded_input",
+            None if rc != 0 and len(lines(err)) == 1 and "fake.mkv" in err and "-w/-h/-p/-b" in err
+            and "--ref-format" in err else "exit %d, %r" % (rc, err))
+    rc, _, err = run(t.exe, ["-r", raw_ref, "-d", fake, "--ref-format", "%dx%d:420:8" % (W, H),
+                             "--dis-format", "%dx%d:420:8" % (W, H)])
+    t.check("dis_format_with_encoded_input",
+            None if rc != 0 and len(lines(err)) == 1 and "--dis-format" in err else "exit %d, %r" % (rc, err))
+    rc, _, err = run(t.exe, ["-r", raw_ref, "-d", raw_ref, "--ref-format", "16x8:420"])
+    t.check("ref_format_malformed", None if rc != 0 and len(lines(err)) == 1 and "WIDTHxHEIGHT" in err
+            else "exit %d, %r" % (rc, err))
+    rc, _, err = run(t.exe, ["-r", raw_ref, "-d", raw_ref, "-w", "16", "-h"])
+    t.check("h_without_value_points_to_help",
+            None if rc != 0 and len(lines(err)) == 1 and "--help" in err else "exit %d, %r" % (rc, err))
+    ref10 = t.put("g_ref10.y4m", b"YUV4MPEG2 W16 H8 F25:1 Ip A1:1 C420p10 XYSCSS=420P10\nFRAME\n" +
+                  raw(1, 0, bits=10))
+    dis8 = t.put("g_dis8.y4m", y4m(1, 3))
+    rc, _, err = run(t.exe, ["-r", ref10, "-d", dis8, "-n", "--feature", "psnr"])
+    t.check("depth_mismatch_says_how_to_convert",
+            None if rc != 0 and len(lines(err)) == 1 and "ffmpeg" in err and "-pix_fmt yuv420p10le" in err
+            else "exit %d, %r" % (rc, err))
+    streams = shared_streams()
+    enc_ref = os.path.join(streams, "cups_576x324.ref.mkv")
+    enc_dis = os.path.join(streams, "cups_576x324.dis.mkv")
+    if not os.path.exists(enc_dis):
+        t.check("raw_reference_with_encoded_distorted", "no streams at %s (TVMAF_SHARED)" % streams)
+        return
+    # the raw reference: the decoded reference stream, as ffmpeg -f rawvideo writes it
+    dec = os.path.join(t.d, "cups_ref.yuv")
+    p = subprocess.run(["ffmpeg", "-v", "error", "-i", enc_ref, "-frames:v", "4", "-f", "rawvideo",
+                        "-y", dec], stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=TIMEOUT_S)
+    if p.returncode != 0:
+        t.check("raw_reference_with_encoded_distorted", "ffmpeg failed: %r" % p.stderr)
+        return
+    common = ["-d", enc_dis, "--frame_cnt", "4", "--feature", "psnr", "--json", "-o", "-",
+              "--precision", "max", "-q"]
+    rc1, mixed, e1 = run(t.exe, ["-r", dec, "--ref-format", "576x324:420:8"] + common)
+    rc2, both, e2 = run(t.exe, ["-r", enc_ref] + common)
+    strip = lambda s: re.sub(r'"fps": [^,]*,', "", s)
+    t.check("raw_reference_with_encoded_distorted",
+            None if rc1 == 0 and rc2 == 0 and strip(mixed) == strip(both) and '"vmaf"' in both
+            else "exit %d/%d, %r %r" % (rc1, rc2, e1, e2))
+
+
+def test_list_models(t):
+    mdir = os.path.join(t.d, "models")
+    os.makedirs(mdir, exist_ok=True)
+    t.put(os.path.join("models", "my_model.json"), b"{}")
+    env = dict(os.environ, TVMAF_MODEL_PATH=mdir)
+    p = subprocess.run([t.exe, "--list-models"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       env=env, timeout=TIMEOUT_S)
+    out = p.stdout.decode()
+    names = [l.split()[0] for l in out.splitlines() if l.strip()]
+    why = None
+    for want in ("vmaf_v0.6.1", "vmaf_4k_v0.6.1neg", "vmaf_v1.0.16_3d0h", "vmaf_float_b_v0.6.3", "my_model"):
+        if want not in names:
+            why = "%s missing from --list-models: %r" % (want, out)
+    if p.returncode != 0 or not re.search(r"^vmaf_v0\.6\.1\s+built in$", out, re.M):
+        why = why or "exit %d, %r" % (p.returncode, out)
+    t.check("list_models", why)
 
 
 def main():
@@ -314,7 +454,8 @@ def main():
     with tempfile.TemporaryDirectory(prefix="tvmaf_cli_") as d:
         t = T(exe, d)
         for f in (test_frame_counts, test_no_feature, test_y4m_flags, test_depth_warning,
-                  test_progress, test_help):
+                  test_progress, test_help, test_pooled_stdout, test_geometry_hints,
+                  test_list_models):
             try:
                 f(t)
             except Exception as e:  # a crash of the test is a failure, not a skip

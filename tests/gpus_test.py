@@ -13,8 +13,9 @@ device.
   vmaf_float models): the JSON and CSV outputs equal the unsplit run's,
   per-frame values, pooled means and model scores included, with 2 and 3
   ranges, with --subsample, and with --frame_skip/--frame_cnt; the negative
-  control (TVMAF_TEST_SPLIT_WARMUP=0: ranges without warm-up) must differ, so
-  the comparison can fail;
+  control (the test build tvmaf-test-hooks with TVMAF_TEST_SPLIT_WARMUP=0: ranges
+  without warm-up) must differ, so the comparison can fail, and the plain CLI
+  ignores that variable;
 - refusals: a device number past the device count, a malformed list, --gpus
   with --backend cpu, --gpus with --gpu: one clear line, exit status 1.
 
@@ -289,7 +290,7 @@ class Test:
             argv += ['-d', self.path(name, w)]
         argv += self.raw(name) + ['--backend', 'cuda', '--gpu-stats', '--threads', '4', '--json',
                                   '-q', '--precision', 'max', '-o', os.path.join(d, 'n_%d.json')]
-        rc, err = self.run(argv, env={'TVMAF_NO_SHARED_REFERENCE': '1'})
+        rc, err = self.run(argv + ['--no-reference-sharing'])
         used = [int(x) for x in re.findall(r'device memory of this context (\d+) bytes', err)]
         ok = rc == 0 and len(used) == len(dis)
         self.res.check(ok, 'ladder without sharing reports its device memory', err[-1500:])
@@ -328,9 +329,18 @@ class Test:
                 self.same(f'split {what} = unsplit ({fmt})', got, exp)
         # the comparison can fail: ranges without warm-up frames differ
         # (motion's first sad score of a range, motion2, speed_temporal, vmaf)
-        got = self.output(base + be + ['--gpus', self.gpus], 'json', {'TVMAF_TEST_SPLIT_WARMUP': '0'})
-        self.res.check(got != self.output(base + be, 'json'),
+        # (the hook is in the test build only: the installed CLI ignores it)
+        hooks = os.path.join(os.path.dirname(self.exe), 'tvmaf-test-hooks')
+        plain_exe, self.exe = self.exe, hooks
+        try:
+            got = self.output(base + be + ['--gpus', self.gpus], 'json', {'TVMAF_TEST_SPLIT_WARMUP': '0'})
+        finally:
+            self.exe = plain_exe
+        unsplit = self.output(base + be, 'json')
+        self.res.check(got != unsplit,
                        'negative control: ranges without warm-up differ from the unsplit run')
+        got = self.output(base + be + ['--gpus', self.gpus], 'json', {'TVMAF_TEST_SPLIT_WARMUP': '0'})
+        self.same('the installed CLI has no test hook (TVMAF_TEST_SPLIT_WARMUP ignored)', got, unsplit)
         # a model-less, feature-less run (-n alone) and a pipe take the plain path
         rc, err = self.run(['-r', '-', '-d', self.path(name, 'dis')] + self.raw(name) + be +
                            ['--gpus', self.gpus, '-n', '--feature', 'psnr', '-o', '/dev/null'],

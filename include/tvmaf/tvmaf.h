@@ -354,6 +354,28 @@ int tvmaf_cuda_available(void);
  */
 int tvmaf_gpu_count(enum TvmafBackend backend);
 
+/* "cpu", "cuda", "opencl" or "auto", as --backend spells them. */
+const char *tvmaf_backend_name(enum TvmafBackend backend);
+
+/* The backend spelled `name` (tvmaf_backend_name's words) into *backend;
+ * -EINVAL for any other name. */
+int tvmaf_backend_parse(const char *name, enum TvmafBackend *backend);
+
+/*
+ * The backend a context configured with `backend` and device `gpu_index`
+ * would score on, without opening any device: the CPU, or a GPU backend
+ * (for auto, the one tvmaf_init would choose; an explicit GPU backend is
+ * returned as it is, whether or not its device can be opened).
+ */
+enum TvmafBackend tvmaf_backend_choose(enum TvmafBackend backend, unsigned gpu_index);
+
+/* The backend a context scores on (auto resolved by tvmaf_init). */
+enum TvmafBackend tvmaf_context_backend(const TvmafContext *ctx);
+
+/* The versions of the models built into the library (what -m version=NAME
+ * finds without a file), i = 0, 1, ...; NULL past the last. */
+const char *tvmaf_builtin_model_version(unsigned i);
+
 const char *tvmaf_version(void);
 
 #if defined(__GNUC__)

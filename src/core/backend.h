@@ -62,6 +62,8 @@ extern const TvmafBackendOps *const tvmaf_gpu_backends[];
 const TvmafBackendOps *tvmaf_backend_ops(enum TvmafBackend id);
 /* "cpu", or the backend's name ("cuda"); for messages "CPU", "CUDA". */
 const char *tvmaf_backend_name(enum TvmafBackend id);
+/* The GPU backend --backend auto takes for device `gpu_index`, NULL: the CPU. */
+const TvmafBackendOps *tvmaf_auto_backend(unsigned gpu_index);
 const char *tvmaf_backend_label(enum TvmafBackend id);
 
 #endif

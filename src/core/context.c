@@ -954,3 +954,8 @@ int tvmaf_aggregate_score(TvmafContext *ctx, const char *key, double *score)
     }
     return -EINVAL;
 }
+
+enum TvmafBackend tvmaf_context_backend(const TvmafContext *ctx)
+{
+    return ctx ? ctx->backend : TVMAF_BACKEND_CPU;
+}

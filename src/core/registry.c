@@ -42,6 +42,37 @@ const char *tvmaf_backend_name(enum TvmafBackend id)
     }
 }
 
+int tvmaf_backend_parse(const char *name, enum TvmafBackend *backend)
+{
+    static const enum TvmafBackend all[] = { TVMAF_BACKEND_AUTO, TVMAF_BACKEND_CPU,
+                                             TVMAF_BACKEND_CUDA, TVMAF_BACKEND_OPENCL };
+    for (unsigned i = 0; name && i < sizeof(all) / sizeof(all[0]); i++) {
+        if (!strcmp(name, tvmaf_backend_name(all[i]))) {
+            *backend = all[i];
+            return 0;
+        }
+    }
+    return -EINVAL;
+}
+
+/* The same choice as the context's (tvmaf_init): auto takes the first GPU
+ * backend of the build's list that accepts the device for auto. */
+enum TvmafBackend tvmaf_backend_choose(enum TvmafBackend backend, unsigned gpu_index)
+{
+    if (backend != TVMAF_BACKEND_AUTO) return backend;
+    const TvmafBackendOps *ops = tvmaf_auto_backend(gpu_index);
+    return ops ? ops->id : TVMAF_BACKEND_CPU;
+}
+
+const TvmafBackendOps *tvmaf_auto_backend(unsigned gpu_index)
+{
+    for (unsigned i = 0; tvmaf_gpu_backends[i]; i++) {
+        const TvmafBackendOps *ops = tvmaf_gpu_backends[i];
+        if (ops->auto_ok ? ops->auto_ok(gpu_index) : ops->available(gpu_index)) return ops;
+    }
+    return NULL;
+}
+
 const char *tvmaf_backend_label(enum TvmafBackend id)
 {
     switch (id) {

@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -914,4 +915,43 @@ int tvmaf_reader_read_at(TvmafVideoReader *r, uint64_t k, TvmafPicture *pic, cha
     }
     check_depth(r, pic, frame_no);
     return 1;
+}
+
+const char *tvmaf_reader_sniff_encoded(const char *path)
+{
+    struct stat st;
+    if (!path || !strcmp(path, "-") || stat(path, &st) || !S_ISREG(st.st_mode)) return NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    unsigned char b[16] = { 0 };
+    const size_t n = fread(b, 1, sizeof(b), f);
+    fclose(f);
+    if (n < 8 || !memcmp(b, "YUV4MPEG2", 9)) return NULL;
+    /* signatures a container or an elementary stream starts with; raw YUV
+     * can begin with any bytes, so only long, specific ones count */
+    static const struct { size_t at, len; const char *magic, *name; } sig[] = {
+        { 0, 4, "\x1a\x45\xdf\xa3", "Matroska or WebM" },
+        { 4, 4, "ftyp", "MP4 or QuickTime" },
+        { 4, 4, "moov", "QuickTime" },
+        { 0, 4, "DKIF", "IVF" },
+        { 0, 4, "RIFF", "AVI" },
+        { 0, 4, "OggS", "Ogg" },
+        { 0, 3, "FLV", "FLV" },
+        { 0, 8, "\x89PNG\r\n\x1a\n", "PNG" },
+        { 0, 4, "\x00\x00\x01\xba", "MPEG program stream" },
+        { 0, 11, "\x06\x0e\x2b\x34\x02\x05\x01\x01\x0d\x01\x02", "MXF" },
+    };
+    for (size_t i = 0; i < sizeof(sig) / sizeof(sig[0]); i++)
+        if (n >= sig[i].at + sig[i].len && !memcmp(b + sig[i].at, sig[i].magic, sig[i].len))
+            return sig[i].name;
+    /* streams without a long signature (MPEG-TS, Annex B H.264/HEVC, AV1
+     * OBUs) by the extensions encoders give them */
+    static const char *const ext[] = { "ts", "m2ts", "mts", "264", "h264", "265", "h265",
+                                       "hevc", "obu", "av1", "mpg", "mpeg", "vob", "webm",
+                                       "mkv", "mp4", "mov", "avi", "ivf", "flv", "mxf" };
+    const char *base = strrchr(path, '/');
+    const char *dot = strrchr(base ? base + 1 : path, '.');
+    for (size_t i = 0; dot && i < sizeof(ext) / sizeof(ext[0]); i++)
+        if (!strcasecmp(dot + 1, ext[i])) return "by its extension";
+    return NULL;
 }

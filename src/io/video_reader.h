@@ -39,6 +39,16 @@ const TvmafVideoFormat *tvmaf_reader_format(const TvmafVideoReader *r);
 int tvmaf_reader_is_y4m(const TvmafVideoReader *r);
 
 /*
+ * What kind of encoded file `path` is, told from its first bytes ("Matroska
+ * or WebM", "MP4 or QuickTime", ...) or else from an extension encoders give
+ * their streams (.ts, .264, .obu, ...: "by its extension"), or NULL: not a
+ * regular file, unreadable, or none known here (raw YUV has no signature, so
+ * NULL is no proof of raw). Reads at most 16 bytes and never a pipe; for
+ * messages only (the hint that -w/-h/-p/-b describe raw YUV).
+ */
+const char *tvmaf_reader_sniff_encoded(const char *path);
+
+/*
  * Encoded input: a file (or stdin) that is not Y4M, opened without a raw
  * format, is decoded through FFmpeg's libraries where the build has them
  * (io/ffmpeg_reader.h says which frames come out). is_encoded says whether

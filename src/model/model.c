@@ -89,6 +89,13 @@ const TvmafBuiltinModel *tvmaf_builtin_model(const char *version)
     return NULL;
 }
 
+const char *tvmaf_builtin_model_version(unsigned i)
+{
+    for (const TvmafBuiltinModel *b = tvmaf_builtin_models; b->version; b++, i--)
+        if (!i) return b->version;
+    return NULL;
+}
+
 /* The model of a version: a file NAME.json in a directory of
  * $TVMAF_MODEL_PATH (so a user's copy overrides), else the built-in model
  * (*builtin set, *path NULL), else a file in the install's data directory. */

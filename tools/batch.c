@@ -1,0 +1,278 @@
+/*
+ * Several pairs in one process: a manifest's rows (--batch), `jobs` at a
+ * time, and a ladder (-r REF -d DIS1 -d DIS2 ...), whose pairs share the
+ * reference's pictures. A failed pair is reported and the others go on.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_parse.h"
+#include "manifest.h"
+#include "outputs.h"
+#include "run.h"
+
+typedef struct Batch {
+    const Settings *s;
+    const char *manifest;
+    ManifestEntry *rows;
+    char **outputs;          /* each row's output path */
+    unsigned n;
+    atomic_uint next;        /* the next row to take */
+    unsigned char *row_failed;
+} Batch;
+
+/* A row's models ("-m ARG;-m ARG" without the -m) into margs; -1 after
+ * saying why. */
+static int row_models(const char *label, const char *models, ModelArg *margs, unsigned *n)
+{
+    char *list = strdup(models), *rest = list, *one;
+    if (!list) {
+        fprintf(stderr, "%s: out of memory\n", label);
+        return -1;
+    }
+    int bad = 0;
+    while (!bad && (one = strsep(&rest, ";"))) {
+        if (!*one) continue;
+        if (*n == MAX_MODELS) {
+            fprintf(stderr, "%s: at most %d models\n", label, MAX_MODELS);
+            bad = 1;
+        } else if (model_arg_parse(label, one, &margs[*n])) {
+            bad = 1;
+        } else {
+            (*n)++;
+        }
+    }
+    free(list);
+    return bad || model_args_check_names(label, margs, *n) ? -1 : 0;
+}
+
+/* Scores manifest row i on device `gpu`: its own raw layout and models over
+ * the settings. Returns 0, or -1 when the pair failed. */
+static int batch_row(Batch *b, unsigned i, unsigned gpu)
+{
+    const ManifestEntry *e = &b->rows[i];
+    Settings rs = *b->s;
+    ModelArg margs[MAX_MODELS];
+    unsigned n_margs = 0;
+    char label[4200];
+    snprintf(label, sizeof(label), "tvmaf: %s:%u", b->manifest, e->line);
+    Pair *p = calloc(1, sizeof(*p));
+    int rc = -1;
+    if (!p) {
+        fprintf(stderr, "%s: out of memory\n", label);
+        return -1;
+    }
+    if (e->w) rs.raw.w = e->w;
+    if (e->h) rs.raw.h = e->h;
+    if (e->bpc) rs.raw.bpc = e->bpc;
+    if (e->pix_fmt) rs.raw.pix_fmt = e->pix_fmt;
+    if (e->models) {
+        /* the row's models replace the command line's */
+        if (row_models(label, e->models, margs, &n_margs)) goto end;
+        rs.models = margs;
+        rs.n_models = rs.n_models_given = n_margs;
+        rs.scoring = rs.n_features || n_margs;
+    }
+    snprintf(p->label, sizeof(p->label), "%s", label);
+    p->path_dis = e->dis;
+    p->out_path = b->outputs[i];
+    p->gpu = gpu;
+    rc = run_group(&rs, label, e->ref, p, 1) ? -1 : 0;
+end:
+    free(p);
+    model_args_free(margs, n_margs);
+    return rc;
+}
+
+/* A worker takes the next row whenever it is free: with --gpus each worker
+ * has one device, so a device that finishes early takes more pairs. */
+typedef struct BatchWorker {
+    Batch *b;
+    unsigned gpu;
+} BatchWorker;
+
+static void *batch_worker(void *arg)
+{
+    const BatchWorker *bw = arg;
+    Batch *b = bw->b;
+    for (;;) {
+        const unsigned i = atomic_fetch_add(&b->next, 1);
+        if (i >= b->n) break;
+        if (!b->row_failed[i] && batch_row(b, i, bw->gpu)) b->row_failed[i] = 1;
+    }
+    return NULL;
+}
+
+/* One line at the end of several pairs: how many, how many failed and which. */
+static void batch_summary(unsigned n, unsigned failed, const char *what, const unsigned *ids)
+{
+    fprintf(stderr, "tvmaf: batch: %u pair%s, %u scored, %u failed", n, n == 1 ? "" : "s",
+            n - failed, failed);
+    if (failed) {
+        fprintf(stderr, " (%s", what);
+        for (unsigned i = 0; i < failed && i < 20; i++) fprintf(stderr, "%s%u", i ? ", " : " ", ids[i]);
+        fprintf(stderr, "%s)", failed > 20 ? ", ..." : "");
+    }
+    fprintf(stderr, "\n");
+}
+
+/* Every row's problems before any pair is scored: its own, its output. */
+static void check_rows(Batch *b, const char *pattern, const char *out_dir)
+{
+    char msg[1024] = "";
+    for (unsigned i = 0; i < b->n; i++) {
+        ManifestEntry *e = &b->rows[i];
+        char out[4096] = "";
+        if (!e->error[0] && !e->output &&
+            output_pair_name(out, sizeof(out), pattern, out_dir, b->s->ofmt, i + 1, e->dis, msg,
+                             sizeof(msg)))
+            snprintf(e->error, sizeof(e->error), "%s", msg);
+        if (!e->error[0] && !e->output && !out[0])
+            snprintf(e->error, sizeof(e->error), "no output: give the row an output, or -o "
+                     "PATTERN or --output-dir DIR for every row");
+        if (!e->error[0] && !(b->outputs[i] = strdup(e->output ? e->output : out)))
+            snprintf(e->error, sizeof(e->error), "out of memory");
+        for (unsigned k = 0; !e->error[0] && k < i; k++)
+            if (b->outputs[k] && !strcmp(b->outputs[k], b->outputs[i]))
+                snprintf(e->error, sizeof(e->error), "output \"%s\" is line %u's output too",
+                         b->outputs[i], b->rows[k].line);
+        if (e->error[0]) {
+            fprintf(stderr, "tvmaf: %s:%u: %s\n", b->manifest, e->line, e->error);
+            b->row_failed[i] = 1;
+        }
+    }
+}
+
+/* The rows scored by `jobs` workers. Each device is held open for the whole
+ * batch by a context that scores nothing (the driver's start-up, a few
+ * hundred milliseconds, once), and the pairs' contexts share it. */
+static void score_rows(Batch *b, unsigned jobs)
+{
+    const Settings *s = b->s;
+    TvmafContext *keeper[MAX_GPUS] = { NULL };
+    const unsigned n_dev = s->n_gpus ? s->n_gpus : 1;
+    for (unsigned d = 0; tvmaf_backend_choose(s->backend, s->gpu_index) != TVMAF_BACKEND_CPU &&
+                         d < n_dev; d++) {
+        const unsigned gpu = s->n_gpus ? s->gpus[d] : s->gpu_index;
+        int dup = 0;
+        for (unsigned e = 0; e < d; e++) dup |= s->gpus[e] == gpu;
+        if (dup) continue;
+        const TvmafConfiguration kcfg = { .backend = s->backend, .gpu_index = gpu,
+                                          .log_level = TVMAF_LOG_WARNING };
+        if (tvmaf_init(&keeper[d], &kcfg)) { tvmaf_close(keeper[d]); keeper[d] = NULL; }
+    }
+    if (jobs > b->n) jobs = b->n;
+    pthread_t th[MAX_JOBS];
+    BatchWorker bw[MAX_JOBS];
+    for (unsigned w = 0; w < jobs; w++)
+        bw[w] = (BatchWorker){ b, s->n_gpus ? s->gpus[w % s->n_gpus] : s->gpu_index };
+    unsigned started = 0;
+    for (; started + 1 < jobs; started++)
+        if (pthread_create(&th[started], NULL, batch_worker, &bw[started + 1])) break;
+    batch_worker(&bw[0]);
+    for (unsigned i = 0; i < started; i++) pthread_join(th[i], NULL);
+    for (unsigned d = 0; d < n_dev; d++) tvmaf_close(keeper[d]);
+}
+
+int run_batch(const Settings *s, const char *manifest, const char *pattern, const char *out_dir,
+              unsigned jobs)
+{
+    char msg[1024] = "";
+    ManifestEntry *rows;
+    unsigned n;
+    if (manifest_read(manifest, &rows, &n, msg, sizeof(msg))) {
+        fprintf(stderr, "tvmaf: %s\n", msg);
+        return 1;
+    }
+    Batch b = { .s = s, .manifest = manifest, .rows = rows, .n = n };
+    b.outputs = calloc(n, sizeof(*b.outputs));
+    b.row_failed = calloc(n, 1);
+    unsigned *ids = calloc(n, sizeof(*ids));
+    int rc = 1;
+    if (!b.outputs || !b.row_failed || !ids) {
+        fprintf(stderr, "tvmaf: out of memory for a manifest of %u rows\n", n);
+        goto end;
+    }
+    check_rows(&b, pattern, out_dir);
+    score_rows(&b, jobs);
+    unsigned failed = 0;
+    for (unsigned i = 0; i < n; i++)
+        if (b.row_failed[i]) ids[failed++] = rows[i].line;
+    batch_summary(n, failed, failed == 1 ? "line" : "lines", ids);
+    rc = failed ? 1 : 0;
+end:
+    for (unsigned i = 0; b.outputs && i < n; i++) free(b.outputs[i]);
+    free(b.outputs);
+    free(b.row_failed);
+    free(ids);
+    manifest_free(rows, n);
+    return rc;
+}
+
+/* Each ladder pair's device and output; -1 after saying why. */
+static int ladder_outputs(const Settings *s, const char *app, Pair *pairs,
+                          const char *const *dis_paths, unsigned n_dis, const char *out_path,
+                          const char *out_dir, char (*outs)[4096])
+{
+    char msg[1024];
+    for (unsigned i = 0; i < n_dis; i++) {
+        Pair *p = &pairs[i];
+        p->path_dis = dis_paths[i];
+        /* a ladder's pairs go round the listed devices */
+        p->gpu = s->n_gpus ? s->gpus[i % s->n_gpus] : s->gpu_index;
+        if (n_dis == 1)
+            snprintf(p->label, sizeof(p->label), "%s", app);
+        else
+            snprintf(p->label, sizeof(p->label), "%s: pair %u (%s)", app, i + 1, dis_paths[i]);
+        /* one pair: -o names the file as it is; several: a pattern */
+        if (output_pair_name(outs[i], 4096, n_dis == 1 ? NULL : out_path, out_dir, s->ofmt,
+                             i + 1, dis_paths[i], msg, sizeof(msg))) {
+            fprintf(stderr, "%s: %s\n", app, msg);
+            return -1;
+        }
+        p->out_path = outs[i][0] ? outs[i] : n_dis == 1 ? out_path : NULL;
+        for (unsigned k = 0; p->out_path && k < i; k++) {
+            if (pairs[k].out_path && !strcmp(pairs[k].out_path, p->out_path)) {
+                fprintf(stderr, "%s: pairs %u and %u would both write \"%s\": %s\n", app,
+                        k + 1, i + 1, p->out_path, out_dir ? "their distorted inputs have "
+                        "the same name; use -o PATTERN with %d" : "put %d (the pair's "
+                        "number) or %s (the distorted input's name) in -o");
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+int run_ladder(const Settings *s, const char *app, const char *path_ref,
+               const char *const *dis_paths, unsigned n_dis, const char *out_path,
+               const char *out_dir)
+{
+    Pair *pairs = calloc(n_dis, sizeof(*pairs));
+    char (*outs)[4096] = calloc(n_dis, sizeof(*outs));
+    unsigned *ids = calloc(n_dis, sizeof(*ids));
+    int ret = 1;
+    if (!pairs || !outs || !ids) {
+        fprintf(stderr, "%s: out of memory\n", app);
+    } else if (!ladder_outputs(s, app, pairs, dis_paths, n_dis, out_path, out_dir, outs)) {
+        if (n_dis == 1 && s->n_gpus > 1) {
+            ret = run_split(s, app, path_ref, dis_paths[0], pairs[0].out_path);
+        } else {
+            const unsigned failed = run_group(s, app, path_ref, pairs, n_dis);
+            if (n_dis > 1) {
+                unsigned k = 0;
+                for (unsigned i = 0; i < n_dis; i++)
+                    if (pairs[i].failed) ids[k++] = i + 1;
+                batch_summary(n_dis, failed, failed == 1 ? "pair" : "pairs", ids);
+            }
+            ret = failed ? 1 : 0;
+        }
+    }
+    free(pairs);
+    free(outs);
+    free(ids);
+    return ret;
+}

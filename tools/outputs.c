@@ -1,0 +1,208 @@
+/* The CLI's output files: atomic replacement, checks, names of several pairs' outputs. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "outputs.h"
+
+int output_writable(const char *path)
+{
+    struct stat st;
+    if (!stat(path, &st)) {
+        if (S_ISDIR(st.st_mode)) { errno = EISDIR; return 0; }
+        return !access(path, W_OK);
+    }
+    char dir[4096];
+    snprintf(dir, sizeof(dir), "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash) return !access(".", W_OK);
+    if (slash == dir) slash[1] = '\0'; else *slash = '\0';
+    return !access(dir, W_OK);
+}
+
+int output_same_file(const char *out, const char *in)
+{
+    struct stat so, si;
+    if (stat(out, &so) || (strcmp(in, "-") ? stat(in, &si) : fstat(STDIN_FILENO, &si))) return 0;
+    return S_ISREG(so.st_mode) && so.st_dev == si.st_dev && so.st_ino == si.st_ino;
+}
+
+/* Writes into an open stream and closes it; returns 0 or an errno value. */
+static int write_stream(FILE *f, OutputWriter write, void *arg, int sync)
+{
+    errno = 0;
+    int e = 0;
+    if (write(f, arg)) e = errno ? errno : EIO;
+    else if (fflush(f) || ferror(f)) e = errno ? errno : EIO;
+    else if (sync && fsync(fileno(f))) e = errno;
+    if (fclose(f) && !e) e = errno ? errno : EIO;
+    return e;
+}
+
+/* The regular file `path` (st: its status, NULL when it does not exist yet)
+ * through a temporary file beside it; `shown` names it in messages. */
+static int write_replacing(const char *app, const char *path, const char *shown,
+                           const struct stat *st, OutputWriter write, void *arg)
+{
+    char tmp[4096];
+    const char *slash = strrchr(path, '/');
+    const int dlen = slash ? (int)(slash - path + 1) : 0;
+    if (snprintf(tmp, sizeof(tmp), "%.*s.%s.tmp-XXXXXX", dlen, path,
+                 slash ? slash + 1 : path) >= (int)sizeof(tmp)) {
+        fprintf(stderr, "%s: output path \"%s\" is too long\n", app, shown);
+        return 1;
+    }
+    const int fd = mkstemp(tmp);
+    if (fd < 0) {
+        fprintf(stderr, "%s: cannot write \"%s\": cannot create a file beside it: %s\n", app,
+                shown, strerror(errno));
+        return 1;
+    }
+    /* the mode a plain fopen() would give: the existing file's, else 0666 less the umask */
+    mode_t mode;
+    if (st) {
+        mode = st->st_mode & 07777;
+    } else {
+        const mode_t um = umask(022);
+        umask(um);
+        mode = 0666 & ~um;
+    }
+    FILE *f = fchmod(fd, mode) ? NULL : fdopen(fd, "w");
+    int e = f ? write_stream(f, write, arg, 1) : errno;
+    if (!f) close(fd);
+    if (!e && rename(tmp, path)) e = errno;
+    if (e) {
+        unlink(tmp);
+        fprintf(stderr, "%s: writing \"%s\" failed: %s%s\n", app, shown, strerror(e),
+                st ? " (the existing file is unchanged)" : "");
+        return 1;
+    }
+    return 0;
+}
+
+int output_write(const char *app, const char *path, OutputWriter write, void *arg)
+{
+    if (!strcmp(path, "-")) {
+        errno = 0;
+        int e = write(stdout, arg) ? (errno ? errno : EIO) : 0;
+        if (!e && (fflush(stdout) || ferror(stdout))) e = errno ? errno : EIO;
+        if (e) {
+            fprintf(stderr, "%s: writing to stdout failed: %s\n", app, strerror(e));
+            return 1;
+        }
+        return 0;
+    }
+    struct stat st;
+    const int exists = !stat(path, &st);
+    if (exists && !S_ISREG(st.st_mode)) {
+        FILE *f = fopen(path, "w");
+        const int e = f ? write_stream(f, write, arg, 0) : errno;
+        if (e) {
+            fprintf(stderr, "%s: %s \"%s\": %s\n", app, f ? "writing" : "cannot write", path,
+                    strerror(e));
+            return 1;
+        }
+        return 0;
+    }
+    /* a symbolic link is written through: the file it names is replaced */
+    char *real = exists ? realpath(path, NULL) : NULL;
+    const int rc = write_replacing(app, real ? real : path, path, exists ? &st : NULL, write,
+                                   arg);
+    free(real);
+    return rc;
+}
+
+static const char *const extensions[] = {
+    [TVMAF_OUTPUT_XML] = "xml", [TVMAF_OUTPUT_JSON] = "json",
+    [TVMAF_OUTPUT_CSV] = "csv", [TVMAF_OUTPUT_SUB] = "sub",
+};
+
+const char *output_extension(enum TvmafOutputFormat fmt)
+{
+    return extensions[fmt];
+}
+
+int output_format_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *dot = strrchr(slash ? slash + 1 : path, '.');
+    if (!dot) return -1;
+    for (int f = 0; f < (int)(sizeof(extensions) / sizeof(extensions[0])); f++)
+        if (!strcasecmp(dot + 1, extensions[f])) return f;
+    return -1;
+}
+
+/* The distorted input's file name without its folder and last extension. */
+static void dis_stem(char *out, size_t len, const char *dis)
+{
+    if (!strcmp(dis, "-")) {
+        snprintf(out, len, "stdin");
+        return;
+    }
+    const char *b = strrchr(dis, '/');
+    b = b ? b + 1 : dis;
+    const char *dot = strrchr(b, '.');
+    const int n = dot && dot != b ? (int)(dot - b) : (int)strlen(b);
+    snprintf(out, len, "%.*s", n, b);
+}
+
+/* -o PATTERN expanded for one pair (output_pair_name). */
+static int expand_pattern(char *out, size_t len, const char *pattern, unsigned index,
+                          const char *dis, char *msg, size_t msg_len)
+{
+    size_t o = 0;
+    for (const char *c = pattern; *c; c++) {
+        char piece[4200];
+        if (*c != '%') {
+            piece[0] = *c;
+            piece[1] = '\0';
+        } else if (c[1] == '%') {
+            snprintf(piece, sizeof(piece), "%%");
+            c++;
+        } else if (c[1] == 's') {
+            dis_stem(piece, sizeof(piece), dis);
+            c++;
+        } else {
+            unsigned width = 0;
+            const char *d = c + 1;
+            const int zero = *d == '0';
+            while (*d >= '0' && *d <= '9' && width < 100) width = width * 10 + (unsigned)(*d++ - '0');
+            if (*d != 'd') {
+                snprintf(msg, msg_len, "-o \"%s\": '%%' starts %%d, %%0Nd (the pair's number), %%s "
+                         "(the distorted input's name) or %%%% (a '%%')", pattern);
+                return -1;
+            }
+            snprintf(piece, sizeof(piece), zero ? "%0*u" : "%*u", (int)width, index);
+            c = d;
+        }
+        const size_t pl = strlen(piece);
+        if (o + pl + 1 > len) {
+            snprintf(msg, msg_len, "-o \"%s\": the name is too long", pattern);
+            return -1;
+        }
+        memcpy(out + o, piece, pl + 1);
+        o += pl;
+    }
+    return 0;
+}
+
+int output_pair_name(char *out, size_t len, const char *pattern, const char *dir,
+                     enum TvmafOutputFormat fmt, unsigned index, const char *dis, char *msg,
+                     size_t msg_len)
+{
+    out[0] = '\0';
+    if (dir) {
+        char stem[4096];
+        dis_stem(stem, sizeof(stem), dis);
+        if (snprintf(out, len, "%s/%s.%s", dir, stem, extensions[fmt]) >= (int)len) {
+            snprintf(msg, msg_len, "--output-dir: the name is too long");
+            return -1;
+        }
+        return 0;
+    }
+    if (pattern) return expand_pattern(out, len, pattern, index, dis, msg, msg_len);
+    return 0;
+}
