@@ -22,7 +22,11 @@ typedef struct Batch {
     unsigned n;
     atomic_uint next;        /* the next row to take */
     unsigned char *row_failed;
+    atomic_uchar *row_done;  /* scored or failed (for a summary after a signal) */
 } Batch;
+
+/* The batch being scored, for batch_interrupted(). */
+static Batch *_Atomic running;
 
 /* A row's models ("-m ARG;-m ARG" without the -m) into margs; -1 after
  * saying why. */
@@ -102,8 +106,24 @@ static void *batch_worker(void *arg)
         const unsigned i = atomic_fetch_add(&b->next, 1);
         if (i >= b->n) break;
         if (!b->row_failed[i] && batch_row(b, i, bw->gpu)) b->row_failed[i] = 1;
+        atomic_store(&b->row_done[i], 1);
     }
     return NULL;
+}
+
+void batch_interrupted(const char *signame)
+{
+    Batch *b = atomic_load(&running);
+    if (!b) return;
+    unsigned done = 0, failed = 0;
+    for (unsigned i = 0; i < b->n; i++) {
+        const int d = atomic_load(&b->row_done[i]) || b->row_failed[i];
+        done += d;
+        failed += d && b->row_failed[i];
+    }
+    fprintf(stderr, "tvmaf: batch: interrupted by %s: %u pair%s, %u scored, %u failed, %u not "
+            "scored (their outputs are not written)\n", signame, b->n, b->n == 1 ? "" : "s",
+            done - failed, failed, b->n - done);
 }
 
 /* One line at the end of several pairs: how many, how many failed and which. */
@@ -117,6 +137,57 @@ static void batch_summary(unsigned n, unsigned failed, const char *what, const u
         fprintf(stderr, "%s)", failed > 20 ? ", ..." : "");
     }
     fprintf(stderr, "\n");
+}
+
+/* A row's output against the manifest, every row's inputs and the earlier
+ * rows' outputs, by file identity: why it cannot be written, or "". */
+static void check_row_identity(Batch *b, unsigned i, const FileId *in, const FileId *out,
+                               const FileId *manifest)
+{
+    ManifestEntry *e = &b->rows[i];
+    if (file_id_same(&out[i], manifest)) {
+        snprintf(e->error, sizeof(e->error), "output \"%s\" is the manifest", b->outputs[i]);
+        return;
+    }
+    for (unsigned k = 0; k < b->n && !e->error[0]; k++) {
+        for (unsigned r = 0; r < 2; r++)
+            if (file_id_same(&out[i], &in[2 * k + r])) {
+                snprintf(e->error, sizeof(e->error), "output \"%s\" is line %u's %s input "
+                         "(\"%s\"); it would be replaced", b->outputs[i], b->rows[k].line,
+                         r ? "distorted" : "reference", r ? b->rows[k].dis : b->rows[k].ref);
+                break;
+            }
+        if (!e->error[0] && k < i && b->outputs[k] && file_id_same(&out[i], &out[k]))
+            snprintf(e->error, sizeof(e->error), "output \"%s\" is line %u's output too",
+                     b->outputs[i], b->rows[k].line);
+    }
+}
+
+/* Every row's output against every file of the batch (check_row_identity). */
+static void check_identities(Batch *b)
+{
+    FileId *in = calloc(2 * (size_t)b->n, sizeof(*in)), *out = calloc(b->n, sizeof(*out));
+    FileId manifest;
+    file_id_get(&manifest, b->manifest, 0);
+    for (unsigned i = 0; in && out && i < b->n; i++) {
+        const ManifestEntry *e = &b->rows[i];
+        if (e->ref) file_id_get(&in[2 * i], e->ref, 0);
+        if (e->dis) file_id_get(&in[2 * i + 1], e->dis, 0);
+        if (b->outputs[i]) file_id_get(&out[i], b->outputs[i], 1);
+    }
+    for (unsigned i = 0; in && out && i < b->n; i++)
+        if (!b->rows[i].error[0] && b->outputs[i]) check_row_identity(b, i, in, out, &manifest);
+    for (unsigned i = 0; in && out && i < b->n; i++) {
+        file_id_free(&in[2 * i]);
+        file_id_free(&in[2 * i + 1]);
+        file_id_free(&out[i]);
+    }
+    file_id_free(&manifest);
+    if (!in || !out)
+        for (unsigned i = 0; i < b->n; i++)
+            snprintf(b->rows[i].error, sizeof(b->rows[i].error), "out of memory");
+    free(in);
+    free(out);
 }
 
 /* Every row's problems before any pair is scored: its own, its output. */
@@ -135,10 +206,10 @@ static void check_rows(Batch *b, const char *pattern, const char *out_dir)
                      "PATTERN or --output-dir DIR for every row");
         if (!e->error[0] && !(b->outputs[i] = strdup(e->output ? e->output : out)))
             snprintf(e->error, sizeof(e->error), "out of memory");
-        for (unsigned k = 0; !e->error[0] && k < i; k++)
-            if (b->outputs[k] && !strcmp(b->outputs[k], b->outputs[i]))
-                snprintf(e->error, sizeof(e->error), "output \"%s\" is line %u's output too",
-                         b->outputs[i], b->rows[k].line);
+    }
+    check_identities(b);
+    for (unsigned i = 0; i < b->n; i++) {
+        const ManifestEntry *e = &b->rows[i];
         if (e->error[0]) {
             fprintf(stderr, "tvmaf: %s:%u: %s\n", b->manifest, e->line, e->error);
             b->row_failed[i] = 1;
@@ -190,20 +261,26 @@ int run_batch(const Settings *s, const char *manifest, const char *pattern, cons
     Batch b = { .s = s, .manifest = manifest, .rows = rows, .n = n };
     b.outputs = calloc(n, sizeof(*b.outputs));
     b.row_failed = calloc(n, 1);
+    b.row_done = calloc(n, sizeof(*b.row_done));
     unsigned *ids = calloc(n, sizeof(*ids));
     int rc = 1;
-    if (!b.outputs || !b.row_failed || !ids) {
+    if (!b.outputs || !b.row_failed || !b.row_done || !ids) {
         fprintf(stderr, "tvmaf: out of memory for a manifest of %u rows\n", n);
         goto end;
     }
     check_rows(&b, pattern, out_dir);
+    atomic_store(&running, &b);
     score_rows(&b, jobs);
     unsigned failed = 0;
     for (unsigned i = 0; i < n; i++)
         if (b.row_failed[i]) ids[failed++] = rows[i].line;
+    /* the summary is this one from here on, even if a signal comes now */
+    atomic_store(&running, NULL);
     batch_summary(n, failed, failed == 1 ? "line" : "lines", ids);
     rc = failed ? 1 : 0;
 end:
+    atomic_store(&running, NULL);
+    free((void *)b.row_done);
     for (unsigned i = 0; b.outputs && i < n; i++) free(b.outputs[i]);
     free(b.outputs);
     free(b.row_failed);
@@ -247,6 +324,35 @@ static int ladder_outputs(const Settings *s, const char *app, Pair *pairs,
     return 0;
 }
 
+/* No output of the command replaces an input or another output. */
+static int ladder_files(const Settings *s, const char *app, const char *path_ref,
+                        const Pair *pairs, unsigned n_dis)
+{
+    RunFile *f = calloc(2 * n_dis + 3, sizeof(*f));
+    char (*roles)[2][48] = calloc(n_dis, sizeof(*roles));
+    unsigned n = 0;
+    int rc = -1;
+    if (!f || !roles) {
+        fprintf(stderr, "%s: out of memory\n", app);
+        goto end;
+    }
+    f[n++] = (RunFile){ path_ref, "the reference", 0 };
+    for (unsigned i = 0; i < n_dis; i++) {
+        snprintf(roles[i][0], sizeof(roles[i][0]), n_dis > 1 ? "pair %u's distorted input"
+                 : "the distorted input", i + 1);
+        snprintf(roles[i][1], sizeof(roles[i][1]), n_dis > 1 ? "pair %u's output" : "-o", i + 1);
+        f[n++] = (RunFile){ pairs[i].path_dis, roles[i][0], 0 };
+        if (pairs[i].out_path) f[n++] = (RunFile){ pairs[i].out_path, roles[i][1], 1 };
+    }
+    if (s->report_path) f[n++] = (RunFile){ s->report_path, "--report", 1 };
+    if (s->plot_path) f[n++] = (RunFile){ s->plot_path, "--plot", 1 };
+    rc = output_check_run(app, f, n);
+end:
+    free(f);
+    free(roles);
+    return rc;
+}
+
 int run_ladder(const Settings *s, const char *app, const char *path_ref,
                const char *const *dis_paths, unsigned n_dis, const char *out_path,
                const char *out_dir)
@@ -257,7 +363,8 @@ int run_ladder(const Settings *s, const char *app, const char *path_ref,
     int ret = 1;
     if (!pairs || !outs || !ids) {
         fprintf(stderr, "%s: out of memory\n", app);
-    } else if (!ladder_outputs(s, app, pairs, dis_paths, n_dis, out_path, out_dir, outs)) {
+    } else if (!ladder_outputs(s, app, pairs, dis_paths, n_dis, out_path, out_dir, outs) &&
+               !ladder_files(s, app, path_ref, pairs, n_dis)) {
         if (n_dis == 1 && s->n_gpus > 1) {
             ret = run_split(s, app, path_ref, dis_paths[0], pairs[0].out_path);
         } else {

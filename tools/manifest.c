@@ -26,6 +26,39 @@ static const char *const column_names[N_COLUMNS][4] = {
     [COL_MODEL] = { "model", "m", NULL },
 };
 
+void manifest_escape(char *out, size_t len, const char *text)
+{
+    /* invisible in a terminal: control bytes, bytes that are not UTF-8 and
+     * the characters that print as nothing or as a space (no-break and
+     * zero-width spaces, the joiners, directional marks, the BOM) */
+    static const unsigned invisible[] = { 0xa0, 0xad, 0x200b, 0x200c, 0x200d, 0x200e, 0x200f,
+                                          0x2028, 0x2029, 0x202f, 0x2060, 0xfeff };
+    const unsigned char *s = (const unsigned char *)text;
+    size_t o = 0;
+    while (*s && o + 11 < len) {
+        unsigned n = *s < 0x80 ? 1 : (*s & 0xe0) == 0xc0 ? 2 : (*s & 0xf0) == 0xe0 ? 3
+                   : (*s & 0xf8) == 0xf0 ? 4 : 0;
+        unsigned v = n == 1 ? *s : n ? *s & (0x7f >> n) : 0;
+        for (unsigned i = 1; i < n; i++) {
+            if ((s[i] & 0xc0) != 0x80) { n = 0; break; }
+            v = (v << 6) | (s[i] & 0x3f);
+        }
+        int hide = !n || v < 0x20 || v == 0x7f || (v >= 0x80 && v < 0xa0);
+        for (size_t k = 0; k < sizeof(invisible) / sizeof(invisible[0]); k++)
+            hide |= v == invisible[k];
+        if (!hide) {
+            memcpy(out + o, s, n);
+            o += n;
+        } else if (n > 1) {
+            o += (size_t)snprintf(out + o, len - o, "\\u%04X", v);
+        } else {
+            o += (size_t)snprintf(out + o, len - o, "\\x%02X", *s);
+        }
+        s += n ? n : 1;
+    }
+    out[o] = '\0';
+}
+
 static int column_of(const char *name)
 {
     for (int c = 0; c < N_COLUMNS; c++)
@@ -237,6 +270,11 @@ int manifest_read(const char *path, ManifestEntry **entries, unsigned *n_out, ch
     ssize_t len;
     while ((len = getline(&line, &line_cap, f)) >= 0) {
         lineno++;
+        /* a UTF-8 byte-order mark (spreadsheets write one) is not part of the text */
+        if (lineno == 1 && len >= 3 && !memcmp(line, "\xef\xbb\xbf", 3)) {
+            memmove(line, line + 3, (size_t)len - 2);
+            len -= 3;
+        }
         while (len && (line[len - 1] == '\n' || line[len - 1] == '\r')) line[--len] = '\0';
         if (strlen(line) != (size_t)len) {
             snprintf(msg, msg_len, "%s:%u: a NUL byte: the manifest is not text", path, lineno);
@@ -260,8 +298,10 @@ int manifest_read(const char *path, ManifestEntry **entries, unsigned *n_out, ch
                 const char *name = trim(fields[i]);
                 columns[i] = column_of(name);
                 if (columns[i] < 0) {
+                    char shown[256];
+                    manifest_escape(shown, sizeof(shown), name);
                     snprintf(msg, msg_len, "%s:%u: unknown column \"%s\" in the header (ref, dis, "
-                             "output, width, height, pix_fmt, bitdepth, model)", path, lineno, name);
+                             "output, width, height, pix_fmt, bitdepth, model)", path, lineno, shown);
                     err = -EINVAL;
                 } else if (seen[columns[i]]++) {
                     snprintf(msg, msg_len, "%s:%u: column \"%s\" appears twice in the header",

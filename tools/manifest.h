@@ -40,6 +40,11 @@ int manifest_read(const char *path, ManifestEntry **entries, unsigned *n, char *
                   size_t msg_len);
 void manifest_free(ManifestEntry *entries, unsigned n);
 
+/* `text` for a message, with what a terminal shows as nothing written out:
+ * control bytes and bytes that are not UTF-8 as \xNN, invisible characters
+ * (a byte-order mark, zero-width and no-break spaces) as \uNNNN. */
+void manifest_escape(char *out, size_t len, const char *text);
+
 /* "420", "422", "444", "400" or their yuvNNNp names; UNKNOWN otherwise. */
 enum TvmafPixelFormat manifest_pix_fmt(const char *s);
 

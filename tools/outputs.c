@@ -1,5 +1,6 @@
 /* The CLI's output files: atomic replacement, checks, names of several pairs' outputs. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -30,12 +31,117 @@ int output_same_file(const char *out, const char *in)
     return S_ISREG(so.st_mode) && so.st_dev == si.st_dev && so.st_ino == si.st_ino;
 }
 
+void file_id_get(FileId *id, const char *path, int output)
+{
+    memset(id, 0, sizeof(*id));
+    struct stat st;
+    const int is_stdin = !strcmp(path, "-");
+    if (is_stdin && output) return;
+    if (is_stdin ? !fstat(STDIN_FILENO, &st) : !stat(path, &st)) {
+        if (!S_ISREG(st.st_mode)) return;
+        id->kind = 1;
+        id->dev = (unsigned long long)st.st_dev;
+        id->ino = (unsigned long long)st.st_ino;
+        return;
+    }
+    if (!output) return;
+    /* not there yet: its folder resolved, its name kept */
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) + (slash == path) : 1,
+             slash ? path : ".");
+    char *real = realpath(dir, NULL);
+    const char *name = slash ? slash + 1 : path;
+    const size_t len = (real ? strlen(real) : strlen(dir)) + strlen(name) + 2;
+    if ((id->path = malloc(len))) {
+        snprintf(id->path, len, "%s/%s", real ? real : dir, name);
+        id->kind = 2;
+    }
+    free(real);
+}
+
+void file_id_free(FileId *id)
+{
+    free(id->path);
+    id->path = NULL;
+}
+
+int file_id_same(const FileId *a, const FileId *b)
+{
+    if (!a->kind || a->kind != b->kind) return 0;
+    return a->kind == 1 ? a->dev == b->dev && a->ino == b->ino : !strcmp(a->path, b->path);
+}
+
+int output_check_run(const char *app, const RunFile *files, unsigned n)
+{
+    FileId *ids = calloc(n ? n : 1, sizeof(*ids));
+    if (!ids) {
+        fprintf(stderr, "%s: out of memory\n", app);
+        return -1;
+    }
+    for (unsigned i = 0; i < n; i++) file_id_get(&ids[i], files[i].path, files[i].output);
+    int rc = 0;
+    for (unsigned i = 0; i < n && !rc; i++) {
+        if (!files[i].output) continue;
+        for (unsigned j = 0; j < n && !rc; j++) {
+            if (j == i || (files[j].output && j > i) || !file_id_same(&ids[i], &ids[j])) continue;
+            fprintf(stderr, "%s: %s \"%s\" and %s \"%s\" are the same file: %s; give "
+                    "another name\n", app, files[i].role, files[i].path, files[j].role,
+                    files[j].path, files[j].output ? "one output would replace the other"
+                                                   : "the output would replace an input");
+            rc = -1;
+        }
+    }
+    for (unsigned i = 0; i < n; i++) file_id_free(&ids[i]);
+    free(ids);
+    return rc;
+}
+
+/* The temporaries being written, for output_remove_temporaries(). */
+#define MAX_TEMPORARIES 256
+static pthread_mutex_t tmp_lock = PTHREAD_MUTEX_INITIALIZER;
+static char tmp_paths[MAX_TEMPORARIES][4096];
+static int tmp_removing;
+
+/* Registers a temporary before it is created; -1 when the process is ending. */
+static int tmp_register(const char *path, int *slot)
+{
+    pthread_mutex_lock(&tmp_lock);
+    *slot = -1;
+    for (int i = 0; i < MAX_TEMPORARIES && *slot < 0 && !tmp_removing; i++)
+        if (!tmp_paths[i][0]) {
+            snprintf(tmp_paths[i], sizeof(tmp_paths[i]), "%s", path);
+            *slot = i;
+        }
+    const int ending = tmp_removing;
+    pthread_mutex_unlock(&tmp_lock);
+    return ending ? -1 : 0;
+}
+
+static void tmp_unregister(int slot)
+{
+    if (slot < 0) return;
+    pthread_mutex_lock(&tmp_lock);
+    tmp_paths[slot][0] = '\0';
+    pthread_mutex_unlock(&tmp_lock);
+}
+
+void output_remove_temporaries(void)
+{
+    /* the lock stays taken: no temporary is made or renamed from here on */
+    pthread_mutex_lock(&tmp_lock);
+    tmp_removing = 1;
+    for (int i = 0; i < MAX_TEMPORARIES; i++)
+        if (tmp_paths[i][0]) unlink(tmp_paths[i]);
+}
+
 /* Writes into an open stream and closes it; returns 0 or an errno value. */
 static int write_stream(FILE *f, OutputWriter write, void *arg, int sync)
 {
     errno = 0;
     int e = 0;
-    if (write(f, arg)) e = errno ? errno : EIO;
+    const int r = write(f, arg);
+    if (r) e = r < 0 ? -r : errno ? errno : EIO;
     else if (fflush(f) || ferror(f)) e = errno ? errno : EIO;
     else if (sync && fsync(fileno(f))) e = errno;
     if (fclose(f) && !e) e = errno ? errno : EIO;
@@ -55,10 +161,19 @@ static int write_replacing(const char *app, const char *path, const char *shown,
         fprintf(stderr, "%s: output path \"%s\" is too long\n", app, shown);
         return 1;
     }
+    /* mkstemp's name is known once made: the slot holds the template until
+     * then, and the lock orders it against a signal's clean-up */
+    int slot;
+    if (tmp_register(tmp, &slot)) return 1;
+    pthread_mutex_lock(&tmp_lock);
     const int fd = mkstemp(tmp);
+    if (slot >= 0 && fd >= 0) snprintf(tmp_paths[slot], sizeof(tmp_paths[slot]), "%s", tmp);
+    pthread_mutex_unlock(&tmp_lock);
     if (fd < 0) {
+        const int e = errno;
+        tmp_unregister(slot);
         fprintf(stderr, "%s: cannot write \"%s\": cannot create a file beside it: %s\n", app,
-                shown, strerror(errno));
+                shown, strerror(e));
         return 1;
     }
     /* the mode a plain fopen() would give: the existing file's, else 0666 less the umask */
@@ -73,9 +188,14 @@ static int write_replacing(const char *app, const char *path, const char *shown,
     FILE *f = fchmod(fd, mode) ? NULL : fdopen(fd, "w");
     int e = f ? write_stream(f, write, arg, 1) : errno;
     if (!f) close(fd);
-    if (!e && rename(tmp, path)) e = errno;
+    if (!e) {
+        pthread_mutex_lock(&tmp_lock);
+        if (rename(tmp, path)) e = errno;
+        pthread_mutex_unlock(&tmp_lock);
+    }
+    if (e) unlink(tmp);
+    tmp_unregister(slot);
     if (e) {
-        unlink(tmp);
         fprintf(stderr, "%s: writing \"%s\" failed: %s%s\n", app, shown, strerror(e),
                 st ? " (the existing file is unchanged)" : "");
         return 1;
@@ -87,7 +207,8 @@ int output_write(const char *app, const char *path, OutputWriter write, void *ar
 {
     if (!strcmp(path, "-")) {
         errno = 0;
-        int e = write(stdout, arg) ? (errno ? errno : EIO) : 0;
+        const int r = write(stdout, arg);
+        int e = r < 0 ? -r : r ? (errno ? errno : EIO) : 0;
         if (!e && (fflush(stdout) || ferror(stdout))) e = errno ? errno : EIO;
         if (e) {
             fprintf(stderr, "%s: writing to stdout failed: %s\n", app, strerror(e));

@@ -33,6 +33,38 @@ int output_writable(const char *path);
  * stdin is redirected from). */
 int output_same_file(const char *out, const char *in);
 
+/*
+ * What a file of a run is, for the rule that no output replaces an input or
+ * another output: a regular file by device and inode (stdin's, for "-"), an
+ * output not yet there by its resolved path. Special files (/dev/null, a
+ * FIFO, a terminal), "-" as an output and inputs that cannot be read are
+ * exempt: they match nothing.
+ */
+typedef struct FileId {
+    int kind;          /* 0 exempt, 1 device and inode, 2 resolved path */
+    unsigned long long dev, ino;
+    char *path;        /* kind 2: owned */
+} FileId;
+
+void file_id_get(FileId *id, const char *path, int output);
+void file_id_free(FileId *id);
+int file_id_same(const FileId *a, const FileId *b);
+
+/* One file of a run and what messages call it ("the reference", "--report"). */
+typedef struct RunFile {
+    const char *path;
+    const char *role;
+    int output;
+} RunFile;
+
+/* The rule for the files of one command: -1, after one line naming both,
+ * when an output is an input or another output. */
+int output_check_run(const char *app, const RunFile *files, unsigned n);
+
+/* Temporaries being written are removed by output_remove_temporaries(),
+ * which a signal's handler thread calls before the process ends. */
+void output_remove_temporaries(void);
+
 /* The format an output file's extension names (.json, .xml, .csv, .sub),
  * or -1 for any other name. */
 int output_format_of(const char *path);

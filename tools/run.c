@@ -265,9 +265,7 @@ typedef struct ReportOut {
 static int report_writer(FILE *f, void *arg)
 {
     const ReportOut *o = arg;
-    const int err = tvmaf_write_report(o->ctx, f, o->fmt, o->cfg);
-    if (err < 0) errno = -err;
-    return err;
+    return tvmaf_write_report(o->ctx, f, o->fmt, o->cfg);
 }
 
 /* --report and --plot: the run's settings beside its scores. */

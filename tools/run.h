@@ -140,6 +140,10 @@ int run_split(const Settings *s, const char *app, const char *path_ref, const ch
 int run_batch(const Settings *s, const char *manifest, const char *pattern,
               const char *out_dir, unsigned jobs);
 
+/* After SIGINT/SIGTERM/SIGHUP (`signame`): the running batch's summary on
+ * stderr, what was scored and what was not (nothing without a batch). */
+void batch_interrupted(const char *signame);
+
 /* -r REF -d DIS [-d DIS ...]: one pair or a ladder (batch.c); returns the
  * exit status. */
 int run_ladder(const Settings *s, const char *app, const char *path_ref,

@@ -6,10 +6,53 @@
  * pair over several devices, batch.c manifests and ladders; outputs.c
  * writes and names the files.
  */
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli_parse.h"
+#include "outputs.h"
+
+/* SIGINT, SIGTERM and SIGHUP are blocked in every thread (threads inherit the
+ * mask of their creator, and this runs first) and taken by this one: it
+ * removes the temporaries being written, prints a batch's summary, then ends
+ * the process by the signal itself, so the caller sees the conventional
+ * status (130 for SIGINT in a shell). */
+static void *signal_main(void *arg)
+{
+    const sigset_t *set = arg;
+    int sig = 0;
+    if (sigwait(set, &sig)) return NULL;
+    output_remove_temporaries();
+    fprintf(stderr, "\ntvmaf: %s\n", strsignal(sig));
+    batch_interrupted(sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP");
+    fflush(stderr);
+    signal(sig, SIG_DFL);
+    sigset_t one;
+    sigemptyset(&one);
+    sigaddset(&one, sig);
+    pthread_sigmask(SIG_UNBLOCK, &one, NULL);
+    raise(sig);
+    return NULL;
+}
+
+static void start_signal_thread(void)
+{
+    static sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    pthread_t th;
+    /* without the thread the signals keep their default action */
+    if (pthread_sigmask(SIG_BLOCK, &set, NULL)) return;
+    if (pthread_create(&th, NULL, signal_main, &set)) {
+        pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+        return;
+    }
+    pthread_detach(th);
+}
 
 int main(int argc, char **argv)
 {
@@ -17,6 +60,7 @@ int main(int argc, char **argv)
      * reported as such, not a silent death by signal */
     signal(SIGPIPE, SIG_IGN);
     signal(SIGXFSZ, SIG_IGN);
+    start_signal_thread();
     CliOptions *o = calloc(1, sizeof(*o));
     if (!o) {
         fprintf(stderr, "tvmaf: out of memory\n");

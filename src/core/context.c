@@ -498,9 +498,18 @@ static int start(TvmafContext *ctx, const TvmafPicture *ref)
     for (unsigned i = 0; i < ctx->n_workers; i++) {
         ctx->worker_args[i].ctx = ctx;
         ctx->worker_args[i].id = i;
-        if (pthread_create(&ctx->workers[i], NULL, worker_main, &ctx->worker_args[i])) {
-            ctx->n_workers = i; /* the ones started still drain and stop */
-            set_error(ctx, -EAGAIN, "cannot start worker threads");
+        const int e = pthread_create(&ctx->workers[i], NULL, worker_main, &ctx->worker_args[i]);
+        if (e) {
+            /* the ones started stop now (no job was queued): tvmaf_close
+             * joins workers only of a started context */
+            pthread_mutex_lock(&ctx->lock);
+            ctx->stop = true;
+            pthread_cond_broadcast(&ctx->cond_job);
+            pthread_mutex_unlock(&ctx->lock);
+            for (unsigned k = 0; k < i; k++) pthread_join(ctx->workers[k], NULL);
+            set_error(ctx, -e, "cannot start worker thread %u of %u: %s", i + 1,
+                      ctx->n_workers, strerror(e));
+            ctx->n_workers = 0;
             return ctx->err;
         }
     }

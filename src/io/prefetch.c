@@ -103,11 +103,12 @@ int tvmaf_prefetch_start(TvmafPrefetch **out, TvmafVideoReader *r, unsigned dept
     pthread_cond_init(&p->cond_item, NULL);
     pthread_cond_init(&p->cond_space, NULL);
     const unsigned want = p->random ? RANDOM_ACCESS_THREADS : 1;
+    int e = 0;
     for (; p->n_threads < want; p->n_threads++)
-        if (pthread_create(&p->thread[p->n_threads], NULL, run, p)) break;
+        if ((e = pthread_create(&p->thread[p->n_threads], NULL, run, p))) break;
     if (!p->n_threads) {
         tvmaf_prefetch_stop(p);
-        return -EAGAIN;
+        return -e; /* pthread_create's own reason: EAGAIN, ENOMEM, ... */
     }
     *out = p;
     return 0;

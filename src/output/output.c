@@ -186,6 +186,7 @@ int tvmaf_write_output(TvmafContext *ctx, FILE *out, enum TvmafOutputFormat fmt,
                        int precision, double fps, unsigned width, unsigned height)
 {
     if (!ctx || !out || precision < 0 || precision > 17) return -EINVAL;
+    tvmaf_context_wait_idle(ctx); /* no frame in flight appends while the keys are read */
     Writer w = {
         .ctx = ctx,
         .c = tvmaf_context_collector(ctx),
@@ -201,6 +202,8 @@ int tvmaf_write_output(TvmafContext *ctx, FILE *out, enum TvmafOutputFormat fmt,
     case TVMAF_OUTPUT_SUB: write_sub(&w, out); break;
     default: return -EINVAL;
     }
-    fflush(out);
-    return ferror(out) ? -EIO : 0;
+    /* the stream's own error (a full disk, a file size limit), not a generic one */
+    errno = 0;
+    const int flush_err = fflush(out) ? errno : 0;
+    return ferror(out) ? -(flush_err ? flush_err : EIO) : 0;
 }

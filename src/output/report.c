@@ -36,16 +36,50 @@ typedef struct Series {
     double *value;
 } Series;
 
-static void put_esc(FILE *f, const char *s)
+/* The length of the well-formed UTF-8 sequence at s (1..4), 0 when the bytes
+ * there are not one (overlong forms, surrogates and values past U+10FFFF
+ * included). */
+static unsigned utf8_len(const unsigned char *s)
 {
-    for (; s && *s; s++) {
-        switch (*s) {
+    const unsigned c = s[0];
+    unsigned n, min;
+    if (c < 0x80) return 1;
+    if (c >= 0xc2 && c <= 0xdf) n = 2, min = 0x80;
+    else if (c >= 0xe0 && c <= 0xef) n = 3, min = 0x800;
+    else if (c >= 0xf0 && c <= 0xf4) n = 4, min = 0x10000;
+    else return 0;
+    unsigned v = c & (0x3f >> (n - 1));
+    for (unsigned i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80) return 0;
+        v = (v << 6) | (s[i] & 0x3f);
+    }
+    if (v < min || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff)) return 0;
+    return n;
+}
+
+/* Text for HTML and SVG (XML): markup characters escaped; control characters
+ * (XML 1.0 allows none but tab and the line ends) and bytes that are not
+ * UTF-8 replaced by U+FFFD, so a name from a file or the command line cannot
+ * make the document ill-formed. */
+static void put_esc(FILE *f, const char *str)
+{
+    static const char replacement[] = "\xef\xbf\xbd";
+    const unsigned char *s = (const unsigned char *)str;
+    while (s && *s) {
+        const unsigned n = utf8_len(s);
+        switch (n ? *s : 0) {
         case '<': fputs("&lt;", f); break;
         case '>': fputs("&gt;", f); break;
         case '&': fputs("&amp;", f); break;
         case '"': fputs("&quot;", f); break;
-        default: fputc(*s, f);
+        case 0: fputs(replacement, f); break;
+        default:
+            if ((*s < 0x20 && *s != '\t' && *s != '\n' && *s != '\r') || *s == 0x7f)
+                fputs(replacement, f);
+            else
+                fwrite(s, 1, n, f);
         }
+        s += n ? n : 1;
     }
 }
 
@@ -393,8 +427,10 @@ int tvmaf_write_report(TvmafContext *ctx, FILE *out, enum TvmafReportFormat fmt,
         }
         fprintf(out, "</body>\n</html>\n");
     }
-    fflush(out);
-    err = ferror(out) ? -EIO : 0;
+    /* the stream's own error (a full disk, a file size limit), not a generic one */
+    errno = 0;
+    const int flush_err = fflush(out) ? errno : 0;
+    err = ferror(out) ? -(flush_err ? flush_err : EIO) : 0;
 end:
     for (unsigned k = 0; k < n; k++) {
         free(s[k].frame);
