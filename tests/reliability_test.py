@@ -5,6 +5,14 @@ Usage: tests/reliability_test.py TVMAF_EXE [REPROS_DIR]
 (REPROS_DIR default: $TVMAF_SHARED/testdata/repros, else ../shared/testdata/repros beside the
 source tree.)
 
+Cases B to I are the second campaign's (../shared/testdata/repros/README.md): outputs that
+would replace inputs or other outputs (B, G: every output flag against every input role,
+refused with every file unchanged; /dev/null allowed everywhere), an interrupted batch (C: no
+temporary left, the summary, death by the signal), a manifest with a byte-order mark (D),
+threads that cannot start (H: the message names errno), report and plot text from bytes that
+are not UTF-8 (I: the SVG parses as XML, the HTML is well-formed UTF-8). Case A (the FFmpeg
+reader's memory) is ffmpeg_memory_test.py; case F (the Ray driver) is ray_batch_test.py.
+
 Each case runs the CLI on a reproducer and checks the outcome: a clear one-line error and a
 non-zero exit, or a correct result; never a crash or a sanitizer report, never data loss. A
 case whose condition cannot be created here (a memory limit under AddressSanitizer) is reported
@@ -421,6 +429,226 @@ def case_model_arg_leak(exe, d, R):
     return succeeded(r)
 
 
+def snapshot(paths):
+    """Bytes and mtime of each path (None where there is no file)."""
+    out = {}
+    for p in paths:
+        try:
+            with open(p, "rb") as f:
+                out[p] = (f.read(), os.stat(p).st_mtime_ns)
+        except OSError:
+            out[p] = None
+    return out
+
+
+def changed(before):
+    after = snapshot(before)
+    return [p for p in before if before[p] != after[p]]
+
+
+def case_outputs_never_replace_inputs(exe, d, R):
+    """Every output flag against every input role and every other output, naming one regular
+    file: refused (exit != 0, a message naming both), every file unchanged; /dev/null works
+    everywhere."""
+    w = os.path.join(d, "oi")
+    os.makedirs(w, exist_ok=True)
+    ref = put(w, "ref.y4m", y4m(16, 16, "420jpeg", 2))
+    dis = put(w, "dis.y4m", y4m(16, 16, "420jpeg", 2, fill=lambda i: i * 3 + 1))
+    dis2 = put(w, "1.json", y4m(16, 16, "420jpeg", 2, fill=lambda i: i * 5 + 2))
+    odir_ref = put(w, "dis.xml", y4m(16, 16, "420jpeg", 2))  # --output-dir's name for dis.y4m
+    prev = put(w, "prev.json", b"previous scores\n")
+    ref2 = put(w, "2.y4m", y4m(16, 16, "420jpeg", 2))  # a ladder's "%d.y4m" for pair 2
+    man = os.path.join(w, "m.csv")
+    feat = ["-n", "--feature", "psnr"]
+    cases = [
+        ("-o = the reference", ["-r", ref, "-d", dis, "-o", ref]),
+        ("-o = the distorted", ["-r", ref, "-d", dis, "-o", dis]),
+        ("--report = the reference", ["-r", ref, "-d", dis, "--report", ref]),
+        ("--report = the distorted", ["-r", ref, "-d", dis, "--report", dis]),
+        ("--plot = the reference", ["-r", ref, "-d", dis, "--plot", ref]),
+        ("--report = -o", ["-r", ref, "-d", dis, "--json", "-o", prev, "--report", prev]),
+        ("--plot = -o", ["-r", ref, "-d", dis, "--json", "-o", prev, "--plot", prev]),
+        ("--report = --plot", ["-r", ref, "-d", dis, "--report", prev, "--plot", prev]),
+        ("ladder pattern = another pair's input", ["-r", ref, "-d", dis, "-d", dis2, "--json",
+                                                   "-o", os.path.join(w, "%d.json")]),
+        ("ladder pattern = the reference", ["-r", ref2, "-d", dis, "-d", dis2,
+                                            "-o", os.path.join(w, "%d.y4m")]),
+        ("--output-dir name = the reference", ["-r", odir_ref, "-d", dis, "--output-dir", w]),
+    ]
+    files = [ref, dis, dis2, odir_ref, prev, ref2]
+    for name, args in cases:
+        before = snapshot(files)
+        r = run(exe, args + feat)
+        why = crash_reason(r) or (None if r.rc != 0 and "same file" in r.err else
+                                  "exit %d, stderr %r" % (r.rc, r.err[:300]))
+        if why or changed(before):
+            return "%s: %s" % (name, why or "changed %r" % changed(before))
+    with open(dis, "rb") as f:  # stdin is the file -o names
+        before = snapshot(files)
+        r = run(exe, ["-r", ref, "-d", "-", "-o", dis] + feat, stdin=f)
+    if r.rc == 0 or changed(before):
+        return "-d - < FILE -o FILE: exit %d, changed %r" % (r.rc, changed(before))
+    # manifests: a row's output against every row's inputs, the manifest and other outputs
+    rows = {
+        "a row's output = a later row's input": "ref,dis,output\n%s,%s,%s\n%s,%s,out2.json\n"
+        % (ref, dis, dis2, ref, dis2),
+        "a row's output = its reference": "ref,dis,output\n%s,%s,%s\n" % (ref, dis, ref),
+        "a row's output = the manifest": "ref,dis,output\n%s,%s,%s\n" % (ref, dis, man),
+        "two rows, one output": "ref,dis,output\n%s,%s,%s\n%s,%s,%s\n"
+        % (ref, dis, os.path.join(w, "same.json"), ref, dis2, os.path.join(".", w, "same.json")),
+    }
+    for name, text in rows.items():
+        put(w, "m.csv", text.encode())
+        before = snapshot(files + [man])
+        r = run(exe, ["--batch", man, "--jobs", "1"] + feat)
+        if r.rc == 0 or crash_reason(r) or changed(before) or "m.csv:" not in r.err:
+            return "%s: exit %d, changed %r, %r" % (name, r.rc, changed(before), r.err[:300])
+    put(w, "m.csv", ("ref,dis\n%s,%s\n" % (ref, dis)).encode())
+    before = snapshot(files + [man])
+    r = run(exe, ["--batch", man, "-o", man] + feat)
+    if r.rc == 0 or changed(before):
+        return "--batch M -o M: exit %d, changed %r" % (r.rc, changed(before))
+    # /dev/null is no file of the run: every output may be it
+    put(w, "m.csv", ("ref,dis,output\n%s,%s,/dev/null\n%s,%s,/dev/null\n"
+                     % (ref, dis, ref, dis2)).encode())
+    for args in (["-r", ref, "-d", dis, "-o", "/dev/null", "--report", "/dev/null",
+                  "--plot", "/dev/null"],
+                 ["-r", ref, "-d", dis, "-d", dis2, "-o", "/dev/null"],
+                 ["--batch", man]):
+        r = run(exe, args + feat)
+        why = succeeded(r)
+        if why:
+            return "/dev/null: %r: %s" % (args, why)
+    return None
+
+
+def case_interrupted_batch(exe, d, R):
+    """SIGTERM while a batch runs: no temporary left, the summary printed, the signal's status.
+    The last row reads a FIFO nobody writes, so the batch is still running, whatever the
+    machine's speed, once the other rows' outputs exist."""
+    w = os.path.join(d, "sig")
+    os.makedirs(w, exist_ok=True)
+    ref = put(w, "ref.y4m", y4m(16, 16, "420jpeg", 2))
+    fifo = os.path.join(w, "never.y4m")
+    os.mkfifo(fifo)
+    rows = ["ref,dis,output"] + ["%s,%s,%s" % (ref, ref, os.path.join(w, "o%d.json" % i))
+                                 for i in range(6)] + ["%s,%s,%s" % (ref, fifo, os.path.join(w, "last.json"))]
+    man = put(w, "m.csv", ("\n".join(rows) + "\n").encode())
+    p = subprocess.Popen([exe, "--batch", man, "--jobs", "2", "-n", "--feature", "psnr", "--json"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    waited = 0.0
+    while not all(os.path.exists(os.path.join(w, "o%d.json" % i)) for i in range(6)):
+        if p.poll() is not None or waited > TIMEOUT_S:
+            p.kill()
+            return "the batch ended (%r) before the FIFO row" % p.returncode
+        import time
+        time.sleep(0.05)
+        waited += 0.05
+    p.send_signal(signal.SIGTERM)
+    try:
+        _, err = p.communicate(timeout=TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        return "still running after SIGTERM"
+    err = err.decode("utf-8", "replace")
+    temps = [f for f in os.listdir(w) if ".tmp-" in f]
+    if p.returncode != -signal.SIGTERM:
+        return "exit status %r, not death by SIGTERM; %r" % (p.returncode, err)
+    if temps:
+        return "temporaries left: %r" % temps
+    if "interrupted by SIGTERM" not in err or "6 scored" not in err or "1 not scored" not in err:
+        return "no summary: %r" % err
+    return None
+
+
+def case_manifest_bom(exe, d, R):
+    w = os.path.join(d, "bom")
+    os.makedirs(w, exist_ok=True)
+    ref = put(w, "ref.y4m", y4m(16, 16, "420jpeg", 2))
+    out = os.path.join(w, "o.json")
+    man = put(w, "m.csv", b"\xef\xbb\xbfref,dis,output\n" + ("%s,%s,%s\n" % (ref, ref, out)).encode())
+    r = run(exe, ["--batch", man, "-n", "--feature", "psnr", "--json"])
+    why = succeeded(r)
+    if why or not os.path.exists(out):
+        return "a manifest with a byte-order mark: %s" % (why or "no output")
+    man = put(w, "z.csv", b"ref,\xe2\x80\x8bdis\n")
+    r = run(exe, ["--batch", man, "-n", "--feature", "psnr"])
+    why = refused(r, "\\u200B")
+    return "an invisible character is shown escaped: " + why if why else None
+
+
+def case_thread_errno(exe, d, R):
+    """Threads that cannot start: the message names pthread_create's reason, no hang."""
+    if sanitized(exe):
+        return "skip: an address-space limit under AddressSanitizer"
+    ref = put(d, "th.y4m", y4m(64, 64, "420jpeg", 2))
+
+    def limit():  # room for the process, not for a thousand 8 MiB thread stacks
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+    r = run(exe, ["-r", ref, "-d", ref, "-n", "--feature", "psnr", "--threads", "1000",
+                  "-o", "/dev/null"], preexec=limit)
+    return refused(r, "resource temporarily unavailable", "cannot allocate memory")
+
+
+class StrictHTML:
+    """A well-formedness check of an HTML page: UTF-8 throughout, no control characters, every
+    element closed in order (void elements aside). Returns the first problem, or None."""
+    VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
+            "track", "wbr", "path", "rect", "line", "circle", "polyline", "text", "stop", "use"}
+
+    @staticmethod
+    def check(data):
+        import html.parser
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as e:
+            return "not UTF-8: %s" % e
+        bad = [c for c in text if (ord(c) < 0x20 and c not in "\t\n\r") or ord(c) == 0x7f]
+        if bad:
+            return "control characters %r" % bad[:3]
+        stack, problems = [], []
+
+        class P(html.parser.HTMLParser):
+            def handle_starttag(self, tag, attrs):
+                if tag not in StrictHTML.VOID:
+                    stack.append(tag)
+
+            def handle_startendtag(self, tag, attrs):
+                pass
+
+            def handle_endtag(self, tag):
+                if tag in StrictHTML.VOID and (not stack or stack[-1] != tag):
+                    return
+                if not stack or stack[-1] != tag:
+                    problems.append("</%s> closes %r" % (tag, stack[-1:] or None))
+                else:
+                    stack.pop()
+        P().feed(text)
+        if problems:
+            return problems[0]
+        return "unclosed %r" % stack if stack else None
+
+
+def case_report_names_escaped(exe, d, R):
+    """A model name with a control byte and a byte that is not UTF-8: the SVG parses as XML,
+    the HTML is well-formed UTF-8."""
+    import xml.etree.ElementTree as ET
+    ref = put(d, "rn.y4m", y4m(64, 64, "420jpeg", 2))
+    svg, page = os.path.join(d, "rn.svg"), os.path.join(d, "rn.html")
+    r = run(exe, ["-r", ref, "-d", ref, "-m", b"version=vmaf_v0.6.1:name=v\x01\xff<&",
+                  "--plot", svg, "--report", page, "-q"])
+    why = succeeded(r)
+    if why:
+        return why
+    try:
+        ET.parse(svg)
+    except ET.ParseError as e:
+        return "the SVG is not well-formed XML: %s" % e
+    with open(page, "rb") as f:
+        why = StrictHTML.check(f.read())
+    return "the HTML: " + why if why else None
+
+
 CASES = [
     ("1_vif_samples_above_depth", case_vif_overflow),
     ("2_output_names_an_input", case_output_is_input),
@@ -432,6 +660,11 @@ CASES = [
     ("8_out_of_memory_named", case_out_of_memory),
     ("9_broken_pipe", case_broken_pipe),
     ("9_model_arg_leak", case_model_arg_leak),
+    ("B_G_outputs_never_replace_inputs", case_outputs_never_replace_inputs),
+    ("C_interrupted_batch", case_interrupted_batch),
+    ("D_manifest_byte_order_mark", case_manifest_bom),
+    ("H_thread_failure_names_errno", case_thread_errno),
+    ("I_report_names_escaped", case_report_names_escaped),
 ]
 
 

@@ -311,7 +311,12 @@ static int ladder_outputs(const Settings *s, const char *app, Pair *pairs,
             return -1;
         }
         p->out_path = outs[i][0] ? outs[i] : n_dis == 1 ? out_path : NULL;
-        for (unsigned k = 0; p->out_path && k < i; k++) {
+        /* /dev/null and other special files may take every pair's scores */
+        FileId id = { 0 };
+        if (p->out_path) file_id_get(&id, p->out_path, 1);
+        const int special = p->out_path && !id.kind;
+        file_id_free(&id);
+        for (unsigned k = 0; p->out_path && !special && k < i; k++) {
             if (pairs[k].out_path && !strcmp(pairs[k].out_path, p->out_path)) {
                 fprintf(stderr, "%s: pairs %u and %u would both write \"%s\": %s\n", app,
                         k + 1, i + 1, p->out_path, out_dir ? "their distorted inputs have "
