@@ -9,6 +9,11 @@
 #include "cli_parse.h"
 #include "outputs.h"
 
+/* The default thread count's ceiling: 32 threads keep 4K 16-bit 4:4:4 pairs
+ * within the default --max-memory (8G: 32 frames in flight per input and the
+ * read-ahead, 50 MB a frame). */
+#define DEFAULT_THREADS_MAX 32u
+
 /* The cores this process may run on (its affinity mask, as a container or
  * taskset sets it), at least 1. */
 static unsigned available_cores(void)
@@ -176,11 +181,14 @@ int cli_settle(CliOptions *o, const char *app)
     const int by_name = o->out_path ? output_format_of(o->out_path) : -1;
     if (!o->ofmt_given && by_name >= 0) s->ofmt = (enum TvmafOutputFormat)by_name;
     /* every core on the CPU (the bits do not depend on the count), shared by
-     * a batch's jobs; a GPU backend keeps its own frames in flight */
+     * a batch's jobs, at most DEFAULT_THREADS_MAX: each thread holds a frame
+     * of each input, which --max-memory must cover; a GPU backend keeps its
+     * own frames in flight */
     if (!o->threads_given &&
         tvmaf_backend_choose(s->backend, s->gpu_index) == TVMAF_BACKEND_CPU) {
         const unsigned cores = available_cores(), jobs = o->batch_path ? o->jobs : 1;
         s->threads = cores / jobs > 1 ? cores / jobs : 1;
+        if (s->threads > DEFAULT_THREADS_MAX) s->threads = DEFAULT_THREADS_MAX;
     }
     s->batch = o->batch_path != NULL;
     return 0;

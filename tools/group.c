@@ -59,7 +59,7 @@ static size_t y4m_conflicts(char *bad, size_t len, const TvmafVideoFormat *given
  * contradicts a given value is refused (libvmaf would read the file as raw
  * YUV with them). Prints why and returns -1 on failure. */
 static int open_input(const Settings *s, const char *label, const char *path, int dis,
-                      TvmafVideoReader **rd)
+                      uint64_t max_frame_bytes, TvmafVideoReader **rd)
 {
     const TvmafVideoFormat *raw = settings_raw(s, dis);
     const TvmafVideoFormat *own = dis ? &s->raw_dis : &s->raw_ref;
@@ -73,7 +73,7 @@ static int open_input(const Settings *s, const char *label, const char *path, in
         return -1;
     }
     char msg[1024] = "";
-    if (tvmaf_reader_open(rd, path, raw, msg, sizeof(msg))) {
+    if (tvmaf_reader_open_limited(rd, path, raw, max_frame_bytes, msg, sizeof(msg))) {
         fprintf(stderr, "%s: %s\n", label, msg);
         return -1;
     }
@@ -94,10 +94,15 @@ static int open_input(const Settings *s, const char *label, const char *path, in
 static int group_open(Group *g)
 {
     const Settings *s = g->s;
-    if (open_input(s, g->label, g->path_ref, 0, &g->rd_ref)) return -1;
+    /* the largest frame read_ahead_frames accepts with every pair live: a
+     * reader refuses a larger one before allocating it (an encoded file's
+     * header can claim any size) */
+    const uint64_t max_frame_bytes =
+        s->max_memory / (g->np + 1) / ((uint64_t)(s->threads ? s->threads : 1) + 2);
+    if (open_input(s, g->label, g->path_ref, 0, max_frame_bytes, &g->rd_ref)) return -1;
     for (unsigned i = 0; i < g->np; i++) {
         Pair *p = &g->pairs[i];
-        if (open_input(s, p->label, p->path_dis, 1, &p->rd_dis) ||
+        if (open_input(s, p->label, p->path_dis, 1, max_frame_bytes, &p->rd_dis) ||
             pair_setup(s, p, g->path_ref, g->rd_ref))
             pair_fail(p);
     }

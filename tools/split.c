@@ -83,12 +83,12 @@ int split_warmup_enough(const Settings *s, const Pair *p)
  * raw YUV, else by reading past them (Y4M headers, encoded input). -1 when it
  * cannot be read (the plain run that follows says why). */
 static int64_t count_frames(const char *path, const TvmafVideoFormat *raw, unsigned skip,
-                            TvmafVideoFormat *fmt)
+                            uint64_t max_frame_bytes, TvmafVideoFormat *fmt)
 {
     char msg[1024] = "";
     TvmafVideoReader *r = NULL;
     int64_t n = -1;
-    if (tvmaf_reader_open(&r, path, raw, msg, sizeof(msg))) goto end;
+    if (tvmaf_reader_open_limited(&r, path, raw, max_frame_bytes, msg, sizeof(msg))) goto end;
     *fmt = *tvmaf_reader_format(r);
     tvmaf_reader_set_luma_only(r, 1);
     int rc = tvmaf_reader_skip(r, skip, msg, sizeof(msg));
@@ -119,10 +119,12 @@ static void plan_split(const Settings *s, const char *path_ref, const char *path
     struct stat st;
     pl->files = strcmp(path_ref, "-") && strcmp(path_dis, "-") && !stat(path_ref, &st) &&
                 S_ISREG(st.st_mode) && !stat(path_dis, &st) && S_ISREG(st.st_mode);
+    /* the frame size the plain run's readers accept (group.c) */
+    const uint64_t max_frame = s->max_memory / 2 / ((uint64_t)(s->threads ? s->threads : 1) + 2);
     pl->n_ref = pl->files && s->scoring ? count_frames(path_ref, settings_raw(s, 0), s->skip_ref,
-                                                       &pl->fr) : -1;
-    pl->n_dis = pl->n_ref >= 0 ? count_frames(path_dis, settings_raw(s, 1), s->skip_dis, &pl->fd)
-                               : -1;
+                                                       max_frame, &pl->fr) : -1;
+    pl->n_dis = pl->n_ref >= 0 ? count_frames(path_dis, settings_raw(s, 1), s->skip_dis,
+                                              max_frame, &pl->fd) : -1;
     int64_t n = pl->n_ref < pl->n_dis ? pl->n_ref : pl->n_dis;
     if (s->frame_cnt && n > s->frame_cnt) n = s->frame_cnt;
     pl->n = n;

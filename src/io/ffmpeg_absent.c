@@ -10,10 +10,10 @@
 int tvmaf_ff_available(void) { return 0; }
 
 int tvmaf_ff_open(TvmafFfReader **r, const char *path, FILE *f, const unsigned char *pend,
-                  size_t pend_len, const char *name, TvmafVideoFormat *fmt, char *msg,
-                  size_t msg_len)
+                  size_t pend_len, const char *name, uint64_t max_frame_bytes,
+                  TvmafVideoFormat *fmt, char *msg, size_t msg_len)
 {
-    (void)path; (void)f; (void)pend; (void)pend_len; (void)fmt;
+    (void)path; (void)f; (void)pend; (void)pend_len; (void)max_frame_bytes; (void)fmt;
     *r = NULL;
     if (msg && msg_len)
         snprintf(msg, msg_len, "%s is not a Y4M stream (no \"YUV4MPEG2 \" header), and raw YUV "

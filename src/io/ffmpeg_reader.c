@@ -7,8 +7,19 @@
  * codec, packets of that stream sent in file order, every frame the decoder
  * returns (then a drain at the end). The first frame is decoded at open time
  * to learn the format; a later frame of another size or format is an error.
+ *
+ * A limit on the bytes of one frame (tvmaf_ff_open's max_frame_bytes) is
+ * applied before anything the size of a frame is allocated: FFmpeg's
+ * decoders, the probing ones of avformat_find_stream_info included, are given
+ * max_pixels (max_pixels_of), so that none allocates a picture far beyond it
+ * whatever a header claims; the stream's geometry and pixel format, once
+ * known (codecpar), are checked against the limit before the first decode;
+ * and our decoder's get_buffer2 refuses a picture over it exactly, with its
+ * size and format. (av_max_alloc would cap every allocation of the process,
+ * other readers' included, so it is not used.)
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -31,6 +42,12 @@
 
 struct TvmafFfReader {
     char *name;            /* for messages */
+    uint64_t max_frame_bytes; /* 0: no limit */
+    int64_t max_pixels;    /* given to the decoders (0: FFmpeg's default) */
+    int geometry_known;    /* the stream's codecpar gave a size before decoding */
+    /* the first picture our decoder was refused (get_buffer2), set once
+     * from whichever decoding thread asks for it */
+    int refused, refused_w, refused_h, refused_fmt;
     AVFormatContext *fmtc;
     AVCodecContext *dec;
     AVIOContext *avio;     /* our own, for stdin */
@@ -68,6 +85,109 @@ static const char *av_err(int err, char *buf, size_t len)
 }
 
 int tvmaf_ff_available(void) { return 1; }
+
+/*
+ * Bytes of a w x h frame of format f in planar form, as tvmaf holds it: the
+ * luma plane and, for a format with colour, two chroma planes at its
+ * subsampling (RGB counts as 4:4:4; alpha, which tvmaf never keeps, is left
+ * out), 2 bytes a sample above 8 bits. An unknown format counts as 8-bit
+ * gray, the smallest frame of that size: a lower bound.
+ */
+static uint64_t planar_bytes(enum AVPixelFormat f, uint64_t w, uint64_t h)
+{
+    const AVPixFmtDescriptor *d = av_pix_fmt_desc_get(f);
+    if (!d) return w * h;
+    const int colour = d->nb_components - ((d->flags & AV_PIX_FMT_FLAG_ALPHA) ? 1 : 0);
+    uint64_t samples = w * h;
+    if (colour > 1) {
+        const unsigned cw = d->log2_chroma_w, ch = d->log2_chroma_h;
+        samples += 2 * ((w + (1u << cw) - 1) >> cw) * ((h + (1u << ch) - 1) >> ch);
+    }
+    return samples * (d->comp[0].depth > 8 ? 2 : 1);
+}
+
+/*
+ * The max_pixels given to FFmpeg's decoders under a limit of `max` bytes a
+ * frame. Before a decoder knows its pixel format it can only count pixels,
+ * and the smallest frame tvmaf reads, 8-bit gray, takes one byte a pixel: so
+ * `max` pixels, plus room for the padding FFmpeg checks along with them (it
+ * counts the width rounded up to 64: a quarter more, and 64 columns of 32768
+ * rows for the narrowest frames). A picture of more pixels is refused by the
+ * decoder itself (AVERROR(EINVAL)) before it is allocated; one within them
+ * but over `max` in its own format is refused by limited_get_buffer.
+ */
+static int64_t max_pixels_of(uint64_t max)
+{
+    if (!max) return 0;
+    const uint64_t px = max + max / 4 + ((uint64_t)64 << 15);
+    return px < INT_MAX ? (int64_t)px : INT_MAX; /* FFmpeg's default is INT_MAX */
+}
+
+/* The message for a frame over the limit; returns -ENOMEM. */
+static int over_limit(const TvmafFfReader *r, int w, int h, enum AVPixelFormat f, char *msg,
+                      size_t msg_len)
+{
+    const char *fname = av_get_pix_fmt_name(f);
+    const unsigned long long bytes = planar_bytes(f, (uint64_t)w, (uint64_t)h);
+    if (fname)
+        set_msg(msg, msg_len, "%s holds %dx%d %s frames, %llu bytes each in planar form: above "
+                "the limit of %llu bytes on one frame (--max-memory sets it).", r->name, w, h,
+                fname, bytes, (unsigned long long)r->max_frame_bytes);
+    else
+        set_msg(msg, msg_len, "%s holds %dx%d frames, at least %llu bytes each (as 8-bit gray): "
+                "above the limit of %llu bytes on one frame (--max-memory sets it).", r->name, w,
+                h, bytes, (unsigned long long)r->max_frame_bytes);
+    return -ENOMEM;
+}
+
+/* Our decoder's get_buffer2 under a limit: a picture whose planar form is
+ * over it is refused before it is allocated (the size and format kept for
+ * the message); others are allocated as FFmpeg does. Called from the
+ * decoder's threads, hence the atomics. */
+static int limited_get_buffer(AVCodecContext *s, AVFrame *frame, int flags)
+{
+    TvmafFfReader *r = s->opaque;
+    if (r && r->max_frame_bytes && s->codec_type == AVMEDIA_TYPE_VIDEO) {
+        /* the picture's size, not the coded one FFmpeg pads it to */
+        const int w = s->width > 0 ? s->width : frame->width;
+        const int h = s->height > 0 ? s->height : frame->height;
+        if (w > 0 && h > 0 &&
+            planar_bytes((enum AVPixelFormat)frame->format, (uint64_t)w, (uint64_t)h) >
+                r->max_frame_bytes) {
+            int none = 0;
+            if (__atomic_compare_exchange_n(&r->refused, &none, -1, 0, __ATOMIC_ACQ_REL,
+                                            __ATOMIC_ACQUIRE)) {
+                r->refused_w = w;
+                r->refused_h = h;
+                r->refused_fmt = frame->format;
+                __atomic_store_n(&r->refused, 1, __ATOMIC_RELEASE);
+            }
+            return AVERROR(ENOMEM);
+        }
+    }
+    return avcodec_default_get_buffer2(s, frame, flags);
+}
+
+/* The message for a failed decode: the refused picture when there was one. */
+static int decode_failed(TvmafFfReader *r, int err, char *msg, size_t msg_len)
+{
+    char eb[128];
+    if (__atomic_load_n(&r->refused, __ATOMIC_ACQUIRE) == 1)
+        return over_limit(r, r->refused_w, r->refused_h, (enum AVPixelFormat)r->refused_fmt, msg,
+                          msg_len);
+    if (r->max_pixels && err == AVERROR(EINVAL))
+        /* the decoder's own check (max_pixels) is the likeliest cause, but
+         * FFmpeg does not say which check failed, nor the size it refused */
+        set_msg(msg, msg_len, "Decoding %s failed (%s): under the limit of %llu bytes on one "
+                "frame (--max-memory sets it), FFmpeg is told to decode no frame of more than "
+                "%lld pixels, and its frames may be larger%s.", r->name,
+                av_err(err, eb, sizeof(eb)), (unsigned long long)r->max_frame_bytes,
+                (long long)r->max_pixels,
+                r->geometry_known ? "" : " (their size is known only by decoding one)");
+    else
+        set_msg(msg, msg_len, "Decoding %s failed: %s.", r->name, av_err(err, eb, sizeof(eb)));
+    return -EIO;
+}
 
 /* Planar native-endian YUV (or gray) of a subsampling and depth, or NONE. */
 static enum AVPixelFormat planar_of(enum TvmafPixelFormat layout, unsigned depth)
@@ -186,10 +306,7 @@ static int decode_next(TvmafFfReader *r, char *msg, size_t msg_len)
         int err = avcodec_receive_frame(r->dec, r->frame);
         if (err >= 0) return 1;
         if (err == AVERROR_EOF) { r->done = 1; return 0; }
-        if (err != AVERROR(EAGAIN)) {
-            set_msg(msg, msg_len, "Decoding %s failed: %s.", r->name, av_err(err, eb, sizeof(eb)));
-            return -EIO;
-        }
+        if (err != AVERROR(EAGAIN)) return decode_failed(r, err, msg, msg_len);
         if (r->draining) { r->done = 1; return 0; }
         err = av_read_frame(r->fmtc, r->pkt);
         if (err == AVERROR_EOF) {
@@ -206,16 +323,14 @@ static int decode_next(TvmafFfReader *r, char *msg, size_t msg_len)
             err = avcodec_send_packet(r->dec, r->pkt);
             av_packet_unref(r->pkt);
         }
-        if (err < 0 && err != AVERROR(EAGAIN) && err != AVERROR_EOF) {
-            set_msg(msg, msg_len, "Decoding %s failed: %s.", r->name, av_err(err, eb, sizeof(eb)));
-            return -EIO;
-        }
+        if (err < 0 && err != AVERROR(EAGAIN) && err != AVERROR_EOF)
+            return decode_failed(r, err, msg, msg_len);
     }
 }
 
 int tvmaf_ff_open(TvmafFfReader **out, const char *path, FILE *f, const unsigned char *pend,
-                  size_t pend_len, const char *name, TvmafVideoFormat *fmt, char *msg,
-                  size_t msg_len)
+                  size_t pend_len, const char *name, uint64_t max_frame_bytes,
+                  TvmafVideoFormat *fmt, char *msg, size_t msg_len)
 {
     char eb[128];
     int err;
@@ -226,6 +341,8 @@ int tvmaf_ff_open(TvmafFfReader **out, const char *path, FILE *f, const unsigned
         set_msg(msg, msg_len, "Out of memory opening %s.", name);
         return -ENOMEM;
     }
+    r->max_frame_bytes = max_frame_bytes;
+    r->max_pixels = max_pixels_of(max_frame_bytes);
     av_log_set_level(AV_LOG_QUIET); /* failures are told in our own one-line messages */
     if (f) {
         r->f = f;
@@ -250,7 +367,27 @@ int tvmaf_ff_open(TvmafFfReader **out, const char *path, FILE *f, const unsigned
         err = -EINVAL;
         goto fail;
     }
-    if ((err = avformat_find_stream_info(r->fmtc, NULL)) < 0) {
+    /* Probing may decode a frame (a PNG's only one, for its size and pixel
+     * format): under a limit its decoders get max_pixels too. A stream that
+     * turns up only while probing (a format without a header, e.g. FLV) is
+     * probed with FFmpeg's defaults, as avformat_find_stream_info gives
+     * options only to the streams already known; the checks below still
+     * come before our own decoding. */
+    AVDictionary **probe_opts = NULL;
+    const unsigned n_probe = r->fmtc->nb_streams;
+    if (r->max_pixels && n_probe) {
+        if (!(probe_opts = av_calloc(n_probe, sizeof(*probe_opts)))) {
+            err = -ENOMEM;
+            set_msg(msg, msg_len, "Out of memory opening %s.", name);
+            goto fail;
+        }
+        for (unsigned i = 0; i < n_probe; i++)
+            av_dict_set_int(&probe_opts[i], "max_pixels", r->max_pixels, 0);
+    }
+    err = avformat_find_stream_info(r->fmtc, probe_opts);
+    for (unsigned i = 0; probe_opts && i < n_probe; i++) av_dict_free(&probe_opts[i]);
+    av_freep(&probe_opts);
+    if (err < 0) {
         set_msg(msg, msg_len, NOT_VIDEO, name, av_err(err, eb, sizeof(eb)));
         err = -EINVAL;
         goto fail;
@@ -267,16 +404,32 @@ int tvmaf_ff_open(TvmafFfReader **out, const char *path, FILE *f, const unsigned
     }
     for (unsigned i = 0; i < r->fmtc->nb_streams; i++)
         if ((int)i != r->stream) r->fmtc->streams[i]->discard = AVDISCARD_ALL;
+    AVStream *st = r->fmtc->streams[r->stream];
+    /* the size the container or the probe found, before anything is decoded
+     * (an unknown pixel format counts as 8-bit gray, the least it can be) */
+    const AVCodecParameters *par = st->codecpar;
+    r->geometry_known = par->width > 0 && par->height > 0;
+    if (max_frame_bytes && r->geometry_known &&
+        planar_bytes((enum AVPixelFormat)par->format, (uint64_t)par->width,
+                     (uint64_t)par->height) > max_frame_bytes) {
+        err = over_limit(r, par->width, par->height, (enum AVPixelFormat)par->format, msg,
+                         msg_len);
+        goto fail;
+    }
     if (!(r->dec = avcodec_alloc_context3(codec)) || !(r->pkt = av_packet_alloc()) ||
         !(r->frame = av_frame_alloc())) {
         err = -ENOMEM;
         set_msg(msg, msg_len, "Out of memory opening %s.", name);
         goto fail;
     }
-    AVStream *st = r->fmtc->streams[r->stream];
     if ((err = avcodec_parameters_to_context(r->dec, st->codecpar)) < 0) goto dec_fail;
     r->dec->pkt_timebase = st->time_base;
     r->dec->thread_count = 0; /* as many as the decoder likes; the frames are the same */
+    if (max_frame_bytes) {
+        r->dec->max_pixels = r->max_pixels;
+        r->dec->opaque = r;
+        r->dec->get_buffer2 = limited_get_buffer;
+    }
     if ((err = avcodec_open2(r->dec, codec, NULL)) < 0) goto dec_fail;
 
     if ((err = decode_next(r, msg, msg_len)) <= 0) {
@@ -288,6 +441,13 @@ int tvmaf_ff_open(TvmafFfReader **out, const char *path, FILE *f, const unsigned
     r->src_fmt = (enum AVPixelFormat)r->frame->format;
     r->src_w = r->frame->width;
     r->src_h = r->frame->height;
+    /* a decoder that allocates its pictures itself is checked here, after
+     * its first one */
+    if (max_frame_bytes &&
+        planar_bytes(r->src_fmt, (uint64_t)r->src_w, (uint64_t)r->src_h) > max_frame_bytes) {
+        err = over_limit(r, r->src_w, r->src_h, r->src_fmt, msg, msg_len);
+        goto fail;
+    }
     if ((err = layout_of(r, r->src_fmt, &r->out, msg, msg_len))) goto fail;
     r->out.w = (unsigned)r->src_w;
     r->out.h = (unsigned)r->src_h;
@@ -349,6 +509,14 @@ int tvmaf_ff_set_scale(TvmafFfReader *r, unsigned w, unsigned h, const char *fil
     if (!w || !h || w > 32768 || h > 32768) {
         set_msg(msg, msg_len, "Cannot scale %s to %ux%u.", r->name, w, h);
         return -EINVAL;
+    }
+    const uint64_t bytes = planar_bytes(r->dst_fmt, w, h);
+    if (r->max_frame_bytes && bytes > r->max_frame_bytes) {
+        set_msg(msg, msg_len, "Cannot scale %s to %ux%u: a %ux%u %s frame takes %llu bytes, above "
+                "the limit of %llu bytes on one frame (--max-memory sets it).", r->name, w, h, w,
+                h, av_get_pix_fmt_name(r->dst_fmt), (unsigned long long)bytes,
+                (unsigned long long)r->max_frame_bytes);
+        return -ENOMEM;
     }
     r->scale_flags = flags;
     r->out.w = w;

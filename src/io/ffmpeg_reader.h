@@ -28,6 +28,7 @@
 #define TVMAF_IO_FFMPEG_READER_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "io/video_reader.h"
@@ -39,10 +40,18 @@ int tvmaf_ff_available(void);
 /* Opens `path`; or, when f is non-NULL, reads the stream from f (stdin) after
  * the `pend_len` bytes of `pend` already read from it. Decodes the first frame
  * to learn the format: *fmt is the pictures' format. Negative errno and a
- * message naming `name` on failure. */
+ * message naming `name` on failure.
+ * max_frame_bytes (0: none) limits one frame in planar form (as
+ * tvmaf_reader_open_limited): a stream whose frames are larger is refused
+ * with -ENOMEM and a message naming their size, before its first frame is
+ * decoded when the container or FFmpeg's probe tells the size, and FFmpeg's
+ * decoders are kept from allocating pictures beyond it (their max_pixels,
+ * and a get_buffer2 that refuses a picture over the limit). A later frame
+ * over the limit fails tvmaf_ff_read the same way; tvmaf_ff_set_scale
+ * refuses a size over it. */
 int tvmaf_ff_open(TvmafFfReader **r, const char *path, FILE *f, const unsigned char *pend,
-                  size_t pend_len, const char *name, TvmafVideoFormat *fmt, char *msg,
-                  size_t msg_len);
+                  size_t pend_len, const char *name, uint64_t max_frame_bytes,
+                  TvmafVideoFormat *fmt, char *msg, size_t msg_len);
 
 /* The stream's frame rate (avg_frame_rate, else r_frame_rate) as num/den;
  * 0/0 when the container does not say. */

@@ -623,6 +623,13 @@ uint64_t tvmaf_reader_above_depth_frame(const TvmafVideoReader *r)
 int tvmaf_reader_open(TvmafVideoReader **out, const char *path,
                       const TvmafVideoFormat *raw, char *msg, size_t msg_len)
 {
+    return tvmaf_reader_open_limited(out, path, raw, 0, msg, msg_len);
+}
+
+int tvmaf_reader_open_limited(TvmafVideoReader **out, const char *path,
+                              const TvmafVideoFormat *raw, uint64_t max_frame_bytes,
+                              char *msg, size_t msg_len)
+{
     clear_msg(msg, msg_len);
     if (!out || !path) {
         set_msg(msg, msg_len, "No input path given.");
@@ -682,7 +689,7 @@ int tvmaf_reader_open(TvmafVideoReader **out, const char *path,
              * file by its path, stdin after the bytes peeked at); a build
              * without FFmpeg refuses, saying so */
             rc = tvmaf_ff_open(&r->ff, path, is_stdin ? r->f : NULL, r->pend, r->pend_len,
-                               r->name, &r->fmt, msg, msg_len);
+                               r->name, max_frame_bytes, &r->fmt, msg, msg_len);
             if (rc) goto fail;
             if (r->owns_file) fclose(r->f);
             r->f = NULL;
@@ -709,6 +716,15 @@ int tvmaf_reader_open(TvmafVideoReader **out, const char *path,
     if ((rc = set_geometry(r))) {
         set_msg(msg, msg_len, "A %ux%u frame of %s is too large for this machine.",
                 r->fmt.w, r->fmt.h, r->name);
+        goto fail;
+    }
+    if (max_frame_bytes && r->frame_bytes > max_frame_bytes) {
+        /* refused before a picture (or a pipe's staging buffer) is allocated */
+        set_msg(msg, msg_len, "%s holds %ux%u %s %u-bit frames, %llu bytes each: above the "
+                "limit of %llu bytes on one frame (--max-memory sets it).", r->name, r->fmt.w,
+                r->fmt.h, pix_fmt_name(r->fmt.pix_fmt), r->fmt.bpc,
+                (unsigned long long)r->frame_bytes, (unsigned long long)max_frame_bytes);
+        rc = -ENOMEM;
         goto fail;
     }
     *out = r;

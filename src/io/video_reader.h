@@ -34,6 +34,24 @@ typedef struct TvmafVideoFormat {
 int tvmaf_reader_open(TvmafVideoReader **r, const char *path,
                       const TvmafVideoFormat *raw, char *msg, size_t msg_len);
 
+/*
+ * tvmaf_reader_open with a limit on the memory of one frame: max_frame_bytes
+ * (0 = no limit) bounds a frame of the input's claimed geometry in planar
+ * form, w * h * (bpc > 8 ? 2 : 1) * (1.5 for 4:2:0, 2 for 4:2:2, 3 for 4:4:4,
+ * 1 for 4:0:0), chroma planes rounded up as tvmaf_picture_alloc rounds them.
+ * An input whose frames are larger is refused here, before any picture is
+ * allocated, with -ENOMEM and a message naming the size, the bytes and that
+ * --max-memory sets the limit: raw and Y4M input from the given format or
+ * the header; encoded input from the size and pixel format its container or
+ * FFmpeg's probe tells, with FFmpeg's decoders kept from allocating pictures
+ * beyond the limit (io/ffmpeg_reader.h), and from its first decoded frame.
+ * An encoded input's later frame over the limit fails tvmaf_reader_read the
+ * same way, and tvmaf_reader_set_scale refuses a size over it.
+ */
+int tvmaf_reader_open_limited(TvmafVideoReader **r, const char *path,
+                              const TvmafVideoFormat *raw, uint64_t max_frame_bytes,
+                              char *msg, size_t msg_len);
+
 const TvmafVideoFormat *tvmaf_reader_format(const TvmafVideoReader *r);
 
 int tvmaf_reader_is_y4m(const TvmafVideoReader *r);

@@ -7,7 +7,8 @@
  * small size from bits 1..6 with one of swscale's filters (bit 7 picks
  * bicubic or neighbor). Up to MAX_FRAMES pictures are read and every row's
  * first and last sample touched, so a picture the reader lays out wrongly is
- * caught by ASan. Every failure must say why.
+ * caught by ASan. Every failure must say why. Frames are read under a limit
+ * of MAX_FRAME_BYTES a frame.
  */
 #include <signal.h>
 #include <stdint.h>
@@ -19,6 +20,14 @@
 #include "fuzz_common.h"
 
 #define MAX_FRAMES 4
+/* Frames are read under a limit (as the CLI's --max-memory sets one), and
+ * scripts/fuzz runs this target with small -rss_limit_mb/-malloc_limit_mb: a
+ * header claiming a huge picture must be refused, not decoded, so memory
+ * growing far beyond this limit is a finding. Before a decoder knows its
+ * pixel format FFmpeg can only be held to a pixel count (about 1.25 times
+ * this many pixels, io/ffmpeg_reader.c): 16 MiB keeps even a packed 16-bit
+ * RGBA picture of that many (185 MB) under the 256 MB malloc limit. */
+#define MAX_FRAME_BYTES ((uint64_t)16 << 20)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -39,7 +48,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char msg[512] = "";
     TvmafVideoFormat fmt;
     TvmafFfReader *r = NULL;
-    if (tvmaf_ff_open(&r, path, NULL, NULL, 0, "fuzz", &fmt, msg, sizeof(msg))) {
+    if (tvmaf_ff_open(&r, path, NULL, NULL, 0, "fuzz", MAX_FRAME_BYTES, &fmt, msg,
+                      sizeof(msg))) {
         unlink(path);
         if (!msg[0]) abort(); /* every failure says why */
         return 0;
