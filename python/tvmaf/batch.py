@@ -25,6 +25,27 @@ the task's tvmaf sees its GPU as device 0). A task whose tvmaf process dies
 a pair that tvmaf refuses (missing file, bad format) fails at once with its
 message, since running it again would fail the same way.
 
+Outputs (a row's output, the --out table) follow the rule of every regular
+file tvmaf writes (tvmaf/_outputs.py, as the CLI's tools/outputs.c). Before
+anything is scored, each row's output is compared with every input of the
+run (the manifest, each row's ref and dis) and every other row's output by
+file identity: device and inode for an existing file, the resolved path
+(symbolic links followed) for one not there yet; special files (/dev/null, a
+FIFO) are exempt. A row whose output names an input, or the output of a row
+before it, is refused as a bad_row that names both (like any other bad row:
+the other pairs are scored; the CLI's batch refuses such a row the same
+way); an --out naming any of them refuses the whole run before it starts,
+since it is no row's fault. tvmaf writes a pair's JSON to its stdout, which
+the task sends to a temporary file in the output's folder named for the run
+and the row, `.NAME.tmp-RUN-LINE`; it replaces the output by rename() once
+complete and synced, with the output's mode when it exists, else 0666 less
+the driver's umask (the same on every node), through a symbolic link (the
+file it names is replaced). A special file is written in place. The
+temporary file is removed when the task fails or is interrupted (SIGINT,
+SIGTERM), by the next attempt of a task whose worker was killed outright,
+and by the driver after each task's last attempt and, for the tasks still
+running, when the driver stops (a signal, Ctrl-C).
+
 Exit status 0 when every pair was scored, 1 otherwise (a summary on stderr).
 """
 import argparse
@@ -32,10 +53,13 @@ import csv
 import io
 import json
 import os
+import secrets
 import socket
 import subprocess
 import sys
-import tempfile
+
+from ._outputs import (Output, OutputError, current_umask, identity, remove_temporary,
+                       terminate_raises, write_file)
 
 COLUMNS = {
     'ref': 'ref', 'reference': 'ref', 'dis': 'dis', 'distorted': 'dis',
@@ -163,8 +187,8 @@ def read_manifest(path):
     return rows
 
 
-def pair_command(exe, values, options, out_json):
-    """The tvmaf command line of one pair."""
+def pair_command(exe, values, options):
+    """The tvmaf command line of one pair (its JSON on stdout)."""
     cmd = [exe, '-r', values['ref'], '-d', values['dis']]
     for col, flag in (('width', '-w'), ('height', '-h'), ('pix_fmt', '-p'), ('bitdepth', '-b')):
         if col in values:
@@ -175,45 +199,111 @@ def pair_command(exe, values, options, out_json):
     cmd += list(options)
     if '--precision' not in options:
         cmd += ['--precision', 'max']
-    return cmd + ['--json', '-o', out_json, '-q']
+    return cmd + ['--json', '-o', '-', '-q']
 
 
 class PairCrashed(Exception):
     """tvmaf died (a signal): worth another attempt, elsewhere if need be."""
 
 
-def score_pair(exe, values, options, env):
+def score_pair(exe, values, options, env, umask=None, tag=None):
     """One pair, run as a Ray task: a dict for the results table. Raises
-    PairCrashed when tvmaf dies, so that Ray retries the task."""
+    PairCrashed when tvmaf dies, so that Ray retries the task. The row's
+    output is written by the rule of tvmaf/_outputs.py with `umask` (the
+    driver's) through the temporary file `.NAME.tmp-TAG`."""
     worker = f'{socket.gethostname()}:{os.getpid()}'
     keep = values.get('output')
-    try:
-        fd, out = tempfile.mkstemp(suffix='.json', dir=os.path.dirname(keep) if keep else None)
-        os.close(fd)
-    except OSError as e:
-        return {'status': 'failed', 'worker': worker,
-                'error': f'cannot write beside "{keep}": {e.strerror}'}
-    try:
-        p = subprocess.run(pair_command(exe, values, options, out), capture_output=True,
-                           text=True, env=dict(os.environ, **env))
-        if p.returncode < 0:
-            raise PairCrashed(f'tvmaf was killed by signal {-p.returncode} '
-                              f'({p.stderr.strip()[-300:]})')
-        if p.returncode:
-            lines = [l for l in p.stderr.strip().splitlines() if l.strip()]
-            return {'status': 'failed', 'worker': worker,
-                    'error': lines[-1] if lines else f'tvmaf exited with status {p.returncode}'}
-        with open(out) as f:
-            res = json.load(f)
-        vmaf = res.get('pooled_metrics', {}).get('vmaf', {}).get('mean')
-        if keep:
-            os.replace(out, keep)
-            out = None
-        return {'status': 'ok', 'vmaf_mean': '' if vmaf is None else repr(float(vmaf)),
-                'frames': len(res.get('frames', [])), 'worker': worker}
-    finally:
-        if out and os.path.exists(out):
-            os.unlink(out)
+    with terminate_raises():
+        try:
+            out = Output(keep, umask, tag) if keep else None
+        except OutputError as e:
+            return {'status': 'failed', 'worker': worker, 'error': str(e)}
+        try:
+            to_file = out is not None and out.fd is not None
+            p = subprocess.run(pair_command(exe, values, options), env=dict(os.environ, **env),
+                               stdout=out.fd if to_file else subprocess.PIPE,
+                               stderr=subprocess.PIPE)
+            stderr = p.stderr.decode('utf-8', 'replace').strip()
+            if p.returncode < 0:
+                raise PairCrashed(f'tvmaf was killed by signal {-p.returncode} ({stderr[-300:]})')
+            if p.returncode:
+                lines = [l for l in stderr.splitlines() if l.strip()]
+                error = lines[-1] if lines else f'tvmaf exited with status {p.returncode}'
+                if to_file and 'writing to stdout failed: ' in error:  # the output's
+                    error = f'writing "{keep}" failed: ' + \
+                        error.split('writing to stdout failed: ', 1)[1] + \
+                        (' (the existing file is unchanged)' if os.path.lexists(out.target)
+                         else '')
+                return {'status': 'failed', 'worker': worker, 'error': error}
+            if to_file:
+                with open(out.tmp, 'rb') as f:
+                    data = f.read()
+            else:
+                data = p.stdout
+            try:
+                res = json.loads(data)
+            except ValueError as e:
+                return {'status': 'failed', 'worker': worker,
+                        'error': f'tvmaf exited with status 0 but its JSON scores are not '
+                                 f'readable: {e}'}
+            vmaf = res.get('pooled_metrics', {}).get('vmaf', {}).get('mean')
+            if out is not None:
+                if not to_file:
+                    out.write(data)
+                out.commit()
+            return {'status': 'ok', 'vmaf_mean': '' if vmaf is None else repr(float(vmaf)),
+                    'frames': len(res.get('frames', [])), 'worker': worker}
+        except OutputError as e:
+            return {'status': 'failed', 'worker': worker, 'error': str(e)}
+        finally:
+            if out is not None:
+                out.discard()
+
+
+def check_files(rows, manifest, table):
+    """The identity rule before anything is scored: fails each row (of those
+    without an error) whose output is an input of the run (the manifest, any
+    row's ref or dis) or an earlier row's output; returns the reason the
+    table `table` (None: stdout) cannot be written, else None."""
+    run = [row for row in rows if row.error is None]
+    inputs = {}
+    manifest_id = identity(manifest)
+    for row in run:
+        for col, what in (('ref', 'reference'), ('dis', 'distorted')):
+            key = identity(row.values[col])
+            if key is not None:
+                inputs.setdefault(key, (row.line, what))
+    outputs = {}
+    for row in run:
+        out = row.values.get('output')
+        key = identity(out) if out is not None else None
+        if key is None:  # no output, or a special file
+            continue
+        own = [what for col, what in (('ref', 'reference'), ('dis', 'distorted'))
+               if identity(row.values[col]) == key]
+        if own:
+            row.fail(f'output "{out}" is its own {own[0]} input (the scores would overwrite it)')
+        elif key == manifest_id:
+            row.fail(f'output "{out}" is the manifest (the scores would overwrite it)')
+        elif key in inputs:
+            line, what = inputs[key]
+            row.fail(f'output "{out}" is line {line}\'s {what} input (the scores would '
+                     'overwrite it)')
+        elif key in outputs:
+            row.fail(f'output "{out}" is line {outputs[key]}\'s output too')
+        else:
+            outputs[key] = row.line
+    key = identity(table) if table is not None else None
+    if key is None:
+        return None
+    if key == manifest_id:
+        return f'--out "{table}" is the manifest'
+    if key in inputs:
+        line, what = inputs[key]
+        return f'--out "{table}" is line {line}\'s {what} input'
+    if key in outputs:
+        return f'--out "{table}" is line {outputs[key]}\'s output'
+    return None
 
 
 def write_table(rows, results, f):
@@ -257,40 +347,61 @@ def parse_args(argv):
 
 def main(argv=None):
     args, options = parse_args(sys.argv[1:] if argv is None else argv)
+    with terminate_raises():  # SIGTERM: the `finally` below still removes temporary files
+        try:
+            return run(args, options)
+        except KeyboardInterrupt:
+            print('tvmaf.batch: interrupted', file=sys.stderr)
+            return 130
+
+
+def run(args, options):
     try:
         rows = read_manifest(args.manifest)
     except ManifestError as e:
         print(f'tvmaf.batch: {e}', file=sys.stderr)
         return 1
+    table_error = check_files(rows, args.manifest, args.out)
+    if table_error:
+        print(f'tvmaf.batch: {table_error} (it would be overwritten); nothing was scored',
+              file=sys.stderr)
+        return 1
     results = {}
-    outputs = {}
     for row in rows:
-        out = row.values.get('output')
-        if row.error is None and out is not None and out in outputs:
-            row.fail(f'output "{out}" is line {outputs[out]}\'s output too')
-        elif out is not None:
-            outputs[out] = row.line
         if row.error is not None:
             print(f'tvmaf.batch: {args.manifest}:{row.line}: {row.error}', file=sys.stderr)
             results[row.line] = {'status': 'bad_row', 'error': row.error}
 
     import ray
+    from . import _outputs
+    # the task's code travels with it: workers need not import this package
     if __name__ != '__main__':
-        # the task's code travels with it: workers need not import this package
         ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    ray.cloudpickle.register_pickle_by_value(_outputs)
     exe = args.tvmaf if os.path.isabs(args.tvmaf) or os.sep not in args.tvmaf \
         else os.path.abspath(args.tvmaf)
     env = {k: os.environ[k] for k in ('TVMAF_MODEL_PATH',) if k in os.environ}
-    if args.ray == 'local':
-        ray.init(num_cpus=args.num_cpus, include_dashboard=False, logging_level='WARNING',
-                 log_to_driver=False, object_store_memory=100 << 20)
-    else:
-        ray.init(address=args.ray, logging_level='WARNING', log_to_driver=False)
+    umask = current_umask()
+    run_id = secrets.token_hex(4)  # names the temporary files: .NAME.tmp-RUN-LINE
+
+    def tag(row):
+        return f'{run_id}-{row.line}'
+
+    def sweep(row):  # what a worker killed outright left
+        if row.values.get('output'):
+            remove_temporary(row.values['output'], tag(row))
+
+    pending = {}
     try:
+        if args.ray == 'local':
+            ray.init(num_cpus=args.num_cpus, include_dashboard=False, logging_level='WARNING',
+                     log_to_driver=False, object_store_memory=100 << 20)
+        else:
+            ray.init(address=args.ray, logging_level='WARNING', log_to_driver=False)
         task = ray.remote(score_pair).options(
             num_cpus=args.cpus_per_task, num_gpus=args.gpus_per_task,
             max_retries=args.max_retries, retry_exceptions=[PairCrashed])
-        pending = {task.remote(exe, row.values, options, env): row
+        pending = {task.remote(exe, row.values, options, env, umask, tag(row)): row
                    for row in rows if row.line not in results}
         while pending:
             done, _ = ray.wait(list(pending), num_returns=1)
@@ -303,18 +414,35 @@ def main(argv=None):
                 if type(cause).__name__ == 'PairCrashed':
                     why = f'after {args.max_retries + 1} attempts: {why}'
                 results[row.line] = {'status': 'failed', 'error': why}
+            sweep(row)
             if results[row.line]['status'] != 'ok':
                 print(f'tvmaf.batch: {args.manifest}:{row.line}: {results[row.line]["error"]}',
                       file=sys.stderr)
     finally:
+        if pending:  # stopped early: end the tasks still running before removing their files
+            for ref in pending:
+                try:
+                    ray.cancel(ref, force=True)
+                except Exception:
+                    pass
+            try:
+                ray.wait(list(pending), num_returns=len(pending), timeout=30)
+            except Exception:
+                pass
         ray.shutdown()
+        for row in pending.values():
+            sweep(row)
 
+    buf = io.StringIO()
+    write_table(rows, results, buf)
+    table_written = True
     if args.out:
-        with open(args.out, 'w', newline='') as f:
-            write_table(rows, results, f)
+        try:
+            write_file(args.out, buf.getvalue().encode('utf-8', 'surrogateescape'), umask)
+        except OutputError as e:
+            print(f'tvmaf.batch: {e}', file=sys.stderr)
+            table_written = False
     else:
-        buf = io.StringIO()
-        write_table(rows, results, buf)
         sys.stdout.write(buf.getvalue())
     failed = sorted(r.line for r in rows if results[r.line]['status'] != 'ok')
     summary = f'tvmaf.batch: {len(rows)} pair{"" if len(rows) == 1 else "s"}, ' \
@@ -323,7 +451,7 @@ def main(argv=None):
         summary += f' (line{"" if len(failed) == 1 else "s"} {", ".join(map(str, failed[:20]))}' \
                    f'{", ..." if len(failed) > 20 else ""})'
     print(summary, file=sys.stderr)
-    return 1 if failed else 0
+    return 1 if failed or not table_written else 0
 
 
 if __name__ == '__main__':
