@@ -30,7 +30,11 @@ typedef struct TvmafBackendOps {
     int (*available)(unsigned gpu_index);
     /* whether --backend auto may choose device `gpu_index` (NULL: when
      * available): OpenCL declines CPU devices (PoCL), which the CPU backend
-     * outruns */
+     * outruns. Every default run asks it, so on a machine without the
+     * backend's device it must be cheap (no driver loaded: OpenCL looks for
+     * a GPU device node and a GPU platform first) and must not let a driver
+     * kill the process (OpenCL lists its devices in a child process first;
+     * opencl_runtime.h) */
     int (*auto_ok)(unsigned gpu_index);
     /* starts opening the device for a context with these settings */
     int (*open)(TvmafGpu **gpu, const TvmafConfiguration *cfg, char *msg, size_t msg_len);

@@ -209,10 +209,9 @@ static int resolve_backend(TvmafContext *ctx)
     switch (ctx->cfg.backend) {
     case TVMAF_BACKEND_CPU: break;
     case TVMAF_BACKEND_AUTO:
-        for (unsigned i = 0; tvmaf_gpu_backends[i] && !ops; i++)
-            if (tvmaf_gpu_backends[i]->auto_ok ? tvmaf_gpu_backends[i]->auto_ok(ctx->cfg.gpu_index)
-                                               : tvmaf_gpu_backends[i]->available(ctx->cfg.gpu_index))
-                ops = tvmaf_gpu_backends[i];
+        /* the choice tvmaf_backend_choose reports (a backend's auto_ok is
+         * cheap where it has no device: backend.h) */
+        ops = tvmaf_auto_backend(ctx->cfg.gpu_index);
         break;
     default:
         ops = tvmaf_backend_ops(ctx->cfg.backend);

@@ -1,12 +1,24 @@
 /*
- * OpenCL runtime: the ICD loader reached through dlopen, the device list.
+ * OpenCL runtime: the ICD loader reached through dlopen, the device list,
+ * and --backend auto's probe (opencl_runtime.h says why it is separate).
  */
+#include <ctype.h>
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "gpu/opencl/opencl_runtime.h"
 
@@ -19,6 +31,7 @@ static struct {
     void *lib;
     TvmafClDeviceInfo dev[MAX_DEVICES];
     int n;
+    atomic_int listed; /* set once load() has run in this process */
 } rt = { .once = PTHREAD_ONCE_INIT };
 
 static _Thread_local char last_error[320];
@@ -145,15 +158,21 @@ static void load(void)
     if (list && *list && strcmp(list, "0")) tvmaf_cl_device_list_print();
 }
 
+static void load_once(void)
+{
+    load();
+    atomic_store(&rt.listed, 1);
+}
+
 int tvmaf_cl_device_count(void)
 {
-    pthread_once(&rt.once, load);
+    pthread_once(&rt.once, load_once);
     return rt.n;
 }
 
 const TvmafClDeviceInfo *tvmaf_cl_device(unsigned index)
 {
-    return (int)index < tvmaf_cl_device_count() ? &rt.dev[index] : NULL;
+    return index < (unsigned)tvmaf_cl_device_count() ? &rt.dev[index] : NULL;
 }
 
 void tvmaf_cl_device_list_print(void)
@@ -166,6 +185,265 @@ void tvmaf_cl_device_list_print(void)
                                                                                   : "other",
                 i->fp64 ? ", fp64" : "");
     }
+}
+
+/* ---- --backend auto's probe (opencl_runtime.h: why, and the two steps) ---- */
+
+/* How long the child may take to list the devices: a driver's first start
+ * on a cold multi-GPU host takes seconds; one that hangs is given up. */
+#define PROBE_TIMEOUT_MS 30000
+
+/* Whether `name` is `prefix` followed by a digit ("renderD128"). */
+static int prefix_digit(const char *name, const char *prefix)
+{
+    const size_t n = strlen(prefix);
+    return !strncmp(name, prefix, n) && isdigit((unsigned char)name[n]);
+}
+
+/* Whether directory `dir` has an entry of one of `prefixes` followed by a digit. */
+static int dir_has_node(const char *dir, const char *const *prefixes)
+{
+    DIR *d = opendir(dir);
+    if (!d) return 0;
+    int found = 0;
+    for (struct dirent *e; !found && (e = readdir(d));)
+        for (const char *const *p = prefixes; *p && !found; p++) found = prefix_digit(e->d_name, *p);
+    closedir(d);
+    return found;
+}
+
+/* A device node of a GPU or accelerator driver: DRM render nodes (Intel,
+ * AMD, Mesa), AMD's compute node, NVIDIA's per-GPU nodes (not nvidiactl,
+ * which a container may have with no GPU), WSL's GPU, Arm Mali, Qualcomm
+ * Adreno, the kernel's compute accelerators. */
+static int gpu_node_present(void)
+{
+    static const char *const dev[] = { "nvidia", "mali", "kgsl-3d", NULL };
+    static const char *const dri[] = { "renderD", NULL };
+    static const char *const accel[] = { "accel", NULL };
+    return !access("/dev/kfd", F_OK) || !access("/dev/dxg", F_OK) ||
+           dir_has_node("/dev/dri", dri) || dir_has_node("/dev/accel", accel) ||
+           dir_has_node("/dev", dev);
+}
+
+/* Whether library `lib` (`len` characters, a path or a file name) is PoCL's. */
+static int is_pocl(const char *lib, size_t len)
+{
+    size_t base = 0;
+    for (size_t i = 0; i < len; i++)
+        if (lib[i] == '/') base = i + 1;
+    return len - base >= 7 && !strncmp(lib + base, "libpocl", 7);
+}
+
+/* Whether ICD file `path` names a library other than PoCL's (an unreadable
+ * or empty file: no, the loader skips it too). */
+static int icd_file_other(const char *path)
+{
+    const int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    char buf[1024];
+    const ssize_t n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n <= 0) return 0;
+    buf[n] = 0;
+    const char *s = buf;
+    while (*s && isspace((unsigned char)*s)) s++;
+    size_t len = strlen(s);
+    while (len && isspace((unsigned char)s[len - 1])) len--;
+    return len && !is_pocl(s, len);
+}
+
+/* Whether `path`, an ICD file or a directory of *.icd files (the loaders'
+ * vendor directory), registers a library other than PoCL's. */
+static int icd_path_other(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st)) return 0;
+    if (!S_ISDIR(st.st_mode)) return icd_file_other(path);
+    DIR *d = opendir(path);
+    if (!d) return 0;
+    int found = 0;
+    for (struct dirent *e; !found && (e = readdir(d));) {
+        const size_t n = strlen(e->d_name);
+        if (n < 5 || strcmp(e->d_name + n - 4, ".icd")) continue;
+        char file[4096];
+        if ((size_t)snprintf(file, sizeof(file), "%s/%s", path, e->d_name) < sizeof(file))
+            found = icd_file_other(file);
+    }
+    closedir(d);
+    return found;
+}
+
+/* Whether a platform other than PoCL's CPU driver is registered with the ICD
+ * loader: a vendor file (the default directory, or the directory or file
+ * OCL_ICD_VENDORS / OPENCL_VENDOR_PATH names; a bare name is a file of the
+ * default directory, as ocl-icd reads it), a library of OCL_ICD_FILENAMES,
+ * or PoCL told to use a driver that is not the CPU's (POCL_DEVICES: cuda,
+ * level0, hsa, vulkan, remote, ...). */
+static int icd_other_present(void)
+{
+    if (icd_path_other("/etc/OpenCL/vendors")) return 1;
+    static const char *const vendor_env[] = { "OCL_ICD_VENDORS", "OPENCL_VENDOR_PATH" };
+    for (unsigned i = 0; i < 2; i++) {
+        const char *v = getenv(vendor_env[i]);
+        if (!v || !*v) continue;
+        char path[4096];
+        snprintf(path, sizeof(path), "%s%s", strchr(v, '/') ? "" : "/etc/OpenCL/vendors/", v);
+        if (icd_path_other(path)) return 1;
+    }
+    const char *files = getenv("OCL_ICD_FILENAMES");
+    for (const char *f = files; f && *f;) {
+        const size_t len = strcspn(f, ":");
+        if (len && !is_pocl(f, len)) return 1;
+        f += len + (f[len] == ':');
+    }
+    const char *pocl = getenv("POCL_DEVICES");
+    for (const char *p = pocl; p && *p;) {
+        p += strspn(p, " ,");
+        const size_t len = strcspn(p, " ,");
+        static const char *const cpu[] = { "pthread", "basic", "cpu", "cpu-minimal", "tbb" };
+        int is_cpu = 0;
+        for (unsigned i = 0; i < sizeof(cpu) / sizeof(cpu[0]); i++)
+            is_cpu |= strlen(cpu[i]) == len && !strncmp(p, cpu[i], len);
+        if (len && !is_cpu) return 1;
+        p += len;
+    }
+    return 0;
+}
+
+/* What the child tells: the type of every device it listed. */
+typedef struct {
+    unsigned magic;
+    int n;
+    cl_device_type type[MAX_DEVICES];
+} ProbeRecord;
+
+#define PROBE_MAGIC 0x7463706cu
+
+static struct {
+    pthread_once_t once;
+    ProbeRecord rec; /* rec.n 0 where nothing was probed or the probe failed */
+} probe = { .once = PTHREAD_ONCE_INIT };
+
+/* The child: lists the devices (load) and writes their types to `fd`. Its
+ * stdout and stderr are /dev/null (a driver's chatter, and nothing may reach
+ * the parent's output file through an inherited stdio buffer: _exit, and
+ * exit() would flush into /dev/null), and it leaves no core file when the
+ * driver aborts. */
+static void probe_child(int fd)
+{
+    const struct rlimit no_core = { 0, 0 };
+    setrlimit(RLIMIT_CORE, &no_core);
+    const int null = open("/dev/null", O_RDWR);
+    if (null >= 0) {
+        dup2(null, STDOUT_FILENO);
+        dup2(null, STDERR_FILENO);
+    }
+    rt.n = 0;
+    load();
+    ProbeRecord r = { .magic = PROBE_MAGIC, .n = rt.n };
+    for (int k = 0; k < rt.n; k++) r.type[k] = rt.dev[k].type;
+    const char *p = (const char *)&r;
+    for (size_t left = sizeof(r); left;) {
+        const ssize_t w = write(fd, p, left);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) _exit(2);
+        p += w;
+        left -= (size_t)w;
+    }
+    _exit(0);
+}
+
+static long long mono_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+static void probe_failed(const char *why)
+{
+    fprintf(stderr, "tvmaf WARNING OpenCL probe failed (%s); using the CPU\n", why);
+}
+
+static void probe_run(void)
+{
+    const char *mode = getenv("TVMAF_OPENCL_AUTO");
+    if (mode && (!strcmp(mode, "off") || !strcmp(mode, "0"))) return;
+    if (!(mode && !strcmp(mode, "probe")) && !(gpu_node_present() && icd_other_present()))
+        return;
+    char why[160];
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC)) {
+        snprintf(why, sizeof(why), "pipe: %s", strerror(errno));
+        probe_failed(why);
+        return;
+    }
+    /* Forked from a process that may have threads (a caller's, the CLI's
+     * readers): glibc makes malloc and the dynamic loader usable in the child
+     * (it holds malloc's locks across fork and resets the loader's), which is
+     * all load() needs before the driver's own start-up. */
+    const pid_t pid = fork();
+    if (pid == 0) {
+        close(fds[0]);
+        probe_child(fds[1]);
+    }
+    close(fds[1]);
+    if (pid < 0) {
+        snprintf(why, sizeof(why), "fork: %s", strerror(errno));
+        close(fds[0]);
+        probe_failed(why);
+        return;
+    }
+    ProbeRecord r;
+    size_t got = 0;
+    int timed_out = 0;
+    const long long deadline = mono_ms() + PROBE_TIMEOUT_MS;
+    while (got < sizeof(r)) {
+        const long long left = deadline - mono_ms();
+        struct pollfd pfd = { .fd = fds[0], .events = POLLIN };
+        const int k = left > 0 ? poll(&pfd, 1, (int)left) : 0;
+        if (k < 0 && errno == EINTR) continue;
+        if (k == 0) timed_out = 1;
+        if (k <= 0) break;
+        const ssize_t n = read(fds[0], (char *)&r + got, sizeof(r) - got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break; /* the child ended */
+        got += (size_t)n;
+    }
+    close(fds[0]);
+    if (timed_out) kill(pid, SIGKILL);
+    int status = 0;
+    pid_t w;
+    while ((w = waitpid(pid, &status, 0)) < 0 && errno == EINTR) {}
+    /* w < 0 (ECHILD): the caller reaps children itself (SIGCHLD ignored);
+     * the record alone then says whether the child finished */
+    if (timed_out)
+        snprintf(why, sizeof(why), "no answer in %d s", PROBE_TIMEOUT_MS / 1000);
+    else if (w == pid && WIFSIGNALED(status))
+        snprintf(why, sizeof(why), "signal %d: %s", WTERMSIG(status), strsignal(WTERMSIG(status)));
+    else if (w == pid && (!WIFEXITED(status) || WEXITSTATUS(status)))
+        snprintf(why, sizeof(why), "exit status %d", WEXITSTATUS(status));
+    else if (got != sizeof(r) || r.magic != PROBE_MAGIC || r.n < 0 || r.n > MAX_DEVICES)
+        snprintf(why, sizeof(why), "no answer");
+    else {
+        probe.rec = r;
+        return;
+    }
+    probe_failed(why);
+}
+
+const TvmafClDeviceInfo *tvmaf_cl_auto_device(unsigned index)
+{
+    /* listed in this process already (--gpus, tvmaf_gpu_count, a context
+     * on --backend opencl): nothing left to probe */
+    if (!atomic_load(&rt.listed)) {
+        pthread_once(&probe.once, probe_run);
+        if (index >= (unsigned)probe.rec.n || (probe.rec.type[index] & CL_DEVICE_TYPE_CPU))
+            return NULL;
+    }
+    const TvmafClDeviceInfo *d = tvmaf_cl_device(index);
+    return d && !(d->type & CL_DEVICE_TYPE_CPU) ? d : NULL;
 }
 
 static pthread_mutex_t inject_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -81,6 +81,45 @@ const TvmafClDeviceInfo *tvmaf_cl_device(unsigned index);
 /* Prints the list, one line per device, to stderr. */
 void tvmaf_cl_device_list_print(void);
 
+/*
+ * --backend auto: device `index` of the list when it is a GPU or accelerator
+ * that auto may take, else NULL (a CPU device, no such device, no GPU here).
+ *
+ * Not tvmaf_cl_device: the ICD loader opens every registered platform, and on
+ * a machine without a GPU that is PoCL, a CPU driver auto declines anyway
+ * (the CPU backend outruns it). Loading it made every auto run of a tiny pair
+ * (2 frames of 576x324, 40 ms on the CPU) 40 ms and 59 MB of RSS dearer, and
+ * under an address-space limit PoCL aborted the process (SIGABRT in its
+ * thread pool's start-up) where the CPU backend reports out of memory. So:
+ *
+ * 1. The loader is opened only where an OpenCL GPU can be present: a GPU
+ *    device node exists (/dev/dri/renderD*, /dev/kfd, /dev/nvidia<N>,
+ *    /dev/dxg, /dev/mali<N>, /dev/kgsl-3d<N>, /dev/accel/accel<N>) AND a
+ *    platform that can drive it is registered: an ICD other than PoCL's
+ *    (/etc/OpenCL/vendors/(*).icd, what OCL_ICD_VENDORS, OPENCL_VENDOR_PATH or
+ *    OCL_ICD_FILENAMES add), or PoCL told to use a driver other than its
+ *    CPU's (POCL_DEVICES=cuda, level0, ...). A few stat/readdir calls, tens
+ *    of microseconds. Both, not either: most desktops have a render node (an
+ *    integrated GPU) with only PoCL registered, and a vendor ICD without a
+ *    node is a driver installed in a container given no GPU.
+ * 2. There, the devices are listed first in a child process (fork): a driver
+ *    that aborts or crashes while starting kills the child, not the caller,
+ *    and auto says once on stderr "tvmaf WARNING OpenCL probe failed (signal
+ *    6: Aborted); using the CPU" (likewise a child that exits with an error
+ *    or gives no answer in 30 s) and returns NULL. Only when the child listed
+ *    a GPU at `index` is the loader opened in this process (the device is
+ *    then opened here; on such a machine the driver starts twice).
+ *
+ * TVMAF_OPENCL_AUTO=probe skips step 1 (always probes, in the child: for a
+ * platform step 1 cannot see, e.g. PoCL built with its CUDA driver and no
+ * POCL_DEVICES); TVMAF_OPENCL_AUTO=off (or 0) keeps auto off OpenCL. Once
+ * this process has listed the devices (tvmaf_cl_device_count: --backend
+ * opencl, tvmaf_gpu_count), auto reads that list and probes nothing.
+ * --backend opencl lists the devices in this process, as before (PoCL's
+ * included).
+ */
+const TvmafClDeviceInfo *tvmaf_cl_auto_device(unsigned index);
+
 /* For tests: the kernel launch after `after` more launches fails (-EIO), and
  * every one after it; negative: no failure injected. */
 void tvmaf_cl_inject_launch_failure(long after);
