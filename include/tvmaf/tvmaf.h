@@ -206,6 +206,17 @@ int tvmaf_feature_score_pooled(TvmafContext *ctx, const char *key,
 int tvmaf_aggregate_score(TvmafContext *ctx, const char *key, double *score);
 
 /*
+ * Adds a per-frame value computed elsewhere under `key` at frame `index`
+ * (libvmaf's vmaf_import_feature_score). The outputs list the key where a
+ * one-thread run would first have added it: after the keys of the frames
+ * submitted so far, before those of later frames; after the flush, after
+ * every key there is. -EINVAL where the key has a value at that frame.
+ * The score readers above and tvmaf_write_output() wait for the frames in
+ * flight, so they may be called before tvmaf_flush() too.
+ */
+int tvmaf_import_score(TvmafContext *ctx, const char *key, double value, unsigned index);
+
+/*
  * What a run collected, for callers that read every score (the report writer,
  * language bindings); call after tvmaf_flush() (and tvmaf_score_model()).
  * tvmaf_frame_count: frames submitted (the index range of the scores).
@@ -269,6 +280,31 @@ int tvmaf_use_model(TvmafContext *ctx, TvmafModel *model);
  * any collection's member and statistics keys, as libvmaf's vmaf lists them.
  * A frame lacking one of the model's features is an error naming it. */
 int tvmaf_score_model(TvmafContext *ctx, TvmafModel *model);
+
+/*
+ * One frame at a time, as libvmaf scores on request (vmaf_score_at_index):
+ * the model's score of frame `index` (a collection's model "0"), the value
+ * kept under its key if there is one, else predicted from the frame's feature
+ * values and kept (listed after the keys there are, like every key these
+ * calls keep). Waits for the frames in flight. -EINVAL, with a message,
+ * where one of the model's features has no value at that frame.
+ */
+int tvmaf_score_model_at_index(TvmafContext *ctx, TvmafModel *model, unsigned index,
+                               double *score);
+
+/*
+ * A bootstrap collection at frame `index` (libvmaf's
+ * vmaf_score_at_index_model_collection): every member's score, kept as
+ * NAME_0001, NAME_0002, ..., then stats[] = bagging, stddev, ci_p95_lo,
+ * ci_p95_hi, kept as NAME_bagging, NAME_stddev, NAME_ci_p95_lo,
+ * NAME_ci_p95_hi (values kept by an earlier call are returned as they are).
+ * -EINVAL for a single model.
+ */
+int tvmaf_score_collection_at_index(TvmafContext *ctx, TvmafModel *model, unsigned index,
+                                    double stats[4]);
+
+/* The number of members of a bootstrap collection; 0 for a single model. */
+unsigned tvmaf_model_members(const TvmafModel *model);
 
 /* The model's key (its name). */
 const char *tvmaf_model_name(const TvmafModel *model);

@@ -117,6 +117,7 @@ struct TvmafContext {
     int err; /* first error */
     char msg[1024];
     char *defaults; /* cfg.feature_defaults, owned */
+    uint32_t caller_seq; /* keys added by the caller (tvmaf_context_caller_order) */
 
 };
 
@@ -607,7 +608,8 @@ static void run_frame(TvmafContext *ctx, unsigned w, Job *job)
             const bool failed = ctx->err != 0;
             pthread_mutex_unlock(&ctx->lock);
             if (run && !failed) {
-                TvmafSink sink = { ctx->collector, { in_range ? scored : job->index, i, 0 },
+                /* extractors are 1, 2, ...: 0 is the caller's (tvmaf_context_caller_order) */
+                TvmafSink sink = { ctx->collector, { in_range ? scored : job->index, i + 1, 0 },
                                    ctx->range_first, ctx->range_count };
                 const TvmafPicture *prev[TVMAF_PREV_REFS];
                 for (int k = 0; k < TVMAF_PREV_REFS; k++)
@@ -766,6 +768,33 @@ static void wait_idle(TvmafContext *ctx)
     pthread_mutex_unlock(&ctx->lock);
 }
 
+void tvmaf_context_wait_idle(TvmafContext *ctx)
+{
+    wait_idle(ctx);
+}
+
+TvmafOrder tvmaf_context_caller_order(TvmafContext *ctx)
+{
+    const uint32_t seq = ctx->caller_seq++;
+    if (ctx->flushed || ctx->appended) return (TvmafOrder){ UINT32_MAX, TVMAF_ORDER_CALLER, seq };
+    /* the next frame's phase, before its first extractor (1): the key comes
+     * after what the frames so far added and before what the next one adds */
+    return (TvmafOrder){ ctx->pic_cnt, 0, seq };
+}
+
+int tvmaf_import_score(TvmafContext *ctx, const char *key, double value, unsigned index)
+{
+    if (!ctx || !key || !*key) return -EINVAL;
+    int err = tvmaf_collector_append(ctx->collector, key, index, value,
+                                     tvmaf_context_caller_order(ctx));
+    if (err == -EEXIST) {
+        snprintf(ctx->msg, sizeof(ctx->msg), "\"%s\" has a value at frame %u already", key,
+                 index);
+        return -EINVAL;
+    }
+    return err;
+}
+
 int tvmaf_flush(TvmafContext *ctx)
 {
     if (!ctx) return -EINVAL;
@@ -789,7 +818,7 @@ int tvmaf_flush(TvmafContext *ctx)
             for (unsigned k = 1; k < s->n_inst && !err; k++)
                 err = s->ex->merge(s->inst[0], s->inst[k]);
         if (!err && s->ex->flush) {
-            TvmafSink sink = { ctx->collector, { UINT32_MAX, i, 0 }, ctx->range_first,
+            TvmafSink sink = { ctx->collector, { UINT32_MAX, i + 1, 0 }, ctx->range_first,
                                ctx->range_count };
             err = s->ex->flush(s->inst[0], &sink);
         }
@@ -913,6 +942,7 @@ int tvmaf_feature_score_at_index(TvmafContext *ctx, const char *key, double *sco
                                  unsigned index)
 {
     if (!ctx || !key || !score) return -EINVAL;
+    wait_idle(ctx); /* no worker appends while the collector is read */
     int k = tvmaf_collector_find(ctx->collector, key);
     if (k < 0 || !tvmaf_collector_get(ctx->collector, (unsigned)k, index, score))
         return -EINVAL;
@@ -926,6 +956,7 @@ int tvmaf_feature_score_pooled(TvmafContext *ctx, const char *key,
                                unsigned index_low, unsigned index_high)
 {
     if (!ctx || !key || !score || index_low > index_high) return -EINVAL;
+    wait_idle(ctx); /* no worker appends while the collector is read */
     int k = tvmaf_collector_find(ctx->collector, key);
     if (k < 0) return -EINVAL;
     const unsigned sub = tvmaf_context_subsample(ctx);
@@ -954,6 +985,7 @@ int tvmaf_feature_score_pooled(TvmafContext *ctx, const char *key,
 int tvmaf_aggregate_score(TvmafContext *ctx, const char *key, double *score)
 {
     if (!ctx || !key || !score) return -EINVAL;
+    wait_idle(ctx); /* no worker appends while the collector is read */
     for (unsigned i = 0; i < tvmaf_collector_aggregate_count(ctx->collector); i++) {
         if (!strcmp(tvmaf_collector_aggregate_key(ctx->collector, i), key)) {
             *score = tvmaf_collector_aggregate_value(ctx->collector, i);

@@ -502,3 +502,110 @@ int tvmaf_score_model(TvmafContext *ctx, TvmafModel *model)
     if (err == -ENOMEM) model_error(model, "out of memory");
     return err;
 }
+
+/* One frame at a time (libvmaf's vmaf_score_at_index and
+ * vmaf_score_at_index_model_collection) --------------------------------------- */
+
+unsigned tvmaf_model_members(const TvmafModel *model)
+{
+    return model ? model->n_members : 0;
+}
+
+/* Keeps a score as the caller's key of this moment (listed after the keys
+ * there are, in the order the calls keep them). */
+static int keep(TvmafModel *model, TvmafContext *ctx, const char *key, unsigned i, double v)
+{
+    TvmafOrder order = tvmaf_context_caller_order(ctx);
+    return append(model, tvmaf_context_collector(ctx), key, i, v, &order);
+}
+
+/* The model's inputs at frame i, in `in` (its keys resolved with the
+ * model's current options). */
+static int inputs_at(TvmafContext *ctx, TvmafModel *model, unsigned i, Inputs *in)
+{
+    int err = prepare(model);
+    if (err) return err;
+    if ((err = inputs_init(in, model))) {
+        model_error(model, "out of memory");
+        return err;
+    }
+    return inputs_read(in, tvmaf_context_collector(ctx), i, model);
+}
+
+int tvmaf_score_model_at_index(TvmafContext *ctx, TvmafModel *model, unsigned index,
+                               double *score)
+{
+    if (!ctx || !model || !score) return -EINVAL;
+    tvmaf_context_wait_idle(ctx);
+    TvmafCollector *c = tvmaf_context_collector(ctx);
+    const TvmafSvr *main = model->main;
+    const int k = tvmaf_collector_find(c, main->name);
+    if (k >= 0 && tvmaf_collector_get(c, (unsigned)k, index, score)) return 0;
+    Inputs in;
+    memset(&in, 0, sizeof(in));
+    double x[TVMAF_MODEL_MAX_FEATURES], v;
+    int err = inputs_at(ctx, model, index, &in);
+    if (!err) {
+        gather(&in, 0, main, x);
+        err = predict(model, main, x, 0, &v);
+    }
+    if (!err) err = keep(model, ctx, main->name, index, v);
+    inputs_free(&in);
+    if (!err) *score = v;
+    return err;
+}
+
+int tvmaf_score_collection_at_index(TvmafContext *ctx, TvmafModel *model, unsigned index,
+                                    double stats[4])
+{
+    if (!ctx || !model || !stats) return -EINVAL;
+    if (!model->n_members) {
+        model_error(model, "model \"%s\" is not a bootstrap collection", model->label);
+        return -EINVAL;
+    }
+    tvmaf_context_wait_idle(ctx);
+    TvmafCollector *c = tvmaf_context_collector(ctx);
+    static const char *const suffix[4] = { "_bagging", "_stddev", "_ci_p95_lo", "_ci_p95_hi" };
+    const size_t nlen = strlen(model->collection_name) + 16;
+    char *name = malloc(nlen);
+    const unsigned nm = model->n_members;
+    double *raw = calloc(nm, sizeof(*raw));
+    Inputs in;
+    memset(&in, 0, sizeof(in));
+    int err = !name || !raw ? -ENOMEM : 0;
+    if (err) model_error(model, "out of memory");
+    /* scored by an earlier call: its values */
+    unsigned have = 0;
+    for (unsigned s = 0; !err && s < 4; s++) {
+        snprintf(name, nlen, "%s%s", model->collection_name, suffix[s]);
+        const int k = tvmaf_collector_find(c, name);
+        have += k >= 0 && tvmaf_collector_get(c, (unsigned)k, index, &stats[s]);
+    }
+    if (!err && have < 4) err = inputs_at(ctx, model, index, &in);
+    for (unsigned j = 0; !err && have < 4 && j < nm; j++) {
+        const TvmafSvr *m = model->member[j];
+        double x[TVMAF_MODEL_MAX_FEATURES], v;
+        gather(&in, j + 1, m, x);
+        /* the statistics take the unclipped, untransformed scores; the
+         * member's own score is that value transformed and clipped */
+        if ((err = predict(model, m, x, TVMAF_PREDICT_NO_CLIP | TVMAF_PREDICT_NO_TRANSFORM,
+                           &raw[j]))) break;
+        v = raw[j];
+        tvmaf_svr_finish(m, &v, 0);
+        err = keep(model, ctx, m->name, index, v);
+    }
+    if (!err && have < 4) {
+        TvmafBootstrapScore b;
+        tvmaf_bootstrap_stats(model->member[0], raw, nm, &b);
+        const double val[4] = { b.bagging, b.stddev, b.ci_p95_lo, b.ci_p95_hi };
+        for (unsigned s = 0; !err && s < 4; s++) {
+            snprintf(name, nlen, "%s%s", model->collection_name, suffix[s]);
+            err = keep(model, ctx, name, index, val[s]);
+            stats[s] = val[s];
+        }
+    }
+    inputs_free(&in);
+    free(raw);
+    free(name);
+    return err;
+}
