@@ -138,7 +138,7 @@ int main(void)
                "the goldens\n");
     } else {
         printf("this processor differs from the goldens': reproduce them with adm_div=table "
-               "(TVMAF_ADM_DIV=table)\n");
+               "(--adm-div table)\n");
     }
 #endif
 

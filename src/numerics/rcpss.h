@@ -140,8 +140,7 @@ int tvmaf_rcp_div_parse(const char *name);
 
 /*
  * The mode float ADM uses for the option value `name`: "host", "table",
- * "ieee", or "auto" (also NULL or ""), which takes the environment variable
- * TVMAF_ADM_DIV if set and non-empty, else "host". Where this processor has
+ * "ieee", or "auto" (also NULL or ""), which is "host". Where this processor has
  * no RCPSS instruction, "host" becomes "table" (noted once on stderr).
  * Returns the enum TvmafRcpDiv value, or -EINVAL with a message.
  */
