@@ -41,6 +41,27 @@ static int parse_gpus(CliOptions *o, const char *app)
         fprintf(stderr, "%s: give --gpu N (one device) or --gpus LIST, not both\n", app);
         return -1;
     }
+    /* the list's form first: a malformed list is refused the same on any machine */
+    unsigned n = 0;
+    unsigned long listed[MAX_GPUS];
+    const int all = !strcmp(arg, "all");
+    for (const char *c = arg; !all;) {
+        char *end;
+        errno = 0;
+        const unsigned long v = strtoul(c, &end, 10);
+        if (end == c || *c == '-' || *c == '+' || errno || v > 4096 || (*end && *end != ',')) {
+            fprintf(stderr, "%s: invalid value \"%s\" for --gpus (expected all, or device "
+                    "numbers separated by commas: 0,1,2)\n", app, arg);
+            return -1;
+        }
+        if (n == MAX_GPUS) {
+            fprintf(stderr, "%s: --gpus: at most %d devices\n", app, MAX_GPUS);
+            return -1;
+        }
+        listed[n++] = v;
+        if (!*end) break;
+        c = end + 1;
+    }
     const enum TvmafBackend backend = tvmaf_backend_choose(s->backend, 0);
     if (backend == TVMAF_BACKEND_CPU) {
         fprintf(stderr, "%s: --gpus %s: no GPU here for --backend auto; for another device "
@@ -54,32 +75,15 @@ static int parse_gpus(CliOptions *o, const char *app)
                 bname);
         return -1;
     }
-    unsigned n = 0;
-    if (!strcmp(arg, "all")) {
-        for (int i = 0; i < have && i < MAX_GPUS; i++) o->gpus[n++] = (unsigned)i;
-    } else {
-        for (const char *c = arg;;) {
-            char *end;
-            errno = 0;
-            const unsigned long v = strtoul(c, &end, 10);
-            if (end == c || *c == '-' || *c == '+' || errno || v > 4096 || (*end && *end != ',')) {
-                fprintf(stderr, "%s: invalid value \"%s\" for --gpus (expected all, or device "
-                        "numbers separated by commas: 0,1,2)\n", app, arg);
-                return -1;
-            }
-            if (n == MAX_GPUS) {
-                fprintf(stderr, "%s: --gpus: at most %d devices\n", app, MAX_GPUS);
-                return -1;
-            }
-            if ((int)v >= have) {
-                fprintf(stderr, "%s: --gpus %s: there is no %s device %lu (this machine has "
-                        "%d: 0..%d)\n", app, arg, bname, v, have, have - 1);
-                return -1;
-            }
-            o->gpus[n++] = (unsigned)v;
-            if (!*end) break;
-            c = end + 1;
+    if (all)
+        for (int i = 0; i < have && i < MAX_GPUS; i++) listed[n++] = (unsigned)i;
+    for (unsigned i = 0; i < n; i++) {
+        if (listed[i] >= (unsigned long)have) {
+            fprintf(stderr, "%s: --gpus %s: there is no %s device %lu (this machine has "
+                    "%d: 0..%d)\n", app, arg, bname, listed[i], have, have - 1);
+            return -1;
         }
+        o->gpus[i] = (unsigned)listed[i];
     }
     s->backend = backend;
     s->gpus = o->gpus;
