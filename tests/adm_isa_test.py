@@ -19,8 +19,23 @@ heap-dependent width, it prints its note on stderr and frame 0 matches (tvmaf re
 fresh libvmaf process does; later frames may read what the previous frame left there).
 
 --generate runs the given libvmaf `vmaf` (built with its asm, on a CPU with AVX-512) with
---cpumask 0 (AVX-512), 48 (AVX2) and 56 (C). TVMAF_TEST_QUICK=1 checks a sample of the widths
-(all up to 400, then every 13th). Standard library only.
+--cpumask 0 (AVX-512), 48 (AVX2) and 56 (C). Standard library only.
+
+Sampled by default, whole with TVMAF_TEST_FULL=1. The full sweep is every width of the expected
+file: option set 0 at 33..2048, set 1 at its 220 widths, 2 depths, 3 ISAs (13416 runs, about
+10 minutes on 2 cores; each run is mostly process start-up). By default (and with
+TVMAF_TEST_QUICK=1) each option set and depth checks, with all three ISAs, a fixed sample of its
+widths (sample_widths):
+  - every width up to 84: the heap-dependent widths (33..36, 49..52, 65..68, 81..84), the widths
+    where cm is scalar at some scale, the first DWT defect of each ISA and scale;
+  - the first and the last width of every width class (width_class: at which scales each vector
+    build has the DWT defect, and at which scales cm has vector lanes), so the defect of each
+    ISA at each scale and depth is checked at its smallest and its largest width;
+  - every 61st (set 0) or 13th (set 1) width of the rest: primes, so the lane leftovers
+    (blocks of 16, 14, 8, 6, 4, 2) go through their residues up to 2048.
+check() fails when the sample misses a width class or a pattern of the expected file (which ISAs
+agree, which are heap-dependent), so it stays complete when the constants change. Every run is
+still compared exactly (the hash of every printed output).
 """
 
 import hashlib
@@ -47,11 +62,72 @@ SETS = ((0, "adm=debug=true", "texture"),
             "adm_csf_diag_scale=0.25", "lines"))
 
 
-def widths(quick, opt_set=0):
+def widths(opt_set=0):
+    """Every width of an option set (what --generate writes, what TVMAF_TEST_FULL=1 checks)."""
     ws = range(W_MIN, BASE_W + 1)
     if opt_set:
-        return [w for w in ws if w <= 140 or w % (34 if quick else 17) == 0]
-    return [w for w in ws if w <= 400 or w % 13 == 0] if quick else list(ws)
+        return [w for w in ws if w <= 140 or w % 17 == 0]
+    return list(ws)
+
+
+# The default sample (module docstring): every width up to SAMPLE_ALL_UP_TO, the first and last
+# width of each width class, and every SAMPLE_STRIDE[opt_set]-th width of the rest.
+SAMPLE_ALL_UP_TO = 84
+SAMPLE_STRIDE = (61, 13)
+# outputs per vector block of the DWT's horizontal pass (adm_math.h, adm_dwt_block; 0: no
+# vector blocks), per vector build, scale and depth
+DWT_BLOCK = {"avx512": lambda k, bits: 8 if k else (32 if bits == 8 else 64),
+             "avx2": lambda k, bits: 4 if k else (0 if bits == 8 else 16)}
+
+
+def width_class(w, bits):
+    """What the width decides in adm's code paths (adm_math.h, "Which reference build"): the
+    (ISA, scale) pairs whose DWT reads past a row (adm_dwt_reads_past: the last output of a row
+    ends a vector block), and the scales whose cm has vector lanes (adm_border >= 1)."""
+    n, sides = w, []
+    for _ in range(4):
+        n = (n + 1) // 2
+        sides.append(n)
+    defect = tuple((isa, k) for isa, block in DWT_BLOCK.items() for k, n in enumerate(sides)
+                   if block(k, bits) and n > 1 and (n - 1) % block(k, bits) == 0)
+    cm_vector = tuple(int(n * 0.1 - 0.5) >= 1 for n in sides)
+    return defect, cm_vector
+
+
+def sample_widths(opt_set, bits):
+    ws = widths(opt_set)
+    first, last = {}, {}
+    for w in ws:
+        c = width_class(w, bits)
+        first.setdefault(c, w)
+        last[c] = w
+    rest = [w for w in ws if w > SAMPLE_ALL_UP_TO]
+    pick = {w for w in ws if w <= SAMPLE_ALL_UP_TO} | set(first.values()) | set(last.values())
+    pick |= set(rest[::SAMPLE_STRIDE[opt_set]])
+    return sorted(pick)
+
+
+def expected_pattern(exp, opt_set, bits, w):
+    """Which ISAs the reference agrees between at a width, and where its heap decides."""
+    toks = [exp[(opt_set, bits, w, isa)] for isa, _ in ISAS]
+    return (tuple(toks[i][0] == toks[j][0] for i, j in ((0, 1), (0, 2), (1, 2))),
+            "".join(t[2] for t in toks))
+
+
+def sample_gaps(exp, opt_set, bits, sample):
+    """What the sample misses of the full sweep: width classes, patterns of the expected file
+    (each named with the first width that has it)."""
+    full = [w for w in widths(opt_set) if all((opt_set, bits, w, isa) in exp for isa, _ in ISAS)]
+    gaps = []
+    for what, f in (("width class", lambda w: width_class(w, bits)),
+                    ("pattern of the expected file", lambda w: expected_pattern(exp, opt_set, bits, w))):
+        have = {f(w) for w in sample if w in full}
+        missing = {}
+        for w in full:
+            if f(w) not in have:
+                missing.setdefault(f(w), w)
+        gaps += [f"{what} {c} (first at width {w})" for c, w in missing.items()]
+    return gaps
 
 
 def lcg(seed):
@@ -163,7 +239,7 @@ def generate(ref_exe):
     for opt_set, feature, kind in SETS:
         for bits in DEPTHS:
             ref, dis = (encode(x, bits) for x in base_frames(bits, kind))
-            for w in widths(False, opt_set):
+            for w in widths(opt_set):
                 write_crop(r, ref, w, bits)
                 write_crop(d, dis, w, bits)
                 toks = []
@@ -204,15 +280,21 @@ def load_expected():
 
 
 def check(exe, extra=()):
-    quick = os.environ.get("TVMAF_TEST_QUICK") == "1"
+    full = os.environ.get("TVMAF_TEST_FULL") == "1"
     exp = load_expected()
     tmp = tempfile.mkdtemp(prefix="adm_isa_")
     r, d = os.path.join(tmp, "r.yuv"), os.path.join(tmp, "d.yuv")
-    failures, n, n_nondet = [], 0, 0
+    failures, n, n_nondet, n_widths, n_all = [], 0, 0, 0, 0
     for opt_set, feature, kind in SETS:
         for bits in DEPTHS:
+            ws = widths(opt_set) if full else sample_widths(opt_set, bits)
+            n_widths += len(ws)
+            n_all += len(widths(opt_set))
+            if not full:
+                failures += [f"set {opt_set}, {bits} bits: the sample misses a {g}"
+                             for g in sample_gaps(exp, opt_set, bits, ws)]
             ref, dis = (encode(x, bits) for x in base_frames(bits, kind))
-            for w in widths(quick, opt_set):
+            for w in ws:
                 write_crop(r, ref, w, bits)
                 write_crop(d, dis, w, bits)
                 for isa, _ in ISAS:
@@ -247,8 +329,9 @@ def check(exe, extra=()):
     os.rmdir(tmp)
     for f in failures[:40]:
         print("FAIL", f)
-    print(f"adm_isa: {n} runs ({n_nondet} at heap-dependent widths), {len(failures)} failures"
-          + (" (quick sample)" if quick else ""))
+    print(f"adm_isa: {n} runs ({n_nondet} at heap-dependent widths), {len(failures)} failures; "
+          + (f"every width ({n_widths} widths x 3 ISAs)" if full else
+             f"a sample: {n_widths} of {n_all} widths x 3 ISAs (TVMAF_TEST_FULL=1: all)"))
     return 1 if failures or n == 0 else 0
 
 

@@ -76,6 +76,12 @@ def quick_env():
     return os.environ.get('TVMAF_TEST_QUICK') == '1'
 
 
+def full_env():
+    """TVMAF_TEST_FULL=1: the tests that check a sample of a sweep by default (adm_isa,
+    gpus_*, opencl_parity; each test's header says what) run the whole sweep."""
+    return os.environ.get('TVMAF_TEST_FULL') == '1'
+
+
 def is_quick(clip):
     return clip['w'] * clip['h'] <= QUICK_MAX_PIXELS
 

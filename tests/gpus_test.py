@@ -19,6 +19,14 @@ device.
 - refusals: a device number past the device count, a malformed list, --gpus
   with --backend cpu, --gpus with --gpu: one clear line, exit status 1.
 
+Sampled by default, whole with TVMAF_TEST_FULL=1 (about half the time by default):
+- the three-pair ladder on cups_576x324 scores its first 16 frames (--frame_cnt 16, the
+  fewest for CUDA's upload counts), all 48 with TVMAF_TEST_FULL=1; the 10-bit ladder is whole;
+- the split checks each of its four variants in one format and each format against the
+  unsplit and CPU runs: JSON with 2 ranges and with --subsample, CSV with 3 ranges and with
+  --frame_skip/--frame_cnt; TVMAF_TEST_FULL=1 checks every variant in both formats.
+TVMAF_TEST_QUICK=1 (the sanitizer pass) checks the JSON half of the split only.
+
 usage: gpus_test.py TVMAF_EXE --backend opencl|cuda [--clips DIR]
 TVMAF_TEST_GPUS=LIST replaces the two-entry list 0,0 (a multi-GPU host: 0,1);
 the three-range split uses LIST,0.
@@ -33,7 +41,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from golden_common import Result, parse_clip_info, quick_env, strip_volatile, test_arg_parser  # noqa: E402
+from golden_common import (Result, full_env, parse_clip_info, quick_env, strip_volatile,  # noqa: E402
+                           test_arg_parser)
 
 FMT_FLAG = {'json': '--json', 'csv': '--csv', 'xml': '--xml'}
 SPLIT_FEATURES = ['--feature', 'motion', '--feature', 'float_motion', '--feature', 'speed_temporal',
@@ -81,6 +90,7 @@ class Test:
         self.exe, self.backend, self.clip_dir = exe, backend, clip_dir
         self.clips, self.tmp, self.res = clips, tmp, res
         self.quick = quick_env()
+        self.full = full_env()
         self.gpus = os.environ.get('TVMAF_TEST_GPUS', '0,0')
         self.gpus3 = self.gpus + ',0'
 
@@ -219,6 +229,10 @@ class Test:
         os.makedirs(d)
         opts = ['--precision', 'max', '--feature', 'psnr', '--feature', 'float_motion',
                 '--feature', 'ciede']
+        if frames > 16 and not self.full:
+            # the sample (module docstring): 16 frames keep every count checked below
+            frames = 16
+            opts += ['--frame_cnt', str(frames)]
         dis = ('dis', 'ref', 'dis')
         argv = ['-r', self.path(name, 'ref')]
         for w in dis:
@@ -317,14 +331,20 @@ class Test:
                     ('2 ranges, --subsample 5', ['--gpus', self.gpus], ['--subsample', '5']),
                     ('2 ranges, skip 3 and 2, --frame_cnt 40', ['--gpus', self.gpus],
                      ['--frame_skip_ref', '3', '--frame_skip_dist', '2', '--frame_cnt', '40'])]
-        if self.quick:
-            variants = variants[:1] + variants[2:3]
-        for fmt in (('json', 'csv') if not self.quick else ('json',)):
-            whole = self.output(base + be, fmt)
+        # (format, variants): everything with TVMAF_TEST_FULL=1, else each variant in one format
+        if self.full:
+            plan = [('json', variants), ('csv', variants)]
+        else:
+            plan = [('json', variants[0::2]), ('csv', variants[1::2])]
+            if self.quick:
+                plan = plan[:1]
+        whole = {}
+        for fmt, fmt_variants in plan:
+            whole[fmt] = self.output(base + be, fmt)
             cpu = self.output(base + ['--backend', 'cpu'], fmt)
-            self.same(f'split: the unsplit {self.backend} run = the CPU run ({fmt})', whole, cpu)
-            for what, gpus, extra in variants:
-                exp = whole if not extra else self.output(base + be + extra, fmt)
+            self.same(f'split: the unsplit {self.backend} run = the CPU run ({fmt})', whole[fmt], cpu)
+            for what, gpus, extra in fmt_variants:
+                exp = whole[fmt] if not extra else self.output(base + be + extra, fmt)
                 got = self.output(base + be + gpus + extra, fmt)
                 self.same(f'split {what} = unsplit ({fmt})', got, exp)
         # the comparison can fail: ranges without warm-up frames differ
@@ -336,7 +356,7 @@ class Test:
             got = self.output(base + be + ['--gpus', self.gpus], 'json', {'TVMAF_TEST_SPLIT_WARMUP': '0'})
         finally:
             self.exe = plain_exe
-        unsplit = self.output(base + be, 'json')
+        unsplit = whole['json']
         self.res.check(got != unsplit,
                        'negative control: ranges without warm-up differ from the unsplit run')
         got = self.output(base + be + ['--gpus', self.gpus], 'json', {'TVMAF_TEST_SPLIT_WARMUP': '0'})
