@@ -28,7 +28,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from golden_common import Result, parse_clip_info, strip_volatile, test_arg_parser  # noqa: E402
+from golden_common import Result, load_clips, strip_volatile, test_arg_parser  # noqa: E402
 
 LIMIT_KIB = 400000  # the issue's ulimit -v 400000
 SWEEP_KIB = list(range(250000, 650001, 5000))
@@ -145,13 +145,9 @@ def same_as_cpu(res, exe, cups, clips_dir):
 def main():
     args = test_arg_parser().parse_args()
     exe = os.path.abspath(args.tvmaf)
-    clips = {}
-    for name in ('forest_1920x1080', 'cups_576x324'):
-        info = os.path.join(args.clips, name + '.info')
-        if not os.path.exists(info):
-            print(f'clip {name} missing in {args.clips} (scripts/bootstrap decodes the clips)')
-            return 1
-        clips[name] = parse_clip_info(info, name)
+    clips = load_clips(args.clips, ('forest_1920x1080', 'cups_576x324'))
+    if clips is None:
+        return 1
     res = Result()
     memory_limit(res, exe, clips['forest_1920x1080'], args.clips)
     same_as_cpu(res, exe, clips['cups_576x324'], args.clips)

@@ -14,7 +14,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from golden_common import Result, parse_clip_info, strip_volatile, test_arg_parser  # noqa: E402
+from golden_common import Result, load_clips, strip_volatile, test_arg_parser  # noqa: E402
 
 CLIPS = ('cups_576x324', 'cups_576x324_10b', 'noise_320x180', 'tiny_177x99')
 FMT_FLAG = {'json': '--json', 'xml': '--xml', 'csv': '--csv'}
@@ -23,13 +23,9 @@ FMT_FLAG = {'json': '--json', 'xml': '--xml', 'csv': '--csv'}
 def main():
     args = test_arg_parser().parse_args()
     exe = os.path.abspath(args.tvmaf)
-    clips = {}
-    for name in CLIPS:
-        info = os.path.join(args.clips, name + '.info')
-        if not os.path.exists(info):
-            print(f'clip {name} missing in {args.clips} (scripts/bootstrap decodes the clips)')
-            return 1
-        clips[name] = parse_clip_info(info, name)
+    clips = load_clips(args.clips, CLIPS)
+    if clips is None:
+        return 1
     res = Result()
     tmp = tempfile.mkdtemp(prefix='tvmaf_batch_')
     try:

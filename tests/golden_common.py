@@ -125,6 +125,19 @@ def read_clips(shared):
     return clips
 
 
+def load_clips(clip_dir, names):
+    """The .info of each named clip in clip_dir, by name; None (after saying which is missing)
+    when one is not there."""
+    clips = {}
+    for name in names:
+        info = os.path.join(clip_dir, name + '.info')
+        if not os.path.exists(info):
+            print(f'clip {name} missing in {clip_dir} (scripts/bootstrap decodes the clips)')
+            return None
+        clips[name] = parse_clip_info(info, name)
+    return clips
+
+
 def clip_paths(clip, clip_dir):
     return (os.path.join(clip_dir, clip['name'] + '.ref.yuv'),
             os.path.join(clip_dir, clip['name'] + '.dis.yuv'))

@@ -41,7 +41,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from golden_common import (Result, full_env, parse_clip_info, quick_env, strip_volatile,  # noqa: E402
+from golden_common import (Result, full_env, load_clips, quick_env, strip_volatile,  # noqa: E402
                            test_arg_parser)
 
 FMT_FLAG = {'json': '--json', 'csv': '--csv', 'xml': '--xml'}
@@ -55,13 +55,9 @@ def main():
     ap.add_argument('--backend', required=True, choices=('opencl', 'cuda'))
     args = ap.parse_args()
     exe = os.path.abspath(args.tvmaf)
-    clips = {}
-    for name in ('cups_576x324', 'cups_576x324_10b', 'tiny_177x99'):
-        info = os.path.join(args.clips, name + '.info')
-        if not os.path.exists(info):
-            print(f'clip {name} missing in {args.clips} (scripts/bootstrap decodes the clips)')
-            return 1
-        clips[name] = parse_clip_info(info, name)
+    clips = load_clips(args.clips, ('cups_576x324', 'cups_576x324_10b', 'tiny_177x99'))
+    if clips is None:
+        return 1
     res = Result()
     tmp = tempfile.mkdtemp(prefix='tvmaf_gpus_')
     try:

@@ -49,6 +49,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 T0 = time.monotonic()
 
+sys.path.insert(0, os.path.dirname(HERE))
+from golden_common import Result  # noqa: E402
+
 FFMPEG_SUITE = 'trixie'
 FFMPEG_VERSION_PREFIX = '7:7.1'
 FQM_VERSION = '3.13.0'
@@ -88,20 +91,6 @@ RUNS = [
     ('vmaf_v1.0.16_3d0h, n_threads=2', 'model=version=vmaf_v1.0.16_3d0h:n_threads=2',
      ['-m', 'version=vmaf_v1.0.16_3d0h', '--threads', '2'], ['vmaf']),
 ]
-
-
-class Result:
-    def __init__(self):
-        self.passed = self.failed = 0
-
-    def check(self, ok, name, detail=''):
-        if ok:
-            self.passed += 1
-            print(f'ok    {name}')
-        else:
-            self.failed += 1
-            print(f'FAIL  {name}: {detail}')
-        sys.stdout.flush()
 
 
 def say(msg):
