@@ -24,13 +24,6 @@ int output_writable(const char *path)
     return !access(dir, W_OK);
 }
 
-int output_same_file(const char *out, const char *in)
-{
-    struct stat so, si;
-    if (stat(out, &so) || (strcmp(in, "-") ? stat(in, &si) : fstat(STDIN_FILENO, &si))) return 0;
-    return S_ISREG(so.st_mode) && so.st_dev == si.st_dev && so.st_ino == si.st_ino;
-}
-
 void file_id_get(FileId *id, const char *path, int output)
 {
     memset(id, 0, sizeof(*id));

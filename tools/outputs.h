@@ -29,10 +29,6 @@ int output_write(const char *app, const char *path, OutputWriter write, void *ar
 /* Whether `path` can be created or overwritten (errno says why not). */
 int output_writable(const char *path);
 
-/* Whether `out` names the same regular file as the input `in` ("-": the file
- * stdin is redirected from). */
-int output_same_file(const char *out, const char *in);
-
 /*
  * What a file of a run is, for the rule that no output replaces an input or
  * another output: a regular file by device and inode (stdin's, for "-"), an

@@ -148,18 +148,13 @@ static int pair_open_context(const Settings *s, Pair *p)
     return 0;
 }
 
-/* Whether the pair's outputs can be written and do not replace an input. */
-static int pair_check_outputs(const Settings *s, Pair *p, const char *path_ref)
+/* Whether the pair's outputs can be written (that none replaces an input is
+ * checked for the whole command before: batch.c). */
+static int pair_check_outputs(const Settings *s, Pair *p)
 {
     const char *app = p->label, *out_path = p->out_path;
     if (out_path && strcmp(out_path, "-") && !output_writable(out_path)) {
         fprintf(stderr, "%s: cannot write \"%s\": %s\n", app, out_path, strerror(errno));
-        return -1;
-    }
-    if (out_path && (output_same_file(out_path, path_ref) ||
-                     output_same_file(out_path, p->path_dis))) {
-        fprintf(stderr, "%s: -o \"%s\" is the %s input; the scores would overwrite it\n", app,
-                out_path, output_same_file(out_path, path_ref) ? "reference" : "distorted");
         return -1;
     }
     const char *reports[2] = { s->report_path, s->plot_path };
@@ -184,7 +179,7 @@ int pair_setup(const Settings *s, Pair *p, const char *path_ref, TvmafVideoReade
                 "headers give the size and format\n", p->label);
     if (pair_check_formats(s, p, rd_ref) || pair_open_context(s, p)) return -1;
     if (s->segment && !split_warmup_enough(s, p)) return -1;
-    return pair_check_outputs(s, p, path_ref);
+    return pair_check_outputs(s, p);
 }
 
 /* Once per pair and run: a sample above the declared bit depth. */
