@@ -103,7 +103,7 @@ static int group_open(Group *g)
     for (unsigned i = 0; i < g->np; i++) {
         Pair *p = &g->pairs[i];
         if (open_input(s, p->label, p->path_dis, 1, max_frame_bytes, &p->rd_dis) ||
-            pair_setup(s, p, g->path_ref, g->rd_ref))
+            pair_setup(s, p, g->rd_ref))
             pair_fail(p);
     }
     if (s->gate && s->segment == 1) split_gate_signal(s->gate, count_live(g) > 0);

@@ -171,7 +171,7 @@ static int pair_check_outputs(const Settings *s, Pair *p)
 /* The distorted input's checks against the reference, then its context, its
  * models and features, and its outputs' checks: everything before the first
  * frame. Prints one line and returns -1 on failure. */
-int pair_setup(const Settings *s, Pair *p, const char *path_ref, TvmafVideoReader *rd_ref)
+int pair_setup(const Settings *s, Pair *p, TvmafVideoReader *rd_ref)
 {
     if ((s->raw.w || s->raw.h || s->raw.pix_fmt || s->raw.bpc) && tvmaf_reader_is_y4m(rd_ref) &&
         tvmaf_reader_is_y4m(p->rd_dis) && s->segment <= 1)

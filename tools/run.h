@@ -96,7 +96,7 @@ void pair_fail(Pair *p);
 /* The distorted input's checks against the reference, then its context, its
  * models and features, and its outputs' checks: everything before the first
  * frame. Prints one line and returns -1 on failure. */
-int pair_setup(const Settings *s, Pair *p, const char *path_ref, TvmafVideoReader *rd_ref);
+int pair_setup(const Settings *s, Pair *p, TvmafVideoReader *rd_ref);
 
 /* Once per pair and run: warns of a sample above the declared bit depth
  * (`newline` first ends the progress line). */
