@@ -1,5 +1,6 @@
 /*
- * Tests of the raw YUV / Y4M reader (src/io/video_reader.c).
+ * Tests of the raw YUV and Y4M modules of the reader (src/io/raw.c, y4m.c,
+ * through reader.c).
  *
  * Every input is generated here with known sample values, written to a
  * temporary file under /tmp (or into a pipe), read back and compared sample
@@ -25,6 +26,15 @@
 
 static int failures;
 static int checks;
+
+/* tvmaf_reader_open with a raw geometry (NULL: none). */
+static int open_with(TvmafReader **r, const char *path, const TvmafVideoFormat *raw, char *msg,
+                     size_t msg_len)
+{
+    TvmafReaderConfig cfg = { .max_frame_bytes = 0 };
+    if (raw) cfg.raw = *raw;
+    return tvmaf_reader_open(r, path, &cfg, msg, msg_len);
+}
 
 #define CHECK(cond, ...)                                                     \
     do {                                                                     \
@@ -175,12 +185,13 @@ static void expect_frames(const char *what, const char *path, const TvmafVideoFo
                           unsigned w, unsigned h, unsigned n)
 {
     char msg[512];
-    TvmafVideoReader *r = NULL;
-    int rc = tvmaf_reader_open(&r, path, raw, msg, sizeof(msg));
+    TvmafReader *r = NULL;
+    int rc = open_with(&r, path, raw, msg, sizeof(msg));
     CHECK(rc == 0, "%s: open returned %d: %s", what, rc, msg);
     if (rc) return;
     CHECK(msg[0] == '\0', "%s: message after success: %s", what, msg);
-    CHECK(tvmaf_reader_is_y4m(r) == y4m, "%s: is_y4m %d", what, tvmaf_reader_is_y4m(r));
+    CHECK(!strcmp(tvmaf_reader_kind(r), y4m ? "y4m" : "raw"), "%s: kind %s", what,
+          tvmaf_reader_kind(r));
     const TvmafVideoFormat *vf = tvmaf_reader_format(r);
     CHECK(vf->pix_fmt == fmt && vf->bpc == bpc && vf->w == w && vf->h == h,
           "%s: format %d %u-bit %ux%u, expected %d %u-bit %ux%u", what,
@@ -221,8 +232,8 @@ static void expect_open_error(const char *what, const char *path, const TvmafVid
                               int err, const char *needle)
 {
     char msg[512] = "untouched";
-    TvmafVideoReader *r = (TvmafVideoReader *)&failures; /* must be reset */
-    int rc = tvmaf_reader_open(&r, path, raw, msg, sizeof(msg));
+    TvmafReader *r = (TvmafReader *)&failures; /* must be reset */
+    int rc = open_with(&r, path, raw, msg, sizeof(msg));
     CHECK(rc == err, "%s: open returned %d (%s), expected %d: %s", what, rc,
           rc < 0 ? strerror(-rc) : "ok", err, msg);
     CHECK(r == NULL, "%s: reader not NULL after failure", what);
@@ -248,8 +259,8 @@ static void expect_read_error(const char *what, const char *path, const TvmafVid
                               unsigned good, int err, const char *needle)
 {
     char msg[512];
-    TvmafVideoReader *r;
-    int rc = tvmaf_reader_open(&r, path, raw, msg, sizeof(msg));
+    TvmafReader *r;
+    int rc = open_with(&r, path, raw, msg, sizeof(msg));
     CHECK(rc == 0, "%s: open returned %d: %s", what, rc, msg);
     if (rc) return;
     TvmafPicture pic;
@@ -348,13 +359,13 @@ static void test_skip(void)
 {
     char msg[512];
     TvmafPicture pic;
-    TvmafVideoReader *r;
+    TvmafReader *r;
     TvmafVideoFormat raw = { TVMAF_PIX_FMT_YUV420P, 10, 7, 5 };
     Buf b = { 0 };
     for (unsigned f = 0; f < 5; f++) put_frame(&b, raw.pix_fmt, raw.bpc, raw.w, raw.h, f);
     const char *path = write_tmp(b.p, b.len);
 
-    int rc = tvmaf_reader_open(&r, path, &raw, msg, sizeof(msg));
+    int rc = open_with(&r, path, &raw, msg, sizeof(msg));
     CHECK(rc == 0, "skip raw open: %s", msg);
     if (!rc) {
         CHECK(tvmaf_reader_skip(r, 0, msg, sizeof(msg)) == 1, "skip 0");
@@ -369,7 +380,7 @@ static void test_skip(void)
     }
     /* truncated during a skip */
     const char *cut = write_tmp(b.p, b.len - 7);
-    rc = tvmaf_reader_open(&r, cut, &raw, msg, sizeof(msg));
+    rc = open_with(&r, cut, &raw, msg, sizeof(msg));
     CHECK(rc == 0, "skip truncated open: %s", msg);
     if (!rc) {
         rc = tvmaf_reader_skip(r, 5, msg, sizeof(msg));
@@ -380,7 +391,7 @@ static void test_skip(void)
 
     make_y4m(&b, "W5 H3 C422p12", "FRAME\n", TVMAF_PIX_FMT_YUV422P, 12, 5, 3, 4);
     path = write_tmp(b.p, b.len);
-    rc = tvmaf_reader_open(&r, path, NULL, msg, sizeof(msg));
+    rc = open_with(&r, path, NULL, msg, sizeof(msg));
     CHECK(rc == 0, "skip y4m open: %s", msg);
     if (!rc) {
         CHECK(tvmaf_reader_skip(r, 3, msg, sizeof(msg)) == 1, "y4m skip 3: %s", msg);
@@ -543,8 +554,8 @@ static void test_paths(void)
                       "\"/tmp/tvmaf_vr_no_such_file.y4m\"");
     expect_open_error("missing dir", "/nonexistent_dir/x.yuv", NULL, -ENOENT, "Cannot open");
     /* a failed call with no message buffer must not crash */
-    TvmafVideoReader *r;
-    CHECK(tvmaf_reader_open(&r, "/tmp", NULL, NULL, 0) == -EISDIR, "NULL msg");
+    TvmafReader *r;
+    CHECK(open_with(&r, "/tmp", NULL, NULL, 0) == -EISDIR, "NULL msg");
 }
 
 /* Pipes ---------------------------------------------------------------- */
@@ -606,8 +617,8 @@ static void test_pipes(void)
     close(fd);
     clearerr(stdin);
     char msg[512];
-    TvmafVideoReader *r;
-    int rc = tvmaf_reader_open(&r, "-", NULL, msg, sizeof(msg));
+    TvmafReader *r;
+    int rc = open_with(&r, "-", NULL, msg, sizeof(msg));
     CHECK(rc == 0, "stdin open: %s", msg);
     if (!rc) {
         CHECK(tvmaf_reader_skip(r, 4, msg, sizeof(msg)) == 1, "stdin skip: %s", msg);
@@ -691,9 +702,9 @@ static void test_random_access(void)
                 if (partial) buf_put(&b, b.p, 3); /* 3 bytes of a sixth frame */
                 const char *path = write_tmp(b.p, b.len);
                 TvmafVideoFormat raw = { fmt, bpc, w, h };
-                TvmafVideoReader *r = NULL;
+                TvmafReader *r = NULL;
                 char msg[512];
-                CHECK(!tvmaf_reader_open(&r, path, &raw, msg, sizeof(msg)), "%s", msg);
+                CHECK(!open_with(&r, path, &raw, msg, sizeof(msg)), "%s", msg);
                 if (!r) { buf_free(&b); continue; }
                 tvmaf_reader_set_luma_only(r, luma_only);
                 CHECK(tvmaf_reader_skip(r, 1, msg, sizeof(msg)) == 1, "%s", msg);
@@ -720,7 +731,7 @@ static void test_random_access(void)
 
                 /* sequential luma-only reading: every frame's luma, then the end */
                 r = NULL;
-                CHECK(!tvmaf_reader_open(&r, path, &raw, msg, sizeof(msg)), "%s", msg);
+                CHECK(!open_with(&r, path, &raw, msg, sizeof(msg)), "%s", msg);
                 if (r) {
                     tvmaf_reader_set_luma_only(r, luma_only);
                     for (unsigned f = 0; f < N; f++) {

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "cli_parse.h"
-#include "io/ffmpeg_reader.h"
+#include "tvmaf/reader.h"
 #include "numerics/rcpss.h"
 #include "outputs.h"
 #include "tvmaf_config.h"
@@ -105,7 +105,7 @@ static void usage_inputs(FILE *f)
         " --max-memory N[K|M|G]      memory for the input pictures in flight (both inputs,\n"
         "                            read ahead and being scored; default 8G): inputs whose\n"
         "                            frames cannot fit are refused before any is read\n");
-    if (tvmaf_ff_available())
+    if (*tvmaf_reader_scale_filters()) /* a build with FFmpeg */
         fprintf(f,
         " --scale FILTER             scale an encoded distorted video of another size to the\n"
         "                            reference's, as ffmpeg -vf scale=W:H:flags=FILTER does:\n"

@@ -22,7 +22,7 @@ typedef struct Group {
     const char *label, *path_ref;
     Pair *pairs;
     unsigned np;
-    TvmafVideoReader *rd_ref;
+    TvmafReader *rd_ref;
     TvmafPrefetch *pf_ref;
     int show_progress;
     char msg[1024];
@@ -59,7 +59,7 @@ static size_t y4m_conflicts(char *bad, size_t len, const TvmafVideoFormat *given
  * contradicts a given value is refused (libvmaf would read the file as raw
  * YUV with them). Prints why and returns -1 on failure. */
 static int open_input(const Settings *s, const char *label, const char *path, int dis,
-                      uint64_t max_frame_bytes, TvmafVideoReader **rd)
+                      uint64_t max_frame_bytes, TvmafReader **rd)
 {
     const TvmafVideoFormat *raw = settings_raw(s, dis);
     const TvmafVideoFormat *own = dis ? &s->raw_dis : &s->raw_ref;
@@ -73,11 +73,13 @@ static int open_input(const Settings *s, const char *label, const char *path, in
         return -1;
     }
     char msg[1024] = "";
-    if (tvmaf_reader_open_limited(rd, path, raw, max_frame_bytes, msg, sizeof(msg))) {
+    TvmafReaderConfig cfg = { .max_frame_bytes = max_frame_bytes };
+    if (raw) cfg.raw = *raw;
+    if (tvmaf_reader_open(rd, path, &cfg, msg, sizeof(msg))) {
         fprintf(stderr, "%s: %s\n", label, msg);
         return -1;
     }
-    if (!tvmaf_reader_is_y4m(*rd)) return 0;
+    if (!reader_is(*rd, "y4m")) return 0;
     const TvmafVideoFormat *f = tvmaf_reader_format(*rd);
     char bad[160] = "";
     if (!y4m_conflicts(bad, sizeof(bad), own->w ? own : &s->raw, f)) return 0;
@@ -173,7 +175,7 @@ static unsigned read_ahead_frames(const Group *g, unsigned n_live, enum TvmafBac
     return ahead;
 }
 
-static int start_prefetch(const char *label, TvmafPrefetch **pf, TvmafVideoReader *rd,
+static int start_prefetch(const char *label, TvmafPrefetch **pf, TvmafReader *rd,
                           unsigned ahead, unsigned frame_cnt)
 {
     const int err = tvmaf_prefetch_start(pf, rd, ahead, frame_cnt);

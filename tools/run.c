@@ -16,6 +16,11 @@ const TvmafVideoFormat *settings_raw(const Settings *s, int dis)
     return s->raw.w && s->raw.h && s->raw.bpc && s->raw.pix_fmt ? &s->raw : NULL;
 }
 
+int reader_is(const TvmafReader *r, const char *kind)
+{
+    return !strcmp(tvmaf_reader_kind(r), kind);
+}
+
 const char *model_label(const ModelArg *m)
 {
     return m->version ? m->version : m->path;
@@ -46,14 +51,16 @@ static void ffmpeg_pix_fmt(char *out, size_t len, const TvmafVideoFormat *f)
 
 /* The distorted input's size, frame rate and format against the reference's
  * (scaling it where --scale says so). Prints why and returns -1 on failure. */
-static int pair_check_formats(const Settings *s, Pair *p, TvmafVideoReader *rd_ref)
+static int pair_check_formats(const Settings *s, Pair *p, TvmafReader *rd_ref)
 {
     const char *app = p->label;
     char msg[1024] = "";
     const TvmafVideoFormat *fr = tvmaf_reader_format(rd_ref), *fd = tvmaf_reader_format(p->rd_dis);
-    int nr, dr, nd, dd;
-    tvmaf_reader_frame_rate(rd_ref, &nr, &dr);
-    tvmaf_reader_frame_rate(p->rd_dis, &nd, &dd);
+    /* encoded streams' rates only: libvmaf scores Y4M pairs whatever their
+     * headers' F, and so does tvmaf */
+    int nr = 0, dr = 0, nd = 0, dd = 0;
+    if (reader_is(rd_ref, "ffmpeg")) tvmaf_reader_frame_rate(rd_ref, &nr, &dr);
+    if (reader_is(p->rd_dis, "ffmpeg")) tvmaf_reader_frame_rate(p->rd_dis, &nd, &dd);
     if (!s->ignore_fps && dr && dd && (int64_t)nr * dd != (int64_t)nd * dr) {
         fprintf(stderr, "%s: the reference (%d/%d fps) and the distorted (%d/%d fps) differ in "
                 "frame rate, so their frames do not line up; --ignore_frame_rate scores them "
@@ -66,7 +73,7 @@ static int pair_check_formats(const Settings *s, Pair *p, TvmafVideoReader *rd_r
             return -1;
         }
         fd = tvmaf_reader_format(p->rd_dis);
-    } else if ((fr->w != fd->w || fr->h != fd->h) && tvmaf_reader_is_encoded(p->rd_dis) &&
+    } else if ((fr->w != fd->w || fr->h != fd->h) && reader_is(p->rd_dis, "ffmpeg") &&
                fr->pix_fmt == fd->pix_fmt && fr->bpc == fd->bpc) {
         fprintf(stderr, "%s: the distorted video is %ux%u, the reference %ux%u: give --scale FILTER "
                 "(e.g. --scale bicubic, ffmpeg's default) to scale it to the reference's size\n",
@@ -171,10 +178,10 @@ static int pair_check_outputs(const Settings *s, Pair *p)
 /* The distorted input's checks against the reference, then its context, its
  * models and features, and its outputs' checks: everything before the first
  * frame. Prints one line and returns -1 on failure. */
-int pair_setup(const Settings *s, Pair *p, TvmafVideoReader *rd_ref)
+int pair_setup(const Settings *s, Pair *p, TvmafReader *rd_ref)
 {
-    if ((s->raw.w || s->raw.h || s->raw.pix_fmt || s->raw.bpc) && tvmaf_reader_is_y4m(rd_ref) &&
-        tvmaf_reader_is_y4m(p->rd_dis) && s->segment <= 1)
+    if ((s->raw.w || s->raw.h || s->raw.pix_fmt || s->raw.bpc) && reader_is(rd_ref, "y4m") &&
+        reader_is(p->rd_dis, "y4m") && s->segment <= 1)
         fprintf(stderr, "%s: warning: -w/-h/-p/-b are ignored: both inputs are Y4M, whose "
                 "headers give the size and format\n", p->label);
     if (pair_check_formats(s, p, rd_ref) || pair_open_context(s, p)) return -1;
@@ -183,7 +190,7 @@ int pair_setup(const Settings *s, Pair *p, TvmafVideoReader *rd_ref)
 }
 
 /* Once per pair and run: a sample above the declared bit depth. */
-void warn_depth(Pair *p, const char *path_ref, TvmafVideoReader *rd_ref,
+void warn_depth(Pair *p, const char *path_ref, TvmafReader *rd_ref,
                        const TvmafVideoFormat *fr, int newline)
 {
     const uint64_t at_r = tvmaf_reader_above_depth_frame(rd_ref);

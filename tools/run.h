@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "tvmaf/reader.h"
 #include "tvmaf/tvmaf.h"
 #include "io/video_reader.h"
 #include "io/prefetch.h"
@@ -70,7 +71,7 @@ typedef struct Pair {
     char label[4200];       /* what its messages start with ("tvmaf", "tvmaf: list.csv:3") */
     const char *path_dis, *out_path;
     TvmafModel *model[MAX_MODELS]; /* this pair's copies of the settings' models */
-    TvmafVideoReader *rd_dis;
+    TvmafReader *rd_dis;
     TvmafPrefetch *pf_dis;
     TvmafContext *ctx;
     unsigned n;             /* frames submitted */
@@ -86,6 +87,8 @@ typedef struct Pair {
  * --ref-format/--dis-format, else -w/-h/-p/-b when all four are given;
  * NULL: Y4M or encoded. */
 const TvmafVideoFormat *settings_raw(const Settings *s, int dis);
+/* Whether r reads its input with the module `kind` (tvmaf_reader_kind). */
+int reader_is(const TvmafReader *r, const char *kind);
 
 /* What a model is called in messages: its version, else its path. */
 const char *model_label(const ModelArg *m);
@@ -96,11 +99,11 @@ void pair_fail(Pair *p);
 /* The distorted input's checks against the reference, then its context, its
  * models and features, and its outputs' checks: everything before the first
  * frame. Prints one line and returns -1 on failure. */
-int pair_setup(const Settings *s, Pair *p, TvmafVideoReader *rd_ref);
+int pair_setup(const Settings *s, Pair *p, TvmafReader *rd_ref);
 
 /* Once per pair and run: warns of a sample above the declared bit depth
  * (`newline` first ends the progress line). */
-void warn_depth(Pair *p, const char *path_ref, TvmafVideoReader *rd_ref,
+void warn_depth(Pair *p, const char *path_ref, TvmafReader *rd_ref,
                 const TvmafVideoFormat *fr, int newline);
 
 /* The ranges of a split pair after the first set up once the first has (so

@@ -86,9 +86,11 @@ static int64_t count_frames(const char *path, const TvmafVideoFormat *raw, unsig
                             uint64_t max_frame_bytes, TvmafVideoFormat *fmt)
 {
     char msg[1024] = "";
-    TvmafVideoReader *r = NULL;
+    TvmafReader *r = NULL;
     int64_t n = -1;
-    if (tvmaf_reader_open_limited(&r, path, raw, max_frame_bytes, msg, sizeof(msg))) goto end;
+    TvmafReaderConfig cfg = { .max_frame_bytes = max_frame_bytes };
+    if (raw) cfg.raw = *raw;
+    if (tvmaf_reader_open(&r, path, &cfg, msg, sizeof(msg))) goto end;
     *fmt = *tvmaf_reader_format(r);
     tvmaf_reader_set_luma_only(r, 1);
     int rc = tvmaf_reader_skip(r, skip, msg, sizeof(msg));

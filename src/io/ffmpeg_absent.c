@@ -1,47 +1,36 @@
 /*
- * A build without FFmpeg: encoded input is refused (raw YUV and Y4M are read
- * by video_reader.c as always).
+ * The ffmpeg module of a build without FFmpeg's libraries: it claims what
+ * the real one claims (an input that is not Y4M, opened without a raw
+ * geometry) and refuses it, saying the build reads no encoded video:
+ * -ENOTSUP where the first bytes are a known container's signature, else
+ * -EINVAL (most often raw YUV given without its geometry).
  */
 #include <errno.h>
-#include <stdio.h>
 
-#include "io/ffmpeg_reader.h"
+#include "io/input.h"
 
-int tvmaf_ff_available(void) { return 0; }
-
-int tvmaf_ff_open(TvmafFfReader **r, const char *path, FILE *f, const unsigned char *pend,
-                  size_t pend_len, const char *name, uint64_t max_frame_bytes,
-                  TvmafVideoFormat *fmt, char *msg, size_t msg_len)
+static int absent_probe(const unsigned char *first, size_t n, const TvmafReaderConfig *cfg)
 {
-    (void)path; (void)f; (void)pend; (void)pend_len; (void)max_frame_bytes; (void)fmt;
-    *r = NULL;
-    if (msg && msg_len)
-        snprintf(msg, msg_len, "%s is not a Y4M stream (no \"YUV4MPEG2 \" header), and raw YUV "
+    (void)first;
+    return n > 0 && !tvmaf_config_has_raw(cfg);
+}
+
+static int absent_open(TvmafReader *r, const char *path, const TvmafReaderConfig *cfg, char *msg,
+                       size_t msg_len)
+{
+    (void)path;
+    (void)cfg;
+    size_t n;
+    const unsigned char *first = tvmaf_stream_ahead(&r->stream, &n);
+    tvmaf_io_msg(msg, msg_len, "%s is not a Y4M stream (no \"YUV4MPEG2 \" header), and raw YUV "
                  "input needs a pixel format, bit depth, width and height (this build reads no "
-                 "encoded video: it was built without FFmpeg's libraries).", name);
-    return -EINVAL;
+                 "encoded video: it was built without FFmpeg's libraries).", r->name);
+    return tvmaf_encoded_signature(first, n) ? -ENOTSUP : -EINVAL;
 }
 
-void tvmaf_ff_frame_rate(const TvmafFfReader *r, int *num, int *den)
-{
-    (void)r;
-    *num = *den = 0;
-}
-
-int tvmaf_ff_set_scale(TvmafFfReader *r, unsigned w, unsigned h, const char *filter,
-                       TvmafVideoFormat *fmt, char *msg, size_t msg_len)
-{
-    (void)r; (void)w; (void)h; (void)filter; (void)fmt;
-    if (msg && msg_len) snprintf(msg, msg_len, "Scaling needs FFmpeg's libraries, which this build lacks.");
-    return -ENOTSUP;
-}
-
-const char *tvmaf_ff_scale_filters(void) { return ""; }
-
-int tvmaf_ff_read(TvmafFfReader *r, TvmafPicture *pic, char *msg, size_t msg_len)
-{
-    (void)r; (void)pic; (void)msg; (void)msg_len;
-    return -ENOTSUP;
-}
-
-void tvmaf_ff_close(TvmafFfReader *r) { (void)r; }
+const TvmafInput tvmaf_input_ffmpeg = {
+    .kind = "ffmpeg",
+    .probe = absent_probe,
+    .open = absent_open,
+    .scale_filters = "",
+};

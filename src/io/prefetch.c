@@ -31,7 +31,7 @@ typedef struct Item {
 } Item;
 
 struct TvmafPrefetch {
-    TvmafVideoReader *r;
+    TvmafReader *r;
     bool random;
     unsigned depth, max_frames;
     pthread_t thread[MAX_THREADS];
@@ -87,7 +87,7 @@ static void *run(void *arg)
     }
 }
 
-int tvmaf_prefetch_start(TvmafPrefetch **out, TvmafVideoReader *r, unsigned depth,
+int tvmaf_prefetch_start(TvmafPrefetch **out, TvmafReader *r, unsigned depth,
                          unsigned max_frames)
 {
     if (!out || !r || !depth) return -EINVAL;

@@ -1,5 +1,5 @@
 /*
- * Reading ahead on a thread of its own: a TvmafVideoReader drained into a
+ * Reading ahead on a thread of its own: a TvmafReader drained into a
  * small bounded queue of pictures, so that the reference and the distorted
  * input are read at the same time, and while frames are being scored.
  * Results come out in order with the reader's return convention.
@@ -19,7 +19,7 @@ typedef struct TvmafPrefetch TvmafPrefetch;
  * to the prefetcher until tvmaf_prefetch_stop(). Returns 0 or a negative
  * errno (then nothing runs).
  */
-int tvmaf_prefetch_start(TvmafPrefetch **p, TvmafVideoReader *r, unsigned depth,
+int tvmaf_prefetch_start(TvmafPrefetch **p, TvmafReader *r, unsigned depth,
                          unsigned max_frames);
 /* The next result, as tvmaf_reader_read() would return it: 1 with a picture
  * the caller owns, 0 at the end (also after max_frames), or a negative errno

@@ -1,7 +1,8 @@
 /*
- * libFuzzer target: encoded input through FFmpeg's libraries
- * (src/io/ffmpeg_reader.c): container probing, the decoder's pixel formats,
- * the rearrangement into planar layouts, and scaling.
+ * libFuzzer target: encoded input through FFmpeg's libraries (the reader's
+ * ffmpeg module, src/io/ffmpeg.c): container probing, the decoder's pixel
+ * formats, the rearrangement into planar layouts, and scaling. Opened
+ * without a raw geometry, every input that is not Y4M goes to that module.
  *
  * Input: one mode byte, then the file. Mode bit 0: scale every picture to a
  * small size from bits 1..6 with one of swscale's filters (bit 7 picks
@@ -16,7 +17,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "io/ffmpeg_reader.h"
+#include "tvmaf/reader.h"
 #include "fuzz_common.h"
 
 #define MAX_FRAMES 4
@@ -25,13 +26,13 @@
  * header claiming a huge picture must be refused, not decoded, so memory
  * growing far beyond this limit is a finding. Before a decoder knows its
  * pixel format FFmpeg can only be held to a pixel count (about 1.25 times
- * this many pixels, io/ffmpeg_reader.c): 16 MiB keeps even a packed 16-bit
+ * this many pixels, io/ffmpeg.c): 16 MiB keeps even a packed 16-bit
  * RGBA picture of that many (185 MB) under the 256 MB malloc limit. */
 #define MAX_FRAME_BYTES ((uint64_t)16 << 20)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (size < 2 || !tvmaf_ff_available()) return 0;
+    if (size < 2 || !*tvmaf_reader_scale_filters()) return 0; /* no FFmpeg */
     const unsigned mode = data[0];
     data++;
     size--;
@@ -46,10 +47,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     close(fd);
     char msg[512] = "";
-    TvmafVideoFormat fmt;
-    TvmafFfReader *r = NULL;
-    if (tvmaf_ff_open(&r, path, NULL, NULL, 0, "fuzz", MAX_FRAME_BYTES, &fmt, msg,
-                      sizeof(msg))) {
+    const TvmafReaderConfig cfg = { .max_frame_bytes = MAX_FRAME_BYTES };
+    TvmafReader *r = NULL;
+    if (tvmaf_reader_open(&r, path, &cfg, msg, sizeof(msg))) {
         unlink(path);
         if (!msg[0]) abort(); /* every failure says why */
         return 0;
@@ -57,15 +57,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int rc = 1;
     if (mode & 1) {
         const unsigned w = 2 + 2 * ((mode >> 1) & 7), h = 2 + 2 * ((mode >> 4) & 7);
-        rc = tvmaf_ff_set_scale(r, w, h, (mode & 128) ? "neighbor" : "bicubic", &fmt, msg,
-                                sizeof(msg))
+        rc = tvmaf_reader_set_scale(r, w, h, (mode & 128) ? "neighbor" : "bicubic", msg,
+                                    sizeof(msg))
                  ? -1 : 1;
         if (rc < 0 && !msg[0]) abort();
     }
     volatile unsigned sink = 0;
     for (unsigned n = 0; rc == 1 && n < MAX_FRAMES; n++) {
         TvmafPicture pic;
-        rc = tvmaf_ff_read(r, &pic, msg, sizeof(msg));
+        rc = tvmaf_reader_read(r, &pic, msg, sizeof(msg));
+        const TvmafVideoFormat fmt = *tvmaf_reader_format(r);
         if (rc == 1) {
             if (pic.w[0] != fmt.w || pic.h[0] != fmt.h || pic.bpc != fmt.bpc) abort();
             sink += touch(&pic);
@@ -74,7 +75,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         }
     }
-    tvmaf_ff_close(r);
+    tvmaf_reader_close(r);
     unlink(path);
     (void)sink;
     return 0;

@@ -1,5 +1,6 @@
 /*
- * libFuzzer target: the raw YUV and Y4M reader (src/io/video_reader.c).
+ * libFuzzer target: the reader's raw YUV and Y4M modules (src/io/raw.c,
+ * y4m.c, stream.c, planar.c, through reader.c).
  *
  * Input: one mode byte, then the stream. The mode byte chooses how the
  * stream is opened: as a regular file or through a pipe (non-seekable:
@@ -73,8 +74,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (fd < 0) return 0;
     char path[64], msg[512];
     snprintf(path, sizeof(path), "/dev/fd/%d", fd);
-    TvmafVideoReader *r = NULL;
-    if (tvmaf_reader_open(&r, path, use_raw ? &raw : NULL, msg, sizeof(msg))) {
+    TvmafReader *r = NULL;
+    TvmafReaderConfig cfg = { .max_frame_bytes = 0 };
+    if (use_raw) cfg.raw = raw;
+    if (tvmaf_reader_open(&r, path, &cfg, msg, sizeof(msg))) {
         if (!msg[0]) abort(); /* every failure says why */
         close(fd);
         return 0;

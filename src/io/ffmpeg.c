@@ -1,6 +1,28 @@
 /*
- * Encoded video input through FFmpeg's libraries; see ffmpeg_reader.h for
- * what the pictures are.
+ * The ffmpeg module: encoded video through FFmpeg's libraries (libavformat,
+ * libavcodec, libswscale), any container and codec this FFmpeg decodes.
+ *
+ * The pictures are the frames `ffmpeg -i FILE -f rawvideo out.yuv` writes,
+ * sample for sample: the decoder chosen as ffmpeg chooses it
+ * (avcodec_find_decoder of the stream's codec), the decoder's own pixel format
+ * (ffmpeg's default for rawvideo output), every decoded frame once, in output
+ * order. That is `-vsync passthrough`; ffmpeg's default for rawvideo output
+ * (constant frame rate) is the same for a constant-frame-rate stream, and
+ * duplicates or drops frames only where the timestamps leave gaps (a
+ * variable-frame-rate stream), which tvmaf does not imitate.
+ * Planar YUV and gray at 8, 10, 12 or 16 bits are copied as decoded (other
+ * depths are refused, as for raw input and in libvmaf); the same
+ * subsampling stored otherwise (semi-planar nv12/p010, packed yuyv, big-endian)
+ * is rearranged by swscale without any change of value into the planar layout
+ * ffmpeg writes with `-pix_fmt yuvNNNp[DEPTH]le` (full-range yuvj formats
+ * are copied as their yuv twins: the same bytes). RGB, alpha, palette and
+ * 4:1:1/4:4:0 layouts are refused with a message. Optionally every picture
+ * is scaled to another size (set_scale), as `ffmpeg -i FILE -vf
+ * scale=W:H:flags=FILTER -f rawvideo` scales it.
+ *
+ * A regular file named by its path is opened by FFmpeg by that path; stdin
+ * and pipes are read through the reader's byte stream (io/stream.h), whose
+ * first bytes were staged to recognise the input.
  *
  * Decoding follows what the ffmpeg tool does for `ffmpeg -i FILE -f rawvideo`:
  * the best video stream (av_find_best_stream), the default decoder for its
@@ -8,7 +30,7 @@
  * returns (then a drain at the end). The first frame is decoded at open time
  * to learn the format; a later frame of another size or format is an error.
  *
- * A limit on the bytes of one frame (tvmaf_ff_open's max_frame_bytes) is
+ * A limit on the bytes of one frame (the reader's max_frame_bytes) is
  * applied before anything the size of a frame is allocated: FFmpeg's
  * decoders, the probing ones of avformat_find_stream_info included, are given
  * max_pixels (max_pixels_of), so that none allocates a picture far beyond it
@@ -20,7 +42,6 @@
  */
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,7 +53,7 @@
 #include <libavutil/pixdesc.h>
 #include <libswscale/swscale.h>
 
-#include "io/ffmpeg_reader.h"
+#include "io/input.h"
 
 #define AVIO_BUFFER 65536
 /* An input that is neither Y4M nor a video FFmpeg reads: most often raw YUV
@@ -40,8 +61,8 @@
 #define NOT_VIDEO "%s is not a Y4M stream (no \"YUV4MPEG2 \" header) nor a video FFmpeg can " \
     "read (%s), and raw YUV input needs a pixel format, bit depth, width and height."
 
-struct TvmafFfReader {
-    char *name;            /* for messages */
+typedef struct FfPriv {
+    const char *name;      /* the reader's, for messages */
     uint64_t max_frame_bytes; /* 0: no limit */
     int64_t max_pixels;    /* given to the decoders (0: FFmpeg's default) */
     int geometry_known;    /* the stream's codecpar gave a size before decoding */
@@ -50,10 +71,7 @@ struct TvmafFfReader {
     int refused, refused_w, refused_h, refused_fmt;
     AVFormatContext *fmtc;
     AVCodecContext *dec;
-    AVIOContext *avio;     /* our own, for stdin */
-    FILE *f;               /* stdin, read through avio */
-    unsigned char pend[16];
-    size_t pend_pos, pend_len;
+    AVIOContext *avio;     /* our own, over the reader's stream (a pipe) */
     int stream;
     AVPacket *pkt;
     AVFrame *frame;
@@ -66,25 +84,13 @@ struct TvmafFfReader {
     int scale_flags;       /* 0: no scaling */
     struct SwsContext *sws;
     AVFrame *conv;         /* swscale's output */
-};
-
-__attribute__((format(printf, 3, 4)))
-static void set_msg(char *msg, size_t msg_len, const char *fmt, ...)
-{
-    if (!msg || !msg_len) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, msg_len, fmt, ap);
-    va_end(ap);
-}
+} FfPriv;
 
 static const char *av_err(int err, char *buf, size_t len)
 {
     av_strerror(err, buf, len);
     return buf;
 }
-
-int tvmaf_ff_available(void) { return 1; }
 
 /*
  * Bytes of a w x h frame of format f in planar form, as tvmaf holds it: the
@@ -124,17 +130,17 @@ static int64_t max_pixels_of(uint64_t max)
 }
 
 /* The message for a frame over the limit; returns -ENOMEM. */
-static int over_limit(const TvmafFfReader *r, int w, int h, enum AVPixelFormat f, char *msg,
+static int over_limit(const FfPriv *r, int w, int h, enum AVPixelFormat f, char *msg,
                       size_t msg_len)
 {
     const char *fname = av_get_pix_fmt_name(f);
     const unsigned long long bytes = planar_bytes(f, (uint64_t)w, (uint64_t)h);
     if (fname)
-        set_msg(msg, msg_len, "%s holds %dx%d %s frames, %llu bytes each in planar form: above "
+        tvmaf_io_msg(msg, msg_len, "%s holds %dx%d %s frames, %llu bytes each in planar form: above "
                 "the limit of %llu bytes on one frame (--max-memory sets it).", r->name, w, h,
                 fname, bytes, (unsigned long long)r->max_frame_bytes);
     else
-        set_msg(msg, msg_len, "%s holds %dx%d frames, at least %llu bytes each (as 8-bit gray): "
+        tvmaf_io_msg(msg, msg_len, "%s holds %dx%d frames, at least %llu bytes each (as 8-bit gray): "
                 "above the limit of %llu bytes on one frame (--max-memory sets it).", r->name, w,
                 h, bytes, (unsigned long long)r->max_frame_bytes);
     return -ENOMEM;
@@ -146,7 +152,7 @@ static int over_limit(const TvmafFfReader *r, int w, int h, enum AVPixelFormat f
  * decoder's threads, hence the atomics. */
 static int limited_get_buffer(AVCodecContext *s, AVFrame *frame, int flags)
 {
-    TvmafFfReader *r = s->opaque;
+    FfPriv *r = s->opaque;
     if (r && r->max_frame_bytes && s->codec_type == AVMEDIA_TYPE_VIDEO) {
         /* the picture's size, not the coded one FFmpeg pads it to */
         const int w = s->width > 0 ? s->width : frame->width;
@@ -169,7 +175,7 @@ static int limited_get_buffer(AVCodecContext *s, AVFrame *frame, int flags)
 }
 
 /* The message for a failed decode: the refused picture when there was one. */
-static int decode_failed(TvmafFfReader *r, int err, char *msg, size_t msg_len)
+static int decode_failed(FfPriv *r, int err, char *msg, size_t msg_len)
 {
     char eb[128];
     if (__atomic_load_n(&r->refused, __ATOMIC_ACQUIRE) == 1)
@@ -178,14 +184,14 @@ static int decode_failed(TvmafFfReader *r, int err, char *msg, size_t msg_len)
     if (r->max_pixels && err == AVERROR(EINVAL))
         /* the decoder's own check (max_pixels) is the likeliest cause, but
          * FFmpeg does not say which check failed, nor the size it refused */
-        set_msg(msg, msg_len, "Decoding %s failed (%s): under the limit of %llu bytes on one "
+        tvmaf_io_msg(msg, msg_len, "Decoding %s failed (%s): under the limit of %llu bytes on one "
                 "frame (--max-memory sets it), FFmpeg is told to decode no frame of more than "
                 "%lld pixels, and its frames may be larger%s.", r->name,
                 av_err(err, eb, sizeof(eb)), (unsigned long long)r->max_frame_bytes,
                 (long long)r->max_pixels,
                 r->geometry_known ? "" : " (their size is known only by decoding one)");
     else
-        set_msg(msg, msg_len, "Decoding %s failed: %s.", r->name, av_err(err, eb, sizeof(eb)));
+        tvmaf_io_msg(msg, msg_len, "Decoding %s failed: %s.", r->name, av_err(err, eb, sizeof(eb)));
     return -EIO;
 }
 
@@ -235,7 +241,7 @@ static enum AVPixelFormat unj(enum AVPixelFormat f)
 }
 
 /* The planar layout of a decoded format; -EINVAL with a message if none. */
-static int layout_of(TvmafFfReader *r, enum AVPixelFormat f, TvmafVideoFormat *out, char *msg,
+static int layout_of(FfPriv *r, enum AVPixelFormat f, TvmafVideoFormat *out, char *msg,
                      size_t msg_len)
 {
     const AVPixFmtDescriptor *d = av_pix_fmt_desc_get(f);
@@ -244,7 +250,7 @@ static int layout_of(TvmafFfReader *r, enum AVPixelFormat f, TvmafVideoFormat *o
                            AV_PIX_FMT_FLAG_BITSTREAM | AV_PIX_FMT_FLAG_FLOAT |
                            AV_PIX_FMT_FLAG_ALPHA)) ||
         (d->nb_components != 1 && d->nb_components != 3)) {
-        set_msg(msg, msg_len, "%s decodes to pixel format %s, which is not YUV or gray without "
+        tvmaf_io_msg(msg, msg_len, "%s decodes to pixel format %s, which is not YUV or gray without "
                 "alpha; convert it first (e.g. ffmpeg -i IN -pix_fmt yuv420p OUT.mkv), or, if it "
                 "is raw YUV, give its format (-w, -h, -p, -b).", r->name, name);
         return -EINVAL;
@@ -252,7 +258,7 @@ static int layout_of(TvmafFfReader *r, enum AVPixelFormat f, TvmafVideoFormat *o
     const unsigned depth = d->comp[0].depth;
     for (int i = 1; i < d->nb_components; i++) {
         if (d->comp[i].depth != (int)depth) {
-            set_msg(msg, msg_len, "%s decodes to pixel format %s, whose planes differ in depth.",
+            tvmaf_io_msg(msg, msg_len, "%s decodes to pixel format %s, whose planes differ in depth.",
                     r->name, name);
             return -EINVAL;
         }
@@ -263,14 +269,14 @@ static int layout_of(TvmafFfReader *r, enum AVPixelFormat f, TvmafVideoFormat *o
     else if (d->log2_chroma_w == 1 && d->log2_chroma_h == 0) layout = TVMAF_PIX_FMT_YUV422P;
     else if (d->log2_chroma_w == 0 && d->log2_chroma_h == 0) layout = TVMAF_PIX_FMT_YUV444P;
     if (!layout || depth < 8 || depth > 16 || planar_of(layout, depth) == AV_PIX_FMT_NONE) {
-        set_msg(msg, msg_len, "%s decodes to pixel format %s, which has no planar 4:2:0, 4:2:2, "
+        tvmaf_io_msg(msg, msg_len, "%s decodes to pixel format %s, which has no planar 4:2:0, 4:2:2, "
                 "4:4:4 or 4:0:0 form of 8 to 16 bits here; convert it first (e.g. ffmpeg -i IN "
                 "-pix_fmt yuv420p OUT.mkv).", r->name, name);
         return -EINVAL;
     }
     if (depth != 8 && depth != 10 && depth != 12 && depth != 16) {
         /* as for raw input and libvmaf: the features are defined at these depths */
-        set_msg(msg, msg_len, "%s decodes to pixel format %s (%u-bit); tvmaf scores 8, 10, 12 or "
+        tvmaf_io_msg(msg, msg_len, "%s decodes to pixel format %s (%u-bit); tvmaf scores 8, 10, 12 or "
                 "16 bits, as libvmaf: convert it first (e.g. ffmpeg -i IN -pix_fmt %s OUT.mkv).",
                 r->name, name, depth, av_get_pix_fmt_name(planar_of(layout, depth < 10 ? 10 :
                                                                     depth < 12 ? 12 : 16)));
@@ -281,25 +287,18 @@ static int layout_of(TvmafFfReader *r, enum AVPixelFormat f, TvmafVideoFormat *o
     return 0;
 }
 
-/* Reading stdin through avio: the bytes already peeked, then the FILE. */
-static int stdin_read(void *opaque, uint8_t *buf, int size)
+/* avio's reads of a pipe: the reader's byte stream (its staged first bytes,
+ * then the FILE). */
+static int stream_read(void *opaque, uint8_t *buf, int size)
 {
-    TvmafFfReader *r = opaque;
-    size_t n = 0;
-    if (r->pend_pos < r->pend_len) {
-        n = r->pend_len - r->pend_pos;
-        if (n > (size_t)size) n = (size_t)size;
-        memcpy(buf, r->pend + r->pend_pos, n);
-        r->pend_pos += n;
-        return (int)n;
-    }
-    n = fread(buf, 1, (size_t)size, r->f);
-    if (n == 0) return ferror(r->f) ? AVERROR(EIO) : AVERROR_EOF;
+    TvmafStream *st = opaque;
+    const size_t n = tvmaf_stream_read(st, buf, (size_t)size);
+    if (n == 0) return ferror(st->f) ? AVERROR(EIO) : AVERROR_EOF;
     return (int)n;
 }
 
 /* Decodes the next frame into r->frame: 1, 0 at the end, <0 error. */
-static int decode_next(TvmafFfReader *r, char *msg, size_t msg_len)
+static int decode_next(FfPriv *r, char *msg, size_t msg_len)
 {
     char eb[128];
     for (;;) {
@@ -313,7 +312,7 @@ static int decode_next(TvmafFfReader *r, char *msg, size_t msg_len)
             r->draining = 1;
             err = avcodec_send_packet(r->dec, NULL);
         } else if (err < 0) {
-            set_msg(msg, msg_len, "Reading %s failed: %s.", r->name, av_err(err, eb, sizeof(eb)));
+            tvmaf_io_msg(msg, msg_len, "Reading %s failed: %s.", r->name, av_err(err, eb, sizeof(eb)));
             return -EIO;
         } else {
             if (r->pkt->stream_index != r->stream) {
@@ -328,58 +327,66 @@ static int decode_next(TvmafFfReader *r, char *msg, size_t msg_len)
     }
 }
 
-int tvmaf_ff_open(TvmafFfReader **out, const char *path, FILE *f, const unsigned char *pend,
-                  size_t pend_len, const char *name, uint64_t max_frame_bytes,
-                  TvmafVideoFormat *fmt, char *msg, size_t msg_len)
+/* Any input not claimed as Y4M when no geometry is given: FFmpeg's own
+ * probing tells a video from anything else. */
+static int ff_probe(const unsigned char *first, size_t n, const TvmafReaderConfig *cfg)
+{
+    (void)first;
+    return n > 0 && !tvmaf_config_has_raw(cfg);
+}
+
+/* The stream's frame rate (avg_frame_rate, else r_frame_rate) reduced, or
+ * 0/0 when the container does not say. */
+static void stream_rate(const AVStream *st, int *num, int *den)
+{
+    AVRational q = st->avg_frame_rate.num && st->avg_frame_rate.den ? st->avg_frame_rate
+                                                                     : st->r_frame_rate;
+    if (!q.num || !q.den) q = (AVRational){ 0, 0 };
+    else av_reduce(&q.num, &q.den, q.num, q.den, INT32_MAX);
+    *num = q.num;
+    *den = q.den;
+}
+
+/* Gives FFmpeg the input: a regular file named by its path by that path
+ * (the reader's FILE is then closed), stdin and pipes through avio over the
+ * reader's stream (their first bytes are staged there already). */
+static int open_container(TvmafReader *rd, FfPriv *r, const char *path, char *msg,
+                          size_t msg_len)
 {
     char eb[128];
     int err;
-    *out = NULL;
-    TvmafFfReader *r = calloc(1, sizeof(*r));
-    if (!r || !(r->name = strdup(name))) {
-        free(r);
-        set_msg(msg, msg_len, "Out of memory opening %s.", name);
-        return -ENOMEM;
-    }
-    r->max_frame_bytes = max_frame_bytes;
-    r->max_pixels = max_pixels_of(max_frame_bytes);
-    av_log_set_level(AV_LOG_QUIET); /* failures are told in our own one-line messages */
-    if (f) {
-        r->f = f;
-        if (pend_len > sizeof(r->pend)) pend_len = sizeof(r->pend);
-        memcpy(r->pend, pend, pend_len);
-        r->pend_len = pend_len;
+    if (rd->stream.seekable && rd->stream.owns_file) {
+        tvmaf_stream_close(&rd->stream);
+    } else {
         unsigned char *buf = av_malloc(AVIO_BUFFER);
-        if (!buf || !(r->avio = avio_alloc_context(buf, AVIO_BUFFER, 0, r, stdin_read, NULL, NULL)) ||
+        if (!buf || !(r->avio = avio_alloc_context(buf, AVIO_BUFFER, 0, &rd->stream, stream_read,
+                                                   NULL, NULL)) ||
             !(r->fmtc = avformat_alloc_context())) {
             if (!r->avio) av_free(buf);
-            err = -ENOMEM;
-            set_msg(msg, msg_len, "Out of memory opening %s.", name);
-            goto fail;
+            tvmaf_io_msg(msg, msg_len, "Out of memory opening %s.", r->name);
+            return -ENOMEM;
         }
         r->fmtc->pb = r->avio;
         r->fmtc->flags |= AVFMT_FLAG_CUSTOM_IO;
-        path = NULL;
+        path = "";
     }
-    if ((err = avformat_open_input(&r->fmtc, path ? path : "", NULL, NULL)) < 0) {
+    if ((err = avformat_open_input(&r->fmtc, path, NULL, NULL)) < 0) {
         r->fmtc = NULL; /* freed by the failed open */
-        set_msg(msg, msg_len, NOT_VIDEO, name, av_err(err, eb, sizeof(eb)));
-        err = -EINVAL;
-        goto fail;
+        tvmaf_io_msg(msg, msg_len, NOT_VIDEO, r->name, av_err(err, eb, sizeof(eb)));
+        return -EINVAL;
     }
     /* Probing may decode a frame (a PNG's only one, for its size and pixel
      * format): under a limit its decoders get max_pixels too. A stream that
      * turns up only while probing (a format without a header, e.g. FLV) is
      * probed with FFmpeg's defaults, as avformat_find_stream_info gives
-     * options only to the streams already known; the checks below still
-     * come before our own decoding. */
+     * options only to the streams already known; the checks in ff_open
+     * still come before our own decoding. */
     AVDictionary **probe_opts = NULL;
     const unsigned n_probe = r->fmtc->nb_streams;
     if (r->max_pixels && n_probe) {
         if (!(probe_opts = av_calloc(n_probe, sizeof(*probe_opts)))) {
-            err = -ENOMEM;
-            set_msg(msg, msg_len, "Out of memory opening %s.", name);
-            goto fail;
+            tvmaf_io_msg(msg, msg_len, "Out of memory opening %s.", r->name);
+            return -ENOMEM;
         }
         for (unsigned i = 0; i < n_probe; i++)
             av_dict_set_int(&probe_opts[i], "max_pixels", r->max_pixels, 0);
@@ -388,19 +395,35 @@ int tvmaf_ff_open(TvmafFfReader **out, const char *path, FILE *f, const unsigned
     for (unsigned i = 0; probe_opts && i < n_probe; i++) av_dict_free(&probe_opts[i]);
     av_freep(&probe_opts);
     if (err < 0) {
-        set_msg(msg, msg_len, NOT_VIDEO, name, av_err(err, eb, sizeof(eb)));
-        err = -EINVAL;
-        goto fail;
+        tvmaf_io_msg(msg, msg_len, NOT_VIDEO, r->name, av_err(err, eb, sizeof(eb)));
+        return -EINVAL;
     }
+    return 0;
+}
+
+static int ff_open(TvmafReader *rd, const char *path, const TvmafReaderConfig *cfg, char *msg,
+                   size_t msg_len)
+{
+    (void)cfg;
+    FfPriv *r = rd->priv;
+    const char *name = rd->name;
+    const uint64_t max_frame_bytes = rd->max_frame_bytes;
+    char eb[128];
+    int err;
+    r->name = name;
+    r->max_frame_bytes = max_frame_bytes;
+    r->max_pixels = max_pixels_of(max_frame_bytes);
+    av_log_set_level(AV_LOG_QUIET); /* failures are told in our own one-line messages */
+    if ((err = open_container(rd, r, path, msg, msg_len))) return err;
     const AVCodec *codec = NULL;
     r->stream = av_find_best_stream(r->fmtc, AVMEDIA_TYPE_VIDEO, -1, -1, &codec, 0);
     if (r->stream < 0 || !codec) {
         if (r->stream == AVERROR_DECODER_NOT_FOUND)
-            set_msg(msg, msg_len, "%s: this FFmpeg has no decoder for its video stream.", name);
+            tvmaf_io_msg(msg, msg_len, "%s: this FFmpeg has no decoder for its video stream.",
+                         name);
         else
-            set_msg(msg, msg_len, NOT_VIDEO, name, "no video stream");
-        err = -EINVAL;
-        goto fail;
+            tvmaf_io_msg(msg, msg_len, NOT_VIDEO, name, "no video stream");
+        return -EINVAL;
     }
     for (unsigned i = 0; i < r->fmtc->nb_streams; i++)
         if ((int)i != r->stream) r->fmtc->streams[i]->discard = AVDISCARD_ALL;
@@ -411,16 +434,13 @@ int tvmaf_ff_open(TvmafFfReader **out, const char *path, FILE *f, const unsigned
     r->geometry_known = par->width > 0 && par->height > 0;
     if (max_frame_bytes && r->geometry_known &&
         planar_bytes((enum AVPixelFormat)par->format, (uint64_t)par->width,
-                     (uint64_t)par->height) > max_frame_bytes) {
-        err = over_limit(r, par->width, par->height, (enum AVPixelFormat)par->format, msg,
-                         msg_len);
-        goto fail;
-    }
+                     (uint64_t)par->height) > max_frame_bytes)
+        return over_limit(r, par->width, par->height, (enum AVPixelFormat)par->format, msg,
+                          msg_len);
     if (!(r->dec = avcodec_alloc_context3(codec)) || !(r->pkt = av_packet_alloc()) ||
         !(r->frame = av_frame_alloc())) {
-        err = -ENOMEM;
-        set_msg(msg, msg_len, "Out of memory opening %s.", name);
-        goto fail;
+        tvmaf_io_msg(msg, msg_len, "Out of memory opening %s.", name);
+        return -ENOMEM;
     }
     if ((err = avcodec_parameters_to_context(r->dec, st->codecpar)) < 0) goto dec_fail;
     r->dec->pkt_timebase = st->time_base;
@@ -433,9 +453,8 @@ int tvmaf_ff_open(TvmafFfReader **out, const char *path, FILE *f, const unsigned
     if ((err = avcodec_open2(r->dec, codec, NULL)) < 0) goto dec_fail;
 
     if ((err = decode_next(r, msg, msg_len)) <= 0) {
-        if (!err) set_msg(msg, msg_len, "%s holds no frame.", name);
-        err = err ? err : -EINVAL;
-        goto fail;
+        if (!err) tvmaf_io_msg(msg, msg_len, "%s holds no frame.", name);
+        return err ? err : -EINVAL;
     }
     r->have_frame = 1;
     r->src_fmt = (enum AVPixelFormat)r->frame->format;
@@ -444,36 +463,20 @@ int tvmaf_ff_open(TvmafFfReader **out, const char *path, FILE *f, const unsigned
     /* a decoder that allocates its pictures itself is checked here, after
      * its first one */
     if (max_frame_bytes &&
-        planar_bytes(r->src_fmt, (uint64_t)r->src_w, (uint64_t)r->src_h) > max_frame_bytes) {
-        err = over_limit(r, r->src_w, r->src_h, r->src_fmt, msg, msg_len);
-        goto fail;
-    }
-    if ((err = layout_of(r, r->src_fmt, &r->out, msg, msg_len))) goto fail;
+        planar_bytes(r->src_fmt, (uint64_t)r->src_w, (uint64_t)r->src_h) > max_frame_bytes)
+        return over_limit(r, r->src_w, r->src_h, r->src_fmt, msg, msg_len);
+    if ((err = layout_of(r, r->src_fmt, &r->out, msg, msg_len))) return err;
     r->out.w = (unsigned)r->src_w;
     r->out.h = (unsigned)r->src_h;
     r->dst_fmt = planar_of(r->out.pix_fmt, r->out.bpc);
-    *fmt = r->out;
-    *out = r;
+    rd->fmt = r->out;
+    stream_rate(st, &rd->rate_num, &rd->rate_den);
     return 0;
 
 dec_fail:
-    set_msg(msg, msg_len, "Cannot open the %s decoder for %s: %s.", codec->name, name,
-            av_err(err, eb, sizeof(eb)));
-    err = -EINVAL;
-fail:
-    tvmaf_ff_close(r);
-    return err;
-}
-
-void tvmaf_ff_frame_rate(const TvmafFfReader *r, int *num, int *den)
-{
-    const AVStream *st = r->fmtc->streams[r->stream];
-    AVRational q = st->avg_frame_rate.num && st->avg_frame_rate.den ? st->avg_frame_rate
-                                                                     : st->r_frame_rate;
-    if (!q.num || !q.den) q = (AVRational){ 0, 0 };
-    else av_reduce(&q.num, &q.den, q.num, q.den, INT32_MAX);
-    *num = q.num;
-    *den = q.den;
+    tvmaf_io_msg(msg, msg_len, "Cannot open the %s decoder for %s: %s.", codec->name, name,
+                 av_err(err, eb, sizeof(eb)));
+    return -EINVAL;
 }
 
 static const struct { const char *name; int flags; } filters[] = {
@@ -489,33 +492,30 @@ static const struct { const char *name; int flags; } filters[] = {
     { "spline", SWS_SPLINE },
     { "experimental", SWS_X },
 };
+#define FILTER_NAMES "bicubic|bilinear|fast_bilinear|neighbor|area|bicublin|gauss|sinc|" \
+                     "lanczos|spline|experimental"
 
-const char *tvmaf_ff_scale_filters(void)
+static int ff_set_scale(TvmafReader *rd, unsigned w, unsigned h, const char *filter, char *msg,
+                        size_t msg_len)
 {
-    return "bicubic|bilinear|fast_bilinear|neighbor|area|bicublin|gauss|sinc|lanczos|spline|"
-           "experimental";
-}
-
-int tvmaf_ff_set_scale(TvmafFfReader *r, unsigned w, unsigned h, const char *filter,
-                       TvmafVideoFormat *fmt, char *msg, size_t msg_len)
-{
+    FfPriv *r = rd->priv;
     int flags = 0;
     for (size_t i = 0; i < sizeof(filters) / sizeof(filters[0]); i++)
         if (!strcmp(filters[i].name, filter)) flags = filters[i].flags;
     if (!flags) {
-        set_msg(msg, msg_len, "Unknown scaling filter \"%s\" (%s).", filter, tvmaf_ff_scale_filters());
+        tvmaf_io_msg(msg, msg_len, "Unknown scaling filter \"%s\" (%s).", filter, FILTER_NAMES);
         return -EINVAL;
     }
     if (!w || !h || w > 32768 || h > 32768) {
-        set_msg(msg, msg_len, "Cannot scale %s to %ux%u.", r->name, w, h);
+        tvmaf_io_msg(msg, msg_len, "Cannot scale %s to %ux%u.", r->name, w, h);
         return -EINVAL;
     }
     const uint64_t bytes = planar_bytes(r->dst_fmt, w, h);
     if (r->max_frame_bytes && bytes > r->max_frame_bytes) {
-        set_msg(msg, msg_len, "Cannot scale %s to %ux%u: a %ux%u %s frame takes %llu bytes, above "
-                "the limit of %llu bytes on one frame (--max-memory sets it).", r->name, w, h, w,
-                h, av_get_pix_fmt_name(r->dst_fmt), (unsigned long long)bytes,
-                (unsigned long long)r->max_frame_bytes);
+        tvmaf_io_msg(msg, msg_len, "Cannot scale %s to %ux%u: a %ux%u %s frame takes %llu bytes, "
+                     "above the limit of %llu bytes on one frame (--max-memory sets it).", r->name,
+                     w, h, w, h, av_get_pix_fmt_name(r->dst_fmt), (unsigned long long)bytes,
+                     (unsigned long long)r->max_frame_bytes);
         return -ENOMEM;
     }
     r->scale_flags = flags;
@@ -525,12 +525,12 @@ int tvmaf_ff_set_scale(TvmafFfReader *r, unsigned w, unsigned h, const char *fil
         sws_freeContext(r->sws);
         r->sws = NULL;
     }
-    *fmt = r->out;
+    rd->fmt = r->out;
     return 0;
 }
 
 /* Converts (rearranges or scales) r->frame into r->conv with swscale. */
-static int convert(TvmafFfReader *r, char *msg, size_t msg_len)
+static int convert(FfPriv *r, char *msg, size_t msg_len)
 {
     if (!r->sws) {
         const int src = unj(r->src_fmt);
@@ -539,9 +539,9 @@ static int convert(TvmafFfReader *r, char *msg, size_t msg_len)
                                 r->dst_fmt, r->scale_flags ? r->scale_flags : SWS_POINT,
                                 NULL, NULL, NULL);
         if (!r->sws) {
-            set_msg(msg, msg_len, "swscale cannot convert %s (%s, %dx%d) to %s %ux%u.", r->name,
-                    av_get_pix_fmt_name(r->src_fmt), r->src_w, r->src_h,
-                    av_get_pix_fmt_name(r->dst_fmt), r->out.w, r->out.h);
+            tvmaf_io_msg(msg, msg_len, "swscale cannot convert %s (%s, %dx%d) to %s %ux%u.",
+                         r->name, av_get_pix_fmt_name(r->src_fmt), r->src_w, r->src_h,
+                         av_get_pix_fmt_name(r->dst_fmt), r->out.w, r->out.h);
             return -EINVAL;
         }
         if (!r->conv && !(r->conv = av_frame_alloc())) return -ENOMEM;
@@ -556,10 +556,9 @@ static int convert(TvmafFfReader *r, char *msg, size_t msg_len)
     return 0;
 }
 
-int tvmaf_ff_read(TvmafFfReader *r, TvmafPicture *pic, char *msg, size_t msg_len)
+static int ff_read(TvmafReader *rd, TvmafPicture *pic, char *msg, size_t msg_len)
 {
-    memset(pic, 0, sizeof(*pic));
-    if (msg && msg_len) msg[0] = '\0';
+    FfPriv *r = rd->priv;
     if (!r->have_frame) {
         if (r->done) return 0;
         int err = decode_next(r, msg, msg_len);
@@ -568,9 +567,10 @@ int tvmaf_ff_read(TvmafFfReader *r, TvmafPicture *pic, char *msg, size_t msg_len
     r->have_frame = 0;
     AVFrame *fr = r->frame;
     if (fr->format != r->src_fmt || fr->width != r->src_w || fr->height != r->src_h) {
-        set_msg(msg, msg_len, "%s changes from %dx%d %s to %dx%d %s mid-stream, which tvmaf does "
-                "not follow.", r->name, r->src_w, r->src_h, av_get_pix_fmt_name(r->src_fmt),
-                fr->width, fr->height, av_get_pix_fmt_name((enum AVPixelFormat)fr->format));
+        tvmaf_io_msg(msg, msg_len, "%s changes from %dx%d %s to %dx%d %s mid-stream, which tvmaf "
+                     "does not follow.", r->name, r->src_w, r->src_h,
+                     av_get_pix_fmt_name(r->src_fmt), fr->width, fr->height,
+                     av_get_pix_fmt_name((enum AVPixelFormat)fr->format));
         av_frame_unref(fr);
         return -EINVAL;
     }
@@ -579,7 +579,7 @@ int tvmaf_ff_read(TvmafFfReader *r, TvmafPicture *pic, char *msg, size_t msg_len
         int err = convert(r, msg, msg_len);
         if (err) {
             av_frame_unref(fr);
-            if (err == -ENOMEM) set_msg(msg, msg_len, "Out of memory reading %s.", r->name);
+            if (err == -ENOMEM) tvmaf_io_msg(msg, msg_len, "Out of memory reading %s.", r->name);
             return err;
         }
         src = r->conv;
@@ -588,7 +588,8 @@ int tvmaf_ff_read(TvmafFfReader *r, TvmafPicture *pic, char *msg, size_t msg_len
     if (err) {
         av_frame_unref(fr);
         memset(pic, 0, sizeof(*pic));
-        set_msg(msg, msg_len, "Cannot allocate a %ux%u picture for %s.", r->out.w, r->out.h, r->name);
+        tvmaf_io_msg(msg, msg_len, "Cannot allocate a %ux%u picture for %s.", r->out.w, r->out.h,
+                     r->name);
         return err;
     }
     const size_t bytes = r->out.bpc > 8 ? 2 : 1;
@@ -603,9 +604,9 @@ int tvmaf_ff_read(TvmafFfReader *r, TvmafPicture *pic, char *msg, size_t msg_len
     return 1;
 }
 
-void tvmaf_ff_close(TvmafFfReader *r)
+static void ff_close(TvmafReader *rd)
 {
-    if (!r) return;
+    FfPriv *r = rd->priv;
     sws_freeContext(r->sws);
     av_frame_free(&r->conv);
     av_frame_free(&r->frame);
@@ -616,6 +617,15 @@ void tvmaf_ff_close(TvmafFfReader *r)
         av_freep(&r->avio->buffer);
         avio_context_free(&r->avio);
     }
-    free(r->name);
-    free(r);
 }
+
+const TvmafInput tvmaf_input_ffmpeg = {
+    .kind = "ffmpeg",
+    .priv_size = sizeof(FfPriv),
+    .probe = ff_probe,
+    .open = ff_open,
+    .read = ff_read,
+    .set_scale = ff_set_scale,
+    .scale_filters = FILTER_NAMES,
+    .close = ff_close,
+};

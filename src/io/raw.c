@@ -1,0 +1,169 @@
+/*
+ * The raw module: planar YUV frames back to back (io/planar.h), their
+ * geometry given by the caller. Last in the recognition order: it reads
+ * whatever no other module claims, and refuses when no geometry is given.
+ *
+ * Frames have one size, so a regular file can be counted from its size and
+ * read at any frame from any thread (random access, io/video_reader.h).
+ */
+/* POSIX (pread, fileno); the build defines _GNU_SOURCE, this keeps the file
+ * compiling on its own under -std=c11 too. */
+#if !defined(_GNU_SOURCE) && !defined(_POSIX_C_SOURCE)
+#define _POSIX_C_SOURCE 200809L
+#endif
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "io/input.h"
+
+/* Largest width or height accepted (as for Y4M, io/y4m.c). */
+#define RAW_MAX_DIM 32768u
+
+typedef struct RawPriv {
+    /* random access: the file offset of frame k = 0, and the file's size */
+    uint64_t base, file_size;
+} RawPriv;
+
+static int raw_probe(const unsigned char *first, size_t n, const TvmafReaderConfig *cfg)
+{
+    (void)first;
+    (void)n;
+    (void)cfg;
+    return 1;
+}
+
+static int raw_open(TvmafReader *r, const char *path, const TvmafReaderConfig *cfg, char *msg,
+                    size_t msg_len)
+{
+    (void)path;
+    if (!tvmaf_config_has_raw(cfg)) {
+        size_t n;
+        tvmaf_stream_ahead(&r->stream, &n);
+        if (!n)
+            tvmaf_io_msg(msg, msg_len, "Input %s is empty: it has no Y4M header, and no raw "
+                         "YUV format was given.", r->name);
+        else
+            tvmaf_io_msg(msg, msg_len, "%s is not a Y4M stream (no \"YUV4MPEG2 \" header), and "
+                         "raw YUV input needs a pixel format, bit depth, width and height.",
+                         r->name);
+        return -EINVAL;
+    }
+    const TvmafVideoFormat *raw = &cfg->raw;
+    if (raw->pix_fmt != TVMAF_PIX_FMT_YUV420P && raw->pix_fmt != TVMAF_PIX_FMT_YUV422P &&
+        raw->pix_fmt != TVMAF_PIX_FMT_YUV444P && raw->pix_fmt != TVMAF_PIX_FMT_YUV400P) {
+        tvmaf_io_msg(msg, msg_len, "Raw input %s: no valid pixel format given "
+                     "(use 420, 422, 444 or 400).", r->name);
+        return -EINVAL;
+    }
+    if (raw->bpc != 8 && raw->bpc != 10 && raw->bpc != 12 && raw->bpc != 16) {
+        tvmaf_io_msg(msg, msg_len, "Raw input %s: unsupported bit depth %u "
+                     "(supported: 8, 10, 12, 16).", r->name, raw->bpc);
+        return -EINVAL;
+    }
+    if (!raw->w || !raw->h || raw->w > RAW_MAX_DIM || raw->h > RAW_MAX_DIM) {
+        tvmaf_io_msg(msg, msg_len, "Raw input %s: width and height must be between 1 and %u "
+                     "(got %ux%u).", r->name, RAW_MAX_DIM, raw->w, raw->h);
+        return -EINVAL;
+    }
+    r->fmt = *raw;
+    return 0;
+}
+
+static int raw_read(TvmafReader *r, TvmafPicture *pic, char *msg, size_t msg_len)
+{
+    const int rc = tvmaf_stream_more(&r->stream, msg, msg_len);
+    return rc <= 0 ? rc : tvmaf_planar_read(r, "Raw input ", pic, msg, msg_len);
+}
+
+static int raw_skip(TvmafReader *r, char *msg, size_t msg_len)
+{
+    const int rc = tvmaf_stream_more(&r->stream, msg, msg_len);
+    return rc <= 0 ? rc : tvmaf_planar_pass(r, "Raw input ", msg, msg_len);
+}
+
+/* A file whose size is not a whole number of frames: -1 (reading it
+ * reports the truncation). */
+static int64_t raw_frames_left(TvmafReader *r)
+{
+    const uint64_t fb = r->layout.frame_bytes;
+    const uint64_t left = tvmaf_stream_left(&r->stream);
+    if (!fb || left == UINT64_MAX || left % fb) return -1;
+    return (int64_t)(left / fb);
+}
+
+static int raw_begin_random_access(TvmafReader *r)
+{
+    RawPriv *p = r->priv;
+    /* pread hands out the file's bytes as they are: 16-bit samples need a
+     * little-endian host */
+    if (r->layout.sample_bytes == 2 && !tvmaf_planar_host_le()) return 0;
+    struct stat st;
+    const int64_t at = tvmaf_stream_offset(&r->stream);
+    if (at < 0 || fstat(fileno(r->stream.f), &st)) return 0;
+    p->base = (uint64_t)at;
+    p->file_size = (uint64_t)st.st_size;
+    return 1;
+}
+
+/* pread until n bytes or the end of the file; returns how many it got. */
+static size_t pread_full(int fd, unsigned char *d, size_t n, uint64_t off)
+{
+    size_t got = 0;
+    while (got < n) {
+        const ssize_t k = pread(fd, d + got, n - got, (off_t)(off + got));
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) break;
+        got += (size_t)k;
+    }
+    return got;
+}
+
+/* Touches only the file (pread) and the new picture: callable from several
+ * threads at once. */
+static int raw_read_at(TvmafReader *r, uint64_t k, TvmafPicture *pic, char *msg, size_t msg_len)
+{
+    const RawPriv *p = r->priv;
+    const TvmafPlanar *l = &r->layout;
+    const uint64_t start = p->base + k * l->frame_bytes;
+    if (start >= p->file_size) return 0;
+    const uint64_t frame_no = r->frame_no + k;
+    if (start + l->frame_bytes > p->file_size)
+        return tvmaf_planar_short(r, "Raw input ", frame_no, p->file_size - start, msg, msg_len);
+    int rc = tvmaf_planar_alloc(r, pic, msg, msg_len);
+    if (rc) return rc;
+    uint64_t off = start;
+    const unsigned planes = r->luma_only ? 1 : l->nplanes;
+    for (unsigned i = 0; i < planes; i++) {
+        unsigned char *d = pic->data[i];
+        const size_t row = (size_t)l->pw[i] * l->sample_bytes, rows = l->ph[i];
+        const size_t got = pread_full(fileno(r->stream.f), d, row * rows, off);
+        if (got < row * rows) {
+            /* the file shrank since the reading began */
+            const int e = errno;
+            tvmaf_io_msg(msg, msg_len, "Cannot read frame %llu of %s: %s.",
+                         (unsigned long long)frame_no, r->name,
+                         got || !e ? "the file is shorter than when it was opened" : strerror(e));
+            tvmaf_picture_unref(pic);
+            memset(pic, 0, sizeof(*pic));
+            return -EIO;
+        }
+        tvmaf_planar_spread(d, row, rows, (size_t)pic->stride[i]);
+        off += row * rows;
+    }
+    return 1;
+}
+
+const TvmafInput tvmaf_input_raw = {
+    .kind = "raw",
+    .priv_size = sizeof(RawPriv),
+    .probe = raw_probe,
+    .open = raw_open,
+    .read = raw_read,
+    .skip = raw_skip,
+    .frames_left = raw_frames_left,
+    .scale_filters = "",
+    .begin_random_access = raw_begin_random_access,
+    .read_at = raw_read_at,
+};
