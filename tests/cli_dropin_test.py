@@ -408,6 +408,8 @@ def test_geometry_hints(t):
     t.check("depth_mismatch_says_how_to_convert",
             None if rc != 0 and len(lines(err)) == 1 and "ffmpeg" in err and "-pix_fmt yuv420p10le" in err
             else "exit %d, %r" % (rc, err))
+    if "ffmpeg=yes" not in run(t.exe, ["--version"])[1]:
+        return  # this build reads no encoded video: the mixed pair below needs FFmpeg
     streams = shared_streams()
     enc_ref = os.path.join(streams, "cups_576x324.ref.mkv")
     enc_dis = os.path.join(streams, "cups_576x324.dis.mkv")

@@ -162,7 +162,9 @@ int cli_settle(CliOptions *o, const char *app)
         return 1;
     }
     if (o->version) {
-        printf("tvmaf %s\n", tvmaf_version());
+        /* one line, the library's build after the version (ffmpeg=yes|no ...),
+         * so scripts can tell what this build reads and runs */
+        printf("tvmaf %s (%s)\n", tvmaf_version(), tvmaf_build_info());
         return 1;
     }
     if (o->gpumask) {

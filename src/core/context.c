@@ -29,6 +29,7 @@
 #include "core/internal.h"
 #include "core/options.h"
 #include "core/picture_pool.h"
+#include "tvmaf_config.h"
 
 /* Frames in flight on a GPU backend when no thread count is given. */
 #define GPU_MIN_WORKERS 4
@@ -138,6 +139,29 @@ const char *tvmaf_last_error(const TvmafContext *ctx)
 }
 
 const char *tvmaf_version(void) { return TVMAF_VERSION; }
+
+/* tvmaf/tvmaf.h gives the format; the values are the build's (tvmaf_config.h) */
+#if TVMAF_HAVE_FFMPEG
+#define BUILD_INFO_FFMPEG "yes"
+#else
+#define BUILD_INFO_FFMPEG "no"
+#endif
+#if TVMAF_HAVE_CUDA
+#define BUILD_INFO_CUDA "yes"
+#else
+#define BUILD_INFO_CUDA "no"
+#endif
+#if TVMAF_HAVE_OPENCL
+#define BUILD_INFO_OPENCL "yes"
+#else
+#define BUILD_INFO_OPENCL "no"
+#endif
+
+const char *tvmaf_build_info(void)
+{
+    return "version=" TVMAF_VERSION " ffmpeg=" BUILD_INFO_FFMPEG " cuda=" BUILD_INFO_CUDA
+           " opencl=" BUILD_INFO_OPENCL " simd=" TVMAF_SIMD_LEVELS;
+}
 
 TvmafCollector *tvmaf_context_collector(TvmafContext *ctx) { return ctx->collector; }
 unsigned tvmaf_context_pic_count(const TvmafContext *ctx) { return ctx->pic_cnt; }
