@@ -36,6 +36,8 @@ def main():
     # the models of the shared data, as the golden tests find them
     shared = os.environ.get('TVMAF_SHARED', os.path.join(ROOT, '..', 'shared'))
     env['TVMAF_MODEL_PATH'] = os.path.join(os.path.abspath(shared), 'models')
+    # the encoded public streams the encoded-input tests read
+    env['TVMAF_STREAMS'] = os.path.join(os.path.abspath(shared), 'testdata', 'streams')
     tests = os.path.join(ROOT, 'python', 'tests')
     if cuda:
         probe = subprocess.run([py, '-c', 'import tvmaf, sys; sys.exit(0 if tvmaf.cuda_available() else 3)'],

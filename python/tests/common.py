@@ -10,6 +10,7 @@ import numpy as np
 
 EXE = os.environ.get('TVMAF_EXE')
 CLIPS = os.environ.get('TVMAF_CLIPS')
+STREAMS = os.environ.get('TVMAF_STREAMS')
 CLIP = 'cups_576x324'
 
 
@@ -18,6 +19,40 @@ def clip(name=CLIP):
     base = os.path.join(CLIPS, name)
     info = dict(line.strip().split('=', 1) for line in open(base + '.info') if '=' in line)
     return base + '.ref.yuv', base + '.dis.yuv', info
+
+
+def stream(name=CLIP):
+    """(ref path, dis path) of an encoded public stream (FFV1 in Matroska)."""
+    base = os.path.join(STREAMS, name)
+    return base + '.ref.mkv', base + '.dis.mkv'
+
+
+def json_doc(doc):
+    """The CLI's JSON without its run's fyi (version, fps): the keys
+    Result.to_dict() gives."""
+    return {k: doc[k] for k in ('frames', 'pooled_metrics', 'aggregate_metrics')}
+
+
+def dict_as_json(d):
+    """Result.to_dict() with non-finite floats as None (the JSON's null)."""
+    if isinstance(d, dict):
+        return {k: dict_as_json(v) for k, v in d.items()}
+    if isinstance(d, list):
+        return [dict_as_json(v) for v in d]
+    return as_json_value(d) if isinstance(d, float) else d
+
+
+def same_bits(a, b):
+    """Two to_dict()-shaped values equal as bits (floats by their bytes), in
+    the same key order."""
+    if isinstance(a, dict):
+        return isinstance(b, dict) and list(a) == list(b) and \
+            all(same_bits(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return isinstance(b, list) and len(a) == len(b) and all(map(same_bits, a, b))
+    if isinstance(a, float) or isinstance(b, float):
+        return bits(a) == bits(b)
+    return a == b and type(a) is type(b)
 
 
 def raw_args(info):

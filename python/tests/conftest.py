@@ -1,8 +1,8 @@
 """Makes `pytest python/` work from a built checkout: the package from this
 tree, libtvmaf and the CLI from build/ unless TVMAF_LIBRARY / TVMAF_EXE say
 otherwise, the test clips from .cache/clips (TVMAF_CLIPS), the models from
-$TVMAF_SHARED/models or ../shared/models
-(unless TVMAF_MODEL_PATH is set)."""
+$TVMAF_SHARED/models or ../shared/models (unless TVMAF_MODEL_PATH is set),
+the encoded streams from $TVMAF_SHARED/testdata/streams (TVMAF_STREAMS)."""
 import os
 import sys
 
@@ -17,3 +17,6 @@ os.environ.setdefault('TVMAF_EXE', os.path.join(ROOT, 'build', 'tools', 'tvmaf')
 os.environ.setdefault('TVMAF_CLIPS', os.path.join(ROOT, '.cache', 'clips'))
 os.environ.setdefault('TVMAF_MODEL_PATH', os.path.join(
     os.environ.get('TVMAF_SHARED', os.path.join(ROOT, '..', 'shared')), 'models'))
+# the encoded public streams (testdata/streams of the shared data)
+os.environ.setdefault('TVMAF_STREAMS', os.path.join(
+    os.environ.get('TVMAF_SHARED', os.path.join(ROOT, '..', 'shared')), 'testdata', 'streams'))

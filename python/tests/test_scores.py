@@ -130,7 +130,9 @@ def test_features_only_and_listing():
     assert list(r.keys()) == ['psnr_y', 'psnr_cb', 'psnr_cr'] and len(r.frames) == 5
     assert 'cpu' in tvmaf.features()['psnr']
     cli = subprocess.run([os.environ['TVMAF_EXE'], '--version'], capture_output=True, text=True)
-    assert cli.stdout.split() == ['tvmaf', tvmaf.version()]
+    # "tvmaf VERSION (BUILD INFO)": the CLI's library is the package's
+    info = tvmaf._lib.load_library().tvmaf_build_info().decode()
+    assert cli.stdout.strip() == f'tvmaf {tvmaf.version()} ({info})'
 
 
 def test_library_errors_carry_its_message():
@@ -150,7 +152,8 @@ def test_library_errors_carry_its_message():
 
 def test_bad_input_raises():
     ref, dis, info = clip()
-    with pytest.raises(tvmaf.TvmafError, match='needs width'):
+    # the library's sentence, then the arguments that describe raw YUV
+    with pytest.raises(tvmaf.TvmafError, match='give width=, height=, pix_fmt= and bitdepth='):
         tvmaf.score_files(ref, dis)
     with pytest.raises(tvmaf.TvmafError):
         tvmaf.score_files(ref + '.missing', dis, width=576, height=324, pix_fmt='420',

@@ -10,10 +10,17 @@ PIX_FMT = {'420': 1, '422': 2, '444': 3, '400': 4}
 BACKEND = {'auto': 0, 'cpu': 1, 'cuda': 2, 'opencl': 3}
 # enum TvmafPoolMethod
 POOL = {'min': 1, 'max': 2, 'mean': 3, 'harmonic_mean': 4}
-MODEL_DISABLE_CLIP = 1
-MODEL_ENABLE_TRANSFORM = 2
-LOG_WARNING = 2
-GPU_PINNED_PICTURES = 1
+# enum TvmafLogLevel
+LOG_LEVEL = {'none': 0, 'error': 1, 'warning': 2, 'info': 3, 'debug': 4}
+# enum TvmafModelFlags
+MODEL_FLAGS = {'disable_clip': 1, 'enable_transform': 2}
+MODEL_DISABLE_CLIP = MODEL_FLAGS['disable_clip']
+MODEL_ENABLE_TRANSFORM = MODEL_FLAGS['enable_transform']
+LOG_WARNING = LOG_LEVEL['warning']
+# the anonymous enum of TVMAF_GPU_* flags
+GPU_FLAGS = {'pinned_pictures': 1, 'stats': 2, 'shared_reference': 4}
+GPU_PINNED_PICTURES = GPU_FLAGS['pinned_pictures']
+GPU_SHARED_REFERENCE = GPU_FLAGS['shared_reference']
 
 
 class Picture(ctypes.Structure):
@@ -48,10 +55,25 @@ class ModelConfig(ctypes.Structure):
     _fields_ = [('name', ctypes.c_char_p), ('flags', ctypes.c_uint)]
 
 
+# tvmaf/reader.h
+class VideoFormat(ctypes.Structure):
+    _fields_ = [
+        ('pix_fmt', ctypes.c_int),
+        ('bpc', ctypes.c_uint),
+        ('w', ctypes.c_uint),
+        ('h', ctypes.c_uint),
+    ]
+
+
+class ReaderConfig(ctypes.Structure):
+    _fields_ = [('raw', VideoFormat), ('max_frame_bytes', ctypes.c_uint64)]
+
+
 _c = ctypes
 _P = ctypes.c_void_p
 _SIGNATURES = {
     'tvmaf_version': (_c.c_char_p, []),
+    'tvmaf_build_info': (_c.c_char_p, []),
     'tvmaf_init': (_c.c_int, [_c.POINTER(_P), _c.POINTER(Configuration)]),
     'tvmaf_close': (None, [_P]),
     'tvmaf_last_error': (_c.c_char_p, [_P]),
@@ -86,23 +108,43 @@ _SIGNATURES = {
     'tvmaf_feature_name': (_c.c_char_p, [_c.c_uint]),
     'tvmaf_feature_backends': (_c.c_char_p, [_c.c_uint]),
     'tvmaf_cuda_available': (_c.c_int, []),
+    'tvmaf_picture_ref': (_c.c_int, [_c.POINTER(Picture), _c.POINTER(Picture)]),
+    'tvmaf_reader_open': (_c.c_int, [_c.POINTER(_P), _c.c_char_p, _c.POINTER(ReaderConfig),
+                                     _c.c_char_p, _c.c_size_t]),
+    'tvmaf_reader_format': (_c.POINTER(VideoFormat), [_P]),
+    'tvmaf_reader_kind': (_c.c_char_p, [_P]),
+    'tvmaf_reader_frame_rate': (None, [_P, _c.POINTER(_c.c_int), _c.POINTER(_c.c_int)]),
+    'tvmaf_reader_set_scale': (_c.c_int, [_P, _c.c_uint, _c.c_uint, _c.c_char_p, _c.c_char_p,
+                                          _c.c_size_t]),
+    'tvmaf_reader_scale_filters': (_c.c_char_p, []),
+    'tvmaf_reader_read': (_c.c_int, [_P, _c.POINTER(Picture), _c.c_char_p, _c.c_size_t]),
+    'tvmaf_reader_skip': (_c.c_int, [_P, _c.c_uint, _c.c_char_p, _c.c_size_t]),
+    'tvmaf_reader_set_luma_only': (None, [_P, _c.c_int]),
+    'tvmaf_reader_above_depth_frame': (_c.c_uint64, [_P]),
+    'tvmaf_reader_close': (None, [_P]),
 }
 
 _lib = None
 
 
 def _candidates():
+    # the installed package (pip install): the library meson put beside this file
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'libtvmaf.so')
+    bundled = [here] if os.path.exists(here) else []
     env = os.environ.get('TVMAF_LIBRARY')
     if env:
         # a file, or a directory holding libtvmaf.so
-        return [os.path.join(env, 'libtvmaf.so') if os.path.isdir(env) else env]
+        return bundled + [os.path.join(env, 'libtvmaf.so') if os.path.isdir(env) else env]
+    if bundled:
+        return bundled
     found = ctypes.util.find_library('tvmaf')
     return ([found] if found else []) + ['libtvmaf.so', 'libtvmaf.so.0']
 
 
 def load_library(path=None):
-    """Loads libtvmaf (from `path`, else $TVMAF_LIBRARY, else where the
-    dynamic loader finds it) and returns it; later calls return the same one."""
+    """Loads libtvmaf (from `path`, else the one installed in this package,
+    else $TVMAF_LIBRARY, else where the dynamic loader finds it) and returns
+    it; later calls return the same one."""
     global _lib
     if _lib is not None and path is None:
         return _lib

@@ -14,8 +14,10 @@ takes down one task, not the driver) with the options after `--` and
 `--json --precision max`; a row's `output` keeps that JSON. The results
 table (CSV, stdout without --out) has one row per manifest row: line, ref,
 dis, status (ok, failed, bad_row), vmaf_mean (the pooled mean of the model
-called "vmaf", printed exactly: repr of the double), frames, error, output,
-worker (host:pid).
+called "vmaf"), then KEY_mean for every other key the pairs' JSON pools (each
+feature's and each model's pooled mean, e.g. psnr_y_mean, neg_mean; a pair
+without that key leaves it empty), frames, error, output, worker (host:pid).
+Means are printed exactly: repr of the double.
 
 Scheduling, placement and retries are Ray's: each task asks for
 --cpus-per-task CPUs and, with --backend cuda, --gpus-per-task GPUs (default
@@ -70,6 +72,26 @@ COLUMNS = {
 PIX_FMTS = {'420': '420', 'yuv420p': '420', '422': '422', 'yuv422p': '422',
             '444': '444', 'yuv444p': '444', '400': '400', 'gray': '400'}
 TABLE = ['line', 'ref', 'dis', 'status', 'vmaf_mean', 'frames', 'error', 'output', 'worker']
+# the KEY_mean columns of the pooled keys go after vmaf_mean, in the order first met
+MEANS_AFTER = 'vmaf_mean'
+
+
+def pooled_columns(pooled_metrics):
+    """{KEY_mean: mean} of a run's pooled values ({key: {'mean': ...}}, the
+    JSON's pooled_metrics or Result.pooled), in their order: the table
+    columns of every pooled key (the model called vmaf gives vmaf_mean)."""
+    return {f'{k}_mean': p['mean'] for k, p in pooled_metrics.items()
+            if isinstance(p, dict) and 'mean' in p}
+
+
+def table_columns(results):
+    """TABLE with the KEY_mean columns of `results` (dicts of rows) after
+    vmaf_mean, each where the first row holding it put it."""
+    means = []
+    for r in results:
+        means += [k for k in r if k.endswith('_mean') and k not in TABLE and k not in means]
+    at = TABLE.index(MEANS_AFTER) + 1
+    return TABLE[:at] + means + TABLE[at:]
 
 
 class ManifestError(Exception):
@@ -246,13 +268,14 @@ def score_pair(exe, values, options, env, umask=None, tag=None):
                 return {'status': 'failed', 'worker': worker,
                         'error': f'tvmaf exited with status 0 but its JSON scores are not '
                                  f'readable: {e}'}
-            vmaf = res.get('pooled_metrics', {}).get('vmaf', {}).get('mean')
+            means = {k: '' if v is None else repr(float(v))
+                     for k, v in pooled_columns(res.get('pooled_metrics') or {}).items()}
             if out is not None:
                 if not to_file:
                     out.write(data)
                 out.commit()
-            return {'status': 'ok', 'vmaf_mean': '' if vmaf is None else repr(float(vmaf)),
-                    'frames': len(res.get('frames', [])), 'worker': worker}
+            return dict({'status': 'ok', 'vmaf_mean': ''}, **means,
+                        frames=len(res.get('frames', [])), worker=worker)
         except OutputError as e:
             return {'status': 'failed', 'worker': worker, 'error': str(e)}
         finally:
@@ -307,13 +330,14 @@ def check_files(rows, manifest, table):
 
 
 def write_table(rows, results, f):
-    w = csv.DictWriter(f, fieldnames=TABLE, lineterminator='\n')
+    columns = table_columns(results[row.line] for row in rows)
+    w = csv.DictWriter(f, fieldnames=columns, lineterminator='\n')
     w.writeheader()
     for row in rows:
         r = dict(results[row.line])
         r.update(line=row.line, ref=row.values.get('ref', ''), dis=row.values.get('dis', ''),
                  output=row.values.get('output', ''))
-        w.writerow({k: r.get(k, '') for k in TABLE})
+        w.writerow({k: r.get(k, '') for k in columns})
 
 
 def parse_args(argv):
