@@ -257,6 +257,10 @@ static void test_errors(void)
 
 static void test_stream(const char *path, unsigned w, unsigned h, int num, int den)
 {
+    /* a raw geometry given for a container is refused, FFmpeg or not: its
+     * bytes read as YUV would score garbage */
+    const TvmafReaderConfig as_raw = { .raw = { TVMAF_PIX_FMT_YUV420P, 8, w, h } };
+    open_expect("encoded file with a raw geometry", path, &as_raw, -EINVAL);
     if (!build_has_ffmpeg()) {
         CHECK(!strcmp(tvmaf_reader_scale_filters(), ""), "filters without FFmpeg");
         open_expect("encoded file without FFmpeg", path, NULL, -ENOTSUP);

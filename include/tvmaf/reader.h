@@ -41,7 +41,9 @@ typedef struct TvmafReaderConfig {
     /* Raw planar YUV: its pixel format, depth (8, 10, 12 or 16) and size.
      * All zero: the input must say its own geometry (Y4M, or an encoded file
      * where the build has FFmpeg). Given, an input that is not Y4M is read as
-     * raw YUV of this geometry; a Y4M input's header wins over it. */
+     * raw YUV of this geometry; a Y4M input's header wins over it, and an
+     * input starting with a container's signature (Matroska, MP4, IVF, ...)
+     * is refused with -EINVAL rather than read as YUV. */
     TvmafVideoFormat raw;
     /* At most this many bytes for one picture of the input's geometry (planar,
      * 16-bit samples above 8 bits); an input claiming larger pictures is

@@ -230,3 +230,11 @@ def test_y4m_frame_rates_do_not_refuse(tmp_path):
         paths.append(str(p))
     r = tvmaf.score_files(*paths, models=(), features=['psnr'], backend='cpu')
     assert len(r.frames) == 2
+
+
+def test_raw_geometry_for_an_encoded_file_is_refused():
+    """width/height/pix_fmt/bitdepth describe raw YUV: given for an .mkv,
+    the reader refuses rather than score the container's bytes as YUV."""
+    ref, dis = stream('cups_576x324')
+    with pytest.raises(tvmaf.TvmafError, match='encoded video'):
+        tvmaf.score_files(ref, dis, **RAW, models=(), features=['psnr'], backend='cpu')

@@ -50,6 +50,17 @@ static int raw_open(TvmafReader *r, const char *path, const TvmafReaderConfig *c
                          r->name);
         return -EINVAL;
     }
+    /* a container's signature under a given raw geometry: reading its bytes
+     * as YUV would give a score of garbage, so the geometry is refused (the
+     * CLI says the same with its own flags before opening) */
+    size_t n;
+    const unsigned char *first = tvmaf_stream_ahead(&r->stream, &n);
+    const char *kind = tvmaf_encoded_signature(first, n);
+    if (kind) {
+        tvmaf_io_msg(msg, msg_len, "%s is an encoded video (%s), decoded with its own size and "
+                     "format: give no raw YUV geometry for it.", r->name, kind);
+        return -EINVAL;
+    }
     const TvmafVideoFormat *raw = &cfg->raw;
     if (raw->pix_fmt != TVMAF_PIX_FMT_YUV420P && raw->pix_fmt != TVMAF_PIX_FMT_YUV422P &&
         raw->pix_fmt != TVMAF_PIX_FMT_YUV444P && raw->pix_fmt != TVMAF_PIX_FMT_YUV400P) {
