@@ -8,6 +8,23 @@
 #include <stdint.h>
 
 #include "tvmaf/tvmaf.h"
+#include "tvmaf_config.h"
+#if TVMAF_HAVE_FFMPEG
+#include <libavutil/mem.h>
+
+/* FFmpeg's demuxers allocate what a header claims, up to av_max_alloc (2 GiB
+ * by default): a 3.8 KB .mp4 whose atom claims 1.7 GB gets that much
+ * reserved, never touched (the reader then fails cleanly where the
+ * allocation does). The cap is FFmpeg's and settable only for the whole
+ * process, which the library leaves to its host program; these harnesses,
+ * the host here, set it below the malloc limits scripts/fuzz gives them
+ * (256 MB for the FFmpeg target), so those limits keep catching tvmaf's own
+ * allocations, and FFmpeg's refusals of larger claims are exercised. Every
+ * target that opens an input without a raw geometry reaches FFmpeg. The
+ * 185 MB picture FFmpeg may allocate before a decoder knows its pixel format
+ * (fuzz_ffmpeg_reader.c) stays under it. */
+#define FUZZ_FFMPEG_MAX_ALLOC ((size_t)240 << 20)
+#endif
 
 static unsigned touch(const TvmafPicture *pic)
 {
@@ -28,6 +45,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     (void)argc;
     (void)argv;
     signal(SIGPIPE, SIG_IGN);
+#if TVMAF_HAVE_FFMPEG
+    av_max_alloc(FUZZ_FFMPEG_MAX_ALLOC);
+#endif
     return 0;
 }
 

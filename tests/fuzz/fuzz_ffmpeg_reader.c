@@ -17,22 +17,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include <libavutil/mem.h>
-
 #include "tvmaf/reader.h"
 #include "fuzz_common.h"
 
-/* FFmpeg's demuxers allocate what a header claims, up to av_max_alloc (2 GiB
- * by default): a 3.8 KB .mp4 whose atom claims 1.7 GB gets that much
- * reserved, never touched (the reader then fails cleanly where the
- * allocation does). That cap is FFmpeg's and only settable for the whole
- * process, which the library leaves to its host program; this harness, the
- * host here, sets it under the malloc limit scripts/fuzz gives this target
- * (256 MB), so the limit keeps catching tvmaf's own allocations beyond the
- * frame limit, and FFmpeg's refusals of larger claims are exercised. The
- * 185 MB picture FFmpeg may allocate before a decoder knows its pixel
- * format (below) stays under it. */
-#define FFMPEG_MAX_ALLOC ((size_t)240 << 20)
 
 #define MAX_FRAMES 4
 /* Frames are read under a limit (as the CLI's --max-memory sets one), and
@@ -47,11 +34,6 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 2 || !*tvmaf_reader_scale_filters()) return 0; /* no FFmpeg */
-    static int capped;
-    if (!capped) {
-        av_max_alloc(FFMPEG_MAX_ALLOC);
-        capped = 1;
-    }
     const unsigned mode = data[0];
     data++;
     size--;
