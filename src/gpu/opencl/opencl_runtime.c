@@ -190,8 +190,19 @@ void tvmaf_cl_device_list_print(void)
 /* ---- --backend auto's probe (opencl_runtime.h: why, and the two steps) ---- */
 
 /* How long the child may take to list the devices: a driver's first start
- * on a cold multi-GPU host takes seconds; one that hangs is given up. */
+ * on a cold multi-GPU host takes seconds; one that hangs is given up.
+ * TVMAF_OPENCL_PROBE_TIMEOUT (seconds, 1 to 3600) replaces it for a driver
+ * known to start slowly (PoCL compiling under a sanitizer on a busy machine
+ * took over 30 s). */
 #define PROBE_TIMEOUT_MS 30000
+
+static long long probe_timeout_ms(void)
+{
+    const char *env = getenv("TVMAF_OPENCL_PROBE_TIMEOUT");
+    char *end;
+    const long s = env && *env ? strtol(env, &end, 10) : 0;
+    return env && *env && !*end && s >= 1 && s <= 3600 ? s * 1000LL : PROBE_TIMEOUT_MS;
+}
 
 /* Whether `name` is `prefix` followed by a digit ("renderD128"). */
 static int prefix_digit(const char *name, const char *prefix)
@@ -398,7 +409,8 @@ static void probe_run(void)
     ProbeRecord r;
     size_t got = 0;
     int timed_out = 0;
-    const long long deadline = mono_ms() + PROBE_TIMEOUT_MS;
+    const long long timeout_ms = probe_timeout_ms();
+    const long long deadline = mono_ms() + timeout_ms;
     while (got < sizeof(r)) {
         const long long left = deadline - mono_ms();
         struct pollfd pfd = { .fd = fds[0], .events = POLLIN };
@@ -419,7 +431,7 @@ static void probe_run(void)
     /* w < 0 (ECHILD): the caller reaps children itself (SIGCHLD ignored);
      * the record alone then says whether the child finished */
     if (timed_out)
-        snprintf(why, sizeof(why), "no answer in %d s", PROBE_TIMEOUT_MS / 1000);
+        snprintf(why, sizeof(why), "no answer in %lld s", timeout_ms / 1000);
     else if (w == pid && WIFSIGNALED(status))
         snprintf(why, sizeof(why), "signal %d: %s", WTERMSIG(status), strsignal(WTERMSIG(status)));
     else if (w == pid && (!WIFEXITED(status) || WEXITSTATUS(status)))
