@@ -23,19 +23,7 @@
 #include <unistd.h>
 
 #include "tvmaf/reader.h"
-
-static int failures, checks;
-
-#define CHECK(cond, ...)                                                     \
-    do {                                                                     \
-        checks++;                                                            \
-        if (!(cond)) {                                                       \
-            failures++;                                                      \
-            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);  \
-            fprintf(stderr, __VA_ARGS__);                                    \
-            fputc('\n', stderr);                                             \
-        }                                                                    \
-    } while (0)
+#include "check.h"
 
 #define MAX_TMP 8
 static char tmp_paths[MAX_TMP][64];

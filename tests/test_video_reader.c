@@ -23,9 +23,7 @@
 #include <unistd.h>
 
 #include "io/video_reader.h"
-
-static int failures;
-static int checks;
+#include "check.h"
 
 /* tvmaf_reader_open with a raw geometry (NULL: none). */
 static int open_with(TvmafReader **r, const char *path, const TvmafVideoFormat *raw, char *msg,
@@ -35,17 +33,6 @@ static int open_with(TvmafReader **r, const char *path, const TvmafVideoFormat *
     if (raw) cfg.raw = *raw;
     return tvmaf_reader_open(r, path, &cfg, msg, msg_len);
 }
-
-#define CHECK(cond, ...)                                                     \
-    do {                                                                     \
-        checks++;                                                            \
-        if (!(cond)) {                                                       \
-            failures++;                                                      \
-            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);  \
-            fprintf(stderr, __VA_ARGS__);                                    \
-            fputc('\n', stderr);                                             \
-        }                                                                    \
-    } while (0)
 
 /* Growable byte buffer ---------------------------------------------------- */
 
