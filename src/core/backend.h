@@ -59,6 +59,18 @@ typedef struct TvmafBackendOps {
     const char *(*last_error)(void);
 } TvmafBackendOps;
 
+/* The host executor's backend (src/gpu/host/): registered only by tests
+ * (tvmaf_registry_test_backend), never by the library. */
+#define TVMAF_BACKEND_HOST ((enum TvmafBackend)16)
+
+struct TvdExec;
+struct TvdPlan;
+/* Before the first use of the registry: adds a test backend and its twins
+ * (plans[i] on exec, module codes[i]). */
+int tvmaf_registry_test_backend(const TvmafBackendOps *ops, const struct TvdExec *exec,
+                                const struct TvdPlan *const *plans, const void *const *codes,
+                                unsigned n);
+
 /* The backends this build has, NULL-terminated (generated list). */
 extern const TvmafBackendOps *const tvmaf_gpu_backends[];
 

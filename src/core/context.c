@@ -29,6 +29,7 @@
 #include "core/internal.h"
 #include "core/options.h"
 #include "core/picture_pool.h"
+#include "gpu/twin.h"
 #include "tvmaf_config.h"
 
 /* Frames in flight on a GPU backend when no thread count is given. */
@@ -313,6 +314,7 @@ int tvmaf_init(TvmafContext **out, const TvmafConfiguration *cfg)
 
 const TvmafExtractor *tvmaf_find_extractor(const char *name, enum TvmafBackend backend)
 {
+    const TvmafExtractor *const *tvmaf_extractors = tvmaf_extractor_list();
     for (unsigned i = 0; tvmaf_extractors[i]; i++)
         if (tvmaf_extractors[i]->backend == backend && !strcmp(tvmaf_extractors[i]->name, name))
             return tvmaf_extractors[i];
@@ -494,7 +496,9 @@ static int start(TvmafContext *ctx, const TvmafPicture *ref)
             char msg[512] = "";
             int err = parse_options(ctx->defaults, s->ex, s->name, s->inst[k], s->opt_spec,
                                     msg, sizeof(msg));
-            if (!err && s->ex->backend != TVMAF_BACKEND_CPU)
+            if (!err && s->ex->twin)
+                err = tvd_twin_init(s->ex, s->inst[k], &ctx->vi, ctx->gpu, msg, sizeof(msg));
+            else if (!err && s->ex->backend != TVMAF_BACKEND_CPU)
                 err = s->ex->init_device(s->inst[k], &ctx->vi, ctx->gpu, msg, sizeof(msg));
             else if (!err && s->ex->init)
                 err = s->ex->init(s->inst[k], &ctx->vi, msg, sizeof(msg));
@@ -642,6 +646,8 @@ static void run_frame(TvmafContext *ctx, unsigned w, Job *job)
                         ? prev_ref ? s->ex->extract_prev(inst, &job->ref, prev, &job->dis,
                                                          job->index, &sink)
                         : s->ex->extract(inst, &job->ref, &job->dis, job->index, &sink)
+                        : dframe && s->ex->twin
+                        ? tvd_twin_extract(s->ex, inst, dframe, job->index, &sink)
                         : dframe ? s->ex->extract_device(inst, dframe, job->index, &sink)
                         : -EIO;
                 if (err) {
@@ -937,7 +943,8 @@ void tvmaf_close(TvmafContext *ctx)
     for (unsigned i = 0; i < ctx->n_slots; i++) {
         Slot *s = &ctx->slots[i];
         for (unsigned k = 0; k < s->n_inst; k++) {
-            if (s->inst[k] && k < s->n_ready && s->ex->close) s->ex->close(s->inst[k]);
+            if (s->inst[k] && k < s->n_ready && s->ex->twin) tvd_twin_close(s->ex, s->inst[k]);
+            else if (s->inst[k] && k < s->n_ready && s->ex->close) s->ex->close(s->inst[k]);
             free(s->inst[k]);
         }
         free(s->inst);

@@ -97,6 +97,13 @@ typedef struct TvmafExtractor {
      * the state the range's outputs depend on (TvmafConfiguration's
      * warmup_frames); 0: the extractor cannot score a range of a video */
     unsigned warmup_frames;
+    /* A twin written once (gpu/tvd.h) instead of init_device/extract_device/
+     * close: its plan, the executor that runs it and its module as that
+     * executor loads it. The registry makes such an extractor from the CPU
+     * extractor's descriptor; core calls the twin base (gpu/twin.h). */
+    const struct TvdPlan *twin;
+    const struct TvdExec *twin_exec;
+    const void *twin_code;
 } TvmafExtractor;
 
 /* Appends a per-frame score; a second value for the same key and index fails. */

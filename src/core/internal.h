@@ -5,7 +5,7 @@
 #include "core/feature.h"
 
 /* Built-in extractors, every backend; NULL-terminated. */
-extern const TvmafExtractor *const tvmaf_extractors[];
+const TvmafExtractor *const *tvmaf_extractor_list(void);
 
 /* The extractor of `name` for `backend`, or NULL. */
 const TvmafExtractor *tvmaf_find_extractor(const char *name, enum TvmafBackend backend);

@@ -1,23 +1,29 @@
 /* The built-in extractors and the public registry queries. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "tvmaf_builtins.h"
 #include "core/backend.h"
 #include "core/internal.h"
+#include "gpu/twin.h"
 
 #define DECLARE_EXTRACTOR(sym) extern const TvmafExtractor sym;
 #define LIST_EXTRACTOR(sym) &sym,
 #define DECLARE_BACKEND(sym) extern const TvmafBackendOps sym;
 #define LIST_BACKEND(sym) &sym,
+#define DECLARE_TWIN(plan, exec, code, ctype) extern const TvdPlan plan; \
+    extern const TvdExec exec; extern const ctype code[];
+#define LIST_TWIN(plan, exec, code, ctype) { &plan, &exec, code },
+#define COUNT(x) + 1
 
 TVMAF_BUILTIN_EXTRACTORS(DECLARE_EXTRACTOR)
 TVMAF_BUILTIN_BACKENDS(DECLARE_BACKEND)
+TVMAF_BUILTIN_TWINS(DECLARE_TWIN)
 
-const TvmafExtractor *const tvmaf_extractors[] = {
+static const TvmafExtractor *const builtin_extractors[] = {
     TVMAF_BUILTIN_EXTRACTORS(LIST_EXTRACTOR)
-    NULL,
 };
 
 const TvmafBackendOps *const tvmaf_gpu_backends[] = {
@@ -25,11 +31,86 @@ const TvmafBackendOps *const tvmaf_gpu_backends[] = {
     NULL,
 };
 
+/* Twins written once (gpu/tvd.h): a plan on an executor, with its module as
+ * that executor loads it. Their extractors are made from the CPU
+ * extractor's descriptor when the list is first read. */
+typedef struct TwinEntry {
+    const TvdPlan *plan;
+    const TvdExec *exec;
+    const void *code;
+} TwinEntry;
+
+static const TwinEntry builtin_twins[] = {
+    TVMAF_BUILTIN_TWINS(LIST_TWIN)
+    { NULL, NULL, NULL },
+};
+
+#define N_BUILTIN (0 TVMAF_BUILTIN_EXTRACTORS(COUNT))
+#define N_TWINS (sizeof(builtin_twins) / sizeof(builtin_twins[0]) - 1)
+#define MAX_TEST_TWINS 64
+
+static struct {
+    const TvmafBackendOps *ops;
+    TwinEntry twins[MAX_TEST_TWINS];
+    unsigned n;
+} test_backend;
+
+static TvmafExtractor twin_extractors[N_TWINS + MAX_TEST_TWINS];
+static const TvmafExtractor *all_extractors[N_BUILTIN + N_TWINS + MAX_TEST_TWINS + 1];
+static pthread_once_t list_once = PTHREAD_ONCE_INIT;
+
+static void twin_extractor(TvmafExtractor *ex, const TwinEntry *e)
+{
+    *ex = *e->plan->cpu;
+    ex->backend = e->exec->backend;
+    ex->priv_size = tvd_twin_priv_size(e->plan, e->exec);
+    ex->init = NULL;
+    ex->extract = NULL;
+    ex->extract_prev = NULL;
+    ex->gather = NULL;
+    ex->close = NULL;
+    ex->twin = e->plan;
+    ex->twin_exec = e->exec;
+    ex->twin_code = e->code;
+}
+
+static void build_list(void)
+{
+    unsigned n = 0, t = 0;
+    for (unsigned i = 0; i < N_BUILTIN; i++) all_extractors[n++] = builtin_extractors[i];
+    for (unsigned i = 0; i < N_TWINS; i++, t++) {
+        twin_extractor(&twin_extractors[t], &builtin_twins[i]);
+        all_extractors[n++] = &twin_extractors[t];
+    }
+    for (unsigned i = 0; i < test_backend.n; i++, t++) {
+        twin_extractor(&twin_extractors[t], &test_backend.twins[i]);
+        all_extractors[n++] = &twin_extractors[t];
+    }
+    all_extractors[n] = NULL;
+}
+
+const TvmafExtractor *const *tvmaf_extractor_list(void)
+{
+    pthread_once(&list_once, build_list);
+    return all_extractors;
+}
+
+int tvmaf_registry_test_backend(const TvmafBackendOps *ops, const TvdExec *exec,
+                                const TvdPlan *const *plans, const void *const *codes,
+                                unsigned n)
+{
+    if (n > MAX_TEST_TWINS || test_backend.ops) return -EINVAL;
+    test_backend.ops = ops;
+    for (unsigned i = 0; i < n; i++) test_backend.twins[i] = (TwinEntry){ plans[i], exec, codes[i] };
+    test_backend.n = n;
+    return 0;
+}
+
 const TvmafBackendOps *tvmaf_backend_ops(enum TvmafBackend id)
 {
     for (unsigned i = 0; tvmaf_gpu_backends[i]; i++)
         if (tvmaf_gpu_backends[i]->id == id) return tvmaf_gpu_backends[i];
-    return NULL;
+    return test_backend.ops && test_backend.ops->id == id ? test_backend.ops : NULL;
 }
 
 const char *tvmaf_backend_name(enum TvmafBackend id)
@@ -38,7 +119,7 @@ const char *tvmaf_backend_name(enum TvmafBackend id)
     case TVMAF_BACKEND_CPU: return "cpu";
     case TVMAF_BACKEND_CUDA: return "cuda";
     case TVMAF_BACKEND_OPENCL: return "opencl";
-    default: return "auto";
+    default: return id == TVMAF_BACKEND_HOST ? "host" : "auto";
     }
 }
 
@@ -79,7 +160,7 @@ const char *tvmaf_backend_label(enum TvmafBackend id)
     case TVMAF_BACKEND_CPU: return "CPU";
     case TVMAF_BACKEND_CUDA: return "CUDA";
     case TVMAF_BACKEND_OPENCL: return "OpenCL";
-    default: return "GPU";
+    default: return id == TVMAF_BACKEND_HOST ? "host executor" : "GPU";
     }
 }
 
@@ -103,6 +184,7 @@ int tvmaf_gpu_count(enum TvmafBackend backend)
 /* Distinct names, in the order of the table. */
 static const TvmafExtractor *nth_name(unsigned n)
 {
+    const TvmafExtractor *const *tvmaf_extractors = tvmaf_extractor_list();
     unsigned seen = 0;
     for (unsigned i = 0; tvmaf_extractors[i]; i++) {
         bool dup = false;

@@ -55,6 +55,7 @@ static TvmafSvr *svr_at(const TvmafModel *m, unsigned i) { return i ? m->member[
 const TvmafExtractor *tvmaf_extractor_providing(const char *feature)
 {
     const TvmafExtractor *any = NULL;
+    const TvmafExtractor *const *tvmaf_extractors = tvmaf_extractor_list();
     for (unsigned i = 0; tvmaf_extractors[i]; i++) {
         const TvmafExtractor *ex = tvmaf_extractors[i];
         for (unsigned j = 0; ex->provided_features && ex->provided_features[j]; j++) {

@@ -1,81 +1,73 @@
 /*
- * Host replay of the psnr CUDA twin (psnr.cu), compared bit for bit with the
- * CPU extractor; no GPU needed.
- *
- * The decomposition is psnr_math.h's (PSNR_THREADS, PSNR_GRID_X,
- * psnr_lane_sse_*), the one the kernel compiles: per plane, one block per
- * row, visited in a scrambled order (atomics land in any order); in a block
- * thread t adds its lane (psnr_lane_sse_*), the warps fold by shuffles and
- * the warp sums are added (replay_block_fold), and the row goes into the
- * plane's uint64 total. The host's psnr_mse / psnr_db turn the three totals
- * into the outputs, compared with psnr_y, psnr_cb, psnr_cr of the CPU.
+ * psnr twin on the host executor: its plan and kernels (psnr_plan.c,
+ * psnr_kernels.h) run through the public API against the CPU extractor,
+ * every output compared as bits, under both capability profiles (warp
+ * totals with atomics; per-row sums); the operations per frame checked
+ * against the former CUDA and OpenCL host sides'.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "feature/psnr/psnr_math.h"
-#include "../replay_common.h"
-
-_Static_assert(PSNR_THREADS % REPLAY_WARP == 0, "a block is whole warps");
-
-/* One plane's sum of squared errors, as the device adds it. */
-static uint64_t replay_plane_sse(const TvmafPicture *r, const TvmafPicture *d, int pl)
-{
-    const unsigned w = r->w[pl], h = r->h[pl], rows = PSNR_GRID_X(h);
-    unsigned *order = malloc(sizeof(unsigned) * (rows ? rows : 1));
-    uint64_t lane[PSNR_THREADS], total = 0;
-    if (!order) {
-        replay_fail("out of memory");
-        return 0;
-    }
-    replay_scramble(order, rows);
-    for (unsigned b = 0; b < rows; b++) {
-        const unsigned y = order[b];
-        const unsigned char *rr = (const unsigned char *)r->data[pl] + (size_t)y * r->stride[pl];
-        const unsigned char *dr = (const unsigned char *)d->data[pl] + (size_t)y * d->stride[pl];
-        for (unsigned t = 0; t < PSNR_THREADS; t++)
-            lane[t] = r->bpc == 8 ? psnr_lane_sse_8(rr, dr, t, w)
-                                  : psnr_lane_sse_16((const uint16_t *)(const void *)rr,
-                                                     (const uint16_t *)(const void *)dr, t, w);
-        total += replay_block_fold(lane, PSNR_THREADS); /* 64-bit atomicAdd */
-    }
-    free(order);
-    return total;
-}
-
-static const char *const keys[3] = { "psnr_y", "psnr_cb", "psnr_cr" };
-
-/* The twin on one frame: the three planes' psnr as the host makes them. */
-static unsigned replay_frame(void *priv, const ReplayCase *c, const TvmafPicture *r,
-                             const TvmafPicture *d, unsigned k, double *out)
-{
-    (void)priv;
-    (void)k;
-    const uint32_t peak = psnr_peak(c->bpc, 0);
-    for (int pl = 0; pl < 3; pl++) {
-        const double mse = psnr_mse(replay_plane_sse(r, d, pl), r->w[pl], r->h[pl]);
-        out[pl] = psnr_db(mse, peak, psnr_max_db(peak, c->bpc, 0.0, r->w[pl], r->h[pl]));
-    }
-    return 3;
-}
-
-static const char *key(void *priv, unsigned q)
-{
-    (void)priv;
-    return keys[q];
-}
+#include "../twin_host.h"
 
 static void run_case(const ReplayCase *c)
 {
-    const ReplayPairTwin twin = { "psnr", NULL, replay_frame, key };
-    replay_pair_case(c, &twin);
+    twin_host_case(c, "psnr");
+}
+
+/* Per frame on 4:2:0: a launch per plane, one read-back, the wait; with the
+ * atomics' totals one fill of them first (the old psnr_cuda.c: memset, 3
+ * launches, a d2h, a sync; psnr_opencl.c: 3 launches, a read, clFinish). */
+static void counts(void)
+{
+    static const char *const profiles[] = { "cuda", "opencl" };
+    for (int p = 0; p < 2; p++) {
+        tvd_host_totals_reset();
+        ReplayCase c = { .fmt = TVMAF_PIX_FMT_YUV420P, .bpc = 8, .w = 64, .h = 36,
+                         .opts = "", .n_frames = 3,
+                         .fills = { REPLAY_RANDOM, REPLAY_NEAR, REPLAY_RANDOM } };
+        snprintf(c.what, sizeof(c.what), "psnr counts");
+        twin_host_profile(&c, "psnr", replay_fill_frames, &c, profiles[p]);
+        char what[64];
+        snprintf(what, sizeof(what), "psnr counts {%s}", profiles[p]);
+        twin_host_check_counts("psnr", what, 3, 1, p == 0, 1);
+    }
 }
 
 int main(void)
 {
+    twin_host_init();
     replay_seed(0x9e3779b97f4a7c15ull);
-    /* one block per row: a row one sample past a block */
+    /* one group per row: a row one sample past a group */
     replay_picture_matrices("psnr", PSNR_THREADS, 1, run_case);
+
+    static const char *const opts[] = { "enable_chroma=false", "enable_mse=true:enable_apsnr=true",
+                                        "reduced_hbd_peak=true", "min_sse=0.5" };
+    static const ReplaySize sizes[] = { { 257, 3 }, { 40, 22 } };
+    static const unsigned depths[] = { 8, 10, 16 };
+    static const ReplayFill seqs[][REPLAY_MAX_FRAMES] = {
+        { REPLAY_RANDOM, REPLAY_EQUAL, REPLAY_NEAR }, { REPLAY_EXTREMES, REPLAY_LEVELS } };
+    static const enum TvmafPixelFormat fmts[] = { TVMAF_PIX_FMT_YUV420P, TVMAF_PIX_FMT_YUV400P };
+    static const unsigned lengths[] = { 2 };
+    const ReplayMatrix m = { .name = "psnr options x 4:2:0 and 4:0:0", REPLAY_SET(opts, opts),
+                             REPLAY_SET(fmts, fmts), REPLAY_SET(sizes, sizes),
+                             REPLAY_SET(depths, depths), REPLAY_SET(seqs, seqs),
+                             REPLAY_SET(lengths, lengths) };
+    replay_matrix(&m, run_case);
+
+    const char *dir = getenv("TVMAF_CLIPS");
+    if (!dir || !dir[0]) dir = getenv("TVMAF_CLIPS_DEFAULT");
+    ReplayClip cl;
+    if (dir && replay_clip_open(&cl, dir, "cups_576x324", NULL, TVMAF_PIX_FMT_YUV420P, 576, 324,
+                                8, 3, "")) {
+        twin_host_frames(&cl.c, "psnr", replay_clip_frames, &cl);
+        replay_clip_close(&cl);
+        replay_count("psnr clip cups_576x324", 1);
+    } else {
+        replay_fail("the test clip cups_576x324 is not in %s", dir ? dir : "(no TVMAF_CLIPS)");
+    }
+    counts();
     return replay_report("psnr");
 }

@@ -78,10 +78,10 @@ void tvmaf_opencl_gpu_free(TvmafGpu *gpu, cl_mem mem, size_t size)
     tvmaf_budget_give(&gpu->mem, size);
 }
 
-int tvmaf_opencl_gpu_upload(TvmafGpu *gpu, cl_mem dst, const void *src, size_t size)
+int tvmaf_opencl_gpu_upload(TvmafGpu *gpu, cl_mem dst, size_t off, const void *src, size_t size)
 {
     pthread_mutex_lock(&gpu->lock);
-    int err = tvmaf_cl_check(tvmaf_cl.clEnqueueWriteBuffer(gpu->setup_q, dst, CL_TRUE, 0, size,
+    int err = tvmaf_cl_check(tvmaf_cl.clEnqueueWriteBuffer(gpu->setup_q, dst, CL_TRUE, off, size,
                                                            src, 0, NULL, NULL),
                              "clEnqueueWriteBuffer");
     pthread_mutex_unlock(&gpu->lock);

@@ -33,7 +33,8 @@ void tvmaf_opencl_gpu_free(TvmafGpu *gpu, cl_mem mem, size_t size);
 int tvmaf_opencl_gpu_program(TvmafGpu *gpu, const char *name, const char *source,
                              const char *options, cl_program *prog, char *msg, size_t msg_len);
 
-/* Copies host data into a buffer and waits (set-up: tables, constants). */
-int tvmaf_opencl_gpu_upload(TvmafGpu *gpu, cl_mem dst, const void *src, size_t size);
+/* Copies host data into a buffer at byte `off` and waits (set-up: tables,
+ * constants). */
+int tvmaf_opencl_gpu_upload(TvmafGpu *gpu, cl_mem dst, size_t off, const void *src, size_t size);
 
 #endif

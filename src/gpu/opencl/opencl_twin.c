@@ -58,7 +58,7 @@ int tvmaf_opencl_twin_alloc(TvmafOpenclTwin *t, cl_mem *mem, size_t size, char *
 int tvmaf_opencl_twin_upload(TvmafOpenclTwin *t, cl_mem dst, const void *src, size_t size,
                              char *msg, size_t len)
 {
-    int err = tvmaf_opencl_gpu_upload(t->gpu, dst, src, size);
+    int err = tvmaf_opencl_gpu_upload(t->gpu, dst, 0, src, size);
     return err ? failed(t, err, msg, len) : 0;
 }
 

@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""Shows that a twin's host-executor test can fail: applies each mutation of
+a feature's list to its plan or kernels, rebuilds the test, runs it, expects
+a failure, and restores the file. Not part of CI (each mutation is a build).
+
+    scripts/twin_mutate.py BUILD_DIR FEATURE
+
+Prints one line per mutation: what changed and the first failure line the
+test printed (or SURVIVED)."""
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# feature -> [(kind, file, old text, new text)]; each old text occurs once
+MUTATIONS = {
+    'psnr': [
+        ('buffer offset', 'src/feature/psnr/psnr_plan.c',
+         'tvd_view(s->sums, row0 * 8, h * 8)', 'tvd_view(s->sums, row0 * 8 + 8, h * 8)'),
+        ('buffer offset (totals)', 'src/feature/psnr/psnr_plan.c',
+         'tvd_view(s->sums, p * 8, 8)', 'tvd_view(s->sums, p * 8 + 8, 8)'),
+        ('swapped arguments', 'src/feature/psnr/psnr_plan.c',
+         '.pitch = tvd_pitch(t, f, p),\n            .w = s->p.pw[p],',
+         '.pitch = s->p.pw[p],\n            .w = tvd_pitch(t, f, p),'),
+        ('grid one group short', 'src/feature/psnr/psnr_plan.c',
+         'TVD_GRID(PSNR_GRID_X(h), 1)', 'TVD_GRID(PSNR_GRID_X(h) - 1, 1)'),
+        ('short read-back', 'src/feature/psnr/psnr_plan.c',
+         'tvd_download(t, tvd_whole(t, s->sums))',
+         'tvd_download(t, tvd_view(s->sums, 0, s->totals ? 16 : s->rows * 8 - 8))'),
+        ('barrier removed (tree)', 'src/feature/psnr/psnr_kernels.h',
+         '    loc->part[t] = s;\n    TVD_BARRIER();', '    loc->part[t] = s;'),
+        ('barrier removed (warps)', 'src/feature/psnr/psnr_kernels.h',
+         '    if (!(t & 31u)) loc->part[t >> 5] = s;\n    TVD_BARRIER();',
+         '    if (!(t & 31u)) loc->part[t >> 5] = s;'),
+        ('fill removed', 'src/feature/psnr/psnr_plan.c',
+         'int err = s->totals ? tvd_fill(t, tvd_whole(t, s->sums), 0) : 0;', 'int err = 0;'),
+    ],
+}
+
+
+def main():
+    build, feature = sys.argv[1], sys.argv[2]
+    test = os.path.join(build, 'tests', 'test_%s_replay' % feature)
+    env = dict(os.environ, TVMAF_CLIPS_DEFAULT=os.path.join(ROOT, '.cache', 'clips'))
+    survived = 0
+    for kind, path, old, new in MUTATIONS[feature]:
+        full = os.path.join(ROOT, path)
+        text = open(full).read()
+        if text.count(old) != 1:
+            print('%-26s NOT APPLICABLE (text not found once in %s)' % (kind, path))
+            survived += 1
+            continue
+        open(full, 'w').write(text.replace(old, new))
+        try:
+            b = subprocess.run(['ninja', '-C', build, os.path.relpath(test, build)],
+                               capture_output=True, text=True)
+            if b.returncode:
+                print('%-26s caught by the build' % kind)
+                continue
+            r = subprocess.run([test], capture_output=True, text=True, env=env, timeout=900)
+            lines = [l for l in (r.stdout + r.stderr).splitlines()
+                     if 'differ' in l or 'FAIL' in l or 'fail' in l or 'host executor' in l
+                     or 'feature "' in l]
+            if r.returncode:
+                print('%-26s caught: %s' % (kind, (lines[0] if lines else 'exit %d' % r.returncode)[:150]))
+            else:
+                print('%-26s SURVIVED' % kind)
+                survived += 1
+        finally:
+            open(full, 'w').write(text)
+    subprocess.run(['ninja', '-C', build, os.path.relpath(test, build)], capture_output=True)
+    return 1 if survived else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

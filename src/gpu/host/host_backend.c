@@ -1,0 +1,200 @@
+/* The host executor's backend: frames in guarded host memory (host.h). */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "gpu/host/host.h"
+#include "tvmaf_builtins.h"
+
+struct TvmafGpu {
+    TvmafDeviceFrame *frames;
+    unsigned n_frames;
+};
+
+static size_t page(void)
+{
+    static size_t pg;
+    if (!pg) pg = (size_t)sysconf(_SC_PAGESIZE);
+    return pg;
+}
+
+static unsigned poison_byte(void)
+{
+    const char *s = getenv("TVD_HOST_SEED");
+    return s && (strtoul(s, NULL, 0) & 1) ? 0xff : 0xa5;
+}
+
+void tvd_host_poison(void *p, size_t size)
+{
+    memset(p, (int)poison_byte(), size);
+}
+
+/* The mapping: header page (the size), data pages, one guard page; the data
+ * ends against the guard (rounded to 16 bytes, the largest element). */
+void *tvd_host_map(size_t size)
+{
+    const size_t pg = page(), data = (size + 15) / 16 * 16;
+    const size_t pages = (data + pg - 1) / pg * pg;
+    unsigned char *m = mmap(NULL, pages + pg, PROT_READ | PROT_WRITE,
+                            MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) return NULL;
+    if (mprotect(m + pages, pg, PROT_NONE)) {
+        munmap(m, pages + pg);
+        return NULL;
+    }
+    unsigned char *p = m + pages - data;
+    tvd_host_poison(m, pages);
+    return p;
+}
+
+void tvd_host_unmap(void *p, size_t size)
+{
+    if (!p) return;
+    const size_t pg = page(), data = (size + 15) / 16 * 16;
+    const size_t pages = (data + pg - 1) / pg * pg;
+    munmap((unsigned char *)p + data - pages, pages + pg);
+}
+
+static int available(unsigned gpu_index)
+{
+    return gpu_index == 0;
+}
+
+static int auto_ok(unsigned gpu_index)
+{
+    (void)gpu_index;
+    return 0;
+}
+
+static int open_gpu(TvmafGpu **gpu, const TvmafConfiguration *cfg, char *msg, size_t len)
+{
+    (void)cfg;
+    if (!(*gpu = calloc(1, sizeof(**gpu)))) {
+        snprintf(msg, len, "out of memory");
+        return -ENOMEM;
+    }
+    return 0;
+}
+
+static int ready(TvmafGpu *gpu, char *msg, size_t len)
+{
+    (void)gpu;
+    (void)msg;
+    (void)len;
+    return 0;
+}
+
+static void frame_free(TvmafDeviceFrame *f)
+{
+    for (int d = 0; d < 2; d++)
+        for (unsigned p = 0; p < f->n_planes; p++)
+            tvd_host_unmap(f->plane[d][p], f->pitch[p] * f->ph[p]);
+}
+
+static int frames_alloc(TvmafGpu *gpu, const TvmafVideoInfo *vi, unsigned planes, unsigned n,
+                        char *msg, size_t len)
+{
+    if (!(gpu->frames = calloc(n, sizeof(*gpu->frames)))) return -ENOMEM;
+    unsigned pw[3], ph[3];
+    int err = tvmaf_plane_dims(vi->pix_fmt, vi->w, vi->h, pw, ph);
+    const unsigned bps = vi->bpc > 8 ? 2 : 1;
+    const unsigned np = vi->pix_fmt == TVMAF_PIX_FMT_YUV400P ? 1 : planes;
+    for (; !err && gpu->n_frames < n; gpu->n_frames++) {
+        TvmafDeviceFrame *f = &gpu->frames[gpu->n_frames];
+        f->n_planes = np;
+        f->bps = bps;
+        for (unsigned p = 0; p < np && !err; p++) {
+            f->pw[p] = pw[p];
+            f->ph[p] = ph[p];
+            /* wider than the row, so a kernel reading past it reads poison */
+            f->pitch[p] = ((size_t)pw[p] * bps + 63) / 64 * 64 + 64;
+            for (int d = 0; d < 2 && !err; d++)
+                if (!(f->plane[d][p] = tvd_host_map(f->pitch[p] * ph[p]))) err = -ENOMEM;
+        }
+    }
+    if (err) snprintf(msg, len, "cannot allocate the host executor's frames");
+    return err;
+}
+
+static int frame_upload(TvmafGpu *gpu, unsigned w, const TvmafPicture *ref,
+                        const TvmafPicture *dis, const TvmafDeviceFrame **frame, char *msg,
+                        size_t len)
+{
+    (void)msg;
+    (void)len;
+    TvmafDeviceFrame *f = &gpu->frames[w];
+    const TvmafPicture *pic[2] = { ref, dis };
+    for (int d = 0; d < 2; d++)
+        for (unsigned p = 0; p < f->n_planes; p++)
+            for (unsigned y = 0; y < f->ph[p]; y++)
+                memcpy(f->plane[d][p] + y * f->pitch[p],
+                       (const unsigned char *)pic[d]->data[p] + y * pic[d]->stride[p],
+                       (size_t)f->pw[p] * f->bps);
+    *frame = f;
+    return 0;
+}
+
+static void frame_done(TvmafGpu *gpu, unsigned w, unsigned index)
+{
+    (void)gpu;
+    (void)w;
+    (void)index;
+}
+
+static void frame_submitted(TvmafGpu *gpu, unsigned index)
+{
+    (void)gpu;
+    (void)index;
+}
+
+static void stats(TvmafGpu *gpu, unsigned n_frames)
+{
+    (void)gpu;
+    (void)n_frames;
+}
+
+static void close_gpu(TvmafGpu *gpu)
+{
+    if (!gpu) return;
+    for (unsigned i = 0; i < gpu->n_frames; i++) frame_free(&gpu->frames[i]);
+    free(gpu->frames);
+    free(gpu);
+}
+
+static const char *last_error(void)
+{
+    return "";
+}
+
+const TvmafBackendOps tvd_host_backend = {
+    .id = TVMAF_BACKEND_HOST,
+    .name = "host",
+    .available = available,
+    .auto_ok = auto_ok,
+    .open = open_gpu,
+    .ready = ready,
+    .frames_alloc = frames_alloc,
+    .frame_upload = frame_upload,
+    .frame_done = frame_done,
+    .frame_submitted = frame_submitted,
+    .stats = stats,
+    .close = close_gpu,
+    .last_error = last_error,
+};
+
+#define DECLARE_PLAN(F) extern const TvdPlan tvd_plan_##F; extern const TvdHostModule tvd_host_module_##F;
+#define PLAN_ROW(F) &tvd_plan_##F,
+#define CODE_ROW(F) &tvd_host_module_##F,
+TVMAF_BUILTIN_PLANS(DECLARE_PLAN)
+
+int tvd_host_register(void)
+{
+    static const TvdPlan *const plans[] = { TVMAF_BUILTIN_PLANS(PLAN_ROW) NULL };
+    static const void *const codes[] = { TVMAF_BUILTIN_PLANS(CODE_ROW) NULL };
+    return tvmaf_registry_test_backend(&tvd_host_backend, &tvd_exec_host, plans, codes,
+                                       sizeof(plans) / sizeof(plans[0]) - 1);
+}

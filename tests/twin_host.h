@@ -1,0 +1,151 @@
+/*
+ * Host-executor drivers of the twins written once (gpu/tvd.h): a case's
+ * frames go through the public API twice, on the CPU and on the host
+ * executor (src/gpu/host/: the twin's own plan and kernels, every work-item
+ * run on the CPU), and every output key of every frame, and the key sets,
+ * are compared as bits. Each case runs under both capability profiles
+ * (TVD_HOST_PROFILE=cuda: warp shuffles and 64-bit atomics; opencl: none),
+ * so each decomposition a plan can choose is checked.
+ *
+ * The cases, fills and clips are replay_common.h's.
+ */
+#ifndef TVMAF_TESTS_TWIN_HOST_H
+#define TVMAF_TESTS_TWIN_HOST_H
+
+#include <stdlib.h>
+
+#include "core/backend.h"
+#include "gpu/host/host.h"
+#include "replay_common.h"
+
+static const char *const twin_host_profiles[] = { "cuda", "opencl" };
+
+static inline void twin_host_init(void)
+{
+    if (tvd_host_register()) {
+        fprintf(stderr, "cannot register the host executor\n");
+        exit(1);
+    }
+}
+
+static inline TvmafContext *twin_host_open(enum TvmafBackend b, const char *feature,
+                                           const char *opts, const char *what)
+{
+    TvmafConfiguration cfg = { .backend = b };
+    TvmafContext *ctx = NULL;
+    char spec[256];
+    if (opts && opts[0]) snprintf(spec, sizeof(spec), "%s=%s", feature, opts);
+    else snprintf(spec, sizeof(spec), "%s", feature);
+    if (tvmaf_init(&ctx, &cfg) || tvmaf_use_feature(ctx, spec)) {
+        replay_fail("%s: %s context: %s", what, tvmaf_backend_name(b),
+                    ctx ? tvmaf_last_error(ctx) : "init");
+        tvmaf_close(ctx);
+        return NULL;
+    }
+    if (b != TVMAF_BACKEND_CPU) {
+        const char *ran = tvmaf_feature_backend(ctx, feature);
+        if (!ran || strcmp(ran, tvmaf_backend_name(b)))
+            replay_fail("%s: feature %s runs on %s, not on the host executor", what, feature,
+                        ran ? ran : "nothing");
+    }
+    return ctx;
+}
+
+/* Every key of every frame, and the aggregates, of both contexts as bits. */
+static inline void twin_host_compare(TvmafContext *cpu, TvmafContext *dev, unsigned n_frames,
+                                     const char *what)
+{
+    const unsigned nk = tvmaf_score_key_count(cpu);
+    if (nk != tvmaf_score_key_count(dev))
+        replay_fail("%s: %u keys on the CPU, %u on the host executor", what, nk,
+                    tvmaf_score_key_count(dev));
+    for (unsigned k = 0; k < nk; k++) {
+        const char *key = tvmaf_score_key(cpu, k);
+        for (unsigned i = 0; i < n_frames; i++) {
+            double a, b;
+            const int ea = tvmaf_feature_score_at_index(cpu, key, &a, i);
+            const int eb = tvmaf_feature_score_at_index(dev, key, &b, i);
+            if (ea != eb) replay_fail("%s: %s frame %u: present on one side only", what, key, i);
+            else if (!ea) replay_check_bits(what, key, i, a, b);
+        }
+    }
+    const unsigned na = tvmaf_aggregate_count(cpu);
+    for (unsigned i = 0; i < na; i++) {
+        const char *key = tvmaf_aggregate_key(cpu, i);
+        double a, b;
+        if (tvmaf_aggregate_score(cpu, key, &a) || tvmaf_aggregate_score(dev, key, &b))
+            replay_fail("%s: aggregate %s missing", what, key);
+        else replay_check_bits(what, key, 0, a, b);
+    }
+}
+
+/* Case c of `feature` on frames from source, under one profile. */
+static inline void twin_host_profile(const ReplayCase *c, const char *feature,
+                                     ReplayFrameSource source, void *src, const char *profile)
+{
+    char what[320];
+    snprintf(what, sizeof(what), "%s {%s}", c->what, profile);
+    setenv("TVD_HOST_PROFILE", profile, 1);
+    TvmafContext *cpu = twin_host_open(TVMAF_BACKEND_CPU, feature, c->opts, what);
+    TvmafContext *dev = cpu ? twin_host_open(TVMAF_BACKEND_HOST, feature, c->opts, what) : NULL;
+    unsigned k = 0;
+    for (; dev && k < c->n_frames; k++) {
+        TvmafPicture ref, dis;
+        if (replay_pictures(c, &ref, &dis)) break;
+        int err = source(src, &ref, &dis, k);
+        if (err) replay_fail("%s: cannot read frame %u", what, k);
+        if (!err) err = replay_cpu_read(cpu, &ref, &dis, k, what);
+        if (!err && (err = replay_cpu_read(dev, &ref, &dis, k, what)))
+            replay_fail("%s: host executor frame %u: %s", what, k, tvmaf_last_error(dev));
+        tvmaf_picture_unref(&ref);
+        tvmaf_picture_unref(&dis);
+        if (err) break;
+    }
+    if (dev && k == c->n_frames) {
+        if (tvmaf_flush(cpu) || tvmaf_flush(dev))
+            replay_fail("%s: flush: %s / %s", what, tvmaf_last_error(cpu), tvmaf_last_error(dev));
+        else twin_host_compare(cpu, dev, c->n_frames, what);
+    }
+    tvmaf_close(dev);
+    tvmaf_close(cpu);
+}
+
+static inline void twin_host_frames(const ReplayCase *c, const char *feature,
+                                    ReplayFrameSource source, void *src)
+{
+    for (unsigned p = 0; p < REPLAY_COUNT(twin_host_profiles); p++)
+        twin_host_profile(c, feature, source, src, twin_host_profiles[p]);
+}
+
+static inline void twin_host_case(const ReplayCase *c, const char *feature)
+{
+    twin_host_frames(c, feature, replay_fill_frames, (void *)c);
+}
+
+/* The operations per frame the host executor counted for `feature` since
+ * the last reset, under the profile last used; checks them against the
+ * expected ones (the old CUDA twin's, read from its code). */
+static inline void twin_host_check_counts(const char *feature, const char *what,
+                                          unsigned long long launches,
+                                          unsigned long long copies, unsigned long long fills,
+                                          unsigned long long syncs)
+{
+    TvdCounts c;
+    unsigned long long frames;
+    if (tvd_host_totals(feature, &c, &frames) || !frames) {
+        replay_fail("%s: no counts for %s", what, feature);
+        return;
+    }
+    const unsigned long long got[4] = { c.launches, c.copies, c.fills, c.syncs };
+    const unsigned long long want[4] = { launches, copies, fills, syncs };
+    static const char *const names[4] = { "launches", "copies", "fills", "syncs" };
+    for (int i = 0; i < 4; i++)
+        if (got[i] != want[i] * frames)
+            replay_fail("%s: %s: %llu over %llu frames, expected %llu per frame", what,
+                        names[i], got[i], frames, want[i]);
+    printf("%s: per frame %llu launches, %llu copies, %llu fills, %llu syncs\n", what,
+           c.launches / frames, c.copies / frames, c.fills / frames, c.syncs / frames);
+    replay_cases++;
+}
+
+#endif
