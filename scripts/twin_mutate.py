@@ -36,6 +36,22 @@ MUTATIONS = {
         ('fill removed', 'src/feature/psnr/psnr_plan.c',
          'int err = s->totals ? tvd_fill(t, tvd_whole(t, s->sums), 0) : 0;', 'int err = 0;'),
     ],
+    # one entry per twin moved onto the plan design, each its own list
+    'float_psnr': [],
+    'float_moment': [],
+    'float_ansnr': [],
+    'float_ssim': [],
+    'float_ms_ssim': [],
+    'float_vif': [],
+    'float_adm': [],
+    'float_motion': [],
+    'psnr_hvs': [],
+    'speed': [],
+    'cambi': [],
+    'ciede': [],
+    'motion': [],
+    'vif': [],
+    'adm': [],
 }
 
 

@@ -58,4 +58,15 @@ typedef long int64_t;
 #define TVMAF_DEVICE_CODE 0
 #endif
 
+/* True in every build of a twin's kernels: the device passes and the host
+ * executor's build (TVD_HOST, gpu/kernel.h). Where a math header gives the
+ * devices their own plain-C arithmetic (a table instead of a libm call), it
+ * chooses it with this, so the host executor checks what the devices
+ * compute; TVMAF_DEVICE_CODE stays for what only a device compiler has. */
+#if TVMAF_DEVICE_CODE || defined(TVD_HOST)
+#define TVMAF_KERNEL_CODE 1
+#else
+#define TVMAF_KERNEL_CODE 0
+#endif
+
 #endif

@@ -69,6 +69,9 @@ static void twin_extractor(TvmafExtractor *ex, const TwinEntry *e)
     ex->extract_prev = NULL;
     ex->gather = NULL;
     ex->close = NULL;
+    if (e->plan->merge) ex->merge = e->plan->merge;
+    if (e->plan->flush) ex->flush = e->plan->flush;
+    ex->flags = (ex->flags & ~e->plan->flags_remove) | e->plan->flags_add;
     ex->twin = e->plan;
     ex->twin_exec = e->exec;
     ex->twin_code = e->code;

@@ -103,6 +103,13 @@ typedef struct TvdPlan {
     int (*report)(void *priv, TvdTwin *t, unsigned index, TvmafSink *sink);
     /* optional: frees what init allocated on the host */
     void (*close)(void *priv);
+    /* optional, instead of the CPU extractor's (which receive the state the
+     * plan's begins with) */
+    int (*merge)(void *dst, const void *src);
+    int (*flush)(void *priv, TvmafSink *sink);
+    /* TVMAF_FEX_* flags the twin has unlike the CPU extractor (motion: the
+     * CPU's PREV_REF, the twin's TEMPORAL) */
+    unsigned flags_remove, flags_add;
 } TvdPlan;
 
 /* ---- for a plan's init ---- */
