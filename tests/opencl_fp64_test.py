@@ -5,12 +5,12 @@ Two guards, both tried here on small programs that include core/hd.h as the twin
   1. scripts/opencl_kernels.py, at build time, rejects a double type name and a floating literal
      without an f suffix (1.0, 2e3) in the preprocessed program, and accepts the same program
      without TVMAF_FP64_FREE (vif's kernels use double on purpose) and an fp64-free one that
-     is clean; the real ciede.cl must pass.
+     is clean; the real fp64-free programs (the build's generated ciede.cl) must pass.
   2. core/hd.h turns `double` into an unknown type name, so the device compiler rejects the
      program too: checked with clang's OpenCL front end when clang is installed (PoCL compiles
      with it; it accepts double even with cl_khr_fp64 disabled, hence the guard).
 
-usage: opencl_fp64_test.py
+usage: opencl_fp64_test.py PROGRAM.cl...   (the build's fp64-free programs)
 """
 import os
 import shutil
@@ -39,7 +39,7 @@ CASES = [
 
 def embed(path, out):
     return subprocess.run([sys.executable, EMBED, "--cc", CC, path, out, out + ".d",
-                           os.path.join(ROOT, "src")],
+                           os.path.join(ROOT, "src"), os.path.join(ROOT, "include")],
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
 
 
@@ -73,8 +73,11 @@ def main():
                 print("%-36s clang -x cl %s (%s)" % ("", "rejects" if rejected else "accepts",
                                                     "ok" if rejected else "FAIL"))
         # the real fp64-free kernels pass
-        for cl in ("src/feature/ciede/ciede.cl",):
-            p = embed(os.path.join(ROOT, cl), os.path.join(tmp, "real_cl.c"))
+        if len(sys.argv) < 2:
+            print("no fp64-free program given (FAIL)")
+            fails += 1
+        for cl in sys.argv[1:]:
+            p = embed(cl, os.path.join(tmp, "real_cl.c"))
             fails += p.returncode != 0
             print("%-36s opencl_kernels.py %s" % (cl, "accepts (ok)" if p.returncode == 0
                                                   else "rejects (FAIL): " + p.stderr))

@@ -75,7 +75,9 @@ typedef struct TvdNoLocals {
 
 #if defined(TVD_KERNEL_BUILD)
 
-/* ---- ids, barriers, atomics, shuffles ---- */
+/* ---- ids, barriers, atomics, shuffles ----
+ * TVD_ATOMIC_FETCH_ADD_U32 returns the value before the addition;
+ * TVD_FLOAT_AS_U32 gives a float's bits. */
 #if defined(__CUDACC__)
 #define TVD_HAS_CUDA_CAPS 1
 #define TVD_DIM_(v, d) ((d) == 0 ? v.x : (d) == 1 ? v.y : v.z)
@@ -87,6 +89,8 @@ typedef struct TvdNoLocals {
 #define TVD_ATOMIC_ADD_U64(p, v) atomicAdd((unsigned long long *)(p), (unsigned long long)(v))
 #define TVD_ATOMIC_ADD_U32(p, v) atomicAdd((unsigned *)(p), (unsigned)(v))
 #define TVD_ATOMIC_OR_U32(p, v) atomicOr((unsigned *)(p), (unsigned)(v))
+#define TVD_ATOMIC_FETCH_ADD_U32(p, v) atomicAdd((unsigned *)(p), (unsigned)(v))
+#define TVD_FLOAT_AS_U32(f) __float_as_uint(f)
 #define TVD_SHFL_DOWN_U64(v, o)                                                                \
     ((uint64_t)__shfl_down_sync(0xffffffffu, (unsigned long long)(v), (o)))
 #define TVD_FN static __device__ __forceinline__
@@ -99,6 +103,8 @@ typedef struct TvdNoLocals {
 #define TVD_BARRIER() barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
 #define TVD_ATOMIC_ADD_U32(p, v) atomic_add((p), (v))
 #define TVD_ATOMIC_OR_U32(p, v) atomic_or((p), (v))
+#define TVD_ATOMIC_FETCH_ADD_U32(p, v) atomic_add((p), (v))
+#define TVD_FLOAT_AS_U32(f) as_uint(f)
 #define TVD_FN static inline
 #else /* the host executor (src/gpu/host/) */
 #define TVD_HAS_CUDA_CAPS 1
@@ -112,12 +118,16 @@ typedef struct TvdNoLocals {
 #define TVD_ATOMIC_ADD_U64(p, v) (*(p) += (v))
 #define TVD_ATOMIC_ADD_U32(p, v) (*(p) += (v))
 #define TVD_ATOMIC_OR_U32(p, v) (*(p) |= (v))
+#define TVD_ATOMIC_FETCH_ADD_U32(p, v) tvd_host_fetch_add_u32((p), (v))
+#define TVD_FLOAT_AS_U32(f) (((union { float f_; uint32_t u_; }){ .f_ = (f) }).u_)
 #define TVD_SHFL_DOWN_U64(v, o) tvd_host_shfl_down_u64((v), (o))
 #define TVD_FN static inline
 #endif
 
 /* A kernel's body: one work-item's work. */
-#define TVD_BODY(name, A, L) TVD_FN void name##_body(const A##_R *r, TVMAF_LOCAL L *loc)
+/* (a body without local memory does not read loc) */
+#define TVD_BODY(name, A, L)                                                                   \
+    TVD_FN void name##_body(const A##_R *r, TVMAF_LOCAL L *loc __attribute__((unused)))
 
 /* ---- entries ---- */
 #define TVD_SKIP_(name, A, L, GX, GY, FLAGS)

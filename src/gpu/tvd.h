@@ -55,6 +55,7 @@ typedef struct TvdCaps {
     unsigned warp;   /* 32: warp shuffles usable; 0: none (OpenCL 1.2) */
     bool atomic64;   /* 64-bit integer atomics on global and local memory */
     bool fp64;
+    bool cr_div_sqrt; /* correctly rounded float division and square root */
 } TvdCaps;
 
 enum {

@@ -125,7 +125,8 @@ uint64_t tvd_addr(const TvdTwin *t, const TvdView *v)
     return v->buf.id == TVD_FRAME_BUF ? v->off : t->buf[v->buf.id].addr + v->off;
 }
 
-/* A view lies inside its buffer (frame planes: the executor made them). */
+/* A view lies inside its buffer (frame planes: the executor made them), at
+ * an offset aligned for its elements (`elem`: their alignment). */
 static int check_view(TvdTwin *t, const TvdView *v, size_t elem, const char *what)
 {
     if (v->buf.id == TVD_FRAME_BUF) {
@@ -140,8 +141,8 @@ static int check_view(TvdTwin *t, const TvdView *v, size_t elem, const char *wha
         return plan_error(t, "%s: a view past its buffer's end (%llu > %llu)", what,
                           (unsigned long long)(v->off + v->size), size);
     if (elem > 1 && v->off % elem)
-        return plan_error(t, "%s: a view at offset %llu of elements of %llu bytes", what,
-                          v->off, elem);
+        return plan_error(t, "%s: a view at offset %llu of elements aligned to %llu bytes",
+                          what, v->off, elem);
     return 0;
 }
 
@@ -228,14 +229,14 @@ int tvd_launch(TvdTwin *t, unsigned kernel, TvdGrid g, const void *args)
             po = up(po, _Alignof(TvdView));
             ko = up(ko, _Alignof(void *));
             const TvdView *v = (const TvdView *)((const char *)args + po);
-            int err = check_view(t, v, a->size, k->name);
+            int err = check_view(t, v, a->align, k->name);
             if (err) return err;
             if (nv == TVD_MAX_VIEWS)
                 return plan_error(t, "%s: more than %llu views (%llu)", k->name, nv, 0);
             const uint64_t addr = tvd_addr(t, v);
-            if (addr % a->size)
-                return plan_error(t, "%s: a view at address %llu of %llu-byte elements",
-                                  k->name, addr, a->size);
+            if (addr % a->align)
+                return plan_error(t, "%s: a view at address %llu of elements aligned to %llu "
+                                  "bytes", k->name, addr, a->align);
             memcpy(kbuf + ko, &addr, sizeof(addr));
             views[nv++] = *v;
             po += sizeof(TvdView);

@@ -1,123 +1,57 @@
 /*
- * Host replay of the ciede CUDA twin (ciede.cu), compared bit for bit with
- * the CPU extractor; no GPU needed.
- *
- * The decomposition is ciede_kernel.h's, the one the kernel compiles: a grid
- * of CIEDE_GRID_X(w) x CIEDE_GRID_Y(h) blocks of CIEDE_BLOCK_W x
- * CIEDE_BLOCK_H threads, blocks and threads visited in scrambled orders, each
- * thread running CIEDE_THREAD on a CiedePlanes (here holding host addresses)
- * into a de plane that starts as garbage (an unwritten pixel changes the
- * sum); the host's read-back sum is ciede_sum_raster() and ciede_score().
- *
- * In CUDA builds the replayed powf(x, 7) is the device's
- * (numerics/powf_table.h: correctly rounded plus the build host's table),
- * every other libm call glibc's, so the replay must equal the CPU extractor
- * bit for bit; it counts the calls that the table corrected.
+ * ciede twin on the host executor: its plan and kernels (ciede_plan.c,
+ * ciede_kernels.h) run through the public API against the CPU extractor,
+ * every output compared as bits, under both capability profiles: "cuda"
+ * runs the double arithmetic (powf(x, 7) from the device's table, pow(x, 7)
+ * correctly rounded: both glibc's values), "opencl" the fp32 pairs. The
+ * operations per frame are checked against the former host sides'.
  */
-#include <inttypes.h>
-#include <math.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "tvmaf_config.h"
-
-#if TVMAF_HAVE_CUDA
-#include "numerics/powf_table.h"
-
-static uint64_t powf7_calls, powf7_corrected;
-
-typedef struct CiedeLibm CiedeLibm;
-/* the device's powf(x, 7), evaluated on the host */
-static float replay_powf7(float x, CiedeLibm lm);
-#define CIEDE_REPLAY_POWF7 replay_powf7
-#endif
-#include "feature/ciede/ciede_math.h"
-#include "feature/ciede/ciede_kernel.h"
-#include "../replay_common.h"
-
-#if TVMAF_HAVE_CUDA
-static float replay_powf7(float x, CiedeLibm lm)
-{
-    const float r = tvmaf_powf7_glibc(x, lm.powf7_tab, lm.powf7_n);
-    powf7_calls++;
-    powf7_corrected += tvmaf_fbits(r) != tvmaf_fbits(tvmaf_cr_powf7(x));
-    return r;
-}
-static CiedeLibm ciede_lm; /* the table, set in main */
-#else
-static const CiedeLibm ciede_lm = { 0, 0 };
-#endif
-
-/* The launch on the pictures r and d; the frame's score as the host makes it. */
-static unsigned replay_frame(void *priv, const ReplayCase *c, const TvmafPicture *r,
-                             const TvmafPicture *d, unsigned k, double *out)
-{
-    (void)priv;
-    (void)c;
-    (void)k;
-    const int layout = r->pix_fmt == TVMAF_PIX_FMT_YUV420P ? 420
-                     : r->pix_fmt == TVMAF_PIX_FMT_YUV422P ? 422 : 444;
-    const unsigned w = r->w[0], h = r->h[0], cw = r->w[1], ch = r->h[1], bpc = r->bpc;
-    const CiedePlanes p = {
-        { (uintptr_t)r->data[0], (uintptr_t)r->data[1], (uintptr_t)r->data[2] },
-        { (uintptr_t)d->data[0], (uintptr_t)d->data[1], (uintptr_t)d->data[2] },
-        { (size_t)r->stride[0], (size_t)r->stride[1] },
-    };
-    const unsigned gx = CIEDE_GRID_X(w), gy = CIEDE_GRID_Y(h);
-    float *de = malloc(sizeof(float) * w * h);
-    unsigned *blocks = malloc(sizeof(unsigned) * gx * gy);
-    unsigned threads[CIEDE_BLOCK_W * CIEDE_BLOCK_H];
-    if (!de || !blocks) {
-        free(de);
-        free(blocks);
-        replay_fail("out of memory");
-        return 0;
-    }
-    replay_garbage(de, sizeof(float) * w * h);
-    replay_scramble(blocks, gx * gy);
-    for (unsigned b = 0; b < gx * gy; b++) {
-        const unsigned bx = blocks[b] % gx, by = blocks[b] / gx;
-        replay_scramble(threads, CIEDE_BLOCK_W * CIEDE_BLOCK_H);
-        for (unsigned n = 0; n < CIEDE_BLOCK_W * CIEDE_BLOCK_H; n++) {
-            const unsigned tx = threads[n] % CIEDE_BLOCK_W, ty = threads[n] / CIEDE_BLOCK_W;
-            if (bpc == 8)
-                CIEDE_THREAD(uint8_t, p, bx, by, tx, ty, w, h, cw, ch, layout, bpc, ciede_lm, de);
-            else
-                CIEDE_THREAD(uint16_t, p, bx, by, tx, ty, w, h, cw, ch, layout, bpc, ciede_lm, de);
-        }
-    }
-    /* the read-back plane, added on the host */
-    out[0] = ciede_score(ciede_sum_raster(de, w, h), w, h);
-    free(de);
-    free(blocks);
-    return 1;
-}
-
-static const char *key(void *priv, unsigned q)
-{
-    (void)priv;
-    (void)q;
-    return "ciede2000";
-}
+#include "feature/ciede/ciede_kernels.h"
+#include "../twin_host.h"
 
 static void run_case(const ReplayCase *c)
 {
-    const ReplayPairTwin twin = { "ciede", NULL, replay_frame, key };
-    replay_pair_case(c, &twin);
+    twin_host_case(c, "ciede");
+}
+
+/* Per frame: one launch, one read-back, the wait (the old ciede_cuda.c and
+ * ciede_opencl.c alike). */
+static void counts(void)
+{
+    static const char *const profiles[] = { "cuda", "opencl" };
+    for (int p = 0; p < 2; p++) {
+        tvd_host_totals_reset();
+        ReplayCase c = { .fmt = TVMAF_PIX_FMT_YUV444P, .bpc = 10, .w = 40, .h = 20, .opts = "",
+                         .n_frames = 2, .fills = { REPLAY_RANDOM, REPLAY_NEAR } };
+        snprintf(c.what, sizeof(c.what), "ciede counts");
+        twin_host_profile(&c, "ciede", replay_fill_frames, &c, profiles[p]);
+        char what[64];
+        snprintf(what, sizeof(what), "ciede counts {%s}", profiles[p]);
+        twin_host_check_counts("ciede", what, 1, 1, 0, 1);
+    }
 }
 
 int main(void)
 {
-#if TVMAF_HAVE_CUDA
-    ciede_lm.powf7_tab = tvmaf_powf7_table;
-    ciede_lm.powf7_n = tvmaf_powf7_table_n;
-#endif
+    twin_host_init();
     replay_seed(0x6a09e667f3bcc909ull);
     replay_picture_matrices("ciede", CIEDE_BLOCK_W, CIEDE_BLOCK_H, run_case);
-#if TVMAF_HAVE_CUDA
-    printf("ciede: the device's powf(x, 7) replayed: %" PRIu64 " calls, %" PRIu64
-           " corrected by the table\n", powf7_calls, powf7_corrected);
-#endif
+    const char *dir = getenv("TVMAF_CLIPS");
+    if (!dir || !dir[0]) dir = getenv("TVMAF_CLIPS_DEFAULT");
+    ReplayClip cl;
+    if (dir && replay_clip_open(&cl, dir, "cups_576x324", NULL, TVMAF_PIX_FMT_YUV420P, 576, 324,
+                                8, 2, "")) {
+        twin_host_frames(&cl.c, "ciede", replay_clip_frames, &cl);
+        replay_clip_close(&cl);
+        replay_count("ciede clip cups_576x324", 1);
+    } else {
+        replay_fail("the test clip cups_576x324 is not in %s", dir ? dir : "(no TVMAF_CLIPS)");
+    }
+    /* 4:0:0 has no chroma: the twin refuses it as the CPU does */
+    replay_check_cpu_refuses("ciede", "", TVMAF_PIX_FMT_YUV400P, 8, 16, 16);
+    counts();
     return replay_report("ciede");
 }

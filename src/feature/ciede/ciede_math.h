@@ -63,19 +63,17 @@ typedef struct CiedeLibm {
 } CiedeLibm;
 
 /*
- * powf(x, 7) with the context lm. CIEDE_REPLAY_POWF7, defined by a host test
- * before including this header, names a host function (float, CiedeLibm) that
- * replays the device's evaluation in place of glibc's (tests/replay/ciede_replay.c).
+ * powf(x, 7) with the context lm: glibc's on the CPU; in a twin's kernels
+ * (the host executor's build included) glibc's value replayed from the
+ * correctly rounded one and the build host's table.
  */
-#if TVMAF_DEVICE_CODE
+#if TVMAF_KERNEL_CODE
 #include "numerics/powf_table.h"
 #define CIEDE_POWF7(lm, x) tvmaf_powf7_glibc((x), (lm).powf7_tab, (lm).powf7_n)
-#elif defined(CIEDE_REPLAY_POWF7)
-#define CIEDE_POWF7(lm, x) CIEDE_REPLAY_POWF7((x), (lm))
 #else
 #define CIEDE_POWF7(lm, x) ((void)(lm), powf((x), 7.0f))
 #endif
-#if TVMAF_DEVICE_CODE
+#if TVMAF_KERNEL_CODE
 #include "numerics/cr_pow.h"
 #define CIEDE_POW7(x) tvmaf_cr_pow7(x)
 #else

@@ -40,7 +40,8 @@ static int open_x(TvdTwin *t, char *why, size_t len)
     err = tvmaf_cuda_stream_create(&x->stream);
     if (!err) err = tvmaf_cuda_span_init(&x->span);
     tvmaf_cuda_pop(x->dev);
-    t->caps = (TvdCaps){ .warp = 32, .atomic64 = true, .fp64 = true };
+    t->caps = (TvdCaps){ .warp = 32, .atomic64 = true, .fp64 = true,
+                         .cr_div_sqrt = true };
     return err;
 }
 

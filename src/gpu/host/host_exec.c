@@ -305,7 +305,8 @@ static int open_x(TvdTwin *t, char *why, size_t len)
         snprintf(why, len, "TVD_HOST_PROFILE: cuda or opencl, not \"%s\"", p);
         return -EINVAL;
     }
-    t->caps = (TvdCaps){ .warp = cuda ? 32 : 0, .atomic64 = cuda, .fp64 = true };
+    t->caps = (TvdCaps){ .warp = cuda ? 32 : 0, .atomic64 = cuda, .fp64 = true,
+                         .cr_div_sqrt = true };
     return 0;
 }
 

@@ -17,6 +17,13 @@ typedef struct TvdItem {
 extern _Thread_local const TvdItem *tvd_item;
 void tvd_host_barrier(void);
 uint64_t tvd_host_shfl_down_u64(uint64_t v, unsigned o);
+/* an atomic addition on a fiber (never pre-empted inside it): the value before */
+static inline uint32_t tvd_host_fetch_add_u32(uint32_t *p, uint32_t v)
+{
+    const uint32_t o = *p;
+    *p = o + v;
+    return o;
+}
 
 typedef struct TvdHostKernel {
     const char *name;

@@ -38,8 +38,9 @@ static int open_x(TvdTwin *t, char *why, size_t len)
         x->fn[k] = tvmaf_cl.clCreateKernel(prog, t->plan->kernels[k].name, &r);
         if ((err = tvmaf_cl_check(r, "clCreateKernel"))) x->fn[k] = NULL;
     }
-    t->caps = (TvdCaps){ .warp = 0, .atomic64 = false,
-                         .fp64 = tvmaf_opencl_gpu_device(t->gpu)->fp64 != 0 };
+    const TvmafClDeviceInfo *dev = tvmaf_opencl_gpu_device(t->gpu);
+    t->caps = (TvdCaps){ .warp = 0, .atomic64 = false, .fp64 = dev->fp64 != 0,
+                         .cr_div_sqrt = dev->cr_divide_sqrt != 0 };
     return err;
 }
 
