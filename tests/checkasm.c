@@ -32,9 +32,9 @@
 #include "core/collector.h"
 #include "core/cpu.h"
 #include "core/internal.h"
-#include "feature/adm/adm_kernels.h"
-#include "feature/motion/motion_kernels.h"
-#include "feature/vif/vif_kernels.h"
+#include "feature/adm/adm_cpu.h"
+#include "feature/motion/motion_cpu.h"
+#include "feature/vif/vif_cpu.h"
 
 typedef struct Level {
     const char *name;

@@ -122,6 +122,39 @@ static inline void twin_host_case(const ReplayCase *c, const char *feature)
     twin_host_frames(c, feature, replay_fill_frames, (void *)c);
 }
 
+/* Whether case c is refused: the CPU extractor refuses its options when the
+ * feature is named, or its first frame or the flush; then the twin on the
+ * host executor must refuse it too (counted as a case). 0 when the CPU
+ * scores it (nothing counted: the caller runs the case). */
+static inline int twin_host_refused(const ReplayCase *c, const char *feature)
+{
+    static const enum TvmafBackend backends[2] = { TVMAF_BACKEND_CPU, TVMAF_BACKEND_HOST };
+    char spec[256];
+    if (c->opts && c->opts[0]) snprintf(spec, sizeof(spec), "%s=%s", feature, c->opts);
+    else snprintf(spec, sizeof(spec), "%s", feature);
+    for (int i = 0; i < 2; i++) {
+        const char *name = tvmaf_backend_name(backends[i]), *ran;
+        TvmafConfiguration cfg = { .backend = backends[i] };
+        TvmafContext *ctx = NULL;
+        TvmafPicture ref, dis;
+        int refused = 1;
+        if (tvmaf_init(&ctx, &cfg)) {
+            replay_fail("%s: %s context: init", c->what, name);
+        } else if (tvmaf_use_feature(ctx, spec)) { /* refused by the options */
+        } else if (!(ran = tvmaf_feature_backend(ctx, feature)) || strcmp(ran, name)) {
+            replay_fail("%s: feature %s does not run on %s", c->what, feature, name);
+        } else if (!replay_pictures(c, &ref, &dis)) {
+            replay_fill(&ref, &dis, c->fills[0], 0);
+            refused = tvmaf_read_pictures(ctx, &ref, &dis, 0) || tvmaf_flush(ctx);
+        }
+        tvmaf_close(ctx);
+        if (!refused && i == 0) return 0;
+        if (!refused) replay_fail("%s: scored on %s, refused on the CPU", c->what, name);
+    }
+    replay_cases++;
+    return 1;
+}
+
 /* The operations per frame the host executor counted for `feature` since
  * the last reset, under the profile last used; checks them against the
  * expected ones (the old CUDA twin's, read from its code). */
@@ -145,6 +178,68 @@ static inline void twin_host_check_counts(const char *feature, const char *what,
                         names[i], got[i], frames, want[i]);
     printf("%s: per frame %llu launches, %llu copies, %llu fills, %llu syncs\n", what,
            c.launches / frames, c.copies / frames, c.fills / frames, c.syncs / frames);
+    replay_cases++;
+}
+
+/* Case c's frames on the host executor alone, under one profile, scored on
+ * the calling thread (n_threads 1: one instance of the twin, the frames in
+ * order): for the totals of a twin that clears a buffer on each instance's
+ * first frame, which a context's several instances would split as they
+ * happen to take the frames. */
+static inline void twin_host_one_instance(const ReplayCase *c, const char *feature,
+                                          ReplayFrameSource source, void *src,
+                                          const char *profile)
+{
+    char spec[256];
+    if (c->opts && c->opts[0]) snprintf(spec, sizeof(spec), "%s=%s", feature, c->opts);
+    else snprintf(spec, sizeof(spec), "%s", feature);
+    setenv("TVD_HOST_PROFILE", profile, 1);
+    TvmafConfiguration cfg = { .backend = TVMAF_BACKEND_HOST, .n_threads = 1 };
+    TvmafContext *ctx = NULL;
+    int err = tvmaf_init(&ctx, &cfg) || tvmaf_use_feature(ctx, spec);
+    for (unsigned k = 0; !err && k < c->n_frames; k++) {
+        TvmafPicture ref, dis;
+        if ((err = replay_pictures(c, &ref, &dis))) break;
+        if ((err = source(src, &ref, &dis, k))) {
+            tvmaf_picture_unref(&ref);
+            tvmaf_picture_unref(&dis);
+        } else {
+            err = tvmaf_read_pictures(ctx, &ref, &dis, k);
+        }
+    }
+    if (err || tvmaf_flush(ctx))
+        replay_fail("%s {%s}: host executor: %s", c->what, profile,
+                    ctx ? tvmaf_last_error(ctx) : "init");
+    tvmaf_close(ctx);
+}
+
+/* The operations the host executor counted for `feature` since the last
+ * reset, in all, over `frames` frames: for a twin whose first frames differ
+ * from its steady state (a buffer cleared once, a temporal twin's first
+ * frame), the old CUDA twin's operations over those frames, read from its
+ * code. */
+static inline void twin_host_check_totals(const char *feature, const char *what,
+                                          unsigned long long frames,
+                                          unsigned long long launches,
+                                          unsigned long long copies, unsigned long long fills,
+                                          unsigned long long syncs)
+{
+    TvdCounts c;
+    unsigned long long got_frames;
+    if (tvd_host_totals(feature, &c, &got_frames) || got_frames != frames) {
+        replay_fail("%s: counts for %s over %llu frames, expected %llu", what, feature,
+                    tvd_host_totals(feature, &c, &got_frames) ? 0 : got_frames, frames);
+        return;
+    }
+    const unsigned long long got[4] = { c.launches, c.copies, c.fills, c.syncs };
+    const unsigned long long want[4] = { launches, copies, fills, syncs };
+    static const char *const names[4] = { "launches", "copies", "fills", "syncs" };
+    for (int i = 0; i < 4; i++)
+        if (got[i] != want[i])
+            replay_fail("%s: %s: %llu over %llu frames, expected %llu", what, names[i], got[i],
+                        frames, want[i]);
+    printf("%s: over %llu frames %llu launches, %llu copies, %llu fills, %llu syncs\n", what,
+           frames, c.launches, c.copies, c.fills, c.syncs);
     replay_cases++;
 }
 

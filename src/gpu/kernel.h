@@ -50,6 +50,9 @@
 /* a kernel's flags (gpu/tvd.h) */
 #define TVD_SYNC 1u
 #define TVD_CUDA_CAPS 2u
+/* FLAGS | TVD_MIN_BLOCKS(n): CUDA's __launch_bounds__ asks for n resident
+ * blocks per multiprocessor (register allocation); other devices ignore it */
+#define TVD_MIN_BLOCKS(n) ((unsigned)(n) << 8)
 
 /* ---- argument structs ---- */
 #define TVD_KV_(T, n) TVMAF_GLOBAL T *n;
@@ -93,6 +96,7 @@ typedef struct TvdNoLocals {
 #define TVD_FLOAT_AS_U32(f) __float_as_uint(f)
 #define TVD_SHFL_DOWN_U64(v, o)                                                                \
     ((uint64_t)__shfl_down_sync(0xffffffffu, (unsigned long long)(v), (o)))
+#define TVD_SHFL_DOWN_U32(v, o) ((uint32_t)__shfl_down_sync(0xffffffffu, (unsigned)(v), (o)))
 #define TVD_FN static __device__ __forceinline__
 #elif defined(__OPENCL_VERSION__)
 #define TVD_HAS_CUDA_CAPS 0
@@ -121,6 +125,7 @@ typedef struct TvdNoLocals {
 #define TVD_ATOMIC_FETCH_ADD_U32(p, v) tvd_host_fetch_add_u32((p), (v))
 #define TVD_FLOAT_AS_U32(f) (((union { float f_; uint32_t u_; }){ .f_ = (f) }).u_)
 #define TVD_SHFL_DOWN_U64(v, o) tvd_host_shfl_down_u64((v), (o))
+#define TVD_SHFL_DOWN_U32(v, o) ((uint32_t)tvd_host_shfl_down_u64((v), (o)))
 #define TVD_FN static inline
 #endif
 
@@ -133,7 +138,8 @@ typedef struct TvdNoLocals {
 #define TVD_SKIP_(name, A, L, GX, GY, FLAGS)
 #if defined(__CUDACC__)
 #define TVD_CUDA_ENTRY_(name, A, L, GX, GY, FLAGS)                                             \
-    extern "C" __global__ void __launch_bounds__((GX) * (GY)) name(const A##_R r)              \
+    extern "C" __global__ void __launch_bounds__((GX) * (GY), ((FLAGS) >> 8) & 0xffu)          \
+        name(const A##_R r)                                                                    \
     {                                                                                          \
         __shared__ L loc;                                                                      \
         name##_body(&r, &loc);                                                                 \

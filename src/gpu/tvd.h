@@ -120,6 +120,8 @@ const TvdCaps *tvd_caps(const TvdTwin *t);
 /* ---- after init ---- */
 TvdView tvd_view(TvdBuf b, size_t off, size_t bytes);
 TvdView tvd_whole(const TvdTwin *t, TvdBuf b);
+/* bytes [off, off + bytes) of a view */
+TvdView tvd_sub(TvdView v, size_t off, size_t bytes);
 void *tvd_mirror(TvdTwin *t, TvdBuf b);
 int tvd_upload(TvdTwin *t, TvdView dst, const void *src);
 
@@ -132,12 +134,37 @@ unsigned tvd_planes(TvdTwin *t, const TvmafDeviceFrame *f);
 int tvd_fill(TvdTwin *t, TvdView v, uint8_t byte);
 int tvd_copy(TvdTwin *t, TvdView dst, TvdView src);
 int tvd_download(TvdTwin *t, TvdView v);
+/* src (any view) into the mirror of dst's buffer, at dst's range */
+int tvd_download_into(TvdTwin *t, TvdView src, TvdView dst);
 /* `args`: the struct F_kernels.h's list generates for the kernel. A grid
  * with no group is not launched (and not counted). */
 int tvd_launch(TvdTwin *t, unsigned kernel, TvdGrid g, const void *args);
 /* A wait in the middle of the frame (a result the host needs before the
  * frame's remaining work). */
 int tvd_sync(TvdTwin *t);
+
+/* In a ladder (the context shares its reference pictures with others): the
+ * frame's host reference picture and its serial, for a result of the
+ * reference alone kept with the picture (tvmaf_picture_once); NULL where the
+ * context shares nothing or the executor has no such frames. */
+const TvmafPicture *tvd_shared_ref(TvdTwin *t, const TvmafDeviceFrame *f, uint64_t *serial);
+/* Such a result was computed by this pair (else read from another's): the
+ * statistics count them. */
+void tvd_count_shared(TvdTwin *t, const TvmafDeviceFrame *f, bool computed);
+
+/* A ladder's reference-side areas (CUDA's reference cache): at init, a
+ * slot of `bytes` per reference picture for results of the reference alone
+ * (key: what makes two pairs' areas interchangeable, e.g. the feature, size
+ * and depth); TVD_NO_SLOT where the context shares nothing or the executor
+ * has no cache. Per frame, the area of the frame's reference (size 0: none,
+ * compute everything) and whether this pair must fill it: then it queues the
+ * filling work and calls tvd_ref_area_done (ok: queued); otherwise the
+ * queue already waits for the pair that fills it. */
+#define TVD_NO_SLOT (~0u)
+int tvd_ref_slot(TvdTwin *t, const char *key, size_t bytes, unsigned *slot);
+int tvd_ref_area(TvdTwin *t, const TvmafDeviceFrame *f, unsigned slot, TvdView *area,
+                 bool *fill);
+int tvd_ref_area_done(TvdTwin *t, const TvmafDeviceFrame *f, unsigned slot, bool ok);
 
 /* A module's kernel list as its table (plan side of F_kernels.h). */
 #define TVD_KERNEL_ROW(name, A, L, GX, GY, FLAGS)                                              \

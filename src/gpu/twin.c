@@ -115,6 +115,11 @@ TvdView tvd_whole(const TvdTwin *t, TvdBuf b)
     return (TvdView){ b, 0, b.id < t->n_buf ? t->buf[b.id].size : 0 };
 }
 
+TvdView tvd_sub(TvdView v, size_t off, size_t bytes)
+{
+    return (TvdView){ v.buf, v.off + off, off <= v.size && bytes <= v.size - off ? bytes : 0 };
+}
+
 void *tvd_mirror(TvdTwin *t, TvdBuf b)
 {
     return b.id < t->n_buf ? t->buf[b.id].mirror : NULL;
@@ -193,14 +198,22 @@ int tvd_copy(TvdTwin *t, TvdView dst, TvdView src)
     return t->x->copy(t, &dst, tvd_addr(t, &dst), &src, tvd_addr(t, &src));
 }
 
+int tvd_download_into(TvdTwin *t, TvdView src, TvdView dst)
+{
+    int err = check_view(t, &src, 1, "download");
+    if (!err) err = check_view(t, &dst, 1, "download");
+    if (!err && (dst.buf.id == TVD_FRAME_BUF || !t->buf[dst.buf.id].mirror))
+        err = plan_error(t, "%s: a buffer without a mirror (%llu %llu)", "download", 0, 0);
+    if (!err && dst.size != src.size)
+        err = plan_error(t, "%s: %llu bytes into %llu", "download", src.size, dst.size);
+    if (err || !src.size) return err;
+    t->counts.copies++;
+    return t->x->download(t, &src, tvd_addr(t, &src), (char *)t->buf[dst.buf.id].mirror + dst.off);
+}
+
 int tvd_download(TvdTwin *t, TvdView v)
 {
-    int err = check_view(t, &v, 1, "download");
-    if (!err && (v.buf.id == TVD_FRAME_BUF || !t->buf[v.buf.id].mirror))
-        err = plan_error(t, "%s: a buffer without a mirror (%llu %llu)", "download", 0, 0);
-    if (err || !v.size) return err;
-    t->counts.copies++;
-    return t->x->download(t, &v, tvd_addr(t, &v), (char *)t->buf[v.buf.id].mirror + v.off);
+    return tvd_download_into(t, v, v);
 }
 
 #define TVD_MAX_KARGS 512
@@ -257,6 +270,51 @@ int tvd_sync(TvdTwin *t)
 {
     t->counts.syncs++;
     return t->x->sync(t);
+}
+
+const TvmafPicture *tvd_shared_ref(TvdTwin *t, const TvmafDeviceFrame *f, uint64_t *serial)
+{
+    *serial = 0;
+    if (!t->x->shares_reference || !t->x->shares_reference(t)) return NULL;
+    const TvmafPicture *pic = t->x->ref_picture(f, serial);
+    return pic && *serial ? pic : NULL;
+}
+
+void tvd_count_shared(TvdTwin *t, const TvmafDeviceFrame *f, bool computed)
+{
+    if (t->x->count_shared) t->x->count_shared(f, computed);
+}
+
+int tvd_ref_slot(TvdTwin *t, const char *key, size_t bytes, unsigned *slot)
+{
+    *slot = TVD_NO_SLOT;
+    int err = t->x->ref_slot ? t->x->ref_slot(t, key, bytes, slot) : 0;
+    if (!err && *slot != TVD_NO_SLOT) {
+        if (t->ref_slot_bytes)
+            return plan_error(t, "%s: a second reference area (%llu %llu)", key, 0, 0);
+        t->ref_slot_bytes = bytes;
+    }
+    return err;
+}
+
+int tvd_ref_area(TvdTwin *t, const TvmafDeviceFrame *f, unsigned slot, TvdView *area,
+                 bool *fill)
+{
+    *area = (TvdView){ { TVD_FRAME_BUF }, 0, 0 };
+    *fill = false;
+    if (slot == TVD_NO_SLOT) return 0;
+    uint64_t addr = 0;
+    int err = t->x->ref_area(t, f, slot, &addr, fill);
+    if (!err && addr) {
+        area->off = addr;
+        area->size = t->ref_slot_bytes;
+    }
+    return err;
+}
+
+int tvd_ref_area_done(TvdTwin *t, const TvmafDeviceFrame *f, unsigned slot, bool ok)
+{
+    return t->x->ref_area_done(t, f, slot, ok);
 }
 
 static void close_twin(const TvdPlan *pl, void *priv, TvdTwin *t)

@@ -43,6 +43,7 @@ struct TvdTwin {
     bool bound;
     const TvmafDeviceFrame *frame; /* between begin and end */
     TvdCounts counts;
+    size_t ref_slot_bytes; /* the one reference area a twin may have */
     void *xs;           /* the executor's state, xs_size bytes */
 };
 
@@ -70,6 +71,17 @@ struct TvdExec {
     /* waits for the frame's work unless err; always leaves the frame */
     int (*end)(TvdTwin *t, int err);
     void (*close)(TvdTwin *t);
+    /* optional (a ladder's shared references, gpu/tvd.h): whether the
+     * context shares them, the frame's host reference and serial, a count */
+    bool (*shares_reference)(TvdTwin *t);
+    const TvmafPicture *(*ref_picture)(const TvmafDeviceFrame *f, uint64_t *serial);
+    void (*count_shared)(const TvmafDeviceFrame *f, bool computed);
+    /* optional (a ladder's reference-side areas, gpu/tvd.h): an area's
+     * address is the executor's, as a frame plane's */
+    int (*ref_slot)(TvdTwin *t, const char *key, size_t bytes, unsigned *slot);
+    int (*ref_area)(TvdTwin *t, const TvmafDeviceFrame *f, unsigned slot, uint64_t *addr,
+                    bool *fill);
+    int (*ref_area_done)(TvdTwin *t, const TvmafDeviceFrame *f, unsigned slot, bool ok);
     /* why the calling thread's last call failed, "" if unknown */
     const char *(*last_error)(void);
 };

@@ -21,7 +21,7 @@
 #include "core/cpu.h"
 #include "core/feature_name.h"
 #include "core/picture_pool.h"
-#include "feature/adm/adm_kernels.h"
+#include "feature/adm/adm_cpu.h"
 #include "feature/adm/adm_math.h"
 #include "feature/adm/adm_state.h"
 
@@ -412,7 +412,7 @@ static inline void taps_at(int j, int n, int x[4])
     for (int k = 0; k < 4; k++) x[k] = adm_dwt_tap(j, k, n);
 }
 
-/* The DWT's row kernels (adm_kernels.h): the interior outputs [jb, je) of a
+/* The DWT's row kernels (adm_cpu.h): the interior outputs [jb, je) of a
  * horizontal pass, whose taps 2j-1 .. 2j+2 lie inside the row, and the
  * vertical pass of scales 1..3. A level may replace them (adm_x86.c). */
 static __attribute__((unused)) void
@@ -621,7 +621,7 @@ static void dwt32(AdmCpu *m, int k, const int32_t *src, int32_t *a, Bands32 *out
  * the gain rounding (decouple) and in the operands noted at each helper.
  */
 /* One row of scale 0 decouple, columns [jb, je), vector lanes before jv
- * (adm_kernels.h). */
+ * (adm_cpu.h). */
 static __attribute__((unused)) void
 decouple16_row_c(const int16_t *const o[3], const int16_t *const t[3], int16_t *const r[3],
                  int16_t *const a[3], int jb, int je, int jv, const int32_t *recip,
@@ -810,7 +810,7 @@ static int cm_lanes_end(int isa, int scale, const AdmScale *c, int i, int jb, in
     return adm_lanes_cm(isa, scale, jb, je);
 }
 
-/* One row of interior cm columns (adm_kernels.h): vector lanes [jb, jv),
+/* One row of interior cm columns (adm_cpu.h): vector lanes [jb, jv),
  * scalar lanes [jv, je). The SIMD levels' row kernels (adm_x86.c) hand the
  * columns that do not fill their blocks to these. */
 static void cm16_row_c(const int16_t *const v[3], const int16_t *const cm_[3],

@@ -18,7 +18,7 @@
  * lanes); scales 1..3 four coefficients in 64-bit lanes, following the
  * AVX-512 kernel, with an exact int64-to-float conversion (i64_ps4).
  *
- * At both levels, cm's row kernels (adm_kernels.h): the 3x3 threshold and the
+ * At both levels, cm's row kernels (adm_cpu.h): the 3x3 threshold and the
  * masking terms of blocks of columns, each lane kind of each reference_isa
  * in its own arithmetic (adm_math.h V3, V4, V5 and AVX2's logical-shift
  * cubes): scale 0 in int32 lanes (16 or 8 columns), the cube of each term in
@@ -29,7 +29,7 @@
  * the terms are added modulo 2^64, so any order gives the C sums
  * (tests/checkasm.c compares them on random and extreme bands).
  *
- * At both levels, the DWT's rows (adm_kernels.h): scale 0's vertical and
+ * At both levels, the DWT's rows (adm_cpu.h): scale 0's vertical and
  * horizontal passes with vpmaddwd on pairs of samples, scales 1..3 with
  * 64-bit products from the halves of the 64-bit lanes; 512 bits wide at
  * AVX-512.

@@ -24,7 +24,7 @@
 #include "core/cpu.h"
 #include "core/feature_name.h"
 #include "core/picture_pool.h"
-#include "feature/motion/motion_kernels.h"
+#include "feature/motion/motion_cpu.h"
 #include "feature/motion/motion_math.h"
 #include "feature/motion/motion_state.h"
 

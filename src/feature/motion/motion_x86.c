@@ -90,6 +90,6 @@ static uint32_t motion_hrow_sad_avx2(const int32_t *y, unsigned w)
 #define MOTION_HROW_SAD motion_hrow_sad_avx2
 #endif
 
-#include "feature/motion/motion_kernels.h"
+#include "feature/motion/motion_cpu.h"
 
 MOTION_KERNELS_DEFINE(TVMAF_SIMD_NAME(tvmaf_motion_kernels));

@@ -8,7 +8,7 @@
  * are discarded by the decimation anyway). Borders are mirrored by index
  * vertically and by padding the row buffers horizontally.
  *
- * The row kernels (vif_kernels.h) are selected per instance from the CPU
+ * The row kernels (vif_cpu.h) are selected per instance from the CPU
  * flags: C, or the same code compiled for AVX2 or AVX-512 (vif_x86.c).
  */
 #include <errno.h>
@@ -23,7 +23,7 @@
 #include "core/feature_name.h"
 #include "core/cpu.h"
 #define VIF_KERNELS_IMPL
-#include "feature/vif/vif_kernels.h"
+#include "feature/vif/vif_cpu.h"
 #include "feature/vif/vif_math.h"
 #include "feature/vif/vif_state.h"
 

@@ -1,323 +1,276 @@
 /*
- * vif on the CPU: the row kernels, written once and compiled once per SIMD
- * level (vif.c: the C baseline; vif_x86.c: AVX2 and AVX-512). Every kernel is
- * integer arithmetic up to vif_pixel, whose double operations are per pixel
- * and in the C order (-ffp-contract=off), and whose sums are integers; so the
- * code a level's compiler makes of it returns the C kernel's bits (checked by
- * tests/checkasm.c).
+ * vif twin, kernels (gpu/kernel.h): one launch per scale, one tile per
+ * group (vif_tile.h describes the decomposition and holds the phases).
  *
- * The loops are arranged for the compiler's vectoriser, never changing a
- * value: the vertical passes take the taps in the outer loop over blocks of
- * VIF_BLOCK contiguous columns; the horizontal pass of the statistic is
- * inlined per scale with a constant tap count; and products are split so
- * that every multiply is 16 by 16 bits into 32 (exact integer sums, equal to
- * the reference's wider products whatever the grouping).
+ * Local memory of a group at scale 0 (the largest): the 80 x 32 input tile
+ * of reference and distorted (u16), the 80 x 16 vertical pass of means (u16)
+ * and moments (u32), the 72 x 8 vertical pass of the low-pass (u16): about
+ * 33 KB. The log2 table (vif_log2_table_fill on the host, the CPU's table)
+ * and the filter taps are buffers the plan uploads once.
  *
- * One row of vertical-pass results is 16-bit, with VIF_MAX_HALF samples of
- * mirrored padding on both sides. A mean fits 16 bits; a 32-bit moment is
- * kept as its low and high halves, so the horizontal pass multiplies 16 by 16
- * bits only (sum of c * v = sum of c * lo + 2^16 * sum of c * hi, each partial
- * sum below 65536 * 65535 < 2^32). The low-pass uses rows VIF_MU1 and VIF_MU2
- * for its reference and distorted.
+ * The group's VifSums, integer sums, so any grouping gives the CPU's:
+ *   vif_scale*     (CUDA's caps) each work-item's folded across the warp by
+ *                  shuffles, then across warps by four work-items (one per
+ *                  field), each adding its total into the scale's VifSums
+ *                  with a 64-bit atomic;
+ *   vif_tree*      (any device) folded in local memory field by field;
+ *                  work-item 0 stores the four totals at the group's slot
+ *                  and the host adds the groups' slots.
+ * In a ladder (CUDA's reference cache) each scale runs as vif_tile.h's two
+ * passes: vif_ref* once per reference picture into the picture's area (its
+ * planes of scales 1..3, its per-pixel terms, its den sums), vif_pair* per
+ * pair, reading them.
  */
 #ifndef TVMAF_VIF_KERNELS_H
 #define TVMAF_VIF_KERNELS_H
 
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
+#include "gpu/kernel.h"
+#include "feature/vif/vif_tile.h"
 
-#include "tvmaf_config.h"
-#include "feature/vif/vif_math.h"
+/* a scale's planes (pitch bytes per row; 8-bit samples only at scale 0 of
+ * 8-bit input), its size, the input depth, whether its statistic is
+ * computed, the log2 table, the gain limit, the next scale's planes
+ * (written; unused at scale 3), the taps of every scale (VIF_N_SCALES x
+ * VIF_MAX_TAPS) and the sums (the scale's VifSums, or 4 int64 per group) */
+#define VifScaleArgs_LIST(V, S)                                                                \
+    V(const uint8_t, ref) V(const uint8_t, dis) S(uint64_t, pitch) S(uint32_t, w)              \
+    S(uint32_t, h) S(uint32_t, bpc) S(uint32_t, score) V(const uint16_t, log2_table)           \
+    S(double, gain_limit) V(uint8_t, out_r) V(uint8_t, out_d) S(uint64_t, out_pitch)           \
+    V(const uint16_t, taps) V(int64_t, sums)
+TVD_ARGS(VifScaleArgs)
+/* the reference pass: the reference's plane in, its next plane, its terms
+ * (mu1, sigma1_sq: w x h each) and its den sums out */
+#define VifRefArgs_LIST(V, S)                                                                  \
+    V(const uint8_t, ref) S(uint64_t, pitch) S(uint32_t, w) S(uint32_t, h) S(uint32_t, bpc)    \
+    V(const uint16_t, log2_table) V(uint8_t, out_r) S(uint64_t, out_pitch)                     \
+    V(uint32_t, mu1) V(int32_t, sigma) V(const uint16_t, taps) V(int64_t, sums)
+TVD_ARGS(VifRefArgs)
+/* the pair pass: both planes in (the reference's from the reference pass
+ * below scale 0), the distorted next plane and the num sums out */
+#define VifPairArgs_LIST(V, S)                                                                 \
+    V(const uint8_t, ref) V(const uint8_t, dis) S(uint64_t, pitch) S(uint32_t, w)              \
+    S(uint32_t, h) S(uint32_t, bpc) S(uint32_t, score) V(const uint16_t, log2_table)           \
+    S(double, gain_limit) V(uint8_t, out_d) S(uint64_t, out_pitch) V(const uint32_t, mu1)      \
+    V(const int32_t, sigma) V(const uint16_t, taps) V(int64_t, sums)
+TVD_ARGS(VifPairArgs)
 
-#define VIF_BLOCK 64
+#define VIF_DV_LEN(S) ((S) < 3 ? VIF_TILE_H / 2 * VIF_DV_W(S) : 1)
+#define VIF_IN_LEN(S) (VIF_IN_H(S) * VIF_IN_W(S))
+#define VIF_V_LEN(S) (VIF_TILE_H * VIF_IN_W(S))
+#define VIF_WARPS_LOCAL(X) X(int64_t, partial, VIF_THREADS / 32 * 4)
+#define VIF_TREE_LOCAL(X) X(int64_t, red, VIF_THREADS)
+#define VIF_SCALE_LOCALS(X, S, FOLD)                                                           \
+    X(uint16_t, in_r, VIF_IN_LEN(S)) X(uint16_t, in_d, VIF_IN_LEN(S))                          \
+    X(uint16_t, mu1, VIF_V_LEN(S)) X(uint16_t, mu2, VIF_V_LEN(S)) X(uint32_t, xx, VIF_V_LEN(S)) \
+    X(uint32_t, yy, VIF_V_LEN(S)) X(uint32_t, xy, VIF_V_LEN(S)) X(uint16_t, dv_r, VIF_DV_LEN(S)) \
+    X(uint16_t, dv_d, VIF_DV_LEN(S)) FOLD(X)
+#define VIF_REF_LOCALS(X, S)                                                                   \
+    X(uint16_t, in_r, VIF_IN_LEN(S)) X(uint16_t, mu1, VIF_V_LEN(S))                            \
+    X(uint32_t, xx, VIF_V_LEN(S)) X(uint16_t, dv_r, VIF_DV_LEN(S)) VIF_WARPS_LOCAL(X)
+#define VIF_PAIR_LOCALS(X, S)                                                                  \
+    X(uint16_t, in_r, VIF_IN_LEN(S)) X(uint16_t, in_d, VIF_IN_LEN(S))                          \
+    X(uint16_t, mu2, VIF_V_LEN(S)) X(uint32_t, yy, VIF_V_LEN(S)) X(uint32_t, xy, VIF_V_LEN(S))  \
+    X(uint16_t, dv_d, VIF_DV_LEN(S)) VIF_WARPS_LOCAL(X)
+#define VifW0_LIST(X) VIF_SCALE_LOCALS(X, 0, VIF_WARPS_LOCAL)
+#define VifW1_LIST(X) VIF_SCALE_LOCALS(X, 1, VIF_WARPS_LOCAL)
+#define VifW2_LIST(X) VIF_SCALE_LOCALS(X, 2, VIF_WARPS_LOCAL)
+#define VifW3_LIST(X) VIF_SCALE_LOCALS(X, 3, VIF_WARPS_LOCAL)
+#define VifT0_LIST(X) VIF_SCALE_LOCALS(X, 0, VIF_TREE_LOCAL)
+#define VifT1_LIST(X) VIF_SCALE_LOCALS(X, 1, VIF_TREE_LOCAL)
+#define VifT2_LIST(X) VIF_SCALE_LOCALS(X, 2, VIF_TREE_LOCAL)
+#define VifT3_LIST(X) VIF_SCALE_LOCALS(X, 3, VIF_TREE_LOCAL)
+#define VifR0_LIST(X) VIF_REF_LOCALS(X, 0)
+#define VifR1_LIST(X) VIF_REF_LOCALS(X, 1)
+#define VifR2_LIST(X) VIF_REF_LOCALS(X, 2)
+#define VifR3_LIST(X) VIF_REF_LOCALS(X, 3)
+#define VifP0_LIST(X) VIF_PAIR_LOCALS(X, 0)
+#define VifP1_LIST(X) VIF_PAIR_LOCALS(X, 1)
+#define VifP2_LIST(X) VIF_PAIR_LOCALS(X, 2)
+#define VifP3_LIST(X) VIF_PAIR_LOCALS(X, 3)
+TVD_LOCALS(VifW0) TVD_LOCALS(VifW1) TVD_LOCALS(VifW2) TVD_LOCALS(VifW3)
+TVD_LOCALS(VifT0) TVD_LOCALS(VifT1) TVD_LOCALS(VifT2) TVD_LOCALS(VifT3)
+TVD_LOCALS(VifR0) TVD_LOCALS(VifR1) TVD_LOCALS(VifR2) TVD_LOCALS(VifR3)
+TVD_LOCALS(VifP0) TVD_LOCALS(VifP1) TVD_LOCALS(VifP2) TVD_LOCALS(VifP3)
 
-enum { VIF_MU1, VIF_MU2, VIF_XX_LO, VIF_XX_HI, VIF_YY_LO, VIF_YY_HI, VIF_XY_LO, VIF_XY_HI,
-       VIF_N_ROWS };
+/* Groups per multiprocessor CUDA's register allocation must allow (ptxas
+ * then keeps scale 0's kernels at 61 registers without spills; the shared
+ * memory allows 6). */
+#define VIF_FLAGS (TVD_SYNC | TVD_CUDA_CAPS | TVD_MIN_BLOCKS(4))
 
-typedef struct VifKernels {
-    /* statistic, vertical pass of output row i into rows out[VIF_N_ROWS][0..w):
-     * 8-bit samples (scale 0 of 8-bit input) */
-    void (*stat_vertical_8)(uint16_t *const *out, const uint8_t *ref, ptrdiff_t ref_stride,
-                            const uint8_t *dis, ptrdiff_t dis_stride, unsigned w, unsigned h,
-                            unsigned i, unsigned mu_shift, unsigned sq_shift);
-    /* ... 16-bit samples, with scale's filter */
-    void (*stat_vertical_16)(uint16_t *const *out, const uint16_t *ref, ptrdiff_t ref_stride,
-                             const uint16_t *dis, ptrdiff_t dis_stride, unsigned w, unsigned h,
-                             unsigned i, unsigned scale, unsigned mu_shift, unsigned sq_shift);
-    /* statistic, horizontal pass and per-pixel terms of one row of padded
-     * vertical-pass rows, added into *sums */
-    void (*stat_horizontal)(uint16_t *const *row, unsigned w, unsigned scale,
-                            const uint16_t *log2_table, double gain_limit, VifSums *sums);
-    /* low-pass into scale next, vertical pass of source row i */
-    void (*down_vertical)(uint16_t *out_r, uint16_t *out_d, const void *ref, ptrdiff_t ref_stride,
-                          const void *dis, ptrdiff_t dis_stride, bool is8, unsigned w, unsigned h,
-                          unsigned i, unsigned next, unsigned shift);
-    /* low-pass into scale next, horizontal pass at the even columns of the
-     * padded rows rr, rd: w2 samples each into out_r, out_d */
-    void (*down_horizontal)(uint16_t *out_r, uint16_t *out_d, const uint16_t *rr,
-                            const uint16_t *rd, unsigned w2, unsigned next);
-} VifKernels;
+/* In each group of rows: scale 0 of 8-bit input, of deeper input, scales
+ * 1, 2, 3 (the plan counts on this order). */
+#define VIF_KERNELS(K, KC)                                                                     \
+    KC(vif_scale0_8, VifScaleArgs, VifW0, VIF_THREADS, 1, VIF_FLAGS)                           \
+    KC(vif_scale0_16, VifScaleArgs, VifW0, VIF_THREADS, 1, VIF_FLAGS)                          \
+    KC(vif_scale1, VifScaleArgs, VifW1, VIF_THREADS, 1, VIF_FLAGS)                             \
+    KC(vif_scale2, VifScaleArgs, VifW2, VIF_THREADS, 1, VIF_FLAGS)                             \
+    KC(vif_scale3, VifScaleArgs, VifW3, VIF_THREADS, 1, VIF_FLAGS)                             \
+    KC(vif_ref0_8, VifRefArgs, VifR0, VIF_THREADS, 1, VIF_FLAGS)                               \
+    KC(vif_ref0_16, VifRefArgs, VifR0, VIF_THREADS, 1, VIF_FLAGS)                              \
+    KC(vif_ref1, VifRefArgs, VifR1, VIF_THREADS, 1, VIF_FLAGS)                                 \
+    KC(vif_ref2, VifRefArgs, VifR2, VIF_THREADS, 1, VIF_FLAGS)                                 \
+    KC(vif_ref3, VifRefArgs, VifR3, VIF_THREADS, 1, VIF_FLAGS)                                 \
+    KC(vif_pair0_8, VifPairArgs, VifP0, VIF_THREADS, 1, VIF_FLAGS)                             \
+    KC(vif_pair0_16, VifPairArgs, VifP0, VIF_THREADS, 1, VIF_FLAGS)                            \
+    KC(vif_pair1, VifPairArgs, VifP1, VIF_THREADS, 1, VIF_FLAGS)                               \
+    KC(vif_pair2, VifPairArgs, VifP2, VIF_THREADS, 1, VIF_FLAGS)                               \
+    KC(vif_pair3, VifPairArgs, VifP3, VIF_THREADS, 1, VIF_FLAGS)                               \
+    K(vif_tree0_8, VifScaleArgs, VifT0, VIF_THREADS, 1, TVD_SYNC)                              \
+    K(vif_tree0_16, VifScaleArgs, VifT0, VIF_THREADS, 1, TVD_SYNC)                             \
+    K(vif_tree1, VifScaleArgs, VifT1, VIF_THREADS, 1, TVD_SYNC)                                \
+    K(vif_tree2, VifScaleArgs, VifT2, VIF_THREADS, 1, TVD_SYNC)                                \
+    K(vif_tree3, VifScaleArgs, VifT3, VIF_THREADS, 1, TVD_SYNC)
 
-extern const VifKernels tvmaf_vif_kernels_c;
-#if TVMAF_X86_SIMD
-extern const VifKernels tvmaf_vif_kernels_avx2, tvmaf_vif_kernels_avx512,
-    tvmaf_vif_kernels_avx512icl;
-#endif
+#ifdef TVD_KERNEL_BUILD
 
-/* The kernels for these CPU flags (core/cpu.h). */
-const VifKernels *tvmaf_vif_kernels(unsigned cpu_flags);
+/* The tile of this group at scale S. */
+#define VIF_TILE_OF(r, S, IS8)                                                                 \
+    { (S), (r)->bpc, (IS8), (r)->w, (r)->h, (int)(TVD_GID(0) * VIF_TILE_W),                   \
+      (int)(TVD_GID(1) * VIF_TILE_H), (r)->taps + (S) * VIF_MAX_TAPS,                         \
+      /* unused at scale 3 */ (r)->taps + ((S) < 3 ? (S) + 1 : (S)) * VIF_MAX_TAPS }
 
-/* Entries of a log2 table handed to the kernels: one of padding, so a
- * 32-bit gather at the last entry stays inside (its value is never used). */
-#define VIF_LOG2_TABLE_ALLOC (VIF_LOG2_TABLE_LEN + 2)
+/* One scale: the tile's statistic (unless skipped) and, below scale 3, the
+ * next scale's planes; FOLD(acc) adds the group's sums. */
+#define VIF_SCALE_BODY(S, IS8, FOLD)                                                           \
+    const VifTile tl = VIF_TILE_OF(r, S, IS8);                                                 \
+    const VifTileMem m = { loc->in_r, loc->in_d, loc->mu1, loc->mu2, loc->xx,                  \
+                           loc->yy,   loc->xy,   loc->dv_r, loc->dv_d };                       \
+    const uint32_t t = TVD_LID(0);                                                             \
+    vif_tile_load(t, &tl, r->ref, r->dis, r->pitch, &m);                                       \
+    TVD_BARRIER();                                                                             \
+    if (r->score) vif_tile_stat_v(t, &tl, &m);                                                 \
+    if ((S) < 3) vif_tile_down_v(t, &tl, &m);                                                  \
+    TVD_BARRIER();                                                                             \
+    if ((S) < 3) vif_tile_down_h(t, &tl, &m, r->out_r, r->out_d, r->out_pitch);                \
+    if (!r->score) return; /* uniform over the group */                                       \
+    VifSums acc = { 0, 0, 0, 0 };                                                              \
+    vif_tile_stat_h(t, &tl, &m, r->log2_table, r->gain_limit, &acc);                           \
+    FOLD(t, &acc, loc, r->sums)
 
-#endif /* TVMAF_VIF_KERNELS_H */
-
-/* The kernels' code, for the file that instantiates a set (once per file). */
-#if defined(VIF_KERNELS_IMPL) && !defined(TVMAF_VIF_KERNELS_IMPL_H)
-#define TVMAF_VIF_KERNELS_IMPL_H
-
-static inline const void *vif_row_at(const void *base, ptrdiff_t stride, int r)
+#if TVD_HAS_CUDA_CAPS
+TVD_FN int64_t vif_warp_sum(int64_t v)
 {
-    return (const char *)base + r * stride;
+    for (unsigned o = 16; o > 0; o >>= 1) v += (int64_t)TVD_SHFL_DOWN_U64((uint64_t)v, o);
+    return v;
 }
 
-/* Stores a moment (at most 32 bits) as its two 16-bit halves. */
-static inline void vif_put_split(uint16_t *const *row, unsigned which, unsigned j, uint32_t v)
+/* The group's VifSums added into sums[0..3] (every work-item calls it). */
+TVD_FN void vif_group_add(uint32_t t, const VifSums *acc, TVMAF_LOCAL int64_t *partial,
+                          TVMAF_GLOBAL int64_t *sums)
 {
-    row[which][j] = (uint16_t)v;
-    row[which + 1][j] = (uint16_t)(v >> 16);
-}
-
-/* 8-bit scale 0: a squared or cross sample fits 16 bits and every sum fits
- * 32 bits (65536 * 255^2 < 2^32). */
-static __attribute__((unused)) void vif_stat_vertical_8(uint16_t *const *out, const uint8_t *ref, ptrdiff_t ref_stride,
-                                const uint8_t *dis, ptrdiff_t dis_stride, unsigned w, unsigned h,
-                                unsigned i, unsigned mu_shift, unsigned sq_shift)
-{
-    const unsigned fw = vif_filter_width[0];
-    const uint16_t *taps = vif_filter_taps[0];
-    for (unsigned j0 = 0; j0 < w; j0 += VIF_BLOCK) {
-        const unsigned n = w - j0 < VIF_BLOCK ? w - j0 : VIF_BLOCK;
-        uint32_t m1[VIF_BLOCK] = { 0 }, m2[VIF_BLOCK] = { 0 };
-        uint32_t xx[VIF_BLOCK] = { 0 }, yy[VIF_BLOCK] = { 0 }, xy[VIF_BLOCK] = { 0 };
-        for (unsigned k = 0; k < fw; k++) {
-            const int r = vif_tap_row(i, k, fw, h);
-            const uint8_t *pr = (const uint8_t *)vif_row_at(ref, ref_stride, r) + j0;
-            const uint8_t *pd = (const uint8_t *)vif_row_at(dis, dis_stride, r) + j0;
-            const uint16_t c = taps[k];
-            for (unsigned b = 0; b < n; b++) {
-                const uint16_t x = pr[b], y = pd[b];
-                m1[b] += (uint32_t)c * x;
-                m2[b] += (uint32_t)c * y;
-                xx[b] += (uint32_t)c * (uint16_t)(x * x);
-                yy[b] += (uint32_t)c * (uint16_t)(y * y);
-                xy[b] += (uint32_t)c * (uint16_t)(x * y);
-            }
-        }
-        for (unsigned b = 0; b < n; b++) {
-            const unsigned j = j0 + b;
-            out[VIF_MU1][j] = (uint16_t)vif_round_shift32(m1[b], mu_shift);
-            out[VIF_MU2][j] = (uint16_t)vif_round_shift32(m2[b], mu_shift);
-            vif_put_split(out, VIF_XX_LO, j, vif_round_shift32(xx[b], sq_shift));
-            vif_put_split(out, VIF_YY_LO, j, vif_round_shift32(yy[b], sq_shift));
-            vif_put_split(out, VIF_XY_LO, j, vif_round_shift32(xy[b], sq_shift));
-        }
+    const int64_t v[4] = { vif_warp_sum(acc->num_log), vif_warp_sum(acc->den_log),
+                           vif_warp_sum(acc->num_lin), vif_warp_sum(acc->den_lin) };
+    if (!(t & 31u))
+        for (int q = 0; q < 4; q++) partial[(t >> 5) * 4 + q] = v[q];
+    TVD_BARRIER();
+    if (t < 4) {
+        int64_t total = 0;
+        for (unsigned k = 0; k < VIF_THREADS / 32; k++) total += partial[k * 4 + t];
+        TVD_ATOMIC_ADD_U64((TVMAF_GLOBAL uint64_t *)sums + t, (uint64_t)total);
     }
 }
+#define VIF_FOLD_WARPS(t, acc, loc, sums) vif_group_add((t), (acc), (loc)->partial, (sums))
 
-/* 9..16-bit samples (input above 8 bits, and every scale after 0): the means
- * fit 32 bits; a moment's sum reaches 48 bits before its shift and is kept
- * as the sums of the low and high halves of the 32-bit sample products. */
-static __attribute__((unused)) void vif_stat_vertical_16(uint16_t *const *out, const uint16_t *ref, ptrdiff_t ref_stride,
-                                 const uint16_t *dis, ptrdiff_t dis_stride, unsigned w,
-                                 unsigned h, unsigned i, unsigned scale, unsigned mu_shift,
-                                 unsigned sq_shift)
-{
-    const unsigned fw = vif_filter_width[scale];
-    const uint16_t *taps = vif_filter_taps[scale];
-    for (unsigned j0 = 0; j0 < w; j0 += VIF_BLOCK) {
-        const unsigned n = w - j0 < VIF_BLOCK ? w - j0 : VIF_BLOCK;
-        uint32_t m1[VIF_BLOCK] = { 0 }, m2[VIF_BLOCK] = { 0 };
-        uint32_t xl[VIF_BLOCK] = { 0 }, xh[VIF_BLOCK] = { 0 }, yl[VIF_BLOCK] = { 0 };
-        uint32_t yh[VIF_BLOCK] = { 0 }, cl[VIF_BLOCK] = { 0 }, ch[VIF_BLOCK] = { 0 };
-        for (unsigned k = 0; k < fw; k++) {
-            const int r = vif_tap_row(i, k, fw, h);
-            const uint16_t *pr = (const uint16_t *)vif_row_at(ref, ref_stride, r) + j0;
-            const uint16_t *pd = (const uint16_t *)vif_row_at(dis, dis_stride, r) + j0;
-            const uint16_t c = taps[k];
-            for (unsigned b = 0; b < n; b++) {
-                const uint16_t x = pr[b], y = pd[b];
-                const uint32_t x2 = (uint32_t)x * x, y2 = (uint32_t)y * y, xy = (uint32_t)x * y;
-                m1[b] += (uint32_t)c * x;
-                m2[b] += (uint32_t)c * y;
-                xl[b] += (uint32_t)c * (uint16_t)x2;
-                xh[b] += (uint32_t)c * (uint16_t)(x2 >> 16);
-                yl[b] += (uint32_t)c * (uint16_t)y2;
-                yh[b] += (uint32_t)c * (uint16_t)(y2 >> 16);
-                cl[b] += (uint32_t)c * (uint16_t)xy;
-                ch[b] += (uint32_t)c * (uint16_t)(xy >> 16);
-            }
-        }
-        for (unsigned b = 0; b < n; b++) {
-            const unsigned j = j0 + b;
-            out[VIF_MU1][j] = (uint16_t)vif_round_shift32(m1[b], mu_shift);
-            out[VIF_MU2][j] = (uint16_t)vif_round_shift32(m2[b], mu_shift);
-            vif_put_split(out, VIF_XX_LO, j,
-                          vif_round_shift64(xl[b] + ((uint64_t)xh[b] << 16), sq_shift));
-            vif_put_split(out, VIF_YY_LO, j,
-                          vif_round_shift64(yl[b] + ((uint64_t)yh[b] << 16), sq_shift));
-            vif_put_split(out, VIF_XY_LO, j,
-                          vif_round_shift64(cl[b] + ((uint64_t)ch[b] << 16), sq_shift));
-        }
+#define VIF_SCALE_KERNEL(name, L, S, IS8)                                                      \
+    TVD_BODY(name, VifScaleArgs, L) { VIF_SCALE_BODY(S, IS8, VIF_FOLD_WARPS); }
+VIF_SCALE_KERNEL(vif_scale0_8, VifW0, 0, 1)
+VIF_SCALE_KERNEL(vif_scale0_16, VifW0, 0, 0)
+VIF_SCALE_KERNEL(vif_scale1, VifW1, 1, 0)
+VIF_SCALE_KERNEL(vif_scale2, VifW2, 2, 0)
+VIF_SCALE_KERNEL(vif_scale3, VifW3, 3, 0)
+
+/* The reference pass of scale S. It always computes the statistic: every
+ * pair of the ladder reads its terms, whatever scales that pair scores. */
+#define VIF_REF_KERNEL(name, L, S, IS8)                                                        \
+    TVD_BODY(name, VifRefArgs, L)                                                              \
+    {                                                                                          \
+        const VifTile tl = VIF_TILE_OF(r, S, IS8);                                             \
+        const VifTileMem m = { loc->in_r, 0, loc->mu1, 0, loc->xx, 0, 0, loc->dv_r, 0 };       \
+        const VifRefTerms out = { r->mu1, r->sigma };                                          \
+        const uint32_t t = TVD_LID(0);                                                         \
+        vif_tile_load1(t, &tl, r->ref, r->pitch, loc->in_r);                                   \
+        TVD_BARRIER();                                                                         \
+        vif_tile_stat_v_ref(t, &tl, &m);                                                       \
+        if ((S) < 3) vif_tile_down_v1(t, &tl, loc->in_r, loc->dv_r);                           \
+        TVD_BARRIER();                                                                         \
+        if ((S) < 3) vif_tile_down_h1(t, &tl, loc->dv_r, r->out_r, r->out_pitch);              \
+        VifSums acc = { 0, 0, 0, 0 };                                                          \
+        vif_tile_stat_h_ref(t, &tl, &m, r->log2_table, &out, &acc);                            \
+        vif_group_add(t, &acc, loc->partial, r->sums);                                         \
     }
-}
+VIF_REF_KERNEL(vif_ref0_8, VifR0, 0, 1)
+VIF_REF_KERNEL(vif_ref0_16, VifR0, 0, 0)
+VIF_REF_KERNEL(vif_ref1, VifR1, 1, 0)
+VIF_REF_KERNEL(vif_ref2, VifR2, 2, 0)
+VIF_REF_KERNEL(vif_ref3, VifR3, 3, 0)
 
-/* out[b] = sum over k < fw of taps[k] * v[b + k], for b < n. Inlined with a
- * constant fw, so the tap loop unrolls and the sums stay in registers. The
- * taps are symmetric: the two samples of a tap pair are added first (below
- * 2^17, times a tap below 2^15), the same integer with half the products. */
-static inline __attribute__((always_inline)) void
-vif_filter_row(uint32_t *out, const uint16_t *v, unsigned n, const uint16_t *taps, unsigned fw)
-{
-    const unsigned half = fw / 2;
-    for (unsigned b = 0; b < n; b++) {
-        uint32_t a = (uint32_t)taps[half] * v[b + half];
-        for (unsigned k = 0; k < half; k++)
-            a += (uint32_t)taps[k] * ((uint32_t)v[b + k] + v[b + fw - 1 - k]);
-        out[b] = a;
+/* The pair pass of scale S. */
+#define VIF_PAIR_KERNEL(name, L, S, IS8)                                                       \
+    TVD_BODY(name, VifPairArgs, L)                                                             \
+    {                                                                                          \
+        const VifTile tl = VIF_TILE_OF(r, S, IS8);                                             \
+        const VifTileMem m = { loc->in_r, loc->in_d, 0, loc->mu2, 0, loc->yy, loc->xy, 0,      \
+                               loc->dv_d };                                                    \
+        /* the terms are only read */                                                          \
+        const VifRefTerms in = { (TVMAF_GLOBAL uint32_t *)r->mu1,                              \
+                                 (TVMAF_GLOBAL int32_t *)r->sigma };                           \
+        const uint32_t t = TVD_LID(0);                                                         \
+        if (r->score) vif_tile_load(t, &tl, r->ref, r->dis, r->pitch, &m);                     \
+        else vif_tile_load1(t, &tl, r->dis, r->pitch, loc->in_d);                              \
+        TVD_BARRIER();                                                                         \
+        if (r->score) vif_tile_stat_v_pair(t, &tl, &m);                                        \
+        if ((S) < 3) vif_tile_down_v1(t, &tl, loc->in_d, loc->dv_d);                           \
+        TVD_BARRIER();                                                                         \
+        if ((S) < 3) vif_tile_down_h1(t, &tl, loc->dv_d, r->out_d, r->out_pitch);              \
+        if (!r->score) return; /* uniform over the group */                                   \
+        VifSums acc = { 0, 0, 0, 0 };                                                          \
+        vif_tile_stat_h_pair(t, &tl, &m, &in, r->log2_table, r->gain_limit, &acc);             \
+        vif_group_add(t, &acc, loc->partial, r->sums);                                         \
     }
-}
-
-static inline __attribute__((always_inline, unused)) void
-vif_filter_rows(uint32_t (*acc)[VIF_BLOCK], uint16_t *const *row, int o, unsigned n,
-                const uint16_t *taps, unsigned fw)
-{
-    for (unsigned q = 0; q < VIF_N_ROWS; q++) vif_filter_row(acc[q], row[q] + o, n, taps, fw);
-}
-
-/* vif_pixel over the n positions of one block of horizontal-pass sums. A
- * level may define VIF_PIXELS to a vector version of this loop before
- * including this header (same integers, the same double operations per
- * pixel). */
-static inline __attribute__((always_inline)) void
-vif_pixels(VifSums *row, uint32_t (*acc)[VIF_BLOCK], unsigned n, const uint16_t *log2_table,
-           double gain_limit)
-{
-    for (unsigned b = 0; b < n; b++) {
-        const uint64_t xx = acc[VIF_XX_LO][b] + ((uint64_t)acc[VIF_XX_HI][b] << 16);
-        const uint64_t yy = acc[VIF_YY_LO][b] + ((uint64_t)acc[VIF_YY_HI][b] << 16);
-        const uint64_t xy = acc[VIF_XY_LO][b] + ((uint64_t)acc[VIF_XY_HI][b] << 16);
-        vif_pixel(row, acc[VIF_MU1][b], acc[VIF_MU2][b], xx, yy, xy, log2_table, gain_limit);
-    }
-}
-#ifndef VIF_PIXELS
-#define VIF_PIXELS vif_pixels
+VIF_PAIR_KERNEL(vif_pair0_8, VifP0, 0, 1)
+VIF_PAIR_KERNEL(vif_pair0_16, VifP0, 0, 0)
+VIF_PAIR_KERNEL(vif_pair1, VifP1, 1, 0)
+VIF_PAIR_KERNEL(vif_pair2, VifP2, 2, 0)
+VIF_PAIR_KERNEL(vif_pair3, VifP3, 3, 0)
 #endif
 
-/* A level may define VIF_FILTER_ROWS likewise. Its sums may be stored in
- * any order of columns within a block, the same order in every row q: each
- * column's terms in vif_pixels are integers added to the row's integer sums,
- * so the order of the columns does not change them. */
-#ifndef VIF_FILTER_ROWS
-#define VIF_FILTER_ROWS vif_filter_rows
-#endif
-
-static void vif_stat_horizontal(uint16_t *const *rows, unsigned w, unsigned scale,
-                                const uint16_t *log2_table, double gain_limit, VifSums *sums)
+/* The sum of every work-item's v (group-uniform call). */
+TVD_FN int64_t vif_tree_sum(TVMAF_LOCAL int64_t *red, int64_t v, uint32_t t)
 {
-    const unsigned fw = vif_filter_width[scale];
-    const int half = (int)(fw / 2);
-    const uint16_t *taps = vif_filter_taps[scale];
-    /* this row's terms, kept local so they can live in registers */
-    VifSums row = { 0, 0, 0, 0 };
-    for (unsigned j0 = 0; j0 < w; j0 += VIF_BLOCK) {
-        const unsigned n = w - j0 < VIF_BLOCK ? w - j0 : VIF_BLOCK;
-        const int o = (int)j0 - half;
-        uint32_t acc[VIF_N_ROWS][VIF_BLOCK];
-        switch (scale) {
-        case 0: VIF_FILTER_ROWS(acc, rows, o, n, taps, 17); break;
-        case 1: VIF_FILTER_ROWS(acc, rows, o, n, taps, 9); break;
-        case 2: VIF_FILTER_ROWS(acc, rows, o, n, taps, 5); break;
-        default: VIF_FILTER_ROWS(acc, rows, o, n, taps, 3); break;
-        }
-        VIF_PIXELS(&row, acc, n, log2_table, gain_limit);
+    red[t] = v;
+    TVD_BARRIER();
+    for (uint32_t o = VIF_THREADS / 2; o > 0; o >>= 1) {
+        if (t < o) red[t] += red[t + o];
+        TVD_BARRIER();
     }
-    vif_sums_add(sums, &row);
+    const int64_t total = red[0];
+    TVD_BARRIER(); /* red is rewritten by the next fold */
+    return total;
 }
 
-/* Sums fit 32 bits and the shifted results 16. */
-static __attribute__((unused)) void vif_down_vertical(uint16_t *out_r, uint16_t *out_d, const void *ref,
-                              ptrdiff_t ref_stride, const void *dis, ptrdiff_t dis_stride,
-                              bool is8, unsigned w, unsigned h, unsigned i, unsigned next,
-                              unsigned shift)
+/* The group's four totals at its slot of sums. */
+TVD_FN void vif_tree_store(uint32_t t, const VifSums *acc, TVMAF_LOCAL int64_t *red,
+                           TVMAF_GLOBAL int64_t *sums)
 {
-    const unsigned fw = vif_filter_width[next];
-    const uint16_t *taps = vif_filter_taps[next];
-    for (unsigned j0 = 0; j0 < w; j0 += VIF_BLOCK) {
-        const unsigned n = w - j0 < VIF_BLOCK ? w - j0 : VIF_BLOCK;
-        uint32_t ar[VIF_BLOCK] = { 0 }, ad[VIF_BLOCK] = { 0 };
-        for (unsigned k = 0; k < fw; k++) {
-            const int r = vif_tap_row(i, k, fw, h);
-            const uint16_t c = taps[k];
-            if (is8) {
-                const uint8_t *pr = (const uint8_t *)vif_row_at(ref, ref_stride, r) + j0;
-                const uint8_t *pd = (const uint8_t *)vif_row_at(dis, dis_stride, r) + j0;
-                for (unsigned b = 0; b < n; b++) {
-                    ar[b] += (uint32_t)c * (uint16_t)pr[b];
-                    ad[b] += (uint32_t)c * (uint16_t)pd[b];
-                }
-            } else {
-                const uint16_t *pr = (const uint16_t *)vif_row_at(ref, ref_stride, r) + j0;
-                const uint16_t *pd = (const uint16_t *)vif_row_at(dis, dis_stride, r) + j0;
-                for (unsigned b = 0; b < n; b++) {
-                    ar[b] += (uint32_t)c * pr[b];
-                    ad[b] += (uint32_t)c * pd[b];
-                }
-            }
-        }
-        for (unsigned b = 0; b < n; b++) {
-            out_r[j0 + b] = (uint16_t)vif_round_shift32(ar[b], shift);
-            out_d[j0 + b] = (uint16_t)vif_round_shift32(ad[b], shift);
-        }
+    const int64_t v0 = vif_tree_sum(red, acc->num_log, t), v1 = vif_tree_sum(red, acc->den_log, t);
+    const int64_t v2 = vif_tree_sum(red, acc->num_lin, t), v3 = vif_tree_sum(red, acc->den_lin, t);
+    if (t == 0) {
+        TVMAF_GLOBAL int64_t *g = sums + 4 * (TVD_GID(1) * TVD_NGROUPS(0) + TVD_GID(0));
+        g[0] = v0;
+        g[1] = v1;
+        g[2] = v2;
+        g[3] = v3;
     }
 }
+#define VIF_FOLD_TREE(t, acc, loc, sums) vif_tree_store((t), (acc), (loc)->red, (sums))
 
-static __attribute__((unused)) void vif_down_horizontal(uint16_t *out_r, uint16_t *out_d, const uint16_t *rr,
-                                const uint16_t *rd, unsigned w2, unsigned next)
-{
-    const unsigned fw = vif_filter_width[next];
-    const int half = (int)(fw / 2);
-    const uint16_t *taps = vif_filter_taps[next];
-    for (unsigned oj = 0; oj < w2; oj++) {
-        const uint16_t *pr = rr + 2 * (int)oj - half, *pd = rd + 2 * (int)oj - half;
-        uint32_t ar = 0, ad = 0;
-        for (unsigned k = 0; k < fw; k++) {
-            ar += (uint32_t)taps[k] * pr[k];
-            ad += (uint32_t)taps[k] * pd[k];
-        }
-        out_r[oj] = vif_down_sample(ar);
-        out_d[oj] = vif_down_sample(ad);
-    }
-}
+#define VIF_TREE_KERNEL(name, L, S, IS8)                                                       \
+    TVD_BODY(name, VifScaleArgs, L) { VIF_SCALE_BODY(S, IS8, VIF_FOLD_TREE); }
+VIF_TREE_KERNEL(vif_tree0_8, VifT0, 0, 1)
+VIF_TREE_KERNEL(vif_tree0_16, VifT0, 0, 0)
+VIF_TREE_KERNEL(vif_tree1, VifT1, 1, 0)
+VIF_TREE_KERNEL(vif_tree2, VifT2, 2, 0)
+VIF_TREE_KERNEL(vif_tree3, VifT3, 3, 0)
 
-/* A level may replace a whole kernel by defining its name before including
- * this header. */
-#ifndef VIF_STAT_VERTICAL_8
-#define VIF_STAT_VERTICAL_8 vif_stat_vertical_8
 #endif
-#ifndef VIF_STAT_VERTICAL_16
-#define VIF_STAT_VERTICAL_16 vif_stat_vertical_16
 #endif
-#ifndef VIF_DOWN_VERTICAL
-#define VIF_DOWN_VERTICAL vif_down_vertical
-#endif
-#ifndef VIF_DOWN_HORIZONTAL
-#define VIF_DOWN_HORIZONTAL vif_down_horizontal
-#endif
-
-#define VIF_KERNELS_INIT { VIF_STAT_VERTICAL_8, VIF_STAT_VERTICAL_16, vif_stat_horizontal, \
-                           VIF_DOWN_VERTICAL, VIF_DOWN_HORIZONTAL }
-
-#endif /* VIF_KERNELS_IMPL */

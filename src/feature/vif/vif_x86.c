@@ -1,13 +1,13 @@
 /*
  * vif's row kernels compiled for one x86 SIMD level: the build compiles this
  * file once per level (AVX2, AVX-512) with that level's instruction set and
- * TVMAF_SIMD_SUFFIX naming the kernel set. The code is vif_kernels.h's, so the
+ * TVMAF_SIMD_SUFFIX naming the kernel set. The code is vif_cpu.h's, so the
  * arithmetic is the C kernels' (integer, and per-pixel doubles in C order);
  * at AVX-512 the per-pixel statistic is written out below, eight pixels at a
  * time, operation for operation as vif_pixel does it.
  */
 #include "core/cpu.h"
-#include "feature/vif/vif_kernels.h"
+#include "feature/vif/vif_cpu.h"
 
 /* The 8-bit vertical pass's taps for vpmaddwd, at either level: pairs
  * (k, k + 1) as the 16-bit halves of one 32-bit word, an odd last tap paired
@@ -497,7 +497,7 @@ static void vif_down_vertical_avx512(uint16_t *out_r, uint16_t *out_d, const voi
 #define VIF_DOWN_VERTICAL vif_down_vertical_avx512
 
 #define VIF_KERNELS_IMPL
-#include "feature/vif/vif_kernels.h"
+#include "feature/vif/vif_cpu.h"
 
 #elif defined(__AVX2__)
 #include <immintrin.h>
@@ -647,7 +647,7 @@ static inline __m256i load_u16x8_(const uint16_t *p)
  * of the odd columns, so no unpack is needed; the sums are stored even
  * columns first (b, b + 2, .., b + 14, then b + 1, .., b + 15). The statistic
  * adds integer terms of every column of the block, so their order within
- * the block does not change its sums (VIF_FILTER_ROWS, vif_kernels.h). The
+ * the block does not change its sums (VIF_FILTER_ROWS, vif_cpu.h). The
  * last n % 16 columns as the C row computes them, in place. */
 static inline __attribute__((always_inline)) void
 vif_filter_rows_madd_avx2(uint32_t (*acc)[VIF_BLOCK], uint16_t *const *row, int o, unsigned n,
@@ -727,7 +727,7 @@ vif_filter_rows_avx2(uint32_t (*acc)[VIF_BLOCK], uint16_t *const *row, int o, un
 #define VIF_FILTER_ROWS vif_filter_rows_avx2
 
 #define VIF_KERNELS_IMPL
-#include "feature/vif/vif_kernels.h"
+#include "feature/vif/vif_cpu.h"
 
 static inline __m256i load_u8x8(const uint8_t *p)
 {
@@ -1073,7 +1073,7 @@ static void vif_down_horizontal_avx2(uint16_t *out_r, uint16_t *out_d, const uin
 
 #ifndef __AVX2__
 #define VIF_KERNELS_IMPL
-#include "feature/vif/vif_kernels.h"
+#include "feature/vif/vif_cpu.h"
 #endif
 
 const VifKernels TVMAF_SIMD_NAME(tvmaf_vif_kernels) = VIF_KERNELS_INIT;

@@ -162,6 +162,38 @@ static void close_x(TvdTwin *t)
     memset(x, 0, sizeof(*x));
 }
 
+static bool shares_reference(TvdTwin *t)
+{
+    return tvmaf_cuda_gpu_shares_reference(t->gpu);
+}
+
+static const TvmafPicture *ref_picture(const TvmafDeviceFrame *f, uint64_t *serial)
+{
+    *serial = f->ref_serial;
+    return f->ref_pic;
+}
+
+static int ref_slot(TvdTwin *t, const char *key, size_t bytes, unsigned *slot)
+{
+    int err = tvmaf_cuda_gpu_ref_derived(t->gpu, key, bytes, slot);
+    if (*slot == TVMAF_CUDA_NO_DERIVED) *slot = TVD_NO_SLOT;
+    return err;
+}
+
+static int ref_area(TvdTwin *t, const TvmafDeviceFrame *f, unsigned slot, uint64_t *addr,
+                    bool *fill)
+{
+    CUdeviceptr a = 0;
+    int err = tvmaf_cuda_frame_ref_derived(f, slot, ((CudaXs *)t->xs)->stream, &a, fill);
+    *addr = a;
+    return err;
+}
+
+static int ref_area_done(TvdTwin *t, const TvmafDeviceFrame *f, unsigned slot, bool ok)
+{
+    return tvmaf_cuda_frame_ref_derived_done(f, slot, ((CudaXs *)t->xs)->stream, ok);
+}
+
 const TvdExec tvd_exec_cuda = {
     .backend = TVMAF_BACKEND_CUDA,
     .name = "cuda",
@@ -180,4 +212,10 @@ const TvdExec tvd_exec_cuda = {
     .end = end,
     .close = close_x,
     .last_error = tvmaf_cuda_last_error,
+    .shares_reference = shares_reference,
+    .ref_picture = ref_picture,
+    .count_shared = tvmaf_cuda_frame_count_host_result,
+    .ref_slot = ref_slot,
+    .ref_area = ref_area,
+    .ref_area_done = ref_area_done,
 };

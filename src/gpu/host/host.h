@@ -16,7 +16,8 @@
  *     lands only when the queue is waited for);
  *   - every buffer and frame plane sits against a guard page (an access past
  *     the end faults, and the fault names the kernel, group and item); frame
- *     planes have a pitch wider than their rows, the padding poisoned.
+ *     planes have the pitch of the library's pictures, the padding past each
+ *     row poisoned.
  * TVD_HOST_PROFILE=cuda (default) or opencl declares CUDA's caps or none, so
  * every decomposition a plan can choose runs here; TVD_HOST_SEED changes the
  * orders and poison.

@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "core/picture_pool.h"
 #include "gpu/host/host.h"
 #include "tvmaf_builtins.h"
 
@@ -103,6 +104,10 @@ static int frames_alloc(TvmafGpu *gpu, const TvmafVideoInfo *vi, unsigned planes
     int err = tvmaf_plane_dims(vi->pix_fmt, vi->w, vi->h, pw, ph);
     const unsigned bps = vi->bpc > 8 ? 2 : 1;
     const unsigned np = vi->pix_fmt == TVMAF_PIX_FMT_YUV400P ? 1 : planes;
+    /* the rows of tvmaf_picture_alloc's pictures, as the devices' frames
+     * have them (a twin may rely on that pitch), and padding beyond them */
+    size_t stride[3], off[3], total;
+    if (!err) err = tvmaf_picture_layout(vi->pix_fmt, vi->bpc, vi->w, vi->h, stride, off, &total);
     for (; !err && gpu->n_frames < n; gpu->n_frames++) {
         TvmafDeviceFrame *f = &gpu->frames[gpu->n_frames];
         f->n_planes = np;
@@ -110,8 +115,7 @@ static int frames_alloc(TvmafGpu *gpu, const TvmafVideoInfo *vi, unsigned planes
         for (unsigned p = 0; p < np && !err; p++) {
             f->pw[p] = pw[p];
             f->ph[p] = ph[p];
-            /* wider than the row, so a kernel reading past it reads poison */
-            f->pitch[p] = ((size_t)pw[p] * bps + 63) / 64 * 64 + 64;
+            f->pitch[p] = stride[p];
             for (int d = 0; d < 2 && !err; d++)
                 if (!(f->plane[d][p] = tvd_host_map(f->pitch[p] * ph[p]))) err = -ENOMEM;
         }

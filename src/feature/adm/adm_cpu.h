@@ -12,8 +12,8 @@
  * the caller). The SIMD sets return the C set's sums (and decouple its
  * values) for any input.
  */
-#ifndef TVMAF_ADM_KERNELS_H
-#define TVMAF_ADM_KERNELS_H
+#ifndef TVMAF_ADM_CPU_H
+#define TVMAF_ADM_CPU_H
 
 #include <stdint.h>
 
@@ -65,4 +65,4 @@ extern const AdmKernels tvmaf_adm_kernels_avx2, tvmaf_adm_kernels_avx512,
     tvmaf_adm_kernels_avx512icl;
 #endif
 
-#endif /* TVMAF_ADM_KERNELS_H */
+#endif /* TVMAF_ADM_CPU_H */

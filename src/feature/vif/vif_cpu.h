@@ -1,0 +1,323 @@
+/*
+ * vif on the CPU: the row kernels, written once and compiled once per SIMD
+ * level (vif.c: the C baseline; vif_x86.c: AVX2 and AVX-512). Every kernel is
+ * integer arithmetic up to vif_pixel, whose double operations are per pixel
+ * and in the C order (-ffp-contract=off), and whose sums are integers; so the
+ * code a level's compiler makes of it returns the C kernel's bits (checked by
+ * tests/checkasm.c).
+ *
+ * The loops are arranged for the compiler's vectoriser, never changing a
+ * value: the vertical passes take the taps in the outer loop over blocks of
+ * VIF_BLOCK contiguous columns; the horizontal pass of the statistic is
+ * inlined per scale with a constant tap count; and products are split so
+ * that every multiply is 16 by 16 bits into 32 (exact integer sums, equal to
+ * the reference's wider products whatever the grouping).
+ *
+ * One row of vertical-pass results is 16-bit, with VIF_MAX_HALF samples of
+ * mirrored padding on both sides. A mean fits 16 bits; a 32-bit moment is
+ * kept as its low and high halves, so the horizontal pass multiplies 16 by 16
+ * bits only (sum of c * v = sum of c * lo + 2^16 * sum of c * hi, each partial
+ * sum below 65536 * 65535 < 2^32). The low-pass uses rows VIF_MU1 and VIF_MU2
+ * for its reference and distorted.
+ */
+#ifndef TVMAF_VIF_CPU_H
+#define TVMAF_VIF_CPU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tvmaf_config.h"
+#include "feature/vif/vif_math.h"
+
+#define VIF_BLOCK 64
+
+enum { VIF_MU1, VIF_MU2, VIF_XX_LO, VIF_XX_HI, VIF_YY_LO, VIF_YY_HI, VIF_XY_LO, VIF_XY_HI,
+       VIF_N_ROWS };
+
+typedef struct VifKernels {
+    /* statistic, vertical pass of output row i into rows out[VIF_N_ROWS][0..w):
+     * 8-bit samples (scale 0 of 8-bit input) */
+    void (*stat_vertical_8)(uint16_t *const *out, const uint8_t *ref, ptrdiff_t ref_stride,
+                            const uint8_t *dis, ptrdiff_t dis_stride, unsigned w, unsigned h,
+                            unsigned i, unsigned mu_shift, unsigned sq_shift);
+    /* ... 16-bit samples, with scale's filter */
+    void (*stat_vertical_16)(uint16_t *const *out, const uint16_t *ref, ptrdiff_t ref_stride,
+                             const uint16_t *dis, ptrdiff_t dis_stride, unsigned w, unsigned h,
+                             unsigned i, unsigned scale, unsigned mu_shift, unsigned sq_shift);
+    /* statistic, horizontal pass and per-pixel terms of one row of padded
+     * vertical-pass rows, added into *sums */
+    void (*stat_horizontal)(uint16_t *const *row, unsigned w, unsigned scale,
+                            const uint16_t *log2_table, double gain_limit, VifSums *sums);
+    /* low-pass into scale next, vertical pass of source row i */
+    void (*down_vertical)(uint16_t *out_r, uint16_t *out_d, const void *ref, ptrdiff_t ref_stride,
+                          const void *dis, ptrdiff_t dis_stride, bool is8, unsigned w, unsigned h,
+                          unsigned i, unsigned next, unsigned shift);
+    /* low-pass into scale next, horizontal pass at the even columns of the
+     * padded rows rr, rd: w2 samples each into out_r, out_d */
+    void (*down_horizontal)(uint16_t *out_r, uint16_t *out_d, const uint16_t *rr,
+                            const uint16_t *rd, unsigned w2, unsigned next);
+} VifKernels;
+
+extern const VifKernels tvmaf_vif_kernels_c;
+#if TVMAF_X86_SIMD
+extern const VifKernels tvmaf_vif_kernels_avx2, tvmaf_vif_kernels_avx512,
+    tvmaf_vif_kernels_avx512icl;
+#endif
+
+/* The kernels for these CPU flags (core/cpu.h). */
+const VifKernels *tvmaf_vif_kernels(unsigned cpu_flags);
+
+/* Entries of a log2 table handed to the kernels: one of padding, so a
+ * 32-bit gather at the last entry stays inside (its value is never used). */
+#define VIF_LOG2_TABLE_ALLOC (VIF_LOG2_TABLE_LEN + 2)
+
+#endif /* TVMAF_VIF_CPU_H */
+
+/* The kernels' code, for the file that instantiates a set (once per file). */
+#if defined(VIF_KERNELS_IMPL) && !defined(TVMAF_VIF_KERNELS_IMPL_H)
+#define TVMAF_VIF_KERNELS_IMPL_H
+
+static inline const void *vif_row_at(const void *base, ptrdiff_t stride, int r)
+{
+    return (const char *)base + r * stride;
+}
+
+/* Stores a moment (at most 32 bits) as its two 16-bit halves. */
+static inline void vif_put_split(uint16_t *const *row, unsigned which, unsigned j, uint32_t v)
+{
+    row[which][j] = (uint16_t)v;
+    row[which + 1][j] = (uint16_t)(v >> 16);
+}
+
+/* 8-bit scale 0: a squared or cross sample fits 16 bits and every sum fits
+ * 32 bits (65536 * 255^2 < 2^32). */
+static __attribute__((unused)) void vif_stat_vertical_8(uint16_t *const *out, const uint8_t *ref, ptrdiff_t ref_stride,
+                                const uint8_t *dis, ptrdiff_t dis_stride, unsigned w, unsigned h,
+                                unsigned i, unsigned mu_shift, unsigned sq_shift)
+{
+    const unsigned fw = vif_filter_width[0];
+    const uint16_t *taps = vif_filter_taps[0];
+    for (unsigned j0 = 0; j0 < w; j0 += VIF_BLOCK) {
+        const unsigned n = w - j0 < VIF_BLOCK ? w - j0 : VIF_BLOCK;
+        uint32_t m1[VIF_BLOCK] = { 0 }, m2[VIF_BLOCK] = { 0 };
+        uint32_t xx[VIF_BLOCK] = { 0 }, yy[VIF_BLOCK] = { 0 }, xy[VIF_BLOCK] = { 0 };
+        for (unsigned k = 0; k < fw; k++) {
+            const int r = vif_tap_row(i, k, fw, h);
+            const uint8_t *pr = (const uint8_t *)vif_row_at(ref, ref_stride, r) + j0;
+            const uint8_t *pd = (const uint8_t *)vif_row_at(dis, dis_stride, r) + j0;
+            const uint16_t c = taps[k];
+            for (unsigned b = 0; b < n; b++) {
+                const uint16_t x = pr[b], y = pd[b];
+                m1[b] += (uint32_t)c * x;
+                m2[b] += (uint32_t)c * y;
+                xx[b] += (uint32_t)c * (uint16_t)(x * x);
+                yy[b] += (uint32_t)c * (uint16_t)(y * y);
+                xy[b] += (uint32_t)c * (uint16_t)(x * y);
+            }
+        }
+        for (unsigned b = 0; b < n; b++) {
+            const unsigned j = j0 + b;
+            out[VIF_MU1][j] = (uint16_t)vif_round_shift32(m1[b], mu_shift);
+            out[VIF_MU2][j] = (uint16_t)vif_round_shift32(m2[b], mu_shift);
+            vif_put_split(out, VIF_XX_LO, j, vif_round_shift32(xx[b], sq_shift));
+            vif_put_split(out, VIF_YY_LO, j, vif_round_shift32(yy[b], sq_shift));
+            vif_put_split(out, VIF_XY_LO, j, vif_round_shift32(xy[b], sq_shift));
+        }
+    }
+}
+
+/* 9..16-bit samples (input above 8 bits, and every scale after 0): the means
+ * fit 32 bits; a moment's sum reaches 48 bits before its shift and is kept
+ * as the sums of the low and high halves of the 32-bit sample products. */
+static __attribute__((unused)) void vif_stat_vertical_16(uint16_t *const *out, const uint16_t *ref, ptrdiff_t ref_stride,
+                                 const uint16_t *dis, ptrdiff_t dis_stride, unsigned w,
+                                 unsigned h, unsigned i, unsigned scale, unsigned mu_shift,
+                                 unsigned sq_shift)
+{
+    const unsigned fw = vif_filter_width[scale];
+    const uint16_t *taps = vif_filter_taps[scale];
+    for (unsigned j0 = 0; j0 < w; j0 += VIF_BLOCK) {
+        const unsigned n = w - j0 < VIF_BLOCK ? w - j0 : VIF_BLOCK;
+        uint32_t m1[VIF_BLOCK] = { 0 }, m2[VIF_BLOCK] = { 0 };
+        uint32_t xl[VIF_BLOCK] = { 0 }, xh[VIF_BLOCK] = { 0 }, yl[VIF_BLOCK] = { 0 };
+        uint32_t yh[VIF_BLOCK] = { 0 }, cl[VIF_BLOCK] = { 0 }, ch[VIF_BLOCK] = { 0 };
+        for (unsigned k = 0; k < fw; k++) {
+            const int r = vif_tap_row(i, k, fw, h);
+            const uint16_t *pr = (const uint16_t *)vif_row_at(ref, ref_stride, r) + j0;
+            const uint16_t *pd = (const uint16_t *)vif_row_at(dis, dis_stride, r) + j0;
+            const uint16_t c = taps[k];
+            for (unsigned b = 0; b < n; b++) {
+                const uint16_t x = pr[b], y = pd[b];
+                const uint32_t x2 = (uint32_t)x * x, y2 = (uint32_t)y * y, xy = (uint32_t)x * y;
+                m1[b] += (uint32_t)c * x;
+                m2[b] += (uint32_t)c * y;
+                xl[b] += (uint32_t)c * (uint16_t)x2;
+                xh[b] += (uint32_t)c * (uint16_t)(x2 >> 16);
+                yl[b] += (uint32_t)c * (uint16_t)y2;
+                yh[b] += (uint32_t)c * (uint16_t)(y2 >> 16);
+                cl[b] += (uint32_t)c * (uint16_t)xy;
+                ch[b] += (uint32_t)c * (uint16_t)(xy >> 16);
+            }
+        }
+        for (unsigned b = 0; b < n; b++) {
+            const unsigned j = j0 + b;
+            out[VIF_MU1][j] = (uint16_t)vif_round_shift32(m1[b], mu_shift);
+            out[VIF_MU2][j] = (uint16_t)vif_round_shift32(m2[b], mu_shift);
+            vif_put_split(out, VIF_XX_LO, j,
+                          vif_round_shift64(xl[b] + ((uint64_t)xh[b] << 16), sq_shift));
+            vif_put_split(out, VIF_YY_LO, j,
+                          vif_round_shift64(yl[b] + ((uint64_t)yh[b] << 16), sq_shift));
+            vif_put_split(out, VIF_XY_LO, j,
+                          vif_round_shift64(cl[b] + ((uint64_t)ch[b] << 16), sq_shift));
+        }
+    }
+}
+
+/* out[b] = sum over k < fw of taps[k] * v[b + k], for b < n. Inlined with a
+ * constant fw, so the tap loop unrolls and the sums stay in registers. The
+ * taps are symmetric: the two samples of a tap pair are added first (below
+ * 2^17, times a tap below 2^15), the same integer with half the products. */
+static inline __attribute__((always_inline)) void
+vif_filter_row(uint32_t *out, const uint16_t *v, unsigned n, const uint16_t *taps, unsigned fw)
+{
+    const unsigned half = fw / 2;
+    for (unsigned b = 0; b < n; b++) {
+        uint32_t a = (uint32_t)taps[half] * v[b + half];
+        for (unsigned k = 0; k < half; k++)
+            a += (uint32_t)taps[k] * ((uint32_t)v[b + k] + v[b + fw - 1 - k]);
+        out[b] = a;
+    }
+}
+
+static inline __attribute__((always_inline, unused)) void
+vif_filter_rows(uint32_t (*acc)[VIF_BLOCK], uint16_t *const *row, int o, unsigned n,
+                const uint16_t *taps, unsigned fw)
+{
+    for (unsigned q = 0; q < VIF_N_ROWS; q++) vif_filter_row(acc[q], row[q] + o, n, taps, fw);
+}
+
+/* vif_pixel over the n positions of one block of horizontal-pass sums. A
+ * level may define VIF_PIXELS to a vector version of this loop before
+ * including this header (same integers, the same double operations per
+ * pixel). */
+static inline __attribute__((always_inline)) void
+vif_pixels(VifSums *row, uint32_t (*acc)[VIF_BLOCK], unsigned n, const uint16_t *log2_table,
+           double gain_limit)
+{
+    for (unsigned b = 0; b < n; b++) {
+        const uint64_t xx = acc[VIF_XX_LO][b] + ((uint64_t)acc[VIF_XX_HI][b] << 16);
+        const uint64_t yy = acc[VIF_YY_LO][b] + ((uint64_t)acc[VIF_YY_HI][b] << 16);
+        const uint64_t xy = acc[VIF_XY_LO][b] + ((uint64_t)acc[VIF_XY_HI][b] << 16);
+        vif_pixel(row, acc[VIF_MU1][b], acc[VIF_MU2][b], xx, yy, xy, log2_table, gain_limit);
+    }
+}
+#ifndef VIF_PIXELS
+#define VIF_PIXELS vif_pixels
+#endif
+
+/* A level may define VIF_FILTER_ROWS likewise. Its sums may be stored in
+ * any order of columns within a block, the same order in every row q: each
+ * column's terms in vif_pixels are integers added to the row's integer sums,
+ * so the order of the columns does not change them. */
+#ifndef VIF_FILTER_ROWS
+#define VIF_FILTER_ROWS vif_filter_rows
+#endif
+
+static void vif_stat_horizontal(uint16_t *const *rows, unsigned w, unsigned scale,
+                                const uint16_t *log2_table, double gain_limit, VifSums *sums)
+{
+    const unsigned fw = vif_filter_width[scale];
+    const int half = (int)(fw / 2);
+    const uint16_t *taps = vif_filter_taps[scale];
+    /* this row's terms, kept local so they can live in registers */
+    VifSums row = { 0, 0, 0, 0 };
+    for (unsigned j0 = 0; j0 < w; j0 += VIF_BLOCK) {
+        const unsigned n = w - j0 < VIF_BLOCK ? w - j0 : VIF_BLOCK;
+        const int o = (int)j0 - half;
+        uint32_t acc[VIF_N_ROWS][VIF_BLOCK];
+        switch (scale) {
+        case 0: VIF_FILTER_ROWS(acc, rows, o, n, taps, 17); break;
+        case 1: VIF_FILTER_ROWS(acc, rows, o, n, taps, 9); break;
+        case 2: VIF_FILTER_ROWS(acc, rows, o, n, taps, 5); break;
+        default: VIF_FILTER_ROWS(acc, rows, o, n, taps, 3); break;
+        }
+        VIF_PIXELS(&row, acc, n, log2_table, gain_limit);
+    }
+    vif_sums_add(sums, &row);
+}
+
+/* Sums fit 32 bits and the shifted results 16. */
+static __attribute__((unused)) void vif_down_vertical(uint16_t *out_r, uint16_t *out_d, const void *ref,
+                              ptrdiff_t ref_stride, const void *dis, ptrdiff_t dis_stride,
+                              bool is8, unsigned w, unsigned h, unsigned i, unsigned next,
+                              unsigned shift)
+{
+    const unsigned fw = vif_filter_width[next];
+    const uint16_t *taps = vif_filter_taps[next];
+    for (unsigned j0 = 0; j0 < w; j0 += VIF_BLOCK) {
+        const unsigned n = w - j0 < VIF_BLOCK ? w - j0 : VIF_BLOCK;
+        uint32_t ar[VIF_BLOCK] = { 0 }, ad[VIF_BLOCK] = { 0 };
+        for (unsigned k = 0; k < fw; k++) {
+            const int r = vif_tap_row(i, k, fw, h);
+            const uint16_t c = taps[k];
+            if (is8) {
+                const uint8_t *pr = (const uint8_t *)vif_row_at(ref, ref_stride, r) + j0;
+                const uint8_t *pd = (const uint8_t *)vif_row_at(dis, dis_stride, r) + j0;
+                for (unsigned b = 0; b < n; b++) {
+                    ar[b] += (uint32_t)c * (uint16_t)pr[b];
+                    ad[b] += (uint32_t)c * (uint16_t)pd[b];
+                }
+            } else {
+                const uint16_t *pr = (const uint16_t *)vif_row_at(ref, ref_stride, r) + j0;
+                const uint16_t *pd = (const uint16_t *)vif_row_at(dis, dis_stride, r) + j0;
+                for (unsigned b = 0; b < n; b++) {
+                    ar[b] += (uint32_t)c * pr[b];
+                    ad[b] += (uint32_t)c * pd[b];
+                }
+            }
+        }
+        for (unsigned b = 0; b < n; b++) {
+            out_r[j0 + b] = (uint16_t)vif_round_shift32(ar[b], shift);
+            out_d[j0 + b] = (uint16_t)vif_round_shift32(ad[b], shift);
+        }
+    }
+}
+
+static __attribute__((unused)) void vif_down_horizontal(uint16_t *out_r, uint16_t *out_d, const uint16_t *rr,
+                                const uint16_t *rd, unsigned w2, unsigned next)
+{
+    const unsigned fw = vif_filter_width[next];
+    const int half = (int)(fw / 2);
+    const uint16_t *taps = vif_filter_taps[next];
+    for (unsigned oj = 0; oj < w2; oj++) {
+        const uint16_t *pr = rr + 2 * (int)oj - half, *pd = rd + 2 * (int)oj - half;
+        uint32_t ar = 0, ad = 0;
+        for (unsigned k = 0; k < fw; k++) {
+            ar += (uint32_t)taps[k] * pr[k];
+            ad += (uint32_t)taps[k] * pd[k];
+        }
+        out_r[oj] = vif_down_sample(ar);
+        out_d[oj] = vif_down_sample(ad);
+    }
+}
+
+/* A level may replace a whole kernel by defining its name before including
+ * this header. */
+#ifndef VIF_STAT_VERTICAL_8
+#define VIF_STAT_VERTICAL_8 vif_stat_vertical_8
+#endif
+#ifndef VIF_STAT_VERTICAL_16
+#define VIF_STAT_VERTICAL_16 vif_stat_vertical_16
+#endif
+#ifndef VIF_DOWN_VERTICAL
+#define VIF_DOWN_VERTICAL vif_down_vertical
+#endif
+#ifndef VIF_DOWN_HORIZONTAL
+#define VIF_DOWN_HORIZONTAL vif_down_horizontal
+#endif
+
+#define VIF_KERNELS_INIT { VIF_STAT_VERTICAL_8, VIF_STAT_VERTICAL_16, vif_stat_horizontal, \
+                           VIF_DOWN_VERTICAL, VIF_DOWN_HORIZONTAL }
+
+#endif /* VIF_KERNELS_IMPL */
