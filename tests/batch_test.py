@@ -328,8 +328,6 @@ class Test:
         self.expect_fail('ladder: --output-dir with two inputs of one name',
                          ['-r', ref, '-d', dis, '-d', dis] + raw + ['--output-dir', d],
                          'pairs 1 and 2 would both write')
-        self.expect_fail('ladder: --report', base + ['--report', os.path.join(d, 'r.html')],
-                         '--report and --plot take one pair')
         self.expect_fail('ladder: two stdin inputs', ['-r', '-', '-d', dis, '-d', '-'] + raw,
                          'only one of the inputs can be stdin')
         self.res.check(not os.listdir(d), 'ladder refusals: nothing written', str(os.listdir(d)))

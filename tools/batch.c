@@ -12,6 +12,7 @@
 #include "cli_parse.h"
 #include "manifest.h"
 #include "outputs.h"
+#include "report_cli.h"
 #include "run.h"
 
 typedef struct Batch {
@@ -84,6 +85,7 @@ static int batch_row(Batch *b, unsigned i, unsigned gpu)
     p->path_dis = e->dis;
     p->out_path = b->outputs[i];
     p->gpu = gpu;
+    p->report_index = i;
     rc = run_group(&rs, label, e->ref, p, 1) ? -1 : 0;
 end:
     free(p);
@@ -190,6 +192,40 @@ static void check_identities(Batch *b)
     free(out);
 }
 
+/* --report, --plot and --meta's sidecars against every file of the batch
+ * (the manifest, the rows' inputs and outputs); -1 after saying why. */
+static int check_report_files(const Batch *b)
+{
+    const Settings *s = b->s;
+    if (!s->report_path && !s->plot_path && !s->meta) return 0;
+    RunFile *f = calloc(4 * (size_t)b->n + 3, sizeof(*f));
+    char (*metas)[4200] = calloc(b->n ? b->n : 1, sizeof(*metas));
+    unsigned n = 0;
+    int rc = -1;
+    if (!f || !metas) {
+        fprintf(stderr, "tvmaf: out of memory\n");
+        goto end;
+    }
+    f[n++] = (RunFile){ b->manifest, "the manifest", 0 };
+    for (unsigned i = 0; i < b->n; i++) {
+        const ManifestEntry *e = &b->rows[i];
+        if (e->error[0]) continue;
+        if (e->ref) f[n++] = (RunFile){ e->ref, "a reference", 0 };
+        if (e->dis) f[n++] = (RunFile){ e->dis, "a distorted input", 0 };
+        if (b->outputs[i]) f[n++] = (RunFile){ b->outputs[i], "a row's output", 1 };
+        if (s->meta && b->outputs[i] &&
+            !report_meta_path(metas[i], sizeof(metas[i]), b->outputs[i]))
+            f[n++] = (RunFile){ metas[i], "a row's --meta sidecar", 1 };
+    }
+    if (s->report_path) f[n++] = (RunFile){ s->report_path, "--report", 1 };
+    if (s->plot_path) f[n++] = (RunFile){ s->plot_path, "--plot", 1 };
+    rc = output_check_run("tvmaf", f, n);
+end:
+    free(f);
+    free(metas);
+    return rc;
+}
+
 /* Every row's problems before any pair is scored: its own, its output. */
 static void check_rows(Batch *b, const char *pattern, const char *out_dir)
 {
@@ -269,6 +305,7 @@ int run_batch(const Settings *s, const char *manifest, const char *pattern, cons
         goto end;
     }
     check_rows(&b, pattern, out_dir);
+    if (check_report_files(&b)) goto end;
     atomic_store(&running, &b);
     score_rows(&b, jobs);
     unsigned failed = 0;
@@ -278,6 +315,8 @@ int run_batch(const Settings *s, const char *manifest, const char *pattern, cons
     atomic_store(&running, NULL);
     batch_summary(n, failed, failed == 1 ? "line" : "lines", ids);
     rc = failed ? 1 : 0;
+    /* one page over every pair scored (--report, --plot) */
+    if (report_run_write(s, "tvmaf")) rc = 1;
 end:
     atomic_store(&running, NULL);
     free((void *)b.row_done);
@@ -298,6 +337,7 @@ static int ladder_outputs(const Settings *s, const char *app, Pair *pairs,
     for (unsigned i = 0; i < n_dis; i++) {
         Pair *p = &pairs[i];
         p->path_dis = dis_paths[i];
+        p->report_index = i;
         /* a ladder's pairs go round the listed devices */
         p->gpu = s->n_gpus ? s->gpus[i % s->n_gpus] : s->gpu_index;
         if (n_dis == 1)
@@ -333,11 +373,12 @@ static int ladder_outputs(const Settings *s, const char *app, Pair *pairs,
 static int ladder_files(const Settings *s, const char *app, const char *path_ref,
                         const Pair *pairs, unsigned n_dis)
 {
-    RunFile *f = calloc(2 * n_dis + 3, sizeof(*f));
-    char (*roles)[2][48] = calloc(n_dis, sizeof(*roles));
+    RunFile *f = calloc(3 * n_dis + 3, sizeof(*f));
+    char (*roles)[3][48] = calloc(n_dis, sizeof(*roles));
+    char (*metas)[4200] = calloc(n_dis, sizeof(*metas));
     unsigned n = 0;
     int rc = -1;
-    if (!f || !roles) {
+    if (!f || !roles || !metas) {
         fprintf(stderr, "%s: out of memory\n", app);
         goto end;
     }
@@ -348,6 +389,12 @@ static int ladder_files(const Settings *s, const char *app, const char *path_ref
         snprintf(roles[i][1], sizeof(roles[i][1]), n_dis > 1 ? "pair %u's output" : "-o", i + 1);
         f[n++] = (RunFile){ pairs[i].path_dis, roles[i][0], 0 };
         if (pairs[i].out_path) f[n++] = (RunFile){ pairs[i].out_path, roles[i][1], 1 };
+        /* --meta: the sidecar beside the output */
+        snprintf(roles[i][2], sizeof(roles[i][2]), n_dis > 1 ? "pair %u's --meta sidecar"
+                 : "the --meta sidecar", i + 1);
+        if (s->meta && pairs[i].out_path && strcmp(pairs[i].out_path, "-") &&
+            !report_meta_path(metas[i], sizeof(metas[i]), pairs[i].out_path))
+            f[n++] = (RunFile){ metas[i], roles[i][2], 1 };
     }
     if (s->report_path) f[n++] = (RunFile){ s->report_path, "--report", 1 };
     if (s->plot_path) f[n++] = (RunFile){ s->plot_path, "--plot", 1 };
@@ -355,6 +402,7 @@ static int ladder_files(const Settings *s, const char *app, const char *path_ref
 end:
     free(f);
     free(roles);
+    free(metas);
     return rc;
 }
 
@@ -382,6 +430,8 @@ int run_ladder(const Settings *s, const char *app, const char *path_ref,
             }
             ret = failed ? 1 : 0;
         }
+        /* one page over every pair scored (--report, --plot) */
+        if (report_run_write(s, app)) ret = 1;
     }
     free(pairs);
     free(outs);

@@ -25,7 +25,7 @@ enum {
     ARG_GPU_STATS, ARG_GPU_MEM_LIMIT, ARG_STRICT_FRAMES, ARG_MAX_MEMORY, ARG_REPORT, ARG_PLOT,
     ARG_SCALE, ARG_IGNORE_FPS, ARG_AOM_CTC, ARG_NFLX_CTC, ARG_GPUMASK, ARG_REF_ISA,
     ARG_BATCH, ARG_OUTPUT_DIR, ARG_JOBS, ARG_GPUS, ARG_REF_FORMAT, ARG_DIS_FORMAT,
-    ARG_NO_SHARING,
+    ARG_NO_SHARING, ARG_META,
 };
 
 /* What an option handler did with an option. */
@@ -72,6 +72,7 @@ static const struct option long_opts[] = {
     { "max-memory", required_argument, NULL, ARG_MAX_MEMORY },
     { "report", required_argument, NULL, ARG_REPORT },
     { "plot", required_argument, NULL, ARG_PLOT },
+    { "meta", no_argument, NULL, ARG_META },
     { "scale", required_argument, NULL, ARG_SCALE },
     { "ignore_frame_rate", no_argument, NULL, ARG_IGNORE_FPS },
     { "aom_ctc", required_argument, NULL, ARG_AOM_CTC },
@@ -190,9 +191,15 @@ static void usage_output(FILE *f)
         "                            .csv or .sub, else XML); two different ones are an error\n"
         " --precision N|max          print numbers as %%.Ng (max: %%.17g, exact);\n"
         "                            default prints as libvmaf (%%.6f)\n"
-        " --report FILE.html         also write an HTML report: per-frame plots, pooled\n"
-        "                            values, worst frames, settings (no script, offline)\n"
-        " --plot FILE.svg            also write the per-frame plots as one SVG image\n"
+        " --report FILE.html         also write an HTML report of every pair (one, a ladder,\n"
+        "                            a batch): the encodes sorted by score, the rate-quality\n"
+        "                            curve of encoded inputs, per-frame curves overlaid, the\n"
+        "                            lowest frames with pictures, the settings that ran; one\n"
+        "                            self-contained file (no script, offline, printable)\n"
+        " --plot FILE.svg            also write its plots as one SVG image\n"
+        " --meta                     beside each output (-o FILE), FILE.meta.json: the inputs,\n"
+        "                            the distorted stream's bitrate, the settings that ran\n"
+        "                            (tvmaf report reads it; the output itself is unchanged)\n"
         " --quiet/-q                 no progress line and no pooled scores\n"
         " The pooled model scores (\"vmaf_v0.6.1: 76.668905\") go to stdout, to stderr when\n"
         " -o - puts the per-frame scores there.\n"
@@ -205,7 +212,9 @@ static void usage_output(FILE *f)
 
 static void usage(FILE *f, const char *app)
 {
-    fprintf(f, "Usage: %s -r REF -d DIS [options]\n\n", app);
+    fprintf(f, "Usage: %s -r REF -d DIS [options]\n"
+            "       %s report OUTPUT.json ... -o REPORT.html   (compare saved runs: %s report "
+            "--help)\n\n", app, app, app);
     usage_inputs(f);
     usage_scoring(f);
     usage_gpu(f);
@@ -221,8 +230,9 @@ static void usage(FILE *f, const char *app)
         " %s --feature adm=help       the options of adm, their types, defaults and ranges\n"
         " %s -r ref.y4m -d 1080p.y4m -d 720p_up.y4m --json -o ladder_%%s.json\n"
         " %s --batch pairs.csv --json --output-dir scores --jobs 2\n"
-        " %s --batch pairs.csv --json --output-dir scores --backend cuda --gpus all\n",
-        app, app, app, app, app, app, app, app, app, app);
+        " %s --batch pairs.csv --json --output-dir scores --backend cuda --gpus all\n"
+        " %s -r ref.mkv -d crf23.mkv -d crf28.mkv --meta -o %%s.json --report ladder.html\n",
+        app, app, app, app, app, app, app, app, app, app, app);
 }
 
 static int parse_uint(const char *app, const char *opt, const char *s, unsigned *out,
@@ -489,6 +499,7 @@ static int opt_output(CliOptions *o, int c, const char *arg, const char *app)
         return OPT_OK;
     case ARG_REPORT: s->report_path = arg; return OPT_OK;
     case ARG_PLOT: s->plot_path = arg; return OPT_OK;
+    case ARG_META: s->meta = 1; return OPT_OK;
     case ARG_OUTPUT_DIR: o->out_dir = arg; return OPT_OK;
     case ARG_LIST: o->list_features = 1; return OPT_OK;
     case ARG_LIST_MODELS: o->list_models = 1; return OPT_OK;

@@ -121,8 +121,10 @@ static int check_pairs(CliOptions *o, const char *app)
         fprintf(stderr, "%s: give -o or --output-dir, not both\n", app);
         return -1;
     }
-    if (several && (o->s.report_path || o->s.plot_path)) {
-        fprintf(stderr, "%s: --report and --plot take one pair\n", app);
+    if (o->s.meta && !o->batch_path && !o->out_dir &&
+        (!o->out_path || (!several && !strcmp(o->out_path, "-")))) {
+        fprintf(stderr, "%s: --meta writes OUTPUT.meta.json beside each output: give -o FILE "
+                "(with several pairs -o PATTERN or --output-dir DIR)\n", app);
         return -1;
     }
     if (o->out_dir && mkdir(o->out_dir, 0777) && errno != EEXIST) {

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "outputs.h"
+#include "report_cli.h"
 #include "run.h"
 
 const TvmafVideoFormat *settings_raw(const Settings *s, int dis)
@@ -164,6 +165,12 @@ static int pair_check_outputs(const Settings *s, Pair *p)
         fprintf(stderr, "%s: cannot write \"%s\": %s\n", app, out_path, strerror(errno));
         return -1;
     }
+    char meta[4200];
+    if (s->meta && out_path && !report_meta_path(meta, sizeof(meta), out_path) &&
+        !output_writable(meta)) {
+        fprintf(stderr, "%s: cannot write \"%s\": %s\n", app, meta, strerror(errno));
+        return -1;
+    }
     const char *reports[2] = { s->report_path, s->plot_path };
     for (unsigned i = 0; i < 2; i++) {
         if (reports[i] && (!strcmp(reports[i], "-") || !output_writable(reports[i]))) {
@@ -258,58 +265,6 @@ static int scores_writer(FILE *f, void *arg)
     return tvmaf_write_output(o->ctx, f, o->fmt, o->precision, o->fps, o->w, o->h);
 }
 
-typedef struct ReportOut {
-    TvmafContext *ctx;
-    enum TvmafReportFormat fmt;
-    const TvmafReportConfig *cfg;
-} ReportOut;
-
-static int report_writer(FILE *f, void *arg)
-{
-    const ReportOut *o = arg;
-    return tvmaf_write_report(o->ctx, f, o->fmt, o->cfg);
-}
-
-/* --report and --plot: the run's settings beside its scores. */
-static int write_reports(const Settings *s, Pair *p, const char *path_ref,
-                         const TvmafVideoFormat *fr)
-{
-    char fmtdesc[128], thr[32], sub[32], prec[32], models_s[1024] = "", feats[2048] = "";
-    snprintf(fmtdesc, sizeof(fmtdesc), "%ux%u %s %u-bit", fr->w, fr->h,
-             tvmaf_pix_fmt_name(fr->pix_fmt), fr->bpc);
-    snprintf(thr, sizeof(thr), "%u", s->threads);
-    snprintf(sub, sizeof(sub), "%u", s->subsample ? s->subsample : 1);
-    snprintf(prec, sizeof(prec), s->precision == 17 ? "max (%%.17g)" : s->precision ? "%%.%dg"
-             : "default (libvmaf's %%.6f)", s->precision);
-    const char *model_keys[MAX_MODELS + 1] = { NULL };
-    for (unsigned m = 0; !s->no_prediction && m < s->n_models; m++) {
-        model_keys[m] = tvmaf_model_name(p->model[m]);
-        const size_t l = strlen(models_s);
-        snprintf(models_s + l, sizeof(models_s) - l, "%s%s (%s)", m ? ", " : "",
-                 model_label(&s->models[m]), model_keys[m]);
-    }
-    for (unsigned k = 0; k < s->n_features; k++) {
-        const size_t l = strlen(feats);
-        snprintf(feats + l, sizeof(feats) - l, "%s%s", k ? ", " : "", s->features[k]);
-    }
-    const char *settings[] = {
-        "reference", path_ref, "distorted", p->path_dis, "input", fmtdesc,
-        "models", s->no_prediction ? "none (-n)" : models_s,
-        "features", s->n_features ? feats : "none",
-        "backend", tvmaf_backend_name(s->backend), "threads", thr, "subsample", sub,
-        "precision", prec, NULL,
-    };
-    const TvmafReportConfig rcfg = {
-        .settings = settings, .models = model_keys, .precision = s->precision,
-    };
-    const char *reports[2] = { s->report_path, s->plot_path };
-    for (unsigned i = 0; i < 2; i++) {
-        ReportOut ro = { p->ctx, i ? TVMAF_REPORT_SVG : TVMAF_REPORT_HTML, &rcfg };
-        if (reports[i] && output_write(p->label, reports[i], report_writer, &ro)) return -1;
-    }
-    return 0;
-}
-
 int pair_finish(const Settings *s, Pair *p, const char *path_ref, const TvmafVideoFormat *fr,
                 const struct timespec *t0, const char *tag)
 {
@@ -332,5 +287,7 @@ int pair_finish(const Settings *s, Pair *p, const char *path_ref, const TvmafVid
     ScoresOut so = { p->ctx, s->ofmt, s->precision,
                      !s->scoring ? INFINITY : secs > 0 ? p->n / secs : 0.0, fr->w, fr->h };
     if (p->out_path && output_write(p->label, p->out_path, scores_writer, &so)) return -1;
-    return write_reports(s, p, path_ref, fr);
+    /* --meta's sidecar; the pair kept for --report and --plot (written once
+     * every pair of the command is done) */
+    return report_pair_done(s, p, path_ref, fr, so.fps);
 }

@@ -56,6 +56,7 @@ typedef struct Settings {
     unsigned long long gpu_mem_limit;
     const char *feature_defaults;
     const char *report_path, *plot_path, *scale_filter;
+    int meta;               /* --meta: each output's sidecar (report_cli.h) */
     int batch;              /* a manifest's pair: no progress line, no pooled scores */
     const unsigned *gpus;   /* --gpus: the devices, n_gpus of them (0: --gpu alone) */
     unsigned n_gpus;
@@ -81,6 +82,7 @@ typedef struct Pair {
     int depth_warned;
     unsigned gpu;           /* its device (gpu_index) */
     int ladder;             /* one of several pairs sharing the reference */
+    unsigned report_index;  /* its place in the report (the ladder's or manifest's order) */
 } Pair;
 
 /* The raw layout input `dis` (0: the reference) is read with: its own

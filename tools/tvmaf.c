@@ -4,7 +4,8 @@
  * cli_parse.c reads the command line into the settings of a run; run.c
  * scores one pair, group.c a group of pairs sharing a reference, split.c one
  * pair over several devices, batch.c manifests and ladders; outputs.c
- * writes and names the files.
+ * writes and names the files; report_cli.c the comparison report (--report,
+ * --meta, `tvmaf report`).
  */
 #include <pthread.h>
 #include <signal.h>
@@ -13,6 +14,7 @@
 
 #include "cli_parse.h"
 #include "outputs.h"
+#include "report_cli.h"
 
 /* SIGINT, SIGTERM and SIGHUP are blocked in every thread (threads inherit the
  * mask of their creator, and this runs first) and taken by this one: it
@@ -61,6 +63,8 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     signal(SIGXFSZ, SIG_IGN);
     start_signal_thread();
+    /* tvmaf report OUTPUT.json ...: the comparison page of saved runs */
+    if (argc > 1 && !strcmp(argv[1], "report")) return report_main(argc - 1, argv + 1);
     CliOptions *o = calloc(1, sizeof(*o));
     if (!o) {
         fprintf(stderr, "tvmaf: out of memory\n");
