@@ -129,7 +129,7 @@ TVMAF_HD void fansnr_row_sums(const float *rf, const float *df, int w, float *si
     *noise = n;
 }
 
-/* The CUDA twin's decomposition (float_ansnr.cu): the pictures converted
+/* The twin's decomposition (float_ansnr_kernels.h): the pictures converted
  * into float planes, then the filtered planes (fansnr_filter_sample), one
  * thread per sample in blocks of FANSNR_BLOCK_W x FANSNR_BLOCK_H,
  * FANSNR_GRID_Y(h) blocks in y striding over further rows; each row's two

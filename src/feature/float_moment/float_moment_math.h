@@ -56,9 +56,10 @@ TVMAF_HD void fmoment_plane(const unsigned char *p, ptrdiff_t stride, unsigned w
     }
 }
 
-/* The twin's decomposition (float_moment.cu): as float_psnr's, one block of
- * FPIC_THREADS threads per row, with four totals per row: the units of the
- * reference's samples and squares, then the distorted's (FMOMENT_SLOTS). */
+/* The twin's decomposition (float_moment_kernels.h): as float_psnr's, one
+ * group of FPIC_THREADS work-items per row, with four totals per row: the
+ * units of the reference's samples and squares, then the distorted's
+ * (FMOMENT_SLOTS). */
 #define FMOMENT_SLOTS 4
 
 /* Sample x of a row on the 8-bit scale (the CPU's conversion). */
@@ -74,7 +75,7 @@ TVMAF_HD unsigned fmoment_frac_bits(unsigned bpc, float divisor, unsigned power)
     return bpc == 8 ? 0u : fpic_frac_bits(divisor, power);
 }
 
-/* What thread t of a row's block adds for one picture: the units of its
+/* What work-item t of a row's group adds for one picture: the units of its
  * samples (u[0]) and of their float squares (u[1]), saturated at limit. */
 TVMAF_HD void fmoment_lane_units(const unsigned char *row, unsigned t, unsigned w, unsigned bpc,
                                  float divisor, uint64_t limit, uint64_t u[2])

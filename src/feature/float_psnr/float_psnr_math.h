@@ -147,14 +147,14 @@ TVMAF_HD double fpic_units_value(uint64_t u, unsigned q)
     return (double)u / (double)(1u << q);
 }
 
-/* The decomposition of those twins: one block of FPIC_THREADS threads per
- * row; thread t adds the units of samples t, t + FPIC_THREADS, ... of its
- * row, the block folds them (warps by shuffles, then the warps' sums) into
- * the row's saturated total; one more thread folds the rows and, where a
+/* The decomposition of those twins: one group of FPIC_THREADS work-items
+ * per row; work-item t adds the units of samples t, t + FPIC_THREADS, ... of
+ * its row, the group folds them into the row's saturated total
+ * (float_psnr_kernels.h); one more work-item folds the rows and, where a
  * total saturated, runs the CPU's sequential loop. */
 #define FPIC_THREADS 256
 
-/* What thread t of a row's block adds: the units of its samples' squared
+/* What work-item t of a row's group adds: the units of its samples' squared
  * differences (8-bit; 10..16-bit), saturated at limit. */
 TVMAF_HD uint64_t fpsnr_lane_units8(const uint8_t *ref, const uint8_t *dis, unsigned t,
                                     unsigned w, uint64_t limit)
@@ -184,25 +184,6 @@ TVMAF_HD double fpsnr_finish(uint64_t total, uint64_t limit, const unsigned char
     return total < limit ? fpic_units_value(total, bpc == 8 ? 0 : fpic_frac_bits(divisor, 2))
                          : fpsnr_plane_noise(ref, dis, ref_stride, dis_stride, w, h, bpc, divisor);
 }
-
-#if defined(__CUDACC__)
-/* A block's saturated fold of its threads' values (whole warps, at most 32
- * of them): any order gives min(sum, limit). Every thread calls it; thread 0
- * gets the block's total. */
-__device__ __forceinline__ uint64_t fpic_block_fold(uint64_t v, uint64_t limit,
-                                                    unsigned long long *shared_warps)
-{
-    for (int o = 16; o > 0; o >>= 1)
-        v = fpic_units_add(v, __shfl_down_sync(0xffffffffu, (unsigned long long)v, o), limit);
-    const unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
-    if (!lane) shared_warps[warp] = v;
-    __syncthreads();
-    uint64_t t = 0;
-    if (threadIdx.x == 0)
-        for (unsigned i = 0; i < blockDim.x / 32u; i++) t = fpic_units_add(t, shared_warps[i], limit);
-    return t;
-}
-#endif
 
 /* Peak sample value and psnr clamp on the 8-bit scale, per bit depth; 0 for a
  * depth the float extractors do not support. Shared with float_ansnr. */

@@ -258,7 +258,7 @@ TVMAF_HD SsimLcs ssim_lcs_make(double l, double c, float s)
 }
 
 /*
- * The CUDA twin's decomposition (float_ssim.cu): one thread per sample,
+ * The twin's decomposition (float_ssim_kernels.h): one thread per sample,
  * blocks of SSIM_BLOCK_W x SSIM_BLOCK_H, SSIM_GRID_Y(h) blocks in y
  * striding over further rows: the luma planes loaded as floats
  * (ssim_sample_*), down-sampled (ssim_filter_at at (f x, f y)), the three

@@ -1,0 +1,57 @@
+/*
+ * float_moment twin, plan (gpu/tvd.h): the four double sums on the device
+ * (float_moment_kernels.h: the CPU's values exactly), read back and reported
+ * by the CPU extractor's own code (tvmaf_float_moment_report). The groups
+ * fold by warp shuffles with CUDA's caps, by a tree elsewhere: the same
+ * saturated integer totals either way.
+ */
+#include "feature/float_moment/float_moment_kernels.h"
+#include "feature/float_moment/float_moment_state.h"
+
+TVD_MODULE(float_moment, FLOAT_MOMENT_KERNELS)
+
+typedef struct FloatMomentPlan {
+    FloatMomentSetup p; /* first: the CPU extractor's state */
+    TvdBuf rows;        /* h x FMOMENT_SLOTS x uint64 */
+    TvdBuf sums;        /* 4 doubles */
+    unsigned k[2];      /* rows, finish */
+} FloatMomentPlan;
+
+static int init(void *priv, TvdTwin *t, const TvmafVideoInfo *vi, char *msg, size_t len)
+{
+    FloatMomentPlan *s = priv;
+    int err = tvmaf_float_moment_setup(&s->p, vi, msg, len);
+    if (err) return err;
+    fpic_pick(t, TVD_K_float_moment_rows, TVD_K_float_moment_rows_tree, s->k);
+    if ((err = tvd_buffer(t, &s->rows, sizeof(uint64_t) * FMOMENT_SLOTS * s->p.h, 0)))
+        return err;
+    return tvd_buffer(t, &s->sums, 4 * sizeof(double), TVD_MIRROR);
+}
+
+static int run(void *priv, TvdTwin *t, const TvmafDeviceFrame *f, unsigned index)
+{
+    (void)index;
+    FloatMomentPlan *s = priv;
+    return fpic_run(t, f, s->k, s->rows, s->sums, s->p.w, s->p.h, s->p.bpc, s->p.divisor);
+}
+
+static int report(void *priv, TvdTwin *t, unsigned index, TvmafSink *sink)
+{
+    FloatMomentPlan *s = priv;
+    const double *v = tvd_mirror(t, s->sums);
+    const FMomentSums rs = { v[0], v[1] }, ds = { v[2], v[3] };
+    return tvmaf_float_moment_report(&s->p, &rs, &ds, index, sink);
+}
+
+extern const TvmafExtractor tvmaf_fex_float_moment;
+
+const TvdPlan tvd_plan_float_moment = {
+    .cpu = &tvmaf_fex_float_moment,
+    .priv_size = sizeof(FloatMomentPlan),
+    .kernels = tvd_kernels_float_moment,
+    .n_kernels = TVD_N_KERNELS_float_moment,
+    .module = "float_moment",
+    .init = init,
+    .run = run,
+    .report = report,
+};

@@ -1,0 +1,178 @@
+/*
+ * float_psnr twin, kernels (gpu/kernel.h): the luma plane's double noise
+ * sum, exactly as the CPU's.
+ *
+ * The CPU adds float squared differences into one double in raster order.
+ * Every term is a whole number of 2^-q units (q by depth), and while the
+ * total stays below 2^53 units no addition rounds (float_psnr_math.h, "Exact
+ * double sums"), so the device adds units as integers, in any grouping,
+ * saturating at `limit`: the rows kernel gives each row's total (one group
+ * of FPIC_THREADS work-items per row), the finish kernel (one group of
+ * FPIC_FINISH_THREADS) folds the rows and turns a total below the limit into
+ * the CPU's double; a saturated total is recomputed by one work-item running
+ * the CPU's own loop.
+ *
+ * A group's fold (also float_moment's, which includes this header) is
+ * order-free, so two decompositions give the same bits:
+ *   fpic_block_fold (CUDA's caps) warps fold by shuffles, then work-item 0
+ *                   adds the warps' totals;
+ *   fpic_tree_fold  (any device) a tree in local memory.
+ * The two plans share their arguments and their frame's steps (fpic_pick,
+ * fpic_run, at the end).
+ */
+#ifndef TVMAF_FLOAT_PSNR_KERNELS_H
+#define TVMAF_FLOAT_PSNR_KERNELS_H
+
+#include "gpu/kernel.h"
+#include "feature/float_psnr/float_psnr_math.h"
+
+/* work-items of a finish kernel's one group (one warp) */
+#define FPIC_FINISH_THREADS 32
+
+/* float_psnr's and float_moment's kernels: rows[S y + k], row y's units of
+ * slot k (S slots); out: the plane's double sums */
+#define FpicRowsArgs_LIST(V, S)                                                                \
+    V(const uint8_t, ref) V(const uint8_t, dis) S(uint64_t, pitch) S(uint32_t, w)              \
+    S(uint32_t, bpc) S(float, divisor) S(uint64_t, limit) V(uint64_t, rows)
+TVD_ARGS(FpicRowsArgs)
+#define FpicFinishArgs_LIST(V, S)                                                              \
+    V(const uint8_t, ref) V(const uint8_t, dis) S(uint64_t, pitch) S(uint32_t, w)              \
+    S(uint32_t, h) S(uint32_t, bpc) S(float, divisor) S(uint64_t, limit)                       \
+    V(const uint64_t, rows) V(double, out)
+TVD_ARGS(FpicFinishArgs)
+
+/* a group's fold: its warps' totals, or a slot per work-item */
+#define FpicWarps_LIST(X) X(uint64_t, warps, FPIC_THREADS / 32)
+TVD_LOCALS(FpicWarps)
+#define FpicWarp_LIST(X) X(uint64_t, warps, FPIC_FINISH_THREADS / 32)
+TVD_LOCALS(FpicWarp)
+#define FpicTree_LIST(X) X(uint64_t, part, FPIC_THREADS)
+TVD_LOCALS(FpicTree)
+#define FpicTree32_LIST(X) X(uint64_t, part, FPIC_FINISH_THREADS)
+TVD_LOCALS(FpicTree32)
+
+#define FLOAT_PSNR_KERNELS(K, KC)                                                              \
+    KC(float_psnr_rows, FpicRowsArgs, FpicWarps, FPIC_THREADS, 1, TVD_SYNC | TVD_CUDA_CAPS)    \
+    KC(float_psnr_finish, FpicFinishArgs, FpicWarp, FPIC_FINISH_THREADS, 1,                    \
+       TVD_SYNC | TVD_CUDA_CAPS)                                                               \
+    K(float_psnr_rows_tree, FpicRowsArgs, FpicTree, FPIC_THREADS, 1, TVD_SYNC)                 \
+    K(float_psnr_finish_tree, FpicFinishArgs, FpicTree32, FPIC_FINISH_THREADS, 1, TVD_SYNC)
+
+#ifdef TVD_KERNEL_BUILD
+
+#if TVD_HAS_CUDA_CAPS
+/* A group's saturated fold of its work-items' values (whole warps): any
+ * order gives min(sum, limit). Every work-item calls it; work-item 0 gets
+ * the group's total. */
+TVD_FN uint64_t fpic_block_fold(uint64_t v, uint64_t limit, TVMAF_LOCAL uint64_t *warps)
+{
+    for (int o = 16; o > 0; o >>= 1) v = fpic_units_add(v, TVD_SHFL_DOWN_U64(v, o), limit);
+    const uint32_t lane = TVD_LID(0) & 31u, warp = TVD_LID(0) >> 5;
+    if (!lane) warps[warp] = v;
+    TVD_BARRIER();
+    uint64_t t = 0;
+    if (TVD_LID(0) == 0)
+        for (uint32_t i = 0; i < TVD_LSIZE(0) / 32u; i++) t = fpic_units_add(t, warps[i], limit);
+    return t;
+}
+#endif
+
+/* The same fold as a tree over a slot per work-item (a power of two of
+ * them); work-item 0 gets the total. */
+TVD_FN uint64_t fpic_tree_fold(uint64_t v, uint64_t limit, TVMAF_LOCAL uint64_t *part)
+{
+    const uint32_t t = TVD_LID(0);
+    part[t] = v;
+    TVD_BARRIER();
+    for (uint32_t o = TVD_LSIZE(0) / 2; o > 0; o >>= 1) {
+        if (t < o) part[t] = fpic_units_add(part[t], part[t + o], limit);
+        TVD_BARRIER();
+    }
+    return t == 0 ? part[0] : 0;
+}
+
+/* This work-item's units of its group's row. */
+TVD_FN uint64_t fpsnr_row_lane(const FpicRowsArgs_R *r)
+{
+    const uint32_t y = TVD_GID(0);
+    TVMAF_GLOBAL const uint8_t *rr = r->ref + y * r->pitch, *dr = r->dis + y * r->pitch;
+    return r->bpc == 8 ? fpsnr_lane_units8(rr, dr, TVD_LID(0), r->w, r->limit)
+                       : fpsnr_lane_units16((TVMAF_GLOBAL const uint16_t *)rr,
+                                            (TVMAF_GLOBAL const uint16_t *)dr, TVD_LID(0), r->w,
+                                            r->divisor, r->limit);
+}
+
+/* A finish kernel's work-item l: its rows' (l, l + 32, ...) units of slot
+ * k of `slots`, folded. */
+TVD_FN uint64_t fpic_rows_lane(const FpicFinishArgs_R *r, uint32_t slots, uint32_t k)
+{
+    uint64_t v = 0;
+    for (uint32_t y = TVD_LID(0); y < r->h; y += FPIC_FINISH_THREADS)
+        v = fpic_units_add(v, r->rows[slots * y + k], r->limit);
+    return v;
+}
+
+TVD_FN void fpsnr_store_noise(const FpicFinishArgs_R *r, uint64_t total)
+{
+    if (TVD_LID(0) == 0)
+        *r->out = fpsnr_finish(total, r->limit, r->ref, r->dis, (ptrdiff_t)r->pitch,
+                               (ptrdiff_t)r->pitch, r->w, r->h, r->bpc, r->divisor);
+}
+
+#if TVD_HAS_CUDA_CAPS
+TVD_BODY(float_psnr_rows, FpicRowsArgs, FpicWarps)
+{
+    const uint64_t t = fpic_block_fold(fpsnr_row_lane(r), r->limit, loc->warps);
+    if (TVD_LID(0) == 0) r->rows[TVD_GID(0)] = t;
+}
+
+TVD_BODY(float_psnr_finish, FpicFinishArgs, FpicWarp)
+{
+    fpsnr_store_noise(r, fpic_block_fold(fpic_rows_lane(r, 1, 0), r->limit, loc->warps));
+}
+#endif
+
+TVD_BODY(float_psnr_rows_tree, FpicRowsArgs, FpicTree)
+{
+    const uint64_t t = fpic_tree_fold(fpsnr_row_lane(r), r->limit, loc->part);
+    if (TVD_LID(0) == 0) r->rows[TVD_GID(0)] = t;
+}
+
+TVD_BODY(float_psnr_finish_tree, FpicFinishArgs, FpicTree32)
+{
+    fpsnr_store_noise(r, fpic_tree_fold(fpic_rows_lane(r, 1, 0), r->limit, loc->part));
+}
+
+#else /* the plans' side */
+
+/* The kernels a plan runs, rows and finish: from `warps` (CUDA's caps) or
+ * `tree`, each the first of a pair listed rows, then finish. */
+static inline void fpic_pick(const TvdTwin *t, unsigned warps, unsigned tree, unsigned k[2])
+{
+    const TvdCaps *c = tvd_caps(t);
+    const unsigned base = c->warp == 32 && c->atomic64 ? warps : tree;
+    k[0] = base;
+    k[1] = base + 1;
+}
+
+/* A frame of float_psnr or float_moment: the rows kernel over the luma
+ * planes' rows into `rows`, the finish kernel into `out`, `out` read back. */
+static inline int fpic_run(TvdTwin *t, const TvmafDeviceFrame *f, const unsigned k[2],
+                           TvdBuf rows, TvdBuf out, uint32_t w, uint32_t h, uint32_t bpc,
+                           float divisor)
+{
+    const TvdView ref = tvd_plane(t, f, 0, 0), dis = tvd_plane(t, f, 1, 0);
+    const uint64_t pitch = tvd_pitch(t, f, 0);
+    const FpicRowsArgs a = { .ref = ref, .dis = dis, .pitch = pitch, .w = w, .bpc = bpc,
+                             .divisor = divisor, .limit = FPIC_UNITS_EXACT,
+                             .rows = tvd_whole(t, rows) };
+    const FpicFinishArgs b = { .ref = ref, .dis = dis, .pitch = pitch, .w = w, .h = h,
+                               .bpc = bpc, .divisor = divisor, .limit = FPIC_UNITS_EXACT,
+                               .rows = tvd_whole(t, rows), .out = tvd_whole(t, out) };
+    int err = tvd_launch(t, k[0], TVD_GRID(h, 1), &a);
+    if (!err) err = tvd_launch(t, k[1], TVD_GRID(1, 1), &b);
+    return err ? err : tvd_download(t, tvd_whole(t, out));
+}
+
+#endif
+#endif

@@ -1,0 +1,57 @@
+/*
+ * float_psnr twin, plan (gpu/tvd.h): the luma plane's double noise sum on
+ * the device (float_psnr_kernels.h: the CPU's value exactly), read back and
+ * scored by the CPU extractor's own code (tvmaf_float_psnr_report). The
+ * groups fold by warp shuffles with CUDA's caps, by a tree in local memory
+ * elsewhere: the same saturated integer totals either way.
+ */
+#include "feature/float_psnr/float_psnr_kernels.h"
+#include "feature/float_psnr/float_psnr_state.h"
+
+TVD_MODULE(float_psnr, FLOAT_PSNR_KERNELS)
+
+_Static_assert(FPIC_THREADS % 32 == 0 && !(FPIC_THREADS & (FPIC_THREADS - 1)) &&
+               FPIC_THREADS <= 1024, "a group is whole warps, a power of two of them");
+
+typedef struct FloatPsnrPlan {
+    FloatPsnrSetup p; /* first: the CPU extractor's state */
+    TvdBuf rows;      /* h x uint64: each row's units */
+    TvdBuf noise;     /* one double */
+    unsigned k[2];    /* rows, finish */
+} FloatPsnrPlan;
+
+static int init(void *priv, TvdTwin *t, const TvmafVideoInfo *vi, char *msg, size_t len)
+{
+    FloatPsnrPlan *s = priv;
+    int err = tvmaf_float_psnr_setup(&s->p, vi, msg, len);
+    if (err) return err;
+    fpic_pick(t, TVD_K_float_psnr_rows, TVD_K_float_psnr_rows_tree, s->k);
+    if ((err = tvd_buffer(t, &s->rows, sizeof(uint64_t) * s->p.h, 0))) return err;
+    return tvd_buffer(t, &s->noise, sizeof(double), TVD_MIRROR);
+}
+
+static int run(void *priv, TvdTwin *t, const TvmafDeviceFrame *f, unsigned index)
+{
+    (void)index;
+    FloatPsnrPlan *s = priv;
+    return fpic_run(t, f, s->k, s->rows, s->noise, s->p.w, s->p.h, s->p.bpc, s->p.divisor);
+}
+
+static int report(void *priv, TvdTwin *t, unsigned index, TvmafSink *sink)
+{
+    FloatPsnrPlan *s = priv;
+    return tvmaf_float_psnr_report(&s->p, *(const double *)tvd_mirror(t, s->noise), index, sink);
+}
+
+extern const TvmafExtractor tvmaf_fex_float_psnr;
+
+const TvdPlan tvd_plan_float_psnr = {
+    .cpu = &tvmaf_fex_float_psnr,
+    .priv_size = sizeof(FloatPsnrPlan),
+    .kernels = tvd_kernels_float_psnr,
+    .n_kernels = TVD_N_KERNELS_float_psnr,
+    .module = "float_psnr",
+    .init = init,
+    .run = run,
+    .report = report,
+};
