@@ -1,224 +1,44 @@
 /*
- * Host replay of the float_adm CUDA twin (float_adm.cu), compared bit for bit
- * with the CPU extractor; no GPU needed.
- *
- * The decomposition is float_adm_tile.h's, the one the kernels compile: per
- * scale the dwt, decouple, terms and (p = 3) rows launches, one thread per
- * coefficient or per (term, row), blocks of FADM_BLOCK_W x FADM_BLOCK_H with
- * FADM_GRID_Y blocks in y striding over further rows, blocks and threads in
- * scrambled orders; the device buffers start as garbage at the instance's
- * set-up and keep what earlier frames left. The host side is the twin's:
- * the device's division and table (fadm_tile_division: in "host" mode this
- * processor's estimates, probed into a table and replayed through the model,
- * as the device does, where the CPU extractor calls the instruction), the
- * read-back of the row totals (p = 3) or of the terms' bases (other p), the
- * rows added top to bottom, the pooling and the outputs of the CPU's code.
+ * float_adm twin on the host executor: its plan and kernels
+ * (float_adm_plan.c, float_adm_kernels.h) run through the public API against
+ * the CPU extractor, every output compared as bits under both capability
+ * profiles; what the CPU refuses the twin refuses too; the operations per
+ * frame are checked against the former CUDA host side's.
  *
  * Cases: every option of the option table (division modes host, table, ieee
  * and the default; the gain limit, viewing distance, display height, CSF
  * modes, p-norms, bypass_cm, noise weight, CSF scales, per-scale factors,
  * skip_scale0, skip_aim_scale, the adm3 combinations, debug: every output),
  * layouts 4:2:0 .. 4:0:0, 8 to 16 bits, sizes from the smallest the CPU
- * accepts to odd ones past a block, random and edge planes, the real clips of
- * .cache/clips in the three modes; sizes, depths and option values the CPU
- * refuses are refused by the twin's setup (the CPU's own) too.
+ * accepts to odd ones past a group, random and edge planes, the real clips
+ * in the three modes; sizes, depths and option values the CPU refuses. In
+ * "host" mode the twin divides through this processor's estimates as a
+ * table, where the CPU extractor calls the instruction.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/options.h"
-#include "feature/float_adm/float_adm_math.h"
-#include "feature/float_adm/float_adm_state.h"
-#include "feature/float_adm/float_adm_tile.h"
-#include "../replay_common.h"
-
-#define FLAG_SMALL_GRID 1u /* 2 blocks in y: the threads' row stride */
-
-/* The twin's device state of one instance (one case). */
-typedef struct Dev {
-    FloatAdmParams p;
-    FadmTileScale sc[FADM_N_SCALES];
-    const uint32_t *table;
-    size_t plane, n_terms, n_rows;
-    float *bands, *terms, *rows;
-    unsigned gy_small;
-    const TvmafPicture *r, *d; /* the frame's luma */
-    size_t pitch;
-} Dev;
-
-typedef void (*CoefFn)(Dev *v, const FadmTileScale *c, int i, int j);
-
-/* A per-coefficient launch over [x0, x1) x [y0, y1): the kernels' grid. */
-static void fadm_grid(Dev *v, const FadmTileScale *c, int x0, int x1, int y0, int y1, CoefFn fn)
-{
-    const int w = x1 - x0, h = y1 - y0;
-    const unsigned gx = FADM_GRID_X(w), gy = v->gy_small ? v->gy_small : FADM_GRID_Y(h);
-    const unsigned nb = gx * gy, nt = FADM_BLOCK_W * FADM_BLOCK_H;
-    unsigned *blocks = malloc(sizeof(unsigned) * nb), threads[FADM_BLOCK_W * FADM_BLOCK_H];
-    if (!blocks) {
-        replay_fail("out of memory");
-        return;
-    }
-    replay_scramble(blocks, nb);
-    for (unsigned b = 0; b < nb; b++) {
-        const unsigned bx = blocks[b] % gx, by = blocks[b] / gx;
-        replay_scramble(threads, nt);
-        for (unsigned t = 0; t < nt; t++) {
-            const int j = x0 + (int)(bx * FADM_BLOCK_W + threads[t] % FADM_BLOCK_W);
-            if (j >= x1) continue;
-            for (int i = y0 + (int)(by * FADM_BLOCK_H + threads[t] / FADM_BLOCK_W); i < y1;
-                 i += (int)(gy * FADM_BLOCK_H))
-                fn(v, c, i, j);
-        }
-    }
-    free(blocks);
-}
-
-static void dwt_thread(Dev *v, const FadmTileScale *c, int i, int j)
-{
-    fadm_tile_dwt_at(c, v->r->data[0], v->d->data[0], v->pitch, v->bands, v->plane, i, j);
-}
-
-static void decouple_thread(Dev *v, const FadmTileScale *c, int i, int j)
-{
-    fadm_tile_decouple_at(c, v->bands, v->plane, v->table, i, j);
-}
-
-static void terms_thread(Dev *v, const FadmTileScale *c, int i, int j)
-{
-    fadm_tile_terms_at(c, v->bands, v->plane, v->terms, i, j);
-}
-
-static int params(const char *opts, const TvmafVideoInfo *vi, FloatAdmParams *p, char *msg,
-                  size_t len)
-{
-    memset(p, 0, sizeof(*p));
-    tvmaf_options_set_defaults(tvmaf_float_adm_options, p);
-    if (tvmaf_options_parse(tvmaf_float_adm_options, p, opts, "float_adm", msg, len)) return -2;
-    return tvmaf_float_adm_setup(p, vi, msg, len) ? -1 : 0;
-}
-
-static void dev_free(Dev *v)
-{
-    free(v->bands);
-    free(v->terms);
-    free(v->rows);
-    memset(v, 0, sizeof(*v));
-}
-
-/* The twin's init: setup, the division, the buffers (garbage). */
-static int dev_init(Dev *v, const ReplayCase *c)
-{
-    char msg[512];
-    const TvmafVideoInfo vi = { c->fmt, c->bpc, c->w, c->h, 0, false };
-    if (params(c->opts, &vi, &v->p, msg, sizeof(msg))) {
-        replay_fail("%s: setup: %s", c->what, msg);
-        return -1;
-    }
-    const int div = fadm_tile_division(&v->p, &v->table, msg, sizeof(msg));
-    if (div < 0) {
-        replay_fail("%s: %s", c->what, msg);
-        return -1;
-    }
-    fadm_tile_init(v->sc, &v->p, div, &v->n_terms, &v->n_rows);
-    v->plane = (size_t)((v->p.w + 1) / 2) * (size_t)((v->p.h + 1) / 2);
-    v->bands = malloc(FADM_N_PLANES * v->plane * sizeof(float));
-    v->terms = malloc(v->n_terms * sizeof(float));
-    v->rows = malloc(v->n_rows * sizeof(float));
-    if (!v->bands || !v->terms || !v->rows) {
-        replay_fail("out of memory");
-        return -1;
-    }
-    replay_garbage(v->bands, FADM_N_PLANES * v->plane * sizeof(float));
-    replay_garbage(v->terms, v->n_terms * sizeof(float));
-    replay_garbage(v->rows, v->n_rows * sizeof(float));
-    v->gy_small = (c->flags & FLAG_SMALL_GRID) ? 2u : 0u;
-    return 0;
-}
-
-static unsigned replay_frame(void *priv, const ReplayCase *c, const TvmafPicture *r,
-                             const TvmafPicture *d, unsigned k, double *out)
-{
-    Dev *v = priv;
-    if (k == 0 && dev_init(v, c)) return 0;
-    if (!v->bands) return 0;
-    if (r->stride[0] != d->stride[0]) {
-        replay_fail("%s: the pictures' luma strides differ", c->what);
-        return 0;
-    }
-    v->r = r;
-    v->d = d;
-    v->pitch = (size_t)r->stride[0];
-    for (int s = 0; s < FADM_N_SCALES; s++) {
-        const FadmTileScale *sc = &v->sc[s];
-        fadm_grid(v, sc, 0, sc->w, 0, sc->h, dwt_thread);
-        if (sc->lo_only) continue;
-        fadm_grid(v, sc, sc->work_l, sc->work_r, sc->work_t, sc->work_b, decouple_thread);
-        fadm_grid(v, sc, sc->l, sc->r, sc->t, sc->b, terms_thread);
-        if (!sc->cube) continue;
-        const unsigned n = (unsigned)(FADM_N_TERMS * sc->ph);
-        const unsigned nb = (n + FADM_ROW_THREADS - 1) / FADM_ROW_THREADS;
-        unsigned *ids = malloc(sizeof(unsigned) * nb * FADM_ROW_THREADS);
-        if (!ids) {
-            replay_fail("out of memory");
-            return 0;
-        }
-        replay_scramble(ids, nb * FADM_ROW_THREADS);
-        for (unsigned t = 0; t < nb * FADM_ROW_THREADS; t++)
-            if (ids[t] < n) fadm_tile_row(sc, v->terms, v->rows, (int)ids[t]);
-        free(ids);
-    }
-    /* the read-back: only what the twin copies to the host */
-    const size_t n_back = v->p.cube ? v->n_rows : v->n_terms;
-    float *back = malloc((n_back ? n_back : 1) * sizeof(float));
-    if (!back) {
-        replay_fail("out of memory");
-        return 0;
-    }
-    memcpy(back, v->p.cube ? v->rows : v->terms, n_back * sizeof(float));
-    FadmScaleSums sums[FADM_N_SCALES];
-    fadm_tile_scales(v->sc, &v->p, back, back, sums);
-    free(back);
-    return tvmaf_float_adm_outputs(&v->p, sums, out);
-}
-
-static const char *key(void *priv, unsigned q)
-{
-    return ((Dev *)priv)->p.key[q];
-}
+#include "feature/float_adm/float_adm_kernels.h"
+#include "../twin_host.h"
 
 static unsigned n_refused;
 
 static void run_case(const ReplayCase *c)
 {
-    FloatAdmParams p;
-    char msg[512];
-    const TvmafVideoInfo vi = { c->fmt, c->bpc, c->w, c->h, 0, false };
-    const int e = params(c->opts, &vi, &p, msg, sizeof(msg));
-    if (e == -1) { /* the twin's setup refuses: so must the CPU */
-        replay_check_cpu_refuses("float_adm", c->opts, c->fmt, c->bpc, c->w, c->h);
-        n_refused++;
-        return;
-    }
-    if (e) {
-        replay_fail("%s: options: %s", c->what, msg);
-        return;
-    }
-    Dev v;
-    memset(&v, 0, sizeof(v));
-    const ReplayPairTwin twin = { "float_adm", &v, replay_frame, key };
-    replay_pair_case(c, &twin);
-    dev_free(&v);
+    if (twin_host_refused(c, "float_adm")) n_refused++;
+    else twin_host_case(c, "float_adm");
 }
 
-/* ---- real clips ---- */
-
-static const char *clips_dir(void)
+/* An option value the CPU refuses, refused by the twin too. */
+static void option_refusal(const char *opts)
 {
-    const char *env = getenv("TVMAF_CLIPS");
-    return env && env[0] ? env : TVMAF_SOURCE_ROOT "/.cache/clips";
+    ReplayCase c = { .fmt = TVMAF_PIX_FMT_YUV420P, .bpc = 8, .w = 64, .h = 64, .opts = opts,
+                     .n_frames = 1 };
+    snprintf(c.what, sizeof(c.what), "float_adm option refusal [%s]", opts);
+    if (twin_host_refused(&c, "float_adm")) n_refused++;
+    else replay_fail("%s: the CPU accepted it", c.what);
 }
 
 typedef struct Clip {
@@ -228,107 +48,44 @@ typedef struct Clip {
     unsigned frames;
 } Clip;
 
-/* Frame k's luma of a raw clip into pic (chroma zeroed: float_adm reads luma only). */
-static int read_luma(FILE *f, const Clip *cl, unsigned k, TvmafPicture *pic)
+/* The first frames of a clip pair with opts; a missing clip fails. */
+static void clip(const char *dir, const Clip *c, const char *opts)
 {
-    const unsigned bps = cl->bpc > 8 ? 2 : 1;
-    const unsigned cw = cl->fmt == TVMAF_PIX_FMT_YUV444P ? cl->w : (cl->w + 1) / 2;
-    const unsigned ch = cl->fmt == TVMAF_PIX_FMT_YUV420P ? (cl->h + 1) / 2 : cl->h;
-    const size_t luma = (size_t)cl->w * cl->h * bps, chroma = (size_t)cw * ch * bps;
-    if (fseek(f, (long)((luma + 2 * chroma) * k), SEEK_SET)) return -1;
-    for (unsigned y = 0; y < cl->h; y++)
-        if (fread((unsigned char *)pic->data[0] + (size_t)y * pic->stride[0], 1,
-                  (size_t)cl->w * bps, f) != (size_t)cl->w * bps)
-            return -1;
-    for (int pl = 1; pl < replay_n_planes(pic); pl++)
-        memset(pic->data[pl], 0, (size_t)pic->stride[pl] * pic->h[pl]);
-    return 0;
-}
-
-static void clip_case(const Clip *cl, const char *opts)
-{
-    char what[256], path[2][1200];
-    snprintf(what, sizeof(what), "clip %s [%s] %u frames", cl->name, opts, cl->frames);
-    const char *dir = clips_dir();
-    snprintf(path[0], sizeof(path[0]), "%s/%s.ref.yuv", dir, cl->name);
-    snprintf(path[1], sizeof(path[1]), "%s/%s.dis.yuv", dir, cl->name);
-    FILE *fr = fopen(path[0], "rb"), *fd = fopen(path[1], "rb");
-    if (!fr || !fd) {
-        replay_fail("%s: cannot open %s (set TVMAF_CLIPS)", what, fr ? path[1] : path[0]);
-        if (fr) fclose(fr);
-        if (fd) fclose(fd);
+    ReplayClip cl;
+    if (!replay_clip_open(&cl, dir, c->name, NULL, c->fmt, c->w, c->h, c->bpc, c->frames, opts)) {
+        replay_fail("the test clip %s is not in %s", c->name, dir);
         return;
     }
-    ReplayCase c;
-    memset(&c, 0, sizeof(c));
-    c.fmt = cl->fmt;
-    c.bpc = cl->bpc;
-    c.w = cl->w;
-    c.h = cl->h;
-    c.opts = opts;
-    c.n_frames = cl->frames;
-    snprintf(c.what, sizeof(c.what), "%s", what);
-    Dev v;
-    memset(&v, 0, sizeof(v));
-    static double values[REPLAY_MAX_FRAMES][REPLAY_MAX_KEYS];
-    unsigned n_values[REPLAY_MAX_FRAMES] = { 0 }, k = 0;
-    TvmafContext *ctx = replay_cpu_open("float_adm", opts, what);
-    for (; ctx && k < cl->frames; k++) {
-        TvmafPicture ref, dis;
-        if (replay_pictures(&c, &ref, &dis)) break;
-        if (read_luma(fr, cl, k, &ref) || read_luma(fd, cl, k, &dis)) {
-            replay_fail("%s: short read at frame %u", what, k);
-            tvmaf_picture_unref(&ref);
-            tvmaf_picture_unref(&dis);
-            break;
-        }
-        n_values[k] = replay_frame(&v, &c, &ref, &dis, k, values[k]);
-        const int err = replay_cpu_read(ctx, &ref, &dis, k, what);
-        tvmaf_picture_unref(&ref);
-        tvmaf_picture_unref(&dis);
-        if (err) break;
-    }
-    if (ctx && k == cl->frames && !replay_cpu_flush(ctx, what)) {
-        for (unsigned i = 0; i < cl->frames; i++) {
-            if (!n_values[i]) replay_fail("%s: frame %u has no replayed values", what, i);
-            for (unsigned q = 0; q < n_values[i]; q++)
-                replay_check_key(ctx, key(&v, q), i, values[i][q], what);
-        }
-    }
-    tvmaf_close(ctx);
-    dev_free(&v);
-    fclose(fr);
-    fclose(fd);
-    printf("%s: compared\n", what);
-    replay_cases++;
+    twin_host_frames(&cl.c, "float_adm", replay_clip_frames, &cl);
+    replay_count(cl.c.what, 1);
+    replay_clip_close(&cl);
 }
 
-/* An option value the parser refuses is refused for both (one option table):
- * the CPU context must refuse it too. */
-static void option_refusal(const char *opts)
+/* Per frame (4:2:0): per scale a dwt, a decouple, a terms and (p = 3) a rows
+ * launch; scale 0 only its dwt under adm_skip_scale0; one read-back and the
+ * wait (the old float_adm_cuda.c: 4 per scale, a d2h, a sync). */
+static void counts(void)
 {
-    FloatAdmParams p;
-    char msg[512];
-    const TvmafVideoInfo vi = { TVMAF_PIX_FMT_YUV420P, 8, 64, 64, 0, false };
-    if (params(opts, &vi, &p, msg, sizeof(msg)) == 0) {
-        replay_fail("option refusal [%s]: the twin's setup accepted it", opts);
-        return;
-    }
-    TvmafConfiguration cfg = { .backend = TVMAF_BACKEND_CPU };
-    TvmafContext *ctx = NULL;
-    char spec[256];
-    snprintf(spec, sizeof(spec), "float_adm=%s", opts);
-    if (tvmaf_init(&ctx, &cfg))
-        replay_fail("option refusal [%s]: CPU context: init", opts);
-    else if (!tvmaf_use_feature(ctx, spec))
-        replay_fail("option refusal [%s]: the CPU accepted it", opts);
-    tvmaf_close(ctx);
-    n_refused++;
-    replay_cases++;
+    static const struct { const char *opts; unsigned launches; } sets[] = {
+        { "", 16 }, { "adm_skip_scale0=true", 13 }, { "adm_p_norm=2", 12 },
+    };
+    for (unsigned s = 0; s < REPLAY_COUNT(sets); s++)
+        for (unsigned p = 0; p < REPLAY_COUNT(twin_host_profiles); p++) {
+            tvd_host_totals_reset();
+            ReplayCase c = { .fmt = TVMAF_PIX_FMT_YUV420P, .bpc = 8, .w = 64, .h = 64,
+                             .opts = sets[s].opts, .n_frames = 2,
+                             .fills = { REPLAY_RANDOM, REPLAY_NEAR } };
+            snprintf(c.what, sizeof(c.what), "float_adm counts [%s]", sets[s].opts);
+            twin_host_profile(&c, "float_adm", replay_fill_frames, &c, twin_host_profiles[p]);
+            char what[300];
+            snprintf(what, sizeof(what), "%s {%s}", c.what, twin_host_profiles[p]);
+            twin_host_check_counts("float_adm", what, sets[s].launches, 1, 0, 1);
+        }
 }
 
 int main(void)
 {
+    twin_host_init();
     replay_seed(0x9e3779b97f4a7c15ull);
 
     /* every option, each division mode with the default options and with the outputs' debug
@@ -383,23 +140,17 @@ int main(void)
                                    REPLAY_SET(seqs, every) };
     replay_matrix(&layouts, run_case);
 
-    /* rows beyond the grid: 2 blocks in y, every thread strides */
-    static const ReplaySize tall[] = { { 40, 150 } };
-    static const ReplayFill rnd[][REPLAY_MAX_FRAMES] = { { REPLAY_RANDOM, REPLAY_NEAR } };
-    static const char *const grid_opts[] = { "adm_div=table:debug=true", "adm_p_norm=2.5" };
-    const ReplayMatrix grid = { .name = "float_adm row stride (2 blocks in y)",
-                                REPLAY_SET(opts, grid_opts), REPLAY_SET(fmts, replay_400),
-                                REPLAY_SET(sizes, tall), REPLAY_SET(depths, replay_8_16),
-                                REPLAY_SET(seqs, rnd), .n_frames = 2, .flags = FLAG_SMALL_GRID };
-    replay_matrix(&grid, run_case);
-
-    /* what the CPU refuses: too small, an unknown division */
+    /* what the CPU refuses: too small, an unknown division, option values */
     static const char *const ref_opts[] = { "", "adm_div=fast" };
     static const ReplaySize small[] = { { 16, 17 }, { 17, 16 }, { 1, 1 } };
+    static const ReplayFill rnd[][REPLAY_MAX_FRAMES] = { { REPLAY_RANDOM, REPLAY_NEAR } };
     const ReplayMatrix refused = { .name = "float_adm refusals", REPLAY_SET(opts, ref_opts),
                                    REPLAY_SET(fmts, replay_420), REPLAY_SET(sizes, small),
                                    REPLAY_SET(depths, replay_8_16), REPLAY_SET(seqs, rnd) };
+    const unsigned before = n_refused;
     replay_matrix(&refused, run_case);
+    if (n_refused - before != 2 * REPLAY_COUNT(small) * REPLAY_COUNT(replay_8_16))
+        replay_fail("float_adm refusals: not all refused");
     option_refusal("adm_p_norm=0.5");
     option_refusal("adm_enhn_gain_limit=0.9");
     option_refusal("adm_csf_mode=10");
@@ -417,9 +168,16 @@ int main(void)
     };
     static const char *const clip_opts[] = { "debug=true:adm_div=host", "debug=true:adm_div=table",
                                              "debug=true:adm_div=ieee" };
-    for (size_t i = 0; i < REPLAY_COUNT(clips); i++)
-        for (size_t o = 0; o < REPLAY_COUNT(clip_opts); o++) clip_case(&clips[i], clip_opts[o]);
-    clip_case(&clips[0], "debug=true:adm_p_norm=2.5:adm_enhn_gain_limit=1.2");
+    const char *dir = getenv("TVMAF_CLIPS");
+    if (!dir || !dir[0]) dir = getenv("TVMAF_CLIPS_DEFAULT");
+    if (!dir || !dir[0]) {
+        replay_fail("neither TVMAF_CLIPS nor TVMAF_CLIPS_DEFAULT is set");
+    } else {
+        for (size_t i = 0; i < REPLAY_COUNT(clips); i++)
+            for (size_t o = 0; o < REPLAY_COUNT(clip_opts); o++) clip(dir, &clips[i], clip_opts[o]);
+        clip(dir, &clips[0], "debug=true:adm_p_norm=2.5:adm_enhn_gain_limit=1.2");
+    }
+    counts();
 
     printf("refused by both: %u cases\n", n_refused);
     if (!n_refused) replay_fail("no refused case was exercised");

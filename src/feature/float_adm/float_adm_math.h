@@ -1,7 +1,6 @@
 /*
  * float_adm: the arithmetic of libvmaf's floating-point ADM, written once for
- * the CPU extractor and its CUDA twin (float_adm.cu, through the
- * decomposition of float_adm_tile.h).
+ * the CPU extractor and its twin (the decomposition of float_adm_kernels.h).
  *
  * One frame, luma only, four scales (0 = finest). Per scale:
  *   dwt       Daubechies-2 analysis of reference (o) and distorted (t), with
@@ -159,13 +158,14 @@ TVMAF_HD float fadm_fir_hi(float s0, float s1, float s2, float s3)
 /*
  * n / d as the reference computes it for the chosen mode: n * rcp(d) with
  * rcp the Newton-refined RCPSS estimate (this processor's instruction, or a
- * table's), or the IEEE quotient. Without the instruction (device code,
- * non-x86 hosts) "host" means the table.
+ * table's), or the IEEE quotient. Without the instruction (every kernel
+ * build, the host executor's included, and non-x86 hosts) "host" means the
+ * table.
  */
 TVMAF_HD float fadm_div(float n, float d, int div, const uint32_t *table)
 {
     if (div == TVMAF_RCP_DIV_IEEE) return n / d;
-#if TVMAF_RCPSS_HAVE_INSTRUCTION
+#if TVMAF_RCPSS_HAVE_INSTRUCTION && !TVMAF_KERNEL_CODE
     if (div == TVMAF_RCP_DIV_HOST) return n * tvmaf_rcp_newton(d, tvmaf_rcpss_instruction(d));
 #endif
     return n * tvmaf_rcp_newton(d, tvmaf_rcpss_model(d, table));

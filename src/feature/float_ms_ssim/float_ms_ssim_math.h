@@ -68,7 +68,7 @@ TVMAF_HD int ms_ssim_n_windows(int w, int h)
 }
 
 /*
- * The CUDA twin's decomposition (float_ms_ssim.cu). Both pyramids stay on
+ * The twin's decomposition (float_ms_ssim_kernels.h). Both pyramids stay on
  * the device; per frame:
  *   load      one thread per luma sample (ssim_sample_*), scale 0;
  *   down      scale i from scale i - 1, one thread per output:
@@ -93,7 +93,7 @@ TVMAF_HD int ms_ssim_n_windows(int w, int h)
 #define MS_SSIM_SUM_TILE 2048
 
 /* Where each scale's windows sit in the twin's l, c and s arrays, and how
- * many there are (a kernel argument, passed by value). */
+ * many there are (uploaded once, read by the sums kernel). */
 typedef struct MsSsimSumLayout {
     unsigned long long off[MS_SSIM_SCALES];
     int n[MS_SSIM_SCALES];

@@ -1,7 +1,7 @@
 /*
  * float_vif (libvmaf's floating-point VIF): the arithmetic, written once for
- * the CPU extractor (float_vif.c) and the CUDA twin (float_vif.cu, see "The
- * CUDA twin's decomposition" below). float_motion borrows the separable
+ * the CPU extractor (float_vif.c) and the twin (float_vif_kernels.h, see "The
+ * twin's decomposition" below). float_motion borrows the separable
  * filter and the bilinear scaler from here (its blur and its half-size pass
  * are these exact operations).
  *
@@ -479,7 +479,7 @@ TVMAF_HD int fvif_scaler_min_side(enum FvifScaler m)
 }
 
 /* ------------------------------------------------------------------------ */
-/* The CUDA twin's decomposition (float_vif.cu)                              */
+/* The twin's decomposition (float_vif_kernels.h)                           */
 /* ------------------------------------------------------------------------ */
 
 /*

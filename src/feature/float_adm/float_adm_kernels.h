@@ -1,8 +1,9 @@
 /*
- * float_adm: the CUDA twin's decomposition, written once for the kernels
- * (float_adm.cu), their host side (float_adm_cuda.c) and the host replay
- * (tests/replay/float_adm_replay.c), which runs these very functions thread
- * by thread. The arithmetic is float_adm_math.h's, the CPU extractor's.
+ * float_adm twin, kernels (gpu/kernel.h): per scale a dwt, a decouple, a
+ * terms and (p = 3) a rows launch, each work-item the CPU's chain of
+ * operations (float_adm_math.h) for one coefficient or one row. No sum is
+ * reduced in a tree: a row is added left to right by one work-item, the
+ * rows by the host (float_adm_plan.c).
  *
  * Device planes (floats, FADM_N_PLANES of `plane` floats, rows of `bs`
  * floats, bs the scale-0 band width, as the CPU's buffers): the
@@ -10,47 +11,42 @@
  * (one scale's output is the next one's input), the h, v, d bands of each
  * picture, and the csf and flt planes of the restored (r) and additive (a)
  * parts. Per frame, per scale k (DWT input iw x ih, band w x h):
- *   dwt       one thread per band coefficient (i, j): the 4x4 taps of both
- *             pictures (scale 0 from the frame's luma, as the CPU's loaded
- *             floats; then from the previous approximation band), columns
- *             then rows in the CPU's tap order. Under adm_skip_scale0 scale
- *             0 computes the approximation only.
- *   decouple  one thread per coefficient of the work range: the gains, the
- *             decouple and the csf (fadm_decouple_csf), twelve planes.
- *   terms     one thread per coefficient of the pooled region: the nine
+ *   dwt       one work-item per band coefficient (i, j): the 4x4 taps of
+ *             both pictures (scale 0 from the frame's luma, as the CPU's
+ *             loaded floats; then from the previous approximation band),
+ *             columns then rows in the CPU's tap order. Under
+ *             adm_skip_scale0 scale 0 computes the approximation only.
+ *   decouple  one work-item per coefficient of the work range: the gains,
+ *             the decouple and the csf (fadm_decouple_csf), twelve planes.
+ *   terms     one work-item per coefficient of the pooled region: the nine
  *             terms (den h v d, DLM num h v d, AIM num h v d) into nine
  *             planes of the pooled region, pw x ph per scale. For p = 3
  *             the terms are the cubes; otherwise the bases, which the host
  *             raises with glibc's powf as the CPU does.
- *   rows      p = 3 only: one thread per (term, pooled row) adds that row
- *             left to right into one float, the CPU's row accumulator.
- * The host reads back the row totals (p = 3) or the bases (otherwise) of
- * every scale, adds the rows top to bottom into one float per term (the
- * CPU's outer accumulator), and pools and reports with the CPU's code.
- * Nothing is reduced in a tree.
+ *   rows      p = 3 only: one work-item per (term, pooled row) adds that
+ *             row left to right into one float, the CPU's row accumulator.
+ * A scale's constants (FadmTileScale) are uploaded once, one per scale.
  *
  * Division: the device has no RCPSS instruction. "table" replays the
  * goldens host's estimates, "host" the estimates of this processor, probed
  * into a table and proved against the instruction over every mantissa
  * (tvmaf_rcpss_host_table), both through the model of numerics/rcpss.h;
- * "ieee" divides.
+ * "ieee" divides. The table is uploaded once.
  */
-#ifndef TVMAF_FLOAT_ADM_TILE_H
-#define TVMAF_FLOAT_ADM_TILE_H
+#ifndef TVMAF_FLOAT_ADM_KERNELS_H
+#define TVMAF_FLOAT_ADM_KERNELS_H
 
-#include <stddef.h>
-#include <stdint.h>
-
+#include "gpu/kernel.h"
 #include "feature/float_adm/float_adm_math.h"
 
-#define FADM_BLOCK_W 32 /* per-coefficient launches: blocks of 32 x 8 */
+#define FADM_BLOCK_W 32 /* per-coefficient launches: groups of 32 x 8 */
 #define FADM_BLOCK_H 8
-#define FADM_ROW_THREADS 64 /* the rows launch: threads per block */
+#define FADM_ROW_THREADS 64 /* the rows launch: work-items per group */
 #define FADM_N_TERMS 9      /* den h v d, num h v d, aim h v d */
 #define FADM_GRID_Y_MAX 65535u
 
 #define FADM_GRID_X(n) (((unsigned)(n) + FADM_BLOCK_W - 1) / FADM_BLOCK_W)
-/* Blocks in y; rows beyond the grid are strided (threads loop). */
+/* Groups in y; rows beyond the grid are strided (work-items loop). */
 #define FADM_GRID_Y(n)                                                                  \
     (((unsigned)(n) + FADM_BLOCK_H - 1) / FADM_BLOCK_H > FADM_GRID_Y_MAX                \
          ? FADM_GRID_Y_MAX                                                              \
@@ -69,7 +65,7 @@ enum {
     FADM_N_PLANES = 22,
 };
 
-/* What every thread of a scale's launches needs (passed by value). */
+/* What every work-item of a scale's launches needs. */
 typedef struct FadmTileScale {
     double gain_limit;
     float cos_1deg_sq;
@@ -85,16 +81,48 @@ typedef struct FadmTileScale {
     int div;                            /* the device's division: TABLE or IEEE */
     int cube;                           /* p = 3: the terms are cubes, rows are summed */
     int bypass_cm;
-    size_t terms_off;                   /* this scale's terms: plane q at terms_off + q pw ph */
-    size_t rows_off;                    /* its row totals: term q at rows_off + q ph */
+    uint64_t terms_off;                 /* this scale's terms: plane q at terms_off + q pw ph */
+    uint64_t rows_off;                  /* its row totals: term q at rows_off + q ph */
 } FadmTileScale;
+
+/* uploaded as the host lays it out, which the devices' layout must equal */
+#if defined(__CUDACC__)
+static_assert(sizeof(FadmTileScale) == 128 && offsetof(FadmTileScale, rows_off) == 120,
+              "FadmTileScale layout");
+#elif !defined(__OPENCL_VERSION__)
+_Static_assert(sizeof(FadmTileScale) == 128 && offsetof(FadmTileScale, rows_off) == 120,
+               "FadmTileScale layout");
+#endif
+
+/* sc: the scale's constants; the frame's luma planes (pitch bytes a row) */
+#define FadmDwtArgs_LIST(V, S)                                                                 \
+    V(const FadmTileScale, sc) V(const uint8_t, ref) V(const uint8_t, dis) S(uint64_t, pitch)  \
+    V(float, bands) S(uint64_t, plane)
+TVD_ARGS(FadmDwtArgs)
+/* table: the division's estimates (TVMAF_RCPSS_TABLE_LEN words) */
+#define FadmDecArgs_LIST(V, S)                                                                 \
+    V(const FadmTileScale, sc) V(float, bands) S(uint64_t, plane) V(const uint32_t, table)
+TVD_ARGS(FadmDecArgs)
+#define FadmTermsArgs_LIST(V, S)                                                               \
+    V(const FadmTileScale, sc) V(const float, bands) S(uint64_t, plane) V(float, terms)
+TVD_ARGS(FadmTermsArgs)
+#define FadmRowsArgs_LIST(V, S) V(const FadmTileScale, sc) V(const float, terms) V(float, rows)
+TVD_ARGS(FadmRowsArgs)
+
+#define FLOAT_ADM_KERNELS(K, KC)                                                               \
+    K(float_adm_dwt, FadmDwtArgs, TvdNoLocals, FADM_BLOCK_W, FADM_BLOCK_H, 0)                  \
+    K(float_adm_decouple, FadmDecArgs, TvdNoLocals, FADM_BLOCK_W, FADM_BLOCK_H, 0)             \
+    K(float_adm_terms, FadmTermsArgs, TvdNoLocals, FADM_BLOCK_W, FADM_BLOCK_H, 0)              \
+    K(float_adm_rows, FadmRowsArgs, TvdNoLocals, FADM_ROW_THREADS, 1, 0)
+
+#ifdef TVD_KERNEL_BUILD
 
 /* ---- dwt ---------------------------------------------------------------- */
 
 /* Sample (y, x) of a DWT input: a frame's luma (src NULL; 8 bits, or 16-bit
  * words) as the CPU loads it, or a previous approximation band. */
-TVMAF_HD float fadm_tile_in(const unsigned char *pic, size_t pitch, int bpc, const float *src,
-                            int bs, int y, int x)
+TVD_FN float fadm_tile_in(const unsigned char *pic, size_t pitch, int bpc, const float *src,
+                          int bs, int y, int x)
 {
     if (src) return src[(size_t)y * (size_t)bs + (size_t)x];
     const unsigned char *row = pic + (size_t)y * pitch;
@@ -108,9 +136,9 @@ TVMAF_HD float fadm_tile_in(const unsigned char *pic, size_t pitch, int bpc, con
  * horizontal filters over those four columns: a = lo(lo), v = hi(lo),
  * h = lo(hi), d = hi(hi), as the CPU's row loops compute them.
  */
-TVMAF_HD void fadm_tile_dwt(const FadmTileScale *c, const unsigned char *pic, size_t pitch,
-                            const float *src, int i, int j, float *a, float *hb, float *vb,
-                            float *db)
+TVD_FN void fadm_tile_dwt(const FadmTileScale *c, const unsigned char *pic, size_t pitch,
+                          const float *src, int i, int j, float *a, float *hb, float *vb,
+                          float *db)
 {
     int y[4];
     for (int k = 0; k < 4; k++) y[k] = fadm_mirror(2 * i - 1 + k, c->ih);
@@ -131,9 +159,9 @@ TVMAF_HD void fadm_tile_dwt(const FadmTileScale *c, const unsigned char *pic, si
 }
 
 /* Both pictures' coefficient (i, j) of scale c->k. bands: the planes. */
-TVMAF_HD void fadm_tile_dwt_at(const FadmTileScale *c, const unsigned char *ref,
-                               const unsigned char *dis, size_t pitch, float *bands, size_t plane,
-                               int i, int j)
+TVD_FN void fadm_tile_dwt_at(const FadmTileScale *c, const unsigned char *ref,
+                             const unsigned char *dis, size_t pitch, float *bands, size_t plane,
+                             int i, int j)
 {
     const unsigned char *pic[2] = { ref, dis };
     const int a0[2] = { FADM_P_A_REF, FADM_P_A_DIS }, b0[2] = { FADM_P_B_REF, FADM_P_B_DIS };
@@ -148,8 +176,8 @@ TVMAF_HD void fadm_tile_dwt_at(const FadmTileScale *c, const unsigned char *ref,
 /* ---- decouple and csf --------------------------------------------------- */
 
 /* Coefficient (i, j) of the work range. */
-TVMAF_HD void fadm_tile_decouple_at(const FadmTileScale *c, float *bands, size_t plane,
-                                    const uint32_t *table, int i, int j)
+TVD_FN void fadm_tile_decouple_at(const FadmTileScale *c, float *bands, size_t plane,
+                                  const uint32_t *table, int i, int j)
 {
     const size_t o = (size_t)i * (size_t)c->bs + (size_t)j;
     float o3[3], t3[3], cr[3], fr[3], ca[3], fa[3];
@@ -171,8 +199,8 @@ TVMAF_HD void fadm_tile_decouple_at(const FadmTileScale *c, float *bands, size_t
 
 /* The masking threshold at (i, j) from the flt planes flt0 .. flt0 + 2 and
  * the csf planes csf0 .. csf0 + 2 (the CPU's thr_row at one column). */
-TVMAF_HD float fadm_tile_thr(const FadmTileScale *c, const float *bands, size_t plane, int flt0,
-                             int csf0, int i, int j)
+TVD_FN float fadm_tile_thr(const FadmTileScale *c, const float *bands, size_t plane, int flt0,
+                           int csf0, int i, int j)
 {
     const size_t bs = (size_t)c->bs;
     const size_t ru = (size_t)fadm_prev(i) * bs, rm = (size_t)i * bs;
@@ -189,8 +217,8 @@ TVMAF_HD float fadm_tile_thr(const FadmTileScale *c, const float *bands, size_t 
 }
 
 /* The nine terms of pooled coefficient (i, j) into terms (all scales'). */
-TVMAF_HD void fadm_tile_terms_at(const FadmTileScale *c, const float *bands, size_t plane,
-                                 float *terms, int i, int j)
+TVD_FN void fadm_tile_terms_at(const FadmTileScale *c, const float *bands, size_t plane,
+                               float *terms, int i, int j)
 {
     const size_t o = (size_t)i * (size_t)c->bs + (size_t)j;
     const size_t n = (size_t)c->pw * (size_t)c->ph;
@@ -213,9 +241,9 @@ TVMAF_HD void fadm_tile_terms_at(const FadmTileScale *c, const float *bands, siz
     }
 }
 
-/* Thread `id` of the rows launch: term id / ph, pooled row id % ph, added
+/* Work-item `id` of the rows launch: term id / ph, pooled row id % ph, added
  * left to right into one float, as the CPU's row accumulator. */
-TVMAF_HD void fadm_tile_row(const FadmTileScale *c, const float *terms, float *rows, int id)
+TVD_FN void fadm_tile_row(const FadmTileScale *c, const float *terms, float *rows, int id)
 {
     const int q = id / c->ph, y = id % c->ph;
     const float *t = terms + c->terms_off + (size_t)q * (size_t)c->pw * (size_t)c->ph +
@@ -225,120 +253,50 @@ TVMAF_HD void fadm_tile_row(const FadmTileScale *c, const float *terms, float *r
     rows[c->rows_off + (size_t)id] = s;
 }
 
-#if !TVMAF_DEVICE_CODE
-/* ---- host: set-up and the finish ----------------------------------------- */
+/* ---- the kernels -------------------------------------------------------- */
 
-#include <errno.h>
-#include <stdio.h>
+/* Coefficient j of the rows of [y0, y1) this work-item covers (the grid's y strides). */
+#define FADM_FOR_COEFS(x0, x1, y0, y1)                                                         \
+    const int j = (x0) + (int)(TVD_GID(0) * FADM_BLOCK_W + TVD_LID(0));                        \
+    if (j >= (x1)) return;                                                                     \
+    for (int i = (y0) + (int)(TVD_GID(1) * FADM_BLOCK_H + TVD_LID(1)); i < (y1);               \
+         i += (int)(TVD_NGROUPS(1) * FADM_BLOCK_H))
 
-#include "feature/float_adm/float_adm_state.h"
-
-/* The scales of a stream; returns the floats of the terms (*n_terms) and of
- * the row totals (*n_rows) of all scales. div: the device's division. */
-static inline void fadm_tile_init(FadmTileScale sc[FADM_N_SCALES], const FloatAdmParams *p,
-                                  int div, size_t *n_terms, size_t *n_rows)
+/* scale c->k's DWT of both pictures over the whole band */
+TVD_BODY(float_adm_dwt, FadmDwtArgs, TvdNoLocals)
 {
-    size_t terms = 0, rows = 0;
-    int iw = p->w, ih = p->h;
-    for (int k = 0; k < FADM_N_SCALES; k++) {
-        FadmTileScale *c = &sc[k];
-        c->gain_limit = p->gain_limit;
-        c->cos_1deg_sq = p->cos_1deg_sq;
-        for (int q = 0; q < 3; q++) c->rf[q] = p->rfactor[k][q];
-        c->k = k;
-        c->iw = iw;
-        c->ih = ih;
-        c->w = (iw + 1) / 2;
-        c->h = (ih + 1) / 2;
-        fadm_work_range(c->w, &c->work_l, &c->work_r);
-        fadm_work_range(c->h, &c->work_t, &c->work_b);
-        c->l = fadm_border(c->w);
-        c->r = c->w - c->l;
-        c->t = fadm_border(c->h);
-        c->b = c->h - c->t;
-        c->pw = c->r - c->l;
-        c->ph = c->b - c->t;
-        c->bs = (p->w + 1) / 2;
-        c->bpc = (int)p->bpc;
-        c->lo_only = k == 0 && p->skip_scale0;
-        c->div = div;
-        c->cube = p->cube;
-        c->bypass_cm = p->bypass_cm;
-        c->terms_off = terms;
-        c->rows_off = rows;
-        if (!c->lo_only) {
-            terms += (size_t)FADM_N_TERMS * (size_t)c->pw * (size_t)c->ph;
-            rows += (size_t)FADM_N_TERMS * (size_t)c->ph;
-        }
-        iw = c->w;
-        ih = c->h;
-    }
-    *n_terms = terms;
-    *n_rows = rows;
+    (void)loc;
+    const FadmTileScale *c = r->sc;
+    FADM_FOR_COEFS(0, c->w, 0, c->h)
+    fadm_tile_dwt_at(c, r->ref, r->dis, r->pitch, r->bands, r->plane, i, j);
 }
 
-/* The device's division and its table for the stream's mode: "host" is
- * this processor's table (probed and proved once per process), "table" the
- * goldens host's; -EDOM (message written) where the model does not describe
- * this processor, which the device then cannot reproduce. */
-static inline int fadm_tile_division(const FloatAdmParams *p, const uint32_t **table, char *msg,
-                                     size_t len)
+/* decouple and csf over the work range */
+TVD_BODY(float_adm_decouple, FadmDecArgs, TvdNoLocals)
 {
-    *table = tvmaf_rcpss_goldens_table;
-    if (p->div == TVMAF_RCP_DIV_IEEE) return TVMAF_RCP_DIV_IEEE;
-    if (p->div == TVMAF_RCP_DIV_HOST) {
-        char why[192];
-        const uint32_t *t = tvmaf_rcpss_host_table(why, sizeof(why));
-        if (!t) {
-            snprintf(msg, len, "feature \"float_adm\" (cuda): adm_div=host needs this processor's "
-                     "RCPSS estimates as a table, and %s; the CPU extractor or adm_div=table or "
-                     "ieee can score it", why);
-            return -EDOM;
-        }
-        *table = t;
-    }
-    return TVMAF_RCP_DIV_TABLE;
+    (void)loc;
+    const FadmTileScale *c = r->sc;
+    FADM_FOR_COEFS(c->work_l, c->work_r, c->work_t, c->work_b)
+    fadm_tile_decouple_at(c, r->bands, r->plane, r->table, i, j);
 }
 
-/* The CPU's outer accumulators of scale c from the read-back: p = 3 the row
- * totals (rows of all scales), else the bases (terms of all scales) raised
- * with powf and added row by row. acc: den[3], num[3], aim[3]. */
-static inline void fadm_tile_finish(const FadmTileScale *c, const FloatAdmParams *p,
-                                    const float *rows, const float *terms,
-                                    float acc[FADM_N_TERMS])
+/* the nine terms over the pooled region */
+TVD_BODY(float_adm_terms, FadmTermsArgs, TvdNoLocals)
 {
-    const size_t n = (size_t)c->pw * (size_t)c->ph;
-    for (int q = 0; q < FADM_N_TERMS; q++) {
-        acc[q] = 0.0f;
-        for (int y = 0; y < c->ph; y++) {
-            if (c->cube) {
-                acc[q] += rows[c->rows_off + (size_t)q * (size_t)c->ph + (size_t)y];
-                continue;
-            }
-            const float *t = terms + c->terms_off + (size_t)q * n +
-                             (size_t)y * (size_t)c->pw;
-            float s = 0.0f;
-            for (int x = 0; x < c->pw; x++) s += fadm_pow_p(t[x], 0, p->p_norm);
-            acc[q] += s;
-        }
-    }
+    (void)loc;
+    const FadmTileScale *c = r->sc;
+    FADM_FOR_COEFS(c->l, c->r, c->t, c->b)
+    fadm_tile_terms_at(c, r->bands, r->plane, r->terms, i, j);
 }
 
-/* The four scales' sums from the read-back (the CPU's pooling). */
-static inline void fadm_tile_scales(const FadmTileScale sc[FADM_N_SCALES],
-                                    const FloatAdmParams *p, const float *rows,
-                                    const float *terms, FadmScaleSums s[FADM_N_SCALES])
+/* one work-item per (term, pooled row): the row's float total */
+TVD_BODY(float_adm_rows, FadmRowsArgs, TvdNoLocals)
 {
-    for (int k = 0; k < FADM_N_SCALES; k++) {
-        if (sc[k].lo_only) {
-            s[k] = tvmaf_float_adm_skipped();
-            continue;
-        }
-        float acc[FADM_N_TERMS];
-        fadm_tile_finish(&sc[k], p, rows, terms, acc);
-        s[k] = tvmaf_float_adm_pool(p, sc[k].w, sc[k].h, acc, acc + 3, acc + 6);
-    }
+    (void)loc;
+    const int id = (int)(TVD_GID(0) * FADM_ROW_THREADS + TVD_LID(0));
+    if (id >= FADM_N_TERMS * r->sc->ph) return;
+    fadm_tile_row(r->sc, r->terms, r->rows, id);
 }
+
 #endif
-
 #endif
