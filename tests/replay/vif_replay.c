@@ -5,8 +5,8 @@
  * warp shuffles and 64-bit atomics; per-group sums the host adds), over
  * every size class around a tile, every depth, option set and layout and a
  * full HD frame; the refusals; the operations per frame checked against the
- * former host sides'. The ladder's two passes run only where the executor
- * has a reference cache (CUDA).
+ * former host sides'. A third profile, "ladder", runs every frame as a
+ * ladder's reference pass into an area and pair pass.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -20,7 +20,8 @@
 
 static void run_case(const ReplayCase *c)
 {
-    twin_host_case(c, "vif");
+    static const char *const profiles[] = { "cuda", "opencl", "ladder" };
+    twin_host_frames_in(c, "vif", replay_fill_frames, (void *)c, profiles, 3);
 }
 
 /* Per frame: a launch per scale and one read-back, the wait; with the
@@ -28,8 +29,8 @@ static void run_case(const ReplayCase *c)
  * launches, a d2h; vif_opencl.c: 4 launches, a read). */
 static void counts(void)
 {
-    static const char *const profiles[] = { "cuda", "opencl" };
-    for (int p = 0; p < 2; p++) {
+    static const char *const profiles[] = { "cuda", "opencl", "ladder" };
+    for (int p = 0; p < 3; p++) {
         tvd_host_totals_reset();
         ReplayCase c = { .fmt = TVMAF_PIX_FMT_YUV420P, .bpc = 8, .w = 64, .h = 36, .opts = "",
                          .n_frames = 2, .fills = { REPLAY_RANDOM, REPLAY_NEAR } };
@@ -37,7 +38,10 @@ static void counts(void)
         twin_host_profile(&c, "vif", replay_fill_frames, &c, profiles[p]);
         char what[64];
         snprintf(what, sizeof(what), "vif counts {%s}", profiles[p]);
-        twin_host_check_counts("vif", what, 4, 1, p == 0, 1);
+        /* a ladder's pair that fills the area: its zeroing and the four
+         * reference passes more, and the reference pass's sums read back */
+        twin_host_check_counts("vif", what, p == 2 ? 8 : 4, p == 2 ? 2 : 1,
+                               p == 2 ? 2 : p == 0, 1);
     }
 }
 

@@ -93,7 +93,7 @@ typedef struct AdmTileScale {
     AdmCmShift cm[3];
     int cm_row_shift;
     int64_t cm_row_add;
-    size_t rows_off;                    /* this scale's accumulators: rows_off + q h + i */
+    uint64_t rows_off;                  /* this scale's accumulators: rows_off + q h + i */
 } AdmTileScale;
 
 /* The frame's four scales (argument of the finish launch). */

@@ -19,8 +19,10 @@
  *     planes have the pitch of the library's pictures, the padding past each
  *     row poisoned.
  * TVD_HOST_PROFILE=cuda (default) or opencl declares CUDA's caps or none, so
- * every decomposition a plan can choose runs here; TVD_HOST_SEED changes the
- * orders and poison.
+ * every decomposition a plan can choose runs here; "ladder" is CUDA's caps
+ * with a reference area per twin (gpu/tvd.h), refilled from poison by the
+ * pair itself on every frame, so a ladder's two passes run too;
+ * TVD_HOST_SEED changes the orders and poison.
  */
 #ifndef TVMAF_GPU_HOST_H
 #define TVMAF_GPU_HOST_H

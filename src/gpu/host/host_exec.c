@@ -185,10 +185,34 @@ static void trampoline(void)
     fatal("a finished work-item resumed");
 }
 
+/* A thread's group (its fibers' stacks) is released when the thread ends:
+ * a context's workers end with it, and a test runs thousands of contexts. */
+static pthread_key_t group_key;
+static pthread_once_t group_key_once = PTHREAD_ONCE_INIT;
+
+static void group_release(void *p)
+{
+    Group *g = p;
+    if (g->stacks) munmap(g->stacks, (size_t)g->cap * STACK);
+    free(g->f);
+    free(g->order);
+    g->stacks = NULL;
+    g->f = NULL;
+    g->order = NULL;
+    g->cap = 0;
+}
+
+static void group_key_create(void)
+{
+    pthread_key_create(&group_key, group_release);
+}
+
 static int ensure(Group *g, unsigned n)
 {
     if (n <= g->cap) return 0;
     if (n > 1024) return -EINVAL;
+    pthread_once(&group_key_once, group_key_create);
+    pthread_setspecific(group_key, g);
     Fiber *f = realloc(g->f, n * sizeof(*f));
     unsigned *o = realloc(g->order, n * sizeof(*o));
     if (f) g->f = f;
@@ -275,6 +299,11 @@ typedef struct HostXs {
     } *pending;
     unsigned n_pending, cap_pending;
     unsigned long long frames;
+    /* the "ladder" profile: a reference area of area_bytes, refilled by this
+     * pair on every frame (nothing is shared: the passes are what runs) */
+    bool ladder;
+    void *area;
+    size_t area_bytes;
 } HostXs;
 
 static pthread_once_t handler_once = PTHREAD_ONCE_INIT;
@@ -300,9 +329,10 @@ static int open_x(TvdTwin *t, char *why, size_t len)
         }
     }
     const char *p = getenv("TVD_HOST_PROFILE");
-    const bool cuda = !p || !strcmp(p, "cuda");
+    x->ladder = p && !strcmp(p, "ladder");
+    const bool cuda = !p || !strcmp(p, "cuda") || x->ladder;
     if (p && !cuda && strcmp(p, "opencl")) {
-        snprintf(why, len, "TVD_HOST_PROFILE: cuda or opencl, not \"%s\"", p);
+        snprintf(why, len, "TVD_HOST_PROFILE: cuda, ladder or opencl, not \"%s\"", p);
         return -EINVAL;
     }
     t->caps = (TvdCaps){ .warp = cuda ? 32 : 0, .atomic64 = cuda, .fp64 = true,
@@ -443,6 +473,39 @@ done:
     return err;
 }
 
+static int ref_slot(TvdTwin *t, const char *key, size_t bytes, unsigned *slot)
+{
+    (void)key;
+    HostXs *x = t->xs;
+    if (!x->ladder) return 0;
+    if (!(x->area = tvd_host_map(bytes))) return -ENOMEM;
+    x->area_bytes = bytes;
+    *slot = 0;
+    return 0;
+}
+
+/* Every frame fills its area anew, from poison. */
+static int ref_area(TvdTwin *t, const TvmafDeviceFrame *f, unsigned slot, uint64_t *addr,
+                    bool *fill)
+{
+    (void)f;
+    (void)slot;
+    HostXs *x = t->xs;
+    tvd_host_poison(x->area, x->area_bytes);
+    *addr = (uintptr_t)x->area;
+    *fill = true;
+    return 0;
+}
+
+static int ref_area_done(TvdTwin *t, const TvmafDeviceFrame *f, unsigned slot, bool ok)
+{
+    (void)t;
+    (void)f;
+    (void)slot;
+    (void)ok;
+    return 0;
+}
+
 static int sync_x(TvdTwin *t)
 {
     HostXs *x = t->xs;
@@ -515,6 +578,7 @@ static void close_x(TvdTwin *t)
         if (t->buf[i].mirror) tvd_host_unmap(t->buf[i].mirror, t->buf[i].size);
     }
     free(x->pending);
+    tvd_host_unmap(x->area, x->area_bytes);
     memset(x, 0, sizeof(*x));
 }
 
@@ -541,4 +605,7 @@ const TvdExec tvd_exec_host = {
     .end = end,
     .close = close_x,
     .last_error = last_error,
+    .ref_slot = ref_slot,
+    .ref_area = ref_area,
+    .ref_area_done = ref_area_done,
 };
