@@ -15,8 +15,8 @@ names the project's file and line.
 
 OUT.c defines
     const char tvmaf_NAME_cl[];   (the source, NUL-terminated)
-with NAME the basename of IN.cl (psnr.cl -> tvmaf_psnr_cl), which the twin
-passes to tvmaf_opencl_twin_open(). The depfile lists every file inlined, so
+with NAME the basename of IN.cl (psnr.cl -> tvmaf_psnr_cl), the module the
+registry gives the twin's OpenCL executor (src/gpu/opencl/opencl_exec.c). The depfile lists every file inlined, so
 editing a header rebuilds OUT.c. The build's one recipe for every .cl file
 is the generator in src/gpu/opencl/meson.build.
 

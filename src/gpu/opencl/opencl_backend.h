@@ -3,7 +3,8 @@
  * context's device (TvmafGpu, as this backend defines it: one OpenCL context
  * on the chosen device, its programs, its memory budget), the per-worker
  * device frames and the statistics. Twins reach the device through the twin
- * base (opencl_twin.h), which uses the calls below.
+ * base's OpenCL executor (opencl_exec.c, gpu/twin.h), which uses the calls
+ * below.
  */
 #ifndef TVMAF_GPU_OPENCL_BACKEND_H
 #define TVMAF_GPU_OPENCL_BACKEND_H
