@@ -1,6 +1,6 @@
 /*
  * float_motion (libvmaf's floating-point motion): the arithmetic, written
- * once for the CPU extractor and the CUDA twin.
+ * once for the CPU extractor and the GPU twin.
  *
  * Each reference frame's plane becomes floats exactly as float_vif's input
  * (v - 128, deeper samples divided by 2^(bpc-8) first) and is blurred with a
@@ -105,7 +105,7 @@ TVMAF_HD void fmot_half_columns(int w, int *col1, int *col2, float *coldx)
 }
 
 /*
- * The CUDA twin's decomposition (float_motion.cu). Blur: one thread per
+ * The twin's decomposition (float_motion_kernels.h). Blur: one thread per
  * sample (FMOT_BLOCK_W x FMOT_BLOCK_H blocks, FMOT_GRID_Y(h) in y striding
  * over further rows) runs the CPU's row functions on a one-sample row: the
  * vertical pass (fvif_vpass with w = 1) over the column's mirrored samples

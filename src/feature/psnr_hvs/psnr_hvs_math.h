@@ -153,12 +153,11 @@ TVMAF_HD int phvs_block_count(int n)
  * operations of one block, IEEE single precision, with no lane interaction,
  * so the lane count changes no value. Vector-only spellings sit behind the
  * helpers here: conversion, select (a comparison is a -1/0 mask on vectors,
- * 0/1 on scalars), splat, and lane access. Defining PHVS_SCALAR_LANES
- * before the first include gives host code the device's scalar lanes (the
- * twin's host replay runs the kernels' code path so).
+ * 0/1 on scalars), splat, and lane access. Every build of the twin's
+ * kernels (TVMAF_KERNEL_CODE: the devices' and the host executor's) takes
+ * the scalar lanes, so the host executor runs the code the devices run.
  */
-#if defined(__GNUC__) && !defined(__CUDACC__) && !defined(__OPENCL_VERSION__) && \
-    !defined(PHVS_SCALAR_LANES)
+#if defined(__GNUC__) && !defined(__CUDACC__) && !TVMAF_KERNEL_CODE
 #define PHVS_NL 4
 typedef int32_t phvs_i __attribute__((vector_size(4 * PHVS_NL)));
 typedef uint32_t phvs_u __attribute__((vector_size(4 * PHVS_NL)));
@@ -370,7 +369,7 @@ TVMAF_HD void phvs_block_terms(phvs_i ref[64], phvs_i dis[64], const PhvsWeights
 }
 
 /*
- * The CUDA twin's decomposition (psnr_hvs.cu). A plane of bx x by block
+ * The twin's decomposition (psnr_hvs_kernels.h). A plane of bx x by block
  * positions (phvs_block_count) is numbered in raster order, b = x + bx y.
  * One device thread per block: thread t of CUDA block g (PHVS_THREADS
  * threads each, one-dimensional grid) takes b = g PHVS_THREADS + t, if
