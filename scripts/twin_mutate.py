@@ -179,7 +179,26 @@ MUTATIONS = {
         ('fill removed', 'src/feature/psnr_hvs/psnr_hvs_plan.c',
          'err = tvd_fill(t, tvd_whole(t, s->terms), 0);', 'err = 0;'),
     ],
-    'speed': [],
+    'speed': [
+        ('buffer offset', 'src/feature/speed/speed_plan.c',
+         'const TvdView r = floats(d->kqr, 2 * z * nn, z * nn);',
+         'const TvdView r = floats(d->kqr, 2 * z * nn - 1, z * nn);'),
+        ('swapped arguments', 'src/feature/speed/speed_plan.c',
+         '.ew = ew, .ow = g->ow, .oh = g->oh,', '.ew = ew, .ow = g->oh, .oh = g->ow,'),
+        ('grid one image short (z)', 'src/feature/speed/speed_plan.c',
+         'SAMPLES(ew, g->oh, z), &av)', 'SAMPLES(ew, g->oh, z - 1), &av)'),
+        ('grid one group short', 'src/feature/speed/speed_plan.c',
+         'TVD_GRID(gb, z), &bl)', 'TVD_GRID(gb - 1, z), &bl)'),
+        ('short read-back', 'src/feature/speed/speed_plan.c',
+         'return tvd_download(t, out);', 'return tvd_download(t, tvd_view(d->out, 0, out.size - 4));'),
+        ('barrier removed (cov)', 'src/feature/speed/speed_kernels.h',
+         't / SPEED_BLOCK, t % SPEED_BLOCK);\n    TVD_BARRIER();', 't / SPEED_BLOCK, t % SPEED_BLOCK);'),
+        ('barrier removed (QR)', 'src/feature/speed/speed_kernels.h',
+         'speed_qr_vector(loc->zm, loc->a, loc->v, n, s);\n        TVD_BARRIER();',
+         'speed_qr_vector(loc->zm, loc->a, loc->v, n, s);'),
+        ('fill removed', 'src/feature/speed/speed_plan.c',
+         'if ((err = tvd_fill(t, tvd_whole(t, d->scaled), 0))) return err;', 'err = 0;'),
+    ],
     # a grid one group short in y, or in the top-k passes, is an equivalent
     # mutant there: those kernels stride by the grid
     'cambi': [

@@ -2,7 +2,7 @@
  * speed_chroma and speed_temporal on the CPU, equal to libvmaf's extractors
  * of those names bit for bit (the pipeline is in speed_pipeline.c, the
  * arithmetic in speed_math.h). The options, checks and outputs below are
- * shared with the CUDA twins (speed_state.h, speed_cuda.c).
+ * shared with the GPU twins (speed_state.h, speed_plan.c).
  *
  * speed_chroma scores the U plane and the V plane of each frame (reference
  * against distorted) and writes speed_chroma_u, _v and _uv, each clipped to

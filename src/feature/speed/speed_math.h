@@ -1,6 +1,6 @@
 /*
  * SpEED (libvmaf's speed_chroma and speed_temporal): the arithmetic, written
- * once for the CPU extractors and their CUDA twins (speed.cu; the twins'
+ * once for the CPU extractors and their GPU twins (speed_kernels.h; the twins'
  * decomposition is described near the end of this file).
  *
  * One "image" is scored as follows (the chroma extractor feeds it a U or V
@@ -432,7 +432,7 @@ TVMAF_HD float speed_norm(const float *x, int n)
 /*
  * The pieces of one step k of the QR factorisation below, each written once
  * for the CPU's loops and for the device, where one thread takes one entry
- * (i, j) of the 25x25 matrices (speed.cu's speed_factor kernel):
+ * (i, j) of the 25x25 matrices (speed_kernels.h's speed_factor kernel):
  *   speed_qr_mask: entry (i, j) of the partly reduced matrix z becomes the
  *     identity's when i < k or j < k;
  *   speed_qr_vector: the reflection's vector v from column k of z (one
@@ -753,7 +753,7 @@ TVMAF_HD float speed_score(const float *he_r, const float *v_r, const float *he_
 }
 
 /* ------------------------------------------------------------------------ */
-/* The CUDA twin's decomposition (speed.cu, speed_cuda.c)                   */
+/* The twins' decomposition (speed_kernels.h, speed_plan.c)                 */
 /* ------------------------------------------------------------------------ */
 
 /*

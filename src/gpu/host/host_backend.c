@@ -190,9 +190,10 @@ const TvmafBackendOps tvd_host_backend = {
     .last_error = last_error,
 };
 
-#define DECLARE_PLAN(F) extern const TvdPlan tvd_plan_##F; extern const TvdHostModule tvd_host_module_##F;
-#define PLAN_ROW(F) &tvd_plan_##F,
-#define CODE_ROW(F) &tvd_host_module_##F,
+/* X(extractor, its folder): a folder's plans share its kernels */
+#define DECLARE_PLAN(P, F) extern const TvdPlan tvd_plan_##P; extern const TvdHostModule tvd_host_module_##F;
+#define PLAN_ROW(P, F) &tvd_plan_##P,
+#define CODE_ROW(P, F) &tvd_host_module_##F,
 TVMAF_BUILTIN_PLANS(DECLARE_PLAN)
 
 int tvd_host_register(void)
