@@ -436,7 +436,7 @@ TVMAF_HD void cambi_hist_range(uint16_t *row, int lo, int hi, uint16_t delta)
 }
 
 /* ---------------------------------------------------------------------------
- * The CUDA twin's decomposition (cambi.cu, cambi_cuda.c, the host replay)
+ * The device twin's decomposition (cambi_kernels.h, cambi_plan.c)
  *
  * Per picture, into buffers of the CPU's shape (alloc_w x alloc_h samples,
  * rows `stride` apart), one thread per sample over the picture's g.w x g.h
@@ -454,8 +454,9 @@ TVMAF_HD void cambi_hist_range(uint16_t *row, int lo, int hi, uint16_t delta)
  * adds the rows of the window above its first row and then slides it down
  * its strip as the CPU does, writing the c-value of each masked sample. A
  * count is an integer (at most 65 x 65 per cell), so its value does not
- * depend on how it was gathered. The host reads the c-values of the five
- * scales back and pools them with the CPU's code (cambi_pool: its
+ * depend on how it was gathered. Each scale is then pooled on the device
+ * ("The device's pooling" below), or, where that has no exact sum, its
+ * c-values are read back and pooled with the CPU's code (cambi_pool: its
  * quickselect's order fixes the double sum's rounding).
  */
 #define CAMBI_BLOCK_W 32

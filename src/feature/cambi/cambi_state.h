@@ -80,7 +80,7 @@ int tvmaf_cambi_report(const CambiParams *p, unsigned index, double dist, const 
                        TvmafSink *sink);
 
 /* c-values of a picture of geometry g: the sum of its scales' areas (the
- * twin's buffers and its replay size them alike) */
+ * twin's c-value buffer holds them) */
 static inline size_t cambi_pic_values(const CambiParams *p, const CambiGeom *g)
 {
     size_t n = 0;
