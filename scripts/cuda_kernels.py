@@ -8,8 +8,8 @@ which defines
     const unsigned char tvmaf_NAME_fatbin[];   (8-byte aligned, as cuModuleLoadData wants)
     const size_t tvmaf_NAME_fatbin_size;       (the fatbin's size in bytes)
 with NAME the basename of IN.cu (psnr.cu -> tvmaf_psnr_fatbin). Host code
-declares them `extern` and passes the array to tvmaf_cuda_twin_open() (or
-tvmaf_cuda_module_load()). The depfile lists every header the kernels include,
+declares them `extern`; the registry gives a twin's array to its CUDA executor,
+which loads it with tvmaf_cuda_module_load(). The depfile lists every header the kernels include,
 rewritten to name OUT.c, so editing a header rebuilds OUT.c. The build's one
 recipe for every .cu file is the generator in src/gpu/cuda/meson.build.
 """

@@ -4,9 +4,9 @@
  * Core drives a context's frames through these calls and never learns what
  * the device is: a backend opens its device for the context, keeps one copy
  * of the frame on the device per worker (uploaded once for every twin of the
- * frame) and hands it to the twins' extract_device() as a TvmafDeviceFrame.
- * The twins set themselves up on the open device (TvmafGpu) in
- * init_device(). Both types are opaque here; each backend defines them for
+ * frame) and hands it to the twins (gpu/twin.h) as a TvmafDeviceFrame.
+ * The twins set themselves up on the open device (TvmafGpu) at init. Both
+ * types are opaque here; each backend defines them for
  * its own twins.
  *
  * Order of calls for one context: open (may return while the device is still
@@ -55,7 +55,7 @@ typedef struct TvmafBackendOps {
     void (*stats)(TvmafGpu *gpu, unsigned n_frames);
     void (*close)(TvmafGpu *gpu);
     /* why the calling thread's last device call failed ("" if unknown): core
-     * adds it to the message when a twin's extract_device fails */
+     * adds it to the message when a twin fails on a frame */
     const char *(*last_error)(void);
 } TvmafBackendOps;
 

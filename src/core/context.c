@@ -498,8 +498,6 @@ static int start(TvmafContext *ctx, const TvmafPicture *ref)
                                     msg, sizeof(msg));
             if (!err && s->ex->twin)
                 err = tvd_twin_init(s->ex, s->inst[k], &ctx->vi, ctx->gpu, msg, sizeof(msg));
-            else if (!err && s->ex->backend != TVMAF_BACKEND_CPU)
-                err = s->ex->init_device(s->inst[k], &ctx->vi, ctx->gpu, msg, sizeof(msg));
             else if (!err && s->ex->init)
                 err = s->ex->init(s->inst[k], &ctx->vi, msg, sizeof(msg));
             if (err) {
@@ -646,9 +644,7 @@ static void run_frame(TvmafContext *ctx, unsigned w, Job *job)
                         ? prev_ref ? s->ex->extract_prev(inst, &job->ref, prev, &job->dis,
                                                          job->index, &sink)
                         : s->ex->extract(inst, &job->ref, &job->dis, job->index, &sink)
-                        : dframe && s->ex->twin
-                        ? tvd_twin_extract(s->ex, inst, dframe, job->index, &sink)
-                        : dframe ? s->ex->extract_device(inst, dframe, job->index, &sink)
+                        : dframe ? tvd_twin_extract(s->ex, inst, dframe, job->index, &sink)
                         : -EIO;
                 if (err) {
                     const char *why = s->ex->backend != TVMAF_BACKEND_CPU

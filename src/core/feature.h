@@ -70,13 +70,6 @@ typedef struct TvmafExtractor {
     int (*init)(void *priv, const TvmafVideoInfo *vi, char *msg, size_t msg_len);
     int (*extract)(void *priv, const TvmafPicture *ref, const TvmafPicture *dis,
                    unsigned index, TvmafSink *sink);
-    /* Twins (a GPU backend's extractors) instead: init_device as init, on the
-     * context's open device; extract_device reads the frame's device copy,
-     * which the backend uploaded once for every twin of the frame. */
-    int (*init_device)(void *priv, const TvmafVideoInfo *vi, TvmafGpu *gpu, char *msg,
-                       size_t msg_len);
-    int (*extract_device)(void *priv, const TvmafDeviceFrame *frame, unsigned index,
-                          TvmafSink *sink);
     /* PREV_REF extractors, instead of extract: prev[k] is the reference
      * picture of frame index - 1 - k, NULL before the first frame */
     int (*extract_prev)(void *priv, const TvmafPicture *ref,
@@ -97,10 +90,11 @@ typedef struct TvmafExtractor {
      * the state the range's outputs depend on (TvmafConfiguration's
      * warmup_frames); 0: the extractor cannot score a range of a video */
     unsigned warmup_frames;
-    /* A twin written once (gpu/tvd.h) instead of init_device/extract_device/
-     * close: its plan, the executor that runs it and its module as that
-     * executor loads it. The registry makes such an extractor from the CPU
-     * extractor's descriptor; core calls the twin base (gpu/twin.h). */
+    /* A twin (a GPU backend's extractor), written once (gpu/tvd.h): its plan,
+     * the executor that runs it and its module as that executor loads it. The
+     * registry makes it from the CPU extractor's descriptor; core calls the
+     * twin base (gpu/twin.h) instead of init, extract and close, on the
+     * frame's device copy, which the backend uploaded once for every twin. */
     const struct TvdPlan *twin;
     const struct TvdExec *twin_exec;
     const void *twin_code;

@@ -2,7 +2,8 @@
  * The CUDA backend behind core's backend interface (core/backend.h): a
  * context's device (TvmafGpu, as this backend defines it), its memory budget,
  * the per-worker device frames and the statistics. Twins reach the device
- * through the twin base (cuda_twin.h), which uses the calls below.
+ * through the twin base's CUDA executor (cuda_exec.c, gpu/twin.h), which uses
+ * the calls below.
  */
 #ifndef TVMAF_GPU_CUDA_BACKEND_H
 #define TVMAF_GPU_CUDA_BACKEND_H
@@ -15,7 +16,7 @@
 extern const TvmafBackendOps tvmaf_backend_cuda;
 
 /* The context's device (open: the context waited for it before any twin's
- * init_device). */
+ * init). */
 TvmafCudaDevice *tvmaf_cuda_gpu_device(TvmafGpu *gpu);
 
 /* Device memory counted against the context's limit (gpu_mem_limit): past
@@ -25,7 +26,7 @@ int tvmaf_cuda_gpu_alloc(TvmafGpu *gpu, CUdeviceptr *ptr, size_t size);
 void tvmaf_cuda_gpu_free(TvmafGpu *gpu, CUdeviceptr ptr, size_t size);
 
 /* A twin's reference-side results, shared by the pairs of a ladder: at
- * init_device, a twin declares an area of `bytes` per reference picture
+ * init, a twin declares an area of `bytes` per reference picture
  * under its `key` (the same key and size from each of its instances, and
  * from each context of the ladder). *slot is the slot to pass to
  * tvmaf_cuda_frame_ref_derived, or TVMAF_CUDA_NO_DERIVED when this context
