@@ -128,6 +128,15 @@ static inline void twin_host_frames_in(const ReplayCase *c, const char *feature,
     twin_host_profile(c, feature, source, src, profiles[twin_host_turn++ % n]);
 }
 
+/* Case c under every profile, whatever TVMAF_TEST_FULL says (a case a
+ * driver counts on in each). */
+static inline void twin_host_frames_all(const ReplayCase *c, const char *feature,
+                                        ReplayFrameSource source, void *src)
+{
+    for (unsigned p = 0; p < REPLAY_COUNT(twin_host_profiles); p++)
+        twin_host_profile(c, feature, source, src, twin_host_profiles[p]);
+}
+
 static inline void twin_host_frames(const ReplayCase *c, const char *feature,
                                     ReplayFrameSource source, void *src)
 {

@@ -68,7 +68,7 @@ static void run_case(const ReplayCase *c)
 
 static void run_big(const ReplayCase *c)
 {
-    twin_host_frames(c, "float_moment", big_frames, (void *)c);
+    twin_host_frames_all(c, "float_moment", big_frames, (void *)c);
 }
 
 /* Per frame: the rows and the finish kernels, one read-back, the wait (the
@@ -109,7 +109,7 @@ int main(void)
     ReplayCase c = { .fmt = TVMAF_PIX_FMT_YUV400P, .bpc = 10, .w = 4096, .h = 2048,
                      .opts = "", .n_frames = 1 };
     snprintf(c.what, sizeof(c.what), "float_moment 4096x2048 10-bit with 16-bit samples");
-    twin_host_frames(&c, "float_moment", above_depth_frames, NULL);
+    twin_host_frames_all(&c, "float_moment", above_depth_frames, NULL);
     replay_count(c.what, 1);
     /* per profile: constmax both squares, random both too (mean ~ 2^14.4 a
      * pixel); above the depth both squares */

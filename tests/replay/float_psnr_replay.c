@@ -66,7 +66,7 @@ static void run_case(const ReplayCase *c)
 
 static void run_big(const ReplayCase *c)
 {
-    twin_host_frames(c, "float_psnr", big_frames, (void *)c);
+    twin_host_frames_all(c, "float_psnr", big_frames, (void *)c);
 }
 
 /* Per frame: the rows and the finish kernels, one read-back, the wait (the
@@ -105,7 +105,7 @@ int main(void)
     ReplayCase c = { .fmt = TVMAF_PIX_FMT_YUV400P, .bpc = 10, .w = 4096, .h = 2048,
                      .opts = "", .n_frames = 1 };
     snprintf(c.what, sizeof(c.what), "float_psnr 4096x2048 10-bit with 16-bit samples");
-    twin_host_frames(&c, "float_psnr", above_depth_frames, NULL);
+    twin_host_frames_all(&c, "float_psnr", above_depth_frames, NULL);
     replay_count(c.what, 1);
     /* each source runs once per profile */
     const unsigned want = 2 * REPLAY_COUNT(twin_host_profiles);
