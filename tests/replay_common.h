@@ -1,15 +1,10 @@
 /*
- * Scaffolding shared by the host replays of the CUDA twins (tests/replay/):
- * one random generator, the fill patterns, picture helpers, the case loop,
- * the emulated warp/block fold and the bit comparison with its report.
+ * Scaffolding shared by the twins' host-executor drivers (tests/replay/,
+ * tests/twin_host.h) and test_ciede_pair: one random generator, the fill
+ * patterns, picture helpers, the test clips, the case loop and the bit
+ * comparison with its report. No GPU is needed.
  *
- * A replay executes a twin's device decomposition on the host (per-thread
- * work, block folds, atomics in any order, what is read back, the host's
- * final sum) with the decomposition constants taken from the headers the
- * kernels include, and compares the outputs bit for bit with the CPU
- * extractor run through the public API. No GPU is needed.
- *
- * Header only (each replay is one executable); every function is static.
+ * Header only (each driver is one executable); every function is static.
  */
 #ifndef TVMAF_TESTS_REPLAY_COMMON_H
 #define TVMAF_TESTS_REPLAY_COMMON_H
@@ -26,8 +21,6 @@
 #include "tvmaf/tvmaf.h"
 
 #define REPLAY_MAX_FRAMES 8
-/* lanes of a warp (the kernels' __shfl_down_sync folds) */
-#define REPLAY_WARP 32
 #define REPLAY_COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 static int replay_failures;
@@ -102,83 +95,6 @@ static inline void replay_scramble(unsigned *order, unsigned n)
         order[i - 1] = order[j];
         order[j] = t;
     }
-}
-
-/* A launch of gx x gy blocks: fn(arg, bx, by) for every block, in a scrambled
- * order (a block's own threads are the caller's to scramble). */
-static inline void replay_launch(unsigned gx, unsigned gy, void (*fn)(void *arg, unsigned bx,
-                                                                      unsigned by),
-                                 void *arg)
-{
-    unsigned *order = malloc(sizeof(unsigned) * gx * gy);
-    if (!order) {
-        replay_fail("out of memory");
-        return;
-    }
-    replay_scramble(order, gx * gy);
-    for (unsigned b = 0; b < gx * gy; b++) fn(arg, order[b] % gx, order[b] / gx);
-    free(order);
-}
-
-/* A per-sample kernel's callback: one thread's work at (x, y). */
-typedef void (*ReplaySampleFn)(void *ctx, int x, int y);
-
-/*
- * A kernel launched as a grid of ceil(w / bw) x gy blocks of bw x bh threads,
- * each thread striding down its column by gy * bh rows (the float twins'
- * launch shape): runs fn for every (x, y) of the w x h plane, the blocks in a
- * scrambled order and the threads of a block in a scrambled order, so that a
- * kernel whose result depends on the order of its threads fails the replay.
- */
-static inline void replay_grid(int w, int h, unsigned gy, unsigned bw, unsigned bh,
-                               ReplaySampleFn fn, void *ctx)
-{
-    const unsigned gx = ((unsigned)w + bw - 1) / bw, nb = gx * gy, nt = bw * bh;
-    unsigned *blocks = malloc(sizeof(unsigned) * nb), *threads = malloc(sizeof(unsigned) * nt);
-    if (!blocks || !threads) {
-        free(blocks);
-        free(threads);
-        replay_fail("out of memory");
-        return;
-    }
-    replay_scramble(blocks, nb);
-    for (unsigned b = 0; b < nb; b++) {
-        const unsigned bx = blocks[b] % gx, by = blocks[b] / gx;
-        replay_scramble(threads, nt);
-        for (unsigned t = 0; t < nt; t++) {
-            const int x = (int)(bx * bw + threads[t] % bw);
-            if (x >= w) continue;
-            for (int y = (int)(by * bh + threads[t] / bw); y < h; y += (int)(gy * bh))
-                fn(ctx, x, y);
-        }
-    }
-    free(blocks);
-    free(threads);
-}
-
-/* ---- the kernels' integer folds ---- */
-
-/*
- * A block's fold of n_threads values (n_threads whole warps): each warp
- * folds by __shfl_down_sync with offsets 16, 8, .., 1 (a lane whose source is
- * past lane 31 gets its own value back), lane 0 keeps the warp's sum, then
- * one thread adds the warps' sums in warp order. Modulo 2^64; a 32-bit fold
- * is this one truncated.
- */
-static inline uint64_t replay_block_fold(const uint64_t *v, unsigned n_threads)
-{
-    uint64_t total = 0;
-    for (unsigned wp = 0; wp < n_threads / REPLAY_WARP; wp++) {
-        uint64_t lane[REPLAY_WARP], old[REPLAY_WARP];
-        memcpy(lane, v + (size_t)REPLAY_WARP * wp, sizeof(lane));
-        for (unsigned o = REPLAY_WARP / 2; o > 0; o >>= 1) {
-            memcpy(old, lane, sizeof(old));
-            for (unsigned l = 0; l < REPLAY_WARP; l++)
-                lane[l] = old[l] + (l + o < REPLAY_WARP ? old[l + o] : old[l]);
-        }
-        total += lane[0];
-    }
-    return total;
 }
 
 /* ---- pictures ---- */
