@@ -111,7 +111,12 @@ void __sanitizer_finish_switch_fiber(void *fake_stack_save, const void **bottom_
 #define ASAN_START(save, bottom, size) __sanitizer_start_switch_fiber(save, bottom, size)
 #define ASAN_FINISH(save) __sanitizer_finish_switch_fiber(save, NULL, NULL)
 #define ASAN_FINISH_FIRST() __sanitizer_finish_switch_fiber(NULL, &G->main_bottom, &G->main_size)
+/* a fiber's frames leave poisoned shadow on its stack: cleared before the
+ * stacks go back, or memory mapped there later would look poisoned */
+void __asan_unpoison_memory_region(void const volatile *addr, size_t size);
+#define ASAN_UNPOISON(p, n) __asan_unpoison_memory_region((p), (n))
 #else
+#define ASAN_UNPOISON(p, n) ((void)(p), (void)(n))
 #define ASAN_FINISH_FIRST() ((void)0)
 #define ASAN_START(save, bottom, size) ((void)(save), (void)(bottom), (void)(size))
 #define ASAN_FINISH(save) ((void)(save))
@@ -193,7 +198,10 @@ static pthread_once_t group_key_once = PTHREAD_ONCE_INIT;
 static void group_release(void *p)
 {
     Group *g = p;
-    if (g->stacks) munmap(g->stacks, (size_t)g->cap * STACK);
+    if (g->stacks) {
+        ASAN_UNPOISON(g->stacks, (size_t)g->cap * STACK);
+        munmap(g->stacks, (size_t)g->cap * STACK);
+    }
     free(g->f);
     free(g->order);
     g->stacks = NULL;
@@ -218,7 +226,10 @@ static int ensure(Group *g, unsigned n)
     if (f) g->f = f;
     if (o) g->order = o;
     if (!f || !o) return -ENOMEM;
-    if (g->stacks) munmap(g->stacks, (size_t)g->cap * STACK);
+    if (g->stacks) {
+        ASAN_UNPOISON(g->stacks, (size_t)g->cap * STACK);
+        munmap(g->stacks, (size_t)g->cap * STACK);
+    }
     g->stacks = mmap(NULL, (size_t)n * STACK, PROT_READ | PROT_WRITE,
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (g->stacks == MAP_FAILED) {
