@@ -249,6 +249,9 @@ static void run_group(Group *g)
     for (unsigned i = 0; i < g->n; i++) {
         Fiber *f = &g->f[i];
         f->state = RUN;
+        /* (the frames an earlier fiber left on this stack keep their shadow
+         * under ASan: cleared, or this fiber's frames could look poisoned) */
+        ASAN_UNPOISON(g->stacks + (size_t)i * STACK, STACK);
         /* the stack as tvd_fiber_switch leaves it: six registers, then the
          * address it returns to (16-byte aligned, as a call leaves it) */
         uintptr_t *top = (uintptr_t *)(g->stacks + (size_t)(i + 1) * STACK);
