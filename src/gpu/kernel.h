@@ -167,7 +167,7 @@ typedef struct TvdNoLocals {
     {                                                                                          \
         name##_body((const A##_R *)r, (L *)loc);                                               \
     }
-#define TVD_HOST_ROW_(name, A, L, GX, GY, FLAGS) { #name, name##_host, sizeof(L), { GX, GY }, FLAGS },
+#define TVD_HOST_ROW_(name, A, L, GX, GY, FLAGS) { #name, name##_host, sizeof(L), sizeof(A##_R), { GX, GY }, FLAGS },
 #define TVD_EMIT(F, LIST)                                                                      \
     LIST(TVD_HOST_ENTRY_, TVD_HOST_ENTRY_)                                                     \
     static const TvdHostKernel tvd_host_kernels_##F[] = { LIST(TVD_HOST_ROW_, TVD_HOST_ROW_) }; \

@@ -42,11 +42,6 @@ struct TvmafDeviceFrame {
 extern const TvmafBackendOps tvd_host_backend;
 extern const TvdExec tvd_exec_host;
 
-/* Guarded memory: `size` bytes against a PROT_NONE page, poisoned. */
-void *tvd_host_map(size_t size);
-void tvd_host_unmap(void *p, size_t size);
-void tvd_host_poison(void *p, size_t size);
-
 /* Registers the host backend and every plan's twin on it (call before the
  * library is first used). */
 int tvd_host_register(void);

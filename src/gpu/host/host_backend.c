@@ -16,50 +16,6 @@ struct TvmafGpu {
     unsigned n_frames;
 };
 
-static size_t page(void)
-{
-    static size_t pg;
-    if (!pg) pg = (size_t)sysconf(_SC_PAGESIZE);
-    return pg;
-}
-
-static unsigned poison_byte(void)
-{
-    const char *s = getenv("TVD_HOST_SEED");
-    return s && (strtoul(s, NULL, 0) & 1) ? 0xff : 0xa5;
-}
-
-void tvd_host_poison(void *p, size_t size)
-{
-    memset(p, (int)poison_byte(), size);
-}
-
-/* The mapping: header page (the size), data pages, one guard page; the data
- * ends against the guard (rounded to 16 bytes, the largest element). */
-void *tvd_host_map(size_t size)
-{
-    const size_t pg = page(), data = (size + 15) / 16 * 16;
-    const size_t pages = (data + pg - 1) / pg * pg;
-    unsigned char *m = mmap(NULL, pages + pg, PROT_READ | PROT_WRITE,
-                            MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m == MAP_FAILED) return NULL;
-    if (mprotect(m + pages, pg, PROT_NONE)) {
-        munmap(m, pages + pg);
-        return NULL;
-    }
-    unsigned char *p = m + pages - data;
-    tvd_host_poison(m, pages);
-    return p;
-}
-
-void tvd_host_unmap(void *p, size_t size)
-{
-    if (!p) return;
-    const size_t pg = page(), data = (size + 15) / 16 * 16;
-    const size_t pages = (data + pg - 1) / pg * pg;
-    munmap((unsigned char *)p + data - pages, pages + pg);
-}
-
 static int available(unsigned gpu_index)
 {
     return gpu_index == 0;
