@@ -10,5 +10,6 @@ int main(void)
         printf("no usable OpenCL device: skipped\n");
         return 77;
     }
-    return gpu_failure_main(TVMAF_BACKEND_OPENCL, "opencl", tvmaf_cl_inject_launch_failure);
+    return gpu_failure_main(TVMAF_BACKEND_OPENCL, "opencl", tvmaf_cl_inject_launch_failure,
+                            "injected");
 }

@@ -241,11 +241,18 @@ static int resolve_backend(TvmafContext *ctx)
         break;
     default:
         ops = tvmaf_backend_ops(ctx->cfg.backend);
-        if (!ops || !ops->available(ctx->cfg.gpu_index)) {
-            snprintf(ctx->msg, sizeof(ctx->msg), "backend %s: no usable %s device (device %u: "
-                     "no driver, no GPU, or this build has no %s support)",
+        if (!ops) {
+            snprintf(ctx->msg, sizeof(ctx->msg), "backend %s: no usable %s device (this build "
+                     "has no %s support)", tvmaf_backend_name(ctx->cfg.backend),
+                     tvmaf_backend_label(ctx->cfg.backend), tvmaf_backend_label(ctx->cfg.backend));
+            return -ENODEV;
+        }
+        if (!ops->available(ctx->cfg.gpu_index)) {
+            /* the backend says why: its driver's failure, or how many devices there are */
+            const char *why = ops->last_error ? ops->last_error() : "";
+            snprintf(ctx->msg, sizeof(ctx->msg), "backend %s: no usable %s device (device %u: %s)",
                      tvmaf_backend_name(ctx->cfg.backend), tvmaf_backend_label(ctx->cfg.backend),
-                     ctx->cfg.gpu_index, tvmaf_backend_label(ctx->cfg.backend));
+                     ctx->cfg.gpu_index, why && *why ? why : "no driver or no GPU");
             return -ENODEV;
         }
     }

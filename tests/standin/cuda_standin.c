@@ -64,6 +64,7 @@
 /* ---- state ---- */
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+#define DEFAULT_MEM ((size_t)16 << 30)
 
 static struct {
     bool inited;
@@ -73,7 +74,7 @@ static struct {
     long fail_alloc, fail_hostalloc, fail_launch; /* calls left before the fault; <0: none */
     uint64_t seed;
     uint64_t ticks; /* one per operation run: the events' clock */
-} S = { .n_devices = 1, .total_mem = (size_t)16 << 30, .fail_alloc = -1, .fail_hostalloc = -1,
+} S = { .n_devices = 1, .total_mem = DEFAULT_MEM, .fail_alloc = -1, .fail_hostalloc = -1,
         .fail_launch = -1 };
 
 /* What was called, for TVMAF_STANDIN_COUNTS and tvmaf_standin_counts. */
@@ -454,6 +455,7 @@ API int tvmaf_standin_fault(const char *spec)
     pthread_mutex_lock(&lock);
     S.fail_alloc = S.fail_hostalloc = S.fail_launch = -1;
     S.init_result = CUDA_SUCCESS;
+    S.total_mem = DEFAULT_MEM;
     const int err = parse_faults(spec);
     pthread_mutex_unlock(&lock);
     return err;

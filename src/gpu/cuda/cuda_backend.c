@@ -114,9 +114,19 @@ int tvmaf_cuda_gpu_ref_derived(TvmafGpu *gpu, const char *key, size_t bytes, uns
     return 0;
 }
 
+/* When not, the reason is this thread's last error (the driver's failure,
+ * or the devices present). */
 static int available(unsigned gpu_index)
 {
-    return (int)gpu_index < tvmaf_cuda_device_count();
+    tvmaf_cuda_set_last_error("");
+    const int n = tvmaf_cuda_device_count();
+    if ((int)gpu_index < n) return 1;
+    if (n > 0 || !tvmaf_cuda_last_error()[0]) {
+        char why[96];
+        snprintf(why, sizeof(why), "%d CUDA device%s present", n, n == 1 ? "" : "s");
+        tvmaf_cuda_set_last_error(why);
+    }
+    return 0;
 }
 
 static void *open_device(void *arg)

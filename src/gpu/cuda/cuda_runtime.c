@@ -625,22 +625,11 @@ int tvmaf_cuda_module_function(TvmafCudaModule *m, const char *name, CUfunction 
     return err ? err : pop_err;
 }
 
-/* Launches left before an injected failure; negative: none injected. */
-static long launches_left = -1;
-
-void tvmaf_cuda_inject_launch_failure(long after)
-{
-    __atomic_store_n(&launches_left, after, __ATOMIC_RELAXED);
-}
-
 int tvmaf_cuda_launch(CUfunction fn, unsigned grid_x, unsigned grid_y, unsigned grid_z,
                       unsigned block_x, unsigned block_y, unsigned block_z,
                       unsigned shared_bytes, CUstream stream, void **args)
 {
     COUNT(launches);
-    if (__atomic_load_n(&launches_left, __ATOMIC_RELAXED) >= 0 &&
-        __atomic_sub_fetch(&launches_left, 1, __ATOMIC_RELAXED) < 0)
-        return fail(-EIO, "cuLaunchKernel: failure injected by a test");
     CU_CHECK(cuLaunchKernel, fn, grid_x, grid_y, grid_z, block_x, block_y, block_z,
              shared_bytes, stream, args, NULL);
     return 0;

@@ -116,10 +116,8 @@ void tvmaf_cuda_module_unload(TvmafCudaModule *module);
 int tvmaf_cuda_module_function(TvmafCudaModule *module, const char *name,
                                CUfunction *fn);
 
-/* Launches fn (args: pointers to each kernel argument, as cuLaunchKernel). */
-/* For tests: the launch after `after` more launches fails (-EIO), and every
- * one after it; negative: no failure injected. */
-void tvmaf_cuda_inject_launch_failure(long after);
+/* Launches fn (args: pointers to each kernel argument, as cuLaunchKernel).
+ * (Tests make launches fail through the driver stand-in, tests/standin/.) */
 int tvmaf_cuda_launch(CUfunction fn, unsigned grid_x, unsigned grid_y, unsigned grid_z,
                       unsigned block_x, unsigned block_y, unsigned block_z,
                       unsigned shared_bytes, CUstream stream, void **args);

@@ -150,9 +150,19 @@ int tvmaf_opencl_gpu_program(TvmafGpu *gpu, const char *name, const char *source
     return err;
 }
 
+/* When not, the reason is this thread's last error (the loader's failure,
+ * or the devices present). */
 static int available(unsigned gpu_index)
 {
-    return gpu_index < (unsigned)tvmaf_cl_device_count();
+    tvmaf_cl_set_last_error("");
+    const int n = tvmaf_cl_device_count();
+    if (gpu_index < (unsigned)n) return 1;
+    if (n > 0 || !tvmaf_cl_last_error()[0]) {
+        char why[96];
+        snprintf(why, sizeof(why), "%d OpenCL device%s present", n, n == 1 ? "" : "s");
+        tvmaf_cl_set_last_error(why);
+    }
+    return 0;
 }
 
 /* auto: a GPU or accelerator only; a CPU device (PoCL) is used when asked
