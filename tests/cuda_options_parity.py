@@ -10,7 +10,7 @@ aggregate value, to be identical as a double (bit patterns) to --backend cpu --t
 list (SHARED/testdata/options.tsv) for a feature of OPTION_SETS runs on its own clip (forest
 1080p for the high-resolution cambi and bilinear speed sets), where that clip is present.
 
-usage: cuda_options_parity.py TVMAF_EXE [--clips DIR] [--feature NAME]
+usage: cuda_options_parity.py TVMAF_EXE [--clips DIR] [--feature NAME] [--frames N]
 """
 import argparse
 import json
@@ -103,12 +103,15 @@ def bits(v):
     return None if v is None else struct.pack('<d', float(v))
 
 
+FRAMES = []  # --frames N: ['--frame_cnt', 'N'] for every run
+
+
 def run(exe, clip_dir, name, info, backend, spec, out):
     args = [exe, '-r', os.path.join(clip_dir, name + '.ref.yuv'),
             '-d', os.path.join(clip_dir, name + '.dis.yuv'),
             '-w', info['width'], '-h', info['height'], '-p', info['layout'],
             '-b', info['bitdepth'], '--backend', backend, '--feature', spec,
-            '--precision', 'max', '--json', '-o', out, '-q']
+            '--precision', 'max', '--json', '-o', out, '-q'] + FRAMES
     if out.endswith('cpu.json'):  # the reference
         args += ['--threads', '1']
     p = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -167,7 +170,12 @@ def main():
     ap.add_argument('--feature', action='append', help='only these features (default: all)')
     ap.add_argument('--backend', default='cuda',
                     help="the backend compared with the CPU (default cuda; 'cpu' checks this script)")
+    ap.add_argument('--frames', type=int,
+                    help="each clip's first N frames only (a slow backend such as the tests' "
+                    "CUDA driver stand-in)")
     a = ap.parse_args()
+    if a.frames:
+        FRAMES[:] = ['--frame_cnt', str(a.frames)]
     feats = a.feature or sorted(OPTION_SETS)
     clips = [c for c in CLIPS if os.path.exists(os.path.join(a.clips, c + '.info'))]
     if not clips:
