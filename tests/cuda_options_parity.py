@@ -10,7 +10,7 @@ aggregate value, to be identical as a double (bit patterns) to --backend cpu --t
 list (SHARED/testdata/options.tsv) for a feature of OPTION_SETS runs on its own clip (forest
 1080p for the high-resolution cambi and bilinear speed sets), where that clip is present.
 
-usage: cuda_options_parity.py TVMAF_EXE [--clips DIR] [--feature NAME] [--frames N]
+usage: cuda_options_parity.py TVMAF_EXE [--clips DIR] [--feature NAME] [--frames N] [--clip NAME]
 """
 import argparse
 import json
@@ -173,11 +173,14 @@ def main():
     ap.add_argument('--frames', type=int,
                     help="each clip's first N frames only (a slow backend such as the tests' "
                     "CUDA driver stand-in)")
+    ap.add_argument('--clip', action='append',
+                    help='only these clips of the list (default: every one present)')
     a = ap.parse_args()
     if a.frames:
         FRAMES[:] = ['--frame_cnt', str(a.frames)]
     feats = a.feature or sorted(OPTION_SETS)
-    clips = [c for c in CLIPS if os.path.exists(os.path.join(a.clips, c + '.info'))]
+    clips = [c for c in CLIPS if os.path.exists(os.path.join(a.clips, c + '.info'))
+             and (not a.clip or c in a.clip)]
     if not clips:
         print('no clip of %s in %s' % (', '.join(CLIPS), a.clips))
         return 1

@@ -29,7 +29,8 @@ TVMAF_TEST_QUICK=1 (the sanitizer pass) checks the JSON half of the split only.
 
 usage: gpus_test.py TVMAF_EXE --backend opencl|cuda [--clips DIR]
 TVMAF_TEST_GPUS=LIST replaces the two-entry list 0,0 (a multi-GPU host: 0,1);
-the three-range split uses LIST,0.
+the three-range split uses LIST,0. TVMAF_TEST_CUDA_FRAMES=N scores the first N frames in the
+split and the memory-limited ladder (the tests' CUDA driver stand-in sets it).
 Exits 77 (skip) when the backend has no device here (CUDA without a GPU); on
 PoCL (OpenCL's CPU device) it runs in CI.
 """
@@ -88,6 +89,10 @@ class Test:
         self.quick = quick_env()
         self.full = full_env()
         self.gpus = os.environ.get('TVMAF_TEST_GPUS', '0,0')
+        # the split and the memory-limited ladder score this many frames of their 48 (the
+        # tests' CUDA driver stand-in runs every work-item on the CPU); 0: all
+        self.cap = int(os.environ.get('TVMAF_TEST_CUDA_FRAMES', '0'))
+        self.capped = ['--frame_cnt', str(self.cap)] if self.cap else []
         self.gpus3 = self.gpus + ',0'
 
     def path(self, name, which):
@@ -300,6 +305,7 @@ class Test:
             argv += ['-d', self.path(name, w)]
         argv += self.raw(name) + ['--backend', 'cuda', '--gpu-stats', '--threads', '4', '--json',
                                   '-q', '--precision', 'max', '-o', os.path.join(d, 'n_%d.json')]
+        argv += self.capped
         rc, err = self.run(argv + ['--no-reference-sharing'])
         used = [int(x) for x in re.findall(r'device memory of this context (\d+) bytes', err)]
         ok = rc == 0 and len(used) == len(dis)
@@ -314,14 +320,15 @@ class Test:
                        'unshared', err[-1500:])
         for i, w in enumerate(dis, 1):
             exp = self.output(['-r', self.path(name, 'ref'), '-d', self.path(name, w)] +
-                              self.raw(name) + ['--backend', 'cpu', '--precision', 'max'], 'json')
+                              self.raw(name) + ['--backend', 'cpu', '--precision', 'max'] +
+                              self.capped, 'json')
             self.same(f'ladder past the memory limit for sharing: pair {i} = one-pair CPU run',
                       self.read(os.path.join(d, f'n_{i}.json'), 'json'), exp)
 
     def split(self):
         """One pair in frame ranges, one per listed device."""
         name = 'cups_576x324'
-        base = self.pair(name) + ['--precision', 'max'] + SPLIT_FEATURES
+        base = self.pair(name) + ['--precision', 'max'] + SPLIT_FEATURES + self.capped
         be = ['--backend', self.backend]
         variants = [('2 ranges', ['--gpus', self.gpus], []), ('3 ranges', ['--gpus', self.gpus3], []),
                     ('2 ranges, --subsample 5', ['--gpus', self.gpus], ['--subsample', '5']),
