@@ -271,9 +271,11 @@ MUTATIONS = {
          '.prev = slot(m, index),\n        .cur = slot(m, index - motion_lag(&m->s)),'),
         ('swapped values', 'src/feature/motion/motion_plan.c',
          '.w = m->s.w,\n        .h = m->s.h,', '.w = m->s.h,\n        .h = m->s.w,'),
+        # (group y strides over the rows, so one group fewer in y still covers them: the
+        # short grid is in x, the tiles of columns)
         ('grid one group short', 'src/feature/motion/motion_plan.c',
          'TVD_GRID(MOTION_GRID_X(m->s.w), MOTION_GRID_Y(m->s.h))',
-         'TVD_GRID(MOTION_GRID_X(m->s.w), MOTION_GRID_Y(m->s.h) - 1)'),
+         'TVD_GRID(MOTION_GRID_X(m->s.w) - 1, MOTION_GRID_Y(m->s.h))'),
         ('short read-back', 'src/feature/motion/motion_plan.c',
          'return err ? err : tvd_download(t, tvd_whole(t, m->rows));',
          'return err ? err : tvd_download(t, tvd_view(m->rows, 0, 4 * m->s.h - 4));'),
@@ -284,7 +286,7 @@ MUTATIONS = {
          '        }                                                                                      \\\n        uint32_t v = 0;'),
         ('barrier removed (tree)', 'src/feature/motion/motion_kernels.h',
          '    loc->part[t] = v;                                                                          \\\n    TVD_BARRIER();',
-         '    loc->part[t] = v;                                                                          \\'),
+         '    loc->part[t] = v;                                                                          \\\n    (void)0;'),
     ],
     'vif': [
         ('buffer offset', 'src/feature/vif/vif_plan.c',
