@@ -2,7 +2,8 @@
 """`meson install` into a temporary directory, then use what it installed.
 
 1. The layout: PREFIX/bin/tvmaf, PREFIX/include/tvmaf/tvmaf.h, the shared library
-   with a versioned soname (libtvmaf.so.MAJOR, readelf), PREFIX/LIBDIR/pkgconfig/tvmaf.pc.
+   with a versioned soname (libtvmaf.so.MAJOR, readelf), PREFIX/LIBDIR/pkgconfig/tvmaf.pc;
+   no libcuda.so* anywhere (the tests' CUDA driver stand-in stays in the build tree).
 2. consumer.c (public API only) compiles and links against the installed
    library through `pkg-config --cflags --libs tvmaf` and runs on it.
 3. Without TVMAF_MODEL_PATH, the consumer (tvmaf_model_load by version) and the
@@ -54,6 +55,11 @@ def main():
         lib = dest + libdir
         for rel in ['bin/tvmaf', 'include/tvmaf/tvmaf.h']:
             res.check(os.path.isfile(os.path.join(root, rel)), f'installed PREFIX/{rel}')
+        # the tests' CUDA driver stand-in (tests/standin/) is never installed: a user's run
+        # must find the real driver or none
+        standins = [os.path.join(d, f) for d, _, fs in os.walk(dest) for f in fs
+                    if f.startswith('libcuda.so')]
+        res.check(not standins, 'the CUDA driver stand-in is not installed', ' '.join(standins))
         pc = os.path.join(lib, 'pkgconfig', 'tvmaf.pc')
         res.check(os.path.isfile(pc), 'installed LIBDIR/pkgconfig/tvmaf.pc')
         so = os.path.join(lib, 'libtvmaf.so')
