@@ -329,8 +329,7 @@ static void run_group(Group *g)
         /* the stack as tvd_fiber_switch leaves it: six registers, then the
          * address it returns to (16-byte aligned, as a call leaves it). The
          * tops are staggered by cache lines: tops a power of two apart
-         * would share the same cache sets and evict each other at every
-         * switch. */
+         * would all map to the same cache sets. */
         uintptr_t *top = (uintptr_t *)(g->stacks + (size_t)(i + 1) * STACK - (i % 61) * 64);
         top[-1] = 0;
         top[-2] = (uintptr_t)trampoline;
