@@ -13,6 +13,9 @@
  * points into a frame or another device buffer, and TVMAF_LOCAL, that of one
  * pointing into a work-group's local memory (CUDA's shared memory); both are
  * empty on host and CUDA, so those builds compile the same text as before.
+ * TVMAF_FN_TABLE declares a constant table inside a function: static const
+ * where C and CUDA allow it, a const (constant-initialised) local array in
+ * OpenCL C, which has no function-scope statics.
  * Contraction is off, as -ffp-contract=off on the host and --fmad=false in
  * CUDA: OpenCL C's FP_CONTRACT defaults to on.
  */
@@ -32,9 +35,24 @@ typedef long int64_t;
 #ifndef INT32_MIN
 #define INT32_MIN (-2147483647 - 1)
 #endif
+#define UINT64_C(c) c##UL
+#define INT64_C(c) c##L
+/* C99's float names of the functions OpenCL C overloads, for those whose
+ * result is exact (no rounding, or the one correctly rounded value: sqrt
+ * under -cl-fp32-correctly-rounded-divide-sqrt, which the backend asks for
+ * on every device that has it). The others (expf, logf, powf ...) are not
+ * correctly rounded anywhere and are not given a name here. */
+#define fabsf(x) fabs((float)(x))
+#define sqrtf(x) sqrt((float)(x))
+#define floorf(x) floor((float)(x))
+#define ceilf(x) ceil((float)(x))
+#define truncf(x) trunc((float)(x))
+#define fminf(x, y) fmin((float)(x), (float)(y))
+#define fmaxf(x, y) fmax((float)(x), (float)(y))
 #define TVMAF_HD static inline
 #define TVMAF_GLOBAL __global
 #define TVMAF_LOCAL __local
+#define TVMAF_FN_TABLE const
 /* A program that defines TVMAF_FP64_FREE before its first include may not
  * name the double type: any use becomes an unknown type and the build fails,
  * on every device (PoCL accepts double even with cl_khr_fp64 disabled).
@@ -46,10 +64,12 @@ typedef long int64_t;
 #define TVMAF_HD static __host__ __device__ __forceinline__
 #define TVMAF_GLOBAL
 #define TVMAF_LOCAL
+#define TVMAF_FN_TABLE static const
 #else
 #define TVMAF_HD static inline
 #define TVMAF_GLOBAL
 #define TVMAF_LOCAL
+#define TVMAF_FN_TABLE static const
 #endif
 
 #if defined(__CUDA_ARCH__) || defined(__OPENCL_VERSION__)

@@ -38,7 +38,9 @@
 #ifndef TVMAF_NUMERICS_CR_POW_H
 #define TVMAF_NUMERICS_CR_POW_H
 
+#ifndef __OPENCL_VERSION__
 #include <stdint.h>
+#endif
 
 #include "core/hd.h"
 #include "numerics/rn_ops.h"

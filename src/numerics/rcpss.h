@@ -25,9 +25,11 @@
 #ifndef TVMAF_NUMERICS_RCPSS_H
 #define TVMAF_NUMERICS_RCPSS_H
 
+#ifndef __OPENCL_VERSION__
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#endif
 
 #include "core/hd.h"
 #include "numerics/float_bits.h"
@@ -49,7 +51,7 @@ enum TvmafRcpDiv {
 };
 
 /* The model's estimate for the float with bit pattern x, as a bit pattern. */
-TVMAF_HD uint32_t tvmaf_rcpss_model_bits(uint32_t x, const uint32_t *table)
+TVMAF_HD uint32_t tvmaf_rcpss_model_bits(uint32_t x, TVMAF_GLOBAL const uint32_t *table)
 {
     const uint32_t sign = x & 0x80000000u;
     const uint32_t biased = (x >> 23) & 0xffu;
@@ -66,7 +68,7 @@ TVMAF_HD uint32_t tvmaf_rcpss_model_bits(uint32_t x, const uint32_t *table)
     return sign | ((uint32_t)e << 23) | (est & 0x007fffffu);
 }
 
-TVMAF_HD float tvmaf_rcpss_model(float x, const uint32_t *table)
+TVMAF_HD float tvmaf_rcpss_model(float x, TVMAF_GLOBAL const uint32_t *table)
 {
     return tvmaf_bits2f(tvmaf_rcpss_model_bits(tvmaf_f2bits(x), table));
 }
@@ -75,7 +77,7 @@ TVMAF_HD float tvmaf_rcpss_model(float x, const uint32_t *table)
  * four float operations rounded one by one (never fused). */
 TVMAF_HD float tvmaf_rcp_newton(float x, float e)
 {
-#if TVMAF_DEVICE_CODE
+#if defined(__CUDA_ARCH__)
     return __fadd_rn(e, __fmul_rn(e, __fsub_rn(1.0f, __fmul_rn(x, e))));
 #else
     return e + e * (1.0f - x * e);

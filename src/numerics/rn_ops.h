@@ -13,9 +13,11 @@
 #ifndef TVMAF_NUMERICS_RN_OPS_H
 #define TVMAF_NUMERICS_RN_OPS_H
 
+#ifndef __OPENCL_VERSION__
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+#endif
 
 #include "core/hd.h"
 

@@ -19,13 +19,16 @@
 #ifndef TVMAF_FEATURE_CAMBI_MATH_H
 #define TVMAF_FEATURE_CAMBI_MATH_H
 
+#ifndef __OPENCL_VERSION__
 #include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#endif
 
 #include "core/hd.h"
+#include "numerics/float_bits.h"
 
 #define CAMBI_NUM_SCALES 5
 /* refused when the encode is below this in both width and height */
@@ -54,7 +57,7 @@ TVMAF_HD int cambi_scale_weight(int s)
 TVMAF_HD int cambi_contrast_weight(int d)
 {
     /* 1 2 3 4 4 5 5 6 6 6 6 7 7 7 7 8 8 8 8 8 8 8 9 9 9 9 9 9 9 9 9 9 */
-    static const unsigned char w[CAMBI_MAX_DIFFS] = {
+    TVMAF_FN_TABLE unsigned char w[CAMBI_MAX_DIFFS] = {
         1, 2, 3, 4, 4, 5, 5, 6, 6, 6, 6, 7, 7, 7, 7, 8,
         8, 8, 8, 8, 8, 8, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9,
     };
@@ -247,12 +250,12 @@ TVMAF_HD uint16_t cambi_to_10bit(unsigned v, unsigned bpc)
  * the last column and row average two samples, the bottom-right one stays.
  * It reads only (x, y) and samples to its right and below, so the CPU's
  * raster pass in place and the device's pass into another buffer agree. */
-TVMAF_HD uint16_t cambi_dither_sample(const uint16_t *img, ptrdiff_t stride, unsigned w,
-                                      unsigned h, unsigned x, unsigned y)
+TVMAF_HD uint16_t cambi_dither_sample(TVMAF_GLOBAL const uint16_t *img, ptrdiff_t stride,
+                                      unsigned w, unsigned h, unsigned x, unsigned y)
 {
-    const uint16_t *r = img + y * stride;
+    TVMAF_GLOBAL const uint16_t *r = img + y * stride;
     if (y + 1 < h) {
-        const uint16_t *n = r + stride;
+        TVMAF_GLOBAL const uint16_t *n = r + stride;
         if (x + 1 < w) return (uint16_t)((r[x] + r[x + 1] + n[x] + n[x + 1]) >> 2);
         return (uint16_t)((r[x] + n[x]) >> 1);
     }
@@ -261,7 +264,8 @@ TVMAF_HD uint16_t cambi_dither_sample(const uint16_t *img, ptrdiff_t stride, uns
 }
 
 /* the 2x2 mean in place, in raster order */
-TVMAF_HD void cambi_anti_dither(uint16_t *img, ptrdiff_t stride, unsigned w, unsigned h)
+TVMAF_HD void cambi_anti_dither(TVMAF_GLOBAL uint16_t *img, ptrdiff_t stride, unsigned w,
+                                unsigned h)
 {
     for (unsigned y = 0; y < h; y++)
         for (unsigned x = 0; x < w; x++)
@@ -274,16 +278,17 @@ TVMAF_HD void cambi_anti_dither(uint16_t *img, ptrdiff_t stride, unsigned w, uns
 
 /* 1 when sample (x, y) equals its right and lower neighbours (a missing
  * neighbour counts as equal) */
-TVMAF_HD uint8_t cambi_flat(const uint16_t *img, ptrdiff_t stride, int w, int h, int x, int y)
+TVMAF_HD uint8_t cambi_flat(TVMAF_GLOBAL const uint16_t *img, ptrdiff_t stride, int w, int h, int x,
+                            int y)
 {
-    const uint16_t *r = img + y * stride;
+    TVMAF_GLOBAL const uint16_t *r = img + y * stride;
     const bool right_eq = x == w - 1 || r[x] == r[x + 1];
     const bool down_eq = y == h - 1 || r[x] == r[x + stride];
     return right_eq && down_eq;
 }
 
-TVMAF_HD void cambi_flat_row(const uint16_t *img, ptrdiff_t stride, int w, int h, int y,
-                             uint8_t *flat)
+TVMAF_HD void cambi_flat_row(TVMAF_GLOBAL const uint16_t *img, ptrdiff_t stride, int w, int h,
+                             int y, TVMAF_GLOBAL uint8_t *flat)
 {
     for (int x = 0; x < w; x++) flat[x] = cambi_flat(img, stride, w, h, x, y);
 }
@@ -291,12 +296,12 @@ TVMAF_HD void cambi_flat_row(const uint16_t *img, ptrdiff_t stride, int w, int h
 /* The mask at (x, y) from the flatness flags (`flat`, rows `stride` apart):
  * 1 when more than `threshold` of the 7x7 flags around it (clipped to the
  * w x h picture) are set. An integer count: any order gives the CPU's. */
-TVMAF_HD uint8_t cambi_mask_sample(const uint8_t *flat, ptrdiff_t stride, int w, int h, int x,
-                                   int y, unsigned threshold)
+TVMAF_HD uint8_t cambi_mask_sample(TVMAF_GLOBAL const uint8_t *flat, ptrdiff_t stride, int w, int h,
+                                   int x, int y, unsigned threshold)
 {
-    const int half = CAMBI_MASK_FILTER / 2;
-    const int y0 = y - half > 0 ? y - half : 0, y1 = y + half < h - 1 ? y + half : h - 1;
-    const int x0 = x - half > 0 ? x - half : 0, x1 = x + half < w - 1 ? x + half : w - 1;
+    const int rad = CAMBI_MASK_FILTER / 2;
+    const int y0 = y - rad > 0 ? y - rad : 0, y1 = y + rad < h - 1 ? y + rad : h - 1;
+    const int x0 = x - rad > 0 ? x - rad : 0, x1 = x + rad < w - 1 ? x + rad : w - 1;
     unsigned sum = 0;
     for (int j = y0; j <= y1; j++)
         for (int i = x0; i <= x1; i++) sum += flat[j * stride + i];
@@ -322,7 +327,7 @@ TVMAF_HD uint16_t cambi_mode3(uint16_t a, uint16_t b, uint16_t c)
 }
 
 /* the horizontal 3-tap mode at x of a row of w samples (its ends kept) */
-TVMAF_HD uint16_t cambi_hmode(const uint16_t *r, int w, int x)
+TVMAF_HD uint16_t cambi_hmode(TVMAF_GLOBAL const uint16_t *r, int w, int x)
 {
     if (x == 0 || x == w - 1) return r[x];
     return cambi_mode3(r[x - 1], r[x], r[x + 1]);
@@ -331,11 +336,11 @@ TVMAF_HD uint16_t cambi_hmode(const uint16_t *r, int w, int x)
 /* Sample (x, y) of the separable 3-tap mode filter: the vertical mode of
  * the horizontal modes of rows y - 1, y, y + 1; the first and last rows are
  * kept. (mode3 is symmetric, so the order of the three rows is free.) */
-TVMAF_HD uint16_t cambi_mode_sample(const uint16_t *img, ptrdiff_t stride, int w, int h, int x,
-                                    int y)
+TVMAF_HD uint16_t cambi_mode_sample(TVMAF_GLOBAL const uint16_t *img, ptrdiff_t stride, int w,
+                                    int h, int x, int y)
 {
     if (y < 1 || y >= h - 1) return img[y * stride + x];
-    const uint16_t *r = img + y * stride;
+    TVMAF_GLOBAL const uint16_t *r = img + y * stride;
     return cambi_mode3(cambi_hmode(r - stride, w, x), cambi_hmode(r, w, x),
                        cambi_hmode(r + stride, w, x));
 }
@@ -344,15 +349,16 @@ TVMAF_HD uint16_t cambi_mode_sample(const uint16_t *img, ptrdiff_t stride, int w
  * ring `lines` (3 * w), then the vertical mode of three filtered rows
  * replaces the middle row. A row is read before anything writes it, so this
  * equals cambi_mode_sample at every sample. */
-TVMAF_HD void cambi_mode_filter(uint16_t *img, ptrdiff_t stride, int w, int h, uint16_t *lines)
+TVMAF_HD void cambi_mode_filter(TVMAF_GLOBAL uint16_t *img, ptrdiff_t stride, int w, int h,
+                                TVMAF_GLOBAL uint16_t *lines)
 {
     int slot = 0;
     for (int y = 0; y < h; y++) {
-        const uint16_t *r = img + y * stride;
-        uint16_t *l = lines + slot * w;
+        TVMAF_GLOBAL const uint16_t *r = img + y * stride;
+        TVMAF_GLOBAL uint16_t *l = lines + slot * w;
         for (int x = 0; x < w; x++) l[x] = cambi_hmode(r, w, x);
         if (y >= 2) {
-            uint16_t *dst = img + (y - 1) * stride;
+            TVMAF_GLOBAL uint16_t *dst = img + (y - 1) * stride;
             for (int x = 0; x < w; x++)
                 dst[x] = cambi_mode3(lines[x], lines[w + x], lines[2 * w + x]);
         }
@@ -361,13 +367,13 @@ TVMAF_HD void cambi_mode_filter(uint16_t *img, ptrdiff_t stride, int w, int h, u
 }
 
 /* keeps every second sample of every second row, in place */
-TVMAF_HD void cambi_decimate16(uint16_t *img, ptrdiff_t stride, int w, int h)
+TVMAF_HD void cambi_decimate16(TVMAF_GLOBAL uint16_t *img, ptrdiff_t stride, int w, int h)
 {
     for (int y = 0; y < h; y++)
         for (int x = 0; x < w; x++) img[y * stride + x] = img[2 * y * stride + 2 * x];
 }
 
-TVMAF_HD void cambi_decimate8(uint8_t *img, ptrdiff_t stride, int w, int h)
+TVMAF_HD void cambi_decimate8(TVMAF_GLOBAL uint8_t *img, ptrdiff_t stride, int w, int h)
 {
     for (int y = 0; y < h; y++)
         for (int x = 0; x < w; x++) img[y * stride + x] = img[2 * y * stride + 2 * x];
@@ -407,9 +413,9 @@ TVMAF_HD bool cambi_in_band(CambiBand b, uint16_t v)
  * `limit` holds the visibility limits already offset by num_diffs, as the
  * reference stores them (and the gates compare v + num_diffs with them).
  */
-TVMAF_HD float cambi_c_value(const uint16_t *hist, ptrdiff_t row_pitch, uint16_t v,
-                             CambiBand band, int num_diffs, const uint16_t *limit,
-                             int vlt_code, const float *recip)
+TVMAF_HD float cambi_c_value(TVMAF_GLOBAL const uint16_t *hist, ptrdiff_t row_pitch, uint16_t v,
+                             CambiBand band, int num_diffs, TVMAF_GLOBAL const uint16_t *limit,
+                             int vlt_code, TVMAF_GLOBAL const float *recip)
 {
     const int shifted = v + num_diffs;
     const int r0 = (int)v - (int)band.base; /* = shifted - (base + num_diffs) */
@@ -430,7 +436,7 @@ TVMAF_HD float cambi_c_value(const uint16_t *hist, ptrdiff_t row_pitch, uint16_t
 }
 
 /* adds `delta` (1 or 0xffff) to hist row cells [lo, hi) */
-TVMAF_HD void cambi_hist_range(uint16_t *row, int lo, int hi, uint16_t delta)
+TVMAF_HD void cambi_hist_range(TVMAF_GLOBAL uint16_t *row, int lo, int hi, uint16_t delta)
 {
     for (int x = lo; x < hi; x++) row[x] = (uint16_t)(row[x] + delta);
 }
@@ -499,21 +505,21 @@ TVMAF_HD int cambi_strip_rows(int h, int max_strips)
 }
 
 /* sample (x, y) of the buffer after the in-place decimation to w x h */
-TVMAF_HD uint16_t cambi_decimate_sample16(const uint16_t *img, ptrdiff_t stride, int w, int h,
-                                          int x, int y)
+TVMAF_HD uint16_t cambi_decimate_sample16(TVMAF_GLOBAL const uint16_t *img, ptrdiff_t stride, int w,
+                                          int h, int x, int y)
 {
     return x < w && y < h ? img[2 * y * stride + 2 * x] : img[y * stride + x];
 }
 
-TVMAF_HD uint8_t cambi_decimate_sample8(const uint8_t *img, ptrdiff_t stride, int w, int h,
-                                        int x, int y)
+TVMAF_HD uint8_t cambi_decimate_sample8(TVMAF_GLOBAL const uint8_t *img, ptrdiff_t stride, int w,
+                                        int h, int x, int y)
 {
     return x < w && y < h ? img[2 * y * stride + 2 * x] : img[y * stride + x];
 }
 
 /* sample (x, y) of the buffer after the in-place mode filter of w x h */
-TVMAF_HD uint16_t cambi_mode_filter_sample(const uint16_t *img, ptrdiff_t stride, int w, int h,
-                                           int x, int y)
+TVMAF_HD uint16_t cambi_mode_filter_sample(TVMAF_GLOBAL const uint16_t *img, ptrdiff_t stride,
+                                           int w, int h, int x, int y)
 {
     return x < w && y < h ? cambi_mode_sample(img, stride, w, h, x, y) : img[y * stride + x];
 }
@@ -521,15 +527,16 @@ TVMAF_HD uint16_t cambi_mode_filter_sample(const uint16_t *img, ptrdiff_t stride
 /* Adds `delta` (1 or 0xffff) to the histogram column `col` (cells `pitch`
  * apart) for each masked in-band sample of a row whose window covers
  * column x: columns [x - half, x + half] of the first `cols`. */
-TVMAF_HD void cambi_col_add_row(uint16_t *col, ptrdiff_t pitch, const uint16_t *img_row,
-                                const uint8_t *mask_row, int x, int half, int cols,
+TVMAF_HD void cambi_col_add_row(TVMAF_GLOBAL uint16_t *col, ptrdiff_t pitch,
+                                TVMAF_GLOBAL const uint16_t *img_row,
+                                TVMAF_GLOBAL const uint8_t *mask_row, int x, int rad, int cols,
                                 CambiBand band, uint16_t delta)
 {
-    const int lo = x - half > 0 ? x - half : 0;
-    const int hi = x + half + 1 < cols ? x + half + 1 : cols;
+    const int lo = x - rad > 0 ? x - rad : 0;
+    const int hi = x + rad + 1 < cols ? x + rad + 1 : cols;
     for (int i = lo; i < hi; i++) {
         if (!mask_row[i] || !cambi_in_band(band, img_row[i])) continue;
-        uint16_t *c = col + (ptrdiff_t)(uint16_t)(img_row[i] - band.base) * pitch;
+        TVMAF_GLOBAL uint16_t *c = col + (ptrdiff_t)(uint16_t)(img_row[i] - band.base) * pitch;
         *c = (uint16_t)(*c + delta);
     }
 }
@@ -537,29 +544,28 @@ TVMAF_HD void cambi_col_add_row(uint16_t *col, ptrdiff_t pitch, const uint16_t *
 /* One thread of the c-value pass: column x of the w x h scale, rows
  * [y0, y0 + rows), histogram column `col` (band.size cells `pitch` apart,
  * garbage on entry); c-values into cval (w per row). */
-TVMAF_HD void cambi_cvalue_strip(const uint16_t *img, const uint8_t *mask, ptrdiff_t stride,
-                                 int w, int h, int half, int x, int y0, int rows, uint16_t *col,
-                                 ptrdiff_t pitch, CambiBand band, int num_diffs,
-                                 const uint16_t *limit, int vlt_code, const float *recip,
-                                 float *cval)
+TVMAF_HD void cambi_cvalue_strip(TVMAF_GLOBAL const uint16_t *img, TVMAF_GLOBAL const uint8_t *mask,
+                                 ptrdiff_t stride, int w, int h, int rad, int x, int y0, int rows,
+                                 TVMAF_GLOBAL uint16_t *col, ptrdiff_t pitch, CambiBand band,
+                                 int num_diffs, TVMAF_GLOBAL const uint16_t *limit, int vlt_code,
+                                 TVMAF_GLOBAL const float *recip, TVMAF_GLOBAL float *cval)
 {
     /* the CPU's histograms take in the first half-window of columns even
      * where the scale is narrower */
-    const int cols = w > half ? w : half;
+    const int cols = w > rad ? w : rad;
     const int y1 = y0 + rows < h ? y0 + rows : h;
     for (int r = 0; r < (int)band.size; r++) col[r * pitch] = 0;
-    /* before row y the histogram holds rows [y - 1 - half, y - 1 + half] */
-    const int first = y0 - 1 - half > 0 ? y0 - 1 - half : 0;
-    for (int y = first; y <= y0 - 1 + half && y < h; y++)
-        cambi_col_add_row(col, pitch, img + y * stride, mask + y * stride, x, half, cols, band,
-                          1);
+    /* before row y the histogram holds rows [y - 1 - rad, y - 1 + rad] */
+    const int first = y0 - 1 - rad > 0 ? y0 - 1 - rad : 0;
+    for (int y = first; y <= y0 - 1 + rad && y < h; y++)
+        cambi_col_add_row(col, pitch, img + y * stride, mask + y * stride, x, rad, cols, band, 1);
     for (int y = y0; y < y1; y++) {
-        if (y + half < h)
-            cambi_col_add_row(col, pitch, img + (y + half) * stride, mask + (y + half) * stride,
-                              x, half, cols, band, 1);
-        if (y - half - 1 >= 0)
-            cambi_col_add_row(col, pitch, img + (y - half - 1) * stride,
-                              mask + (y - half - 1) * stride, x, half, cols, band, 0xffff);
+        if (y + rad < h)
+            cambi_col_add_row(col, pitch, img + (y + rad) * stride, mask + (y + rad) * stride, x,
+                              rad, cols, band, 1);
+        if (y - rad - 1 >= 0)
+            cambi_col_add_row(col, pitch, img + (y - rad - 1) * stride,
+                              mask + (y - rad - 1) * stride, x, rad, cols, band, 0xffff);
         cval[(size_t)y * w + x] =
             mask[y * stride + x] ? cambi_c_value(col, pitch, img[y * stride + x], band,
                                                  num_diffs, limit, vlt_code, recip)
@@ -678,8 +684,8 @@ TVMAF_HD int cambi_topk_bin(uint32_t bits, int pass, uint32_t prefix)
 /* After a pass's counts and sums: the bin holding the remaining-th largest
  * joins the prefix, the bins above it are counted; then the bins are
  * cleared for the next pass. Pass 0 starts from k. */
-TVMAF_HD void cambi_topk_scan(CambiTopk *st, uint32_t *count, uint64_t *sum, int pass,
-                              uint32_t k)
+TVMAF_HD void cambi_topk_scan(TVMAF_GLOBAL CambiTopk *st, TVMAF_LOCAL uint32_t *count,
+                              TVMAF_LOCAL uint64_t *sum, int pass, uint32_t k)
 {
     if (pass == 0) st->remaining = k;
     const int nb = 1 << cambi_topk_width(pass);
@@ -704,9 +710,7 @@ TVMAF_HD void cambi_topk_scan(CambiTopk *st, uint32_t *count, uint64_t *sum, int
  * must pool the scale itself. */
 TVMAF_HD bool cambi_topk_total(const CambiTopk *st, uint64_t *total)
 {
-    float t;
-    const uint32_t bits = st->prefix;
-    memcpy(&t, &bits, sizeof(t));
+    const float t = tvmaf_bits2f(st->prefix);
     uint64_t ut;
     if (st->bad || !cambi_units(t, &ut)) return false;
     *total = st->sum_above + (uint64_t)st->remaining * ut;

@@ -121,13 +121,14 @@ TVD_ARGS(FadmRowsArgs)
 
 /* Sample (y, x) of a DWT input: a frame's luma (src NULL; 8 bits, or 16-bit
  * words) as the CPU loads it, or a previous approximation band. */
-TVD_FN float fadm_tile_in(const unsigned char *pic, size_t pitch, int bpc, const float *src,
-                          int bs, int y, int x)
+TVD_FN float fadm_tile_in(TVMAF_GLOBAL const unsigned char *pic, size_t pitch, int bpc,
+                          TVMAF_GLOBAL const float *src, int bs, int y, int x)
 {
     if (src) return src[(size_t)y * (size_t)bs + (size_t)x];
-    const unsigned char *row = pic + (size_t)y * pitch;
+    TVMAF_GLOBAL const unsigned char *row = pic + (size_t)y * pitch;
     if (bpc == 8) return fadm_sample8(row[x]);
-    return fadm_sample16(((const uint16_t *)(const void *)row)[x], fadm_hbd_scaler((unsigned)bpc));
+    return fadm_sample16(((TVMAF_GLOBAL const uint16_t *)(TVMAF_GLOBAL const void *)row)[x],
+                         fadm_hbd_scaler((unsigned)bpc));
 }
 
 /*
@@ -136,9 +137,10 @@ TVD_FN float fadm_tile_in(const unsigned char *pic, size_t pitch, int bpc, const
  * horizontal filters over those four columns: a = lo(lo), v = hi(lo),
  * h = lo(hi), d = hi(hi), as the CPU's row loops compute them.
  */
-TVD_FN void fadm_tile_dwt(const FadmTileScale *c, const unsigned char *pic, size_t pitch,
-                          const float *src, int i, int j, float *a, float *hb, float *vb,
-                          float *db)
+TVD_FN void fadm_tile_dwt(const FadmTileScale *c, TVMAF_GLOBAL const unsigned char *pic,
+                          size_t pitch, TVMAF_GLOBAL const float *src, int i, int j,
+                          TVMAF_GLOBAL float *a, TVMAF_GLOBAL float *hb, TVMAF_GLOBAL float *vb,
+                          TVMAF_GLOBAL float *db)
 {
     int y[4];
     for (int k = 0; k < 4; k++) y[k] = fadm_mirror(2 * i - 1 + k, c->ih);
@@ -159,15 +161,16 @@ TVD_FN void fadm_tile_dwt(const FadmTileScale *c, const unsigned char *pic, size
 }
 
 /* Both pictures' coefficient (i, j) of scale c->k. bands: the planes. */
-TVD_FN void fadm_tile_dwt_at(const FadmTileScale *c, const unsigned char *ref,
-                             const unsigned char *dis, size_t pitch, float *bands, size_t plane,
-                             int i, int j)
+TVD_FN void fadm_tile_dwt_at(const FadmTileScale *c, TVMAF_GLOBAL const unsigned char *ref,
+                             TVMAF_GLOBAL const unsigned char *dis, size_t pitch,
+                             TVMAF_GLOBAL float *bands, size_t plane, int i, int j)
 {
-    const unsigned char *pic[2] = { ref, dis };
+    TVMAF_GLOBAL const unsigned char *pic[2] = {ref, dis};
     const int a0[2] = { FADM_P_A_REF, FADM_P_A_DIS }, b0[2] = { FADM_P_B_REF, FADM_P_B_DIS };
     for (int q = 0; q < 2; q++) {
-        const float *src = c->k ? bands + (size_t)(a0[q] + ((c->k - 1) & 1)) * plane : NULL;
-        float *b = bands + (size_t)b0[q] * plane;
+        TVMAF_GLOBAL const float *src =
+            c->k ? bands + (size_t)(a0[q] + ((c->k - 1) & 1)) * plane : NULL;
+        TVMAF_GLOBAL float *b = bands + (size_t)b0[q] * plane;
         fadm_tile_dwt(c, pic[q], pitch, src, i, j, bands + (size_t)(a0[q] + (c->k & 1)) * plane,
                       b, b + plane, b + 2 * plane);
     }
@@ -176,8 +179,8 @@ TVD_FN void fadm_tile_dwt_at(const FadmTileScale *c, const unsigned char *ref,
 /* ---- decouple and csf --------------------------------------------------- */
 
 /* Coefficient (i, j) of the work range. */
-TVD_FN void fadm_tile_decouple_at(const FadmTileScale *c, float *bands, size_t plane,
-                                  const uint32_t *table, int i, int j)
+TVD_FN void fadm_tile_decouple_at(const FadmTileScale *c, TVMAF_GLOBAL float *bands, size_t plane,
+                                  TVMAF_GLOBAL const uint32_t *table, int i, int j)
 {
     const size_t o = (size_t)i * (size_t)c->bs + (size_t)j;
     float o3[3], t3[3], cr[3], fr[3], ca[3], fa[3];
@@ -199,15 +202,15 @@ TVD_FN void fadm_tile_decouple_at(const FadmTileScale *c, float *bands, size_t p
 
 /* The masking threshold at (i, j) from the flt planes flt0 .. flt0 + 2 and
  * the csf planes csf0 .. csf0 + 2 (the CPU's thr_row at one column). */
-TVD_FN float fadm_tile_thr(const FadmTileScale *c, const float *bands, size_t plane, int flt0,
-                           int csf0, int i, int j)
+TVD_FN float fadm_tile_thr(const FadmTileScale *c, TVMAF_GLOBAL const float *bands, size_t plane,
+                           int flt0, int csf0, int i, int j)
 {
     const size_t bs = (size_t)c->bs;
     const size_t ru = (size_t)fadm_prev(i) * bs, rm = (size_t)i * bs;
     const size_t rd = (size_t)fadm_next(i, c->h) * bs;
-    const float *up[3], *mid[3], *dn[3], *ce[3];
+    TVMAF_GLOBAL const float *up[3], *mid[3], *dn[3], *ce[3];
     for (int q = 0; q < 3; q++) {
-        const float *f = bands + (size_t)(flt0 + q) * plane;
+        TVMAF_GLOBAL const float *f = bands + (size_t)(flt0 + q) * plane;
         up[q] = f + ru;
         mid[q] = f + rm;
         dn[q] = f + rd;
@@ -217,13 +220,13 @@ TVD_FN float fadm_tile_thr(const FadmTileScale *c, const float *bands, size_t pl
 }
 
 /* The nine terms of pooled coefficient (i, j) into terms (all scales'). */
-TVD_FN void fadm_tile_terms_at(const FadmTileScale *c, const float *bands, size_t plane,
-                               float *terms, int i, int j)
+TVD_FN void fadm_tile_terms_at(const FadmTileScale *c, TVMAF_GLOBAL const float *bands,
+                               size_t plane, TVMAF_GLOBAL float *terms, int i, int j)
 {
     const size_t o = (size_t)i * (size_t)c->bs + (size_t)j;
     const size_t n = (size_t)c->pw * (size_t)c->ph;
-    float *out = terms + c->terms_off + (size_t)(i - c->t) * (size_t)c->pw +
-                 (size_t)(j - c->l);
+    TVMAF_GLOBAL float *out =
+        terms + c->terms_off + (size_t)(i - c->t) * (size_t)c->pw + (size_t)(j - c->l);
     /* DLM masks csf(r) by the threshold of csf(a); AIM the other way */
     const float thr_n = c->bypass_cm ? 0.0f
                                      : fadm_tile_thr(c, bands, plane, FADM_P_FLT_A, FADM_P_CSF_A,
@@ -243,11 +246,12 @@ TVD_FN void fadm_tile_terms_at(const FadmTileScale *c, const float *bands, size_
 
 /* Work-item `id` of the rows launch: term id / ph, pooled row id % ph, added
  * left to right into one float, as the CPU's row accumulator. */
-TVD_FN void fadm_tile_row(const FadmTileScale *c, const float *terms, float *rows, int id)
+TVD_FN void fadm_tile_row(const FadmTileScale *c, TVMAF_GLOBAL const float *terms,
+                          TVMAF_GLOBAL float *rows, int id)
 {
     const int q = id / c->ph, y = id % c->ph;
-    const float *t = terms + c->terms_off + (size_t)q * (size_t)c->pw * (size_t)c->ph +
-                     (size_t)y * (size_t)c->pw;
+    TVMAF_GLOBAL const float *t = terms + c->terms_off + (size_t)q * (size_t)c->pw * (size_t)c->ph +
+                                  (size_t)y * (size_t)c->pw;
     float s = 0.0f;
     for (int x = 0; x < c->pw; x++) s += t[x];
     rows[c->rows_off + (size_t)id] = s;
@@ -266,7 +270,7 @@ TVD_FN void fadm_tile_row(const FadmTileScale *c, const float *terms, float *row
 TVD_BODY(float_adm_dwt, FadmDwtArgs, TvdNoLocals)
 {
     (void)loc;
-    const FadmTileScale *c = r->sc;
+    const FadmTileScale cs = *r->sc, *c = &cs; /* private: the helpers' memory */
     FADM_FOR_COEFS(0, c->w, 0, c->h)
     fadm_tile_dwt_at(c, r->ref, r->dis, r->pitch, r->bands, r->plane, i, j);
 }
@@ -275,7 +279,7 @@ TVD_BODY(float_adm_dwt, FadmDwtArgs, TvdNoLocals)
 TVD_BODY(float_adm_decouple, FadmDecArgs, TvdNoLocals)
 {
     (void)loc;
-    const FadmTileScale *c = r->sc;
+    const FadmTileScale cs = *r->sc, *c = &cs; /* private: the helpers' memory */
     FADM_FOR_COEFS(c->work_l, c->work_r, c->work_t, c->work_b)
     fadm_tile_decouple_at(c, r->bands, r->plane, r->table, i, j);
 }
@@ -284,7 +288,7 @@ TVD_BODY(float_adm_decouple, FadmDecArgs, TvdNoLocals)
 TVD_BODY(float_adm_terms, FadmTermsArgs, TvdNoLocals)
 {
     (void)loc;
-    const FadmTileScale *c = r->sc;
+    const FadmTileScale cs = *r->sc, *c = &cs; /* private: the helpers' memory */
     FADM_FOR_COEFS(c->l, c->r, c->t, c->b)
     fadm_tile_terms_at(c, r->bands, r->plane, r->terms, i, j);
 }
@@ -294,8 +298,9 @@ TVD_BODY(float_adm_rows, FadmRowsArgs, TvdNoLocals)
 {
     (void)loc;
     const int id = (int)(TVD_GID(0) * FADM_ROW_THREADS + TVD_LID(0));
-    if (id >= FADM_N_TERMS * r->sc->ph) return;
-    fadm_tile_row(r->sc, r->terms, r->rows, id);
+    const FadmTileScale cs = *r->sc;
+    if (id >= FADM_N_TERMS * cs.ph) return;
+    fadm_tile_row(&cs, r->terms, r->rows, id);
 }
 
 #endif

@@ -41,11 +41,15 @@
 #ifndef TVMAF_FLOAT_ADM_MATH_H
 #define TVMAF_FLOAT_ADM_MATH_H
 
+#ifndef __OPENCL_VERSION__
 #include <math.h>
 #include <stdint.h>
+#endif
 
 #include "core/hd.h"
-#include "feature/adm/adm_csf.h"
+#if !TVMAF_DEVICE_CODE
+#include "feature/adm/adm_csf.h" /* the CSF weights: the host computes them */
+#endif
 #include "numerics/rcpss.h"
 
 #define FADM_N_SCALES 4
@@ -162,7 +166,7 @@ TVMAF_HD float fadm_fir_hi(float s0, float s1, float s2, float s3)
  * build, the host executor's included, and non-x86 hosts) "host" means the
  * table.
  */
-TVMAF_HD float fadm_div(float n, float d, int div, const uint32_t *table)
+TVMAF_HD float fadm_div(float n, float d, int div, TVMAF_GLOBAL const uint32_t *table)
 {
     if (div == TVMAF_RCP_DIV_IEEE) return n / d;
 #if TVMAF_RCPSS_HAVE_INSTRUCTION && !TVMAF_KERNEL_CODE
@@ -214,7 +218,7 @@ TVMAF_HD float fadm_flt(float csf)
 
 /* The restoring gain of one coefficient: t / o clamped to [0, 1] (o offset
  * by FADM_EPS). */
-TVMAF_HD float fadm_gain(float o, float t, int div, const uint32_t *table)
+TVMAF_HD float fadm_gain(float o, float t, int div, TVMAF_GLOBAL const uint32_t *table)
 {
     return fadm_clamp01(fadm_div(t, o + FADM_EPS, div, table));
 }
@@ -242,7 +246,7 @@ TVMAF_HD void fadm_split_csf(const float o[3], const float t[3], const float k[3
 /* Both steps at one position. */
 TVMAF_HD void fadm_decouple_csf(const float o[3], const float t[3], float cos_1deg_sq,
                                 double gain_limit, const float rfactor[3], int div,
-                                const uint32_t *table, float csf_r[3], float flt_r[3],
+                                TVMAF_GLOBAL const uint32_t *table, float csf_r[3], float flt_r[3],
                                 float csf_a[3], float flt_a[3])
 {
     float k[3];
@@ -266,8 +270,8 @@ TVMAF_HD float fadm_cube(float x)
 /* Masking threshold of one orientation: the 3x3 window of its flt band
  * (rows up, mid, dn; columns jl, j, jr) in raster order, the centre replaced
  * by |centre csf| / 15 added in double. */
-TVMAF_HD float fadm_thr_band(const float *up, const float *mid, const float *dn, float centre,
-                             int jl, int j, int jr)
+TVMAF_HD float fadm_thr_band(TVMAF_GLOBAL const float *up, TVMAF_GLOBAL const float *mid,
+                             TVMAF_GLOBAL const float *dn, float centre, int jl, int j, int jr)
 {
     float sum = 0.0f;
     sum += up[jl];
@@ -284,9 +288,10 @@ TVMAF_HD float fadm_thr_band(const float *up, const float *mid, const float *dn,
 
 /* The masking threshold at column j: the three orientations' windows (flt
  * rows up, mid, dn and csf centre rows c), added into a float, h first. */
-TVMAF_HD float fadm_thr_at(const float *const up[3], const float *const mid[3],
-                           const float *const dn[3], const float *const c[3], int jl, int j,
-                           int jr)
+TVMAF_HD float fadm_thr_at(TVMAF_GLOBAL const float *const up[3],
+                           TVMAF_GLOBAL const float *const mid[3],
+                           TVMAF_GLOBAL const float *const dn[3],
+                           TVMAF_GLOBAL const float *const c[3], int jl, int j, int jr)
 {
     float thr = 0.0f;
     for (int q = 0; q < 3; q++) thr += fadm_thr_band(up[q], mid[q], dn[q], c[q][j], jl, j, jr);

@@ -25,8 +25,10 @@
 #ifndef TVMAF_FLOAT_ANSNR_MATH_H
 #define TVMAF_FLOAT_ANSNR_MATH_H
 
+#ifndef __OPENCL_VERSION__
 #include <stddef.h>
 #include <stdint.h>
+#endif
 
 #include "core/hd.h"
 #include "feature/float_psnr/float_psnr_math.h"
@@ -70,15 +72,15 @@ TVMAF_HD int fansnr_reflect(int k, int n)
  * source row for filter row a; columns are reflected against w. `width` is 3
  * or 5.
  */
-TVMAF_HD float fansnr_filter_edge(const float *taps, int width, const float *const *rows, int j,
-                                  int w)
+TVMAF_HD float fansnr_filter_edge(TVMAF_GLOBAL const float *taps, int width,
+                                  TVMAF_GLOBAL const float *const *rows, int j, int w)
 {
-    const int half = width / 2;
+    const int rad = width / 2;
     float acc = 0.0f;
     for (int a = 0; a < width; a++) {
         float part = 0.0f;
         for (int b = 0; b < width; b++)
-            part += taps[a * width + b] * rows[a][fansnr_reflect(j - half + b, w)];
+            part += taps[a * width + b] * rows[a][fansnr_reflect(j - rad + b, w)];
         acc += part;
     }
     return acc;
@@ -86,14 +88,14 @@ TVMAF_HD float fansnr_filter_edge(const float *taps, int width, const float *con
 
 /* The same for a column whose whole window lies inside the row
  * (half <= j < w - half): identical arithmetic, no reflection. */
-TVMAF_HD float fansnr_filter_inner(const float *taps, int width, const float *const *rows, int j)
+TVMAF_HD float fansnr_filter_inner(TVMAF_GLOBAL const float *taps, int width,
+                                   TVMAF_GLOBAL const float *const *rows, int j)
 {
-    const int half = width / 2;
+    const int rad = width / 2;
     float acc = 0.0f;
     for (int a = 0; a < width; a++) {
         float part = 0.0f;
-        for (int b = 0; b < width; b++)
-            part += taps[a * width + b] * rows[a][j - half + b];
+        for (int b = 0; b < width; b++) part += taps[a * width + b] * rows[a][j - rad + b];
         acc += part;
     }
     return acc;
@@ -103,21 +105,22 @@ TVMAF_HD float fansnr_filter_inner(const float *taps, int width, const float *co
  * others take the reflecting path (the same arithmetic). */
 TVMAF_HD void fansnr_inner_columns(int width, int w, int *lo, int *hi)
 {
-    const int half = width / 2;
-    *lo = half < w ? half : w;
-    *hi = w - half > *lo ? w - half : *lo;
+    const int rad = width / 2;
+    *lo = rad < w ? rad : w;
+    *hi = w - rad > *lo ? w - rad : *lo;
 }
 
 /* Row pointers of the filter window centred on row i of an h-row plane. */
-TVMAF_HD void fansnr_window(const float *plane, ptrdiff_t stride, int i, int h, int width,
-                            const float **rows)
+TVMAF_HD void fansnr_window(TVMAF_GLOBAL const float *plane, ptrdiff_t stride, int i, int h,
+                            int width, TVMAF_GLOBAL const float **rows)
 {
-    const int half = width / 2;
-    for (int a = 0; a < width; a++) rows[a] = plane + fansnr_reflect(i - half + a, h) * stride;
+    const int rad = width / 2;
+    for (int a = 0; a < width; a++) rows[a] = plane + fansnr_reflect(i - rad + a, h) * stride;
 }
 
 /* Signal and noise sums of one filtered row, left to right, in float. */
-TVMAF_HD void fansnr_row_sums(const float *rf, const float *df, int w, float *sig, float *noise)
+TVMAF_HD void fansnr_row_sums(TVMAF_GLOBAL const float *rf, TVMAF_GLOBAL const float *df, int w,
+                              TVMAF_GLOBAL float *sig, TVMAF_GLOBAL float *noise)
 {
     float s = 0.0f, n = 0.0f;
     for (int j = 0; j < w; j++) {
@@ -144,10 +147,10 @@ TVMAF_HD void fansnr_row_sums(const float *rf, const float *df, int w, float *si
                                                         : ((h) + FANSNR_BLOCK_H - 1) / FANSNR_BLOCK_H)
 
 /* Filtered sample (i, j) of an h x w float plane (stride w). */
-TVMAF_HD float fansnr_filter_sample(const float *taps, int width, const float *plane, int w,
-                                    int h, int i, int j)
+TVMAF_HD float fansnr_filter_sample(TVMAF_GLOBAL const float *taps, int width,
+                                    TVMAF_GLOBAL const float *plane, int w, int h, int i, int j)
 {
-    const float *rows[FANSNR_DIS_WIDTH];
+    TVMAF_GLOBAL const float *rows[FANSNR_DIS_WIDTH];
     int lo, hi;
     fansnr_window(plane, w, i, h, width, rows);
     fansnr_inner_columns(width, w, &lo, &hi);

@@ -16,8 +16,10 @@
 #ifndef TVMAF_FLOAT_MOMENT_MATH_H
 #define TVMAF_FLOAT_MOMENT_MATH_H
 
+#ifndef __OPENCL_VERSION__
 #include <stddef.h>
 #include <stdint.h>
+#endif
 
 #include "core/hd.h"
 #include "feature/float_psnr/float_psnr_math.h"
@@ -33,26 +35,28 @@ TVMAF_HD void fmoment_add(FMomentSums *m, float v)
     m->s2 += v * v;
 }
 
-TVMAF_HD void fmoment_row8(const uint8_t *p, unsigned w, FMomentSums *m)
+TVMAF_HD void fmoment_row8(TVMAF_GLOBAL const uint8_t *p, unsigned w, FMomentSums *m)
 {
     for (unsigned j = 0; j < w; j++) fmoment_add(m, float_pic_sample8(p[j], 0));
 }
 
-TVMAF_HD void fmoment_row16(const uint16_t *p, unsigned w, float divisor, FMomentSums *m)
+TVMAF_HD void fmoment_row16(TVMAF_GLOBAL const uint16_t *p, unsigned w, float divisor,
+                            FMomentSums *m)
 {
     for (unsigned j = 0; j < w; j++) fmoment_add(m, float_pic_sample16(p[j], divisor, 0));
 }
 
 /* The sums of one picture's luma, the CPU's loop: row after row (rows
  * `stride` bytes apart). */
-TVMAF_HD void fmoment_plane(const unsigned char *p, ptrdiff_t stride, unsigned w, unsigned h,
-                            unsigned bpc, float divisor, FMomentSums *m)
+TVMAF_HD void fmoment_plane(TVMAF_GLOBAL const unsigned char *p, ptrdiff_t stride, unsigned w,
+                            unsigned h, unsigned bpc, float divisor, FMomentSums *m)
 {
     for (unsigned i = 0; i < h; i++, p += stride) {
         if (bpc == 8)
             fmoment_row8(p, w, m);
         else
-            fmoment_row16((const uint16_t *)(const void *)p, w, divisor, m);
+            fmoment_row16((TVMAF_GLOBAL const uint16_t *)(TVMAF_GLOBAL const void *)p, w, divisor,
+                          m);
     }
 }
 
@@ -63,10 +67,13 @@ TVMAF_HD void fmoment_plane(const unsigned char *p, ptrdiff_t stride, unsigned w
 #define FMOMENT_SLOTS 4
 
 /* Sample x of a row on the 8-bit scale (the CPU's conversion). */
-TVMAF_HD float fmoment_sample(const unsigned char *row, unsigned x, unsigned bpc, float divisor)
+TVMAF_HD float fmoment_sample(TVMAF_GLOBAL const unsigned char *row, unsigned x, unsigned bpc,
+                              float divisor)
 {
     return bpc == 8 ? float_pic_sample8(row[x], 0)
-                    : float_pic_sample16(((const uint16_t *)(const void *)row)[x], divisor, 0);
+                    : float_pic_sample16(
+                          ((TVMAF_GLOBAL const uint16_t *)(TVMAF_GLOBAL const void *)row)[x],
+                          divisor, 0);
 }
 
 /* The units of a moment's terms: 8-bit samples are integers (q = 0). */
@@ -77,8 +84,8 @@ TVMAF_HD unsigned fmoment_frac_bits(unsigned bpc, float divisor, unsigned power)
 
 /* What work-item t of a row's group adds for one picture: the units of its
  * samples (u[0]) and of their float squares (u[1]), saturated at limit. */
-TVMAF_HD void fmoment_lane_units(const unsigned char *row, unsigned t, unsigned w, unsigned bpc,
-                                 float divisor, uint64_t limit, uint64_t u[2])
+TVMAF_HD void fmoment_lane_units(TVMAF_GLOBAL const unsigned char *row, unsigned t, unsigned w,
+                                 unsigned bpc, float divisor, uint64_t limit, uint64_t u[2])
 {
     const unsigned q1 = fmoment_frac_bits(bpc, divisor, 1), q2 = fmoment_frac_bits(bpc, divisor, 2);
     uint64_t s1 = 0, s2 = 0;
@@ -94,8 +101,8 @@ TVMAF_HD void fmoment_lane_units(const unsigned char *row, unsigned t, unsigned 
 /* One picture's sums from the saturated totals of its units: exact while
  * both are below the limit, else the CPU's loop. */
 TVMAF_HD FMomentSums fmoment_finish(const uint64_t total[2], uint64_t limit,
-                                    const unsigned char *p, ptrdiff_t stride, unsigned w,
-                                    unsigned h, unsigned bpc, float divisor)
+                                    TVMAF_GLOBAL const unsigned char *p, ptrdiff_t stride,
+                                    unsigned w, unsigned h, unsigned bpc, float divisor)
 {
     FMomentSums m = { 0., 0. };
     if (total[0] < limit && total[1] < limit) {

@@ -24,9 +24,11 @@
 #ifndef TVMAF_FLOAT_MOTION_MATH_H
 #define TVMAF_FLOAT_MOTION_MATH_H
 
+#ifndef __OPENCL_VERSION__
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#endif
 
 #include "core/hd.h"
 #include "feature/float_vif/float_vif_math.h"
@@ -54,7 +56,7 @@ TVMAF_HD int fmot_aligned_floats(int w)
 }
 
 /* Sum of |a[j] - b[j]| along a row, in float from 0, left to right. */
-TVMAF_HD float fmot_sad_row(const float *a, const float *b, int n)
+TVMAF_HD float fmot_sad_row(TVMAF_GLOBAL const float *a, TVMAF_GLOBAL const float *b, int n)
 {
     float acc = 0.0f;
     for (int j = 0; j < n; j++) acc += fabsf(a[j] - b[j]);
@@ -125,24 +127,27 @@ TVMAF_HD void fmot_half_columns(int w, int *col1, int *col2, float *coldx)
 
 /* The fw samples of a w-wide row that the horizontal pass reads for output
  * column j once the row's margins are mirrored (fvif_mirror_margins). */
-TVMAF_HD void fmot_hwindow(const float *row, int w, int fw, int j, float *win)
+TVMAF_HD void fmot_hwindow(TVMAF_GLOBAL const float *row, int w, int fw, int j, float *win)
 {
-    const int half = fw / 2;
-    for (int k = 0; k < fw; k++) win[k] = row[fvif_mirror(j - half + k, w)];
+    const int rad = fw / 2;
+    for (int k = 0; k < fw; k++) win[k] = row[fvif_mirror(j - rad + k, w)];
 }
 
 /* One thread of the vertical pass: sample (x, y) of the plane at src (rows
  * pitch bytes apart, 8-bit or 16-bit samples of depth bpc). */
-TVMAF_HD float fmot_vpass_sample(const unsigned char *src, ptrdiff_t pitch, unsigned bpc,
-                                 float divisor, int h, const float *taps, int fw, int x, int y)
+TVMAF_HD float fmot_vpass_sample(TVMAF_GLOBAL const unsigned char *src, ptrdiff_t pitch,
+                                 unsigned bpc, float divisor, int h, TVMAF_GLOBAL const float *taps,
+                                 int fw, int x, int y)
 {
     float col[FMOT_MAX_TAPS], out;
     const float *rows[FMOT_MAX_TAPS];
-    const int half = fw / 2;
+    const int rad = fw / 2;
     for (int k = 0; k < fw; k++) {
-        const unsigned char *r = src + (ptrdiff_t)fvif_mirror(y - half + k, h) * pitch;
+        TVMAF_GLOBAL const unsigned char *r = src + (ptrdiff_t)fvif_mirror(y - rad + k, h) * pitch;
         if (bpc == 8) fvif_load_row_8(r + x, &col[k], 1);
-        else fvif_load_row_16((const uint16_t *)(const void *)r + x, &col[k], 1, divisor);
+        else
+            fvif_load_row_16((TVMAF_GLOBAL const uint16_t *)(TVMAF_GLOBAL const void *)r + x,
+                             &col[k], 1, divisor);
         rows[k] = &col[k];
     }
     fvif_vpass(taps, fw, rows, &out, 1);
@@ -151,8 +156,8 @@ TVMAF_HD float fmot_vpass_sample(const unsigned char *src, ptrdiff_t pitch, unsi
 
 /* One thread of the horizontal pass: sample (x, y) from the vertical pass's
  * w-wide plane. */
-TVMAF_HD float fmot_hpass_sample(const float *tmp, int w, const float *taps, int fw, int x,
-                                 int y)
+TVMAF_HD float fmot_hpass_sample(TVMAF_GLOBAL const float *tmp, int w,
+                                 TVMAF_GLOBAL const float *taps, int fw, int x, int y)
 {
     float win[FMOT_MAX_TAPS], out;
     fmot_hwindow(tmp + (ptrdiff_t)y * w, w, fw, x, win);
@@ -162,8 +167,9 @@ TVMAF_HD float fmot_hpass_sample(const float *tmp, int w, const float *taps, int
 
 /* One thread of the half-size pass: sample (x, y) of the half-size image of
  * the plane at a (h rows read rs floats apart). */
-TVMAF_HD float fmot_half_sample(const float *a, int rs, int h, float ry, const int *col1,
-                                const int *col2, const float *coldx, int x, int y)
+TVMAF_HD float fmot_half_sample(TVMAF_GLOBAL const float *a, int rs, int h, float ry,
+                                TVMAF_GLOBAL const int *col1, TVMAF_GLOBAL const int *col2,
+                                TVMAF_GLOBAL const float *coldx, int x, int y)
 {
     int y1, y2;
     float dy, out;

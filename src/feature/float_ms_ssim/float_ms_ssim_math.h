@@ -95,14 +95,15 @@ TVMAF_HD int ms_ssim_n_windows(int w, int h)
 /* Where each scale's windows sit in the twin's l, c and s arrays, and how
  * many there are (uploaded once, read by the sums kernel). */
 typedef struct MsSsimSumLayout {
-    unsigned long long off[MS_SSIM_SCALES];
+    uint64_t off[MS_SSIM_SCALES];
     int n[MS_SSIM_SCALES];
 } MsSsimSumLayout;
 
 /* The row pass at one output of a scale: r and d point at the first of the
  * 11 samples of each image it reads; out: the outputs for ref, dis, r*r, d*d,
  * r*d (ssim_evaluate_sums' five images). */
-TVMAF_HD void ms_ssim_rows_at(const float *r, const float *d, const float *taps, float out[5])
+TVMAF_HD void ms_ssim_rows_at(TVMAF_GLOBAL const float *r, TVMAF_GLOBAL const float *d,
+                              TVMAF_GLOBAL const float *taps, float out[5])
 {
     float v[5][SSIM_WIN];
     for (int k = 0; k < SSIM_WIN; k++) {
@@ -120,13 +121,17 @@ TVMAF_HD void ms_ssim_rows_at(const float *r, const float *d, const float *taps,
 /* One window: rows points at its top-left in the first of the five row-pass
  * planes (plane_n floats apart, ow a row); the column pass, then
  * ssim_window. */
-TVMAF_HD SsimLcs ms_ssim_window_at(const float *rows, size_t plane_n, int ow, const float *taps,
-                                   SsimConsts k)
+TVMAF_HD SsimLcs ms_ssim_window_at(TVMAF_GLOBAL const float *rows, size_t plane_n, int ow,
+                                   TVMAF_GLOBAL const float *taps, SsimConsts k)
 {
     float m[5];
     for (int q = 0; q < 5; q++) {
+        float win[SSIM_WIN]; /* copied: ssim_gauss_one reads private memory */
         const float *src[SSIM_WIN];
-        for (int j = 0; j < SSIM_WIN; j++) src[j] = rows + q * plane_n + (size_t)j * ow;
+        for (int j = 0; j < SSIM_WIN; j++) {
+            win[j] = rows[q * plane_n + (size_t)j * ow];
+            src[j] = win + j;
+        }
         m[q] = ssim_gauss_one(src, 0, taps);
     }
     return ssim_window(m[0], m[1], m[2], m[3], m[4], k);
@@ -134,7 +139,7 @@ TVMAF_HD SsimLcs ms_ssim_window_at(const float *rows, size_t plane_n, int ow, co
 
 /* n terms added to acc one after the other, as ssim_sums_add adds each
  * window's term into its running double. */
-TVMAF_HD double ms_ssim_sum_run(double acc, const double *v, int n)
+TVMAF_HD double ms_ssim_sum_run(double acc, TVMAF_LOCAL const double *v, int n)
 {
 #if defined(__CUDACC__)
 #pragma unroll 16

@@ -24,8 +24,10 @@
 #ifndef TVMAF_FLOAT_PSNR_MATH_H
 #define TVMAF_FLOAT_PSNR_MATH_H
 
+#ifndef __OPENCL_VERSION__
 #include <stddef.h>
 #include <stdint.h>
+#endif
 
 #include "core/hd.h"
 
@@ -61,15 +63,17 @@ TVMAF_HD float fpsnr_se16(uint16_t r, uint16_t d, float divisor)
 
 /* Adds the float squared differences of one row of 8-bit samples into the
  * running double sum `acc`, left to right, and returns the new sum. */
-TVMAF_HD double fpsnr_row_noise8(const uint8_t *ref, const uint8_t *dis, unsigned w, double acc)
+TVMAF_HD double fpsnr_row_noise8(TVMAF_GLOBAL const uint8_t *ref, TVMAF_GLOBAL const uint8_t *dis,
+                                 unsigned w, double acc)
 {
     for (unsigned j = 0; j < w; j++) acc += fpsnr_se8(ref[j], dis[j]);
     return acc;
 }
 
 /* The same for 10..16-bit samples. */
-TVMAF_HD double fpsnr_row_noise16(const uint16_t *ref, const uint16_t *dis, unsigned w,
-                                  float divisor, double acc)
+TVMAF_HD double fpsnr_row_noise16(TVMAF_GLOBAL const uint16_t *ref,
+                                  TVMAF_GLOBAL const uint16_t *dis, unsigned w, float divisor,
+                                  double acc)
 {
     for (unsigned j = 0; j < w; j++) acc += fpsnr_se16(ref[j], dis[j], divisor);
     return acc;
@@ -77,17 +81,19 @@ TVMAF_HD double fpsnr_row_noise16(const uint16_t *ref, const uint16_t *dis, unsi
 
 /* The plane's double sum of squared differences, the CPU's loop: row after
  * row into one accumulator (rows `stride` bytes apart). */
-TVMAF_HD double fpsnr_plane_noise(const unsigned char *ref, const unsigned char *dis,
-                                  ptrdiff_t ref_stride, ptrdiff_t dis_stride, unsigned w,
-                                  unsigned h, unsigned bpc, float divisor)
+TVMAF_HD double fpsnr_plane_noise(TVMAF_GLOBAL const unsigned char *ref,
+                                  TVMAF_GLOBAL const unsigned char *dis, ptrdiff_t ref_stride,
+                                  ptrdiff_t dis_stride, unsigned w, unsigned h, unsigned bpc,
+                                  float divisor)
 {
     double noise = 0.;
     for (unsigned i = 0; i < h; i++, ref += ref_stride, dis += dis_stride) {
         if (bpc == 8)
             noise = fpsnr_row_noise8(ref, dis, w, noise);
         else
-            noise = fpsnr_row_noise16((const uint16_t *)(const void *)ref,
-                                      (const uint16_t *)(const void *)dis, w, divisor, noise);
+            noise = fpsnr_row_noise16((TVMAF_GLOBAL const uint16_t *)(TVMAF_GLOBAL const void *)ref,
+                                      (TVMAF_GLOBAL const uint16_t *)(TVMAF_GLOBAL const void *)dis,
+                                      w, divisor, noise);
     }
     return noise;
 }
@@ -156,8 +162,9 @@ TVMAF_HD double fpic_units_value(uint64_t u, unsigned q)
 
 /* What work-item t of a row's group adds: the units of its samples' squared
  * differences (8-bit; 10..16-bit), saturated at limit. */
-TVMAF_HD uint64_t fpsnr_lane_units8(const uint8_t *ref, const uint8_t *dis, unsigned t,
-                                    unsigned w, uint64_t limit)
+TVMAF_HD uint64_t fpsnr_lane_units8(TVMAF_GLOBAL const uint8_t *ref,
+                                    TVMAF_GLOBAL const uint8_t *dis, unsigned t, unsigned w,
+                                    uint64_t limit)
 {
     uint64_t s = 0; /* integer squares: q = 0 */
     for (unsigned x = t; x < w; x += FPIC_THREADS)
@@ -165,8 +172,9 @@ TVMAF_HD uint64_t fpsnr_lane_units8(const uint8_t *ref, const uint8_t *dis, unsi
     return s;
 }
 
-TVMAF_HD uint64_t fpsnr_lane_units16(const uint16_t *ref, const uint16_t *dis, unsigned t,
-                                     unsigned w, float divisor, uint64_t limit)
+TVMAF_HD uint64_t fpsnr_lane_units16(TVMAF_GLOBAL const uint16_t *ref,
+                                     TVMAF_GLOBAL const uint16_t *dis, unsigned t, unsigned w,
+                                     float divisor, uint64_t limit)
 {
     const unsigned q = fpic_frac_bits(divisor, 2);
     uint64_t s = 0;
@@ -177,9 +185,10 @@ TVMAF_HD uint64_t fpsnr_lane_units16(const uint16_t *ref, const uint16_t *dis, u
 
 /* The plane's noise sum from the saturated total of its units: exact below
  * the limit, else the CPU's sequential loop. */
-TVMAF_HD double fpsnr_finish(uint64_t total, uint64_t limit, const unsigned char *ref,
-                             const unsigned char *dis, ptrdiff_t ref_stride, ptrdiff_t dis_stride,
-                             unsigned w, unsigned h, unsigned bpc, float divisor)
+TVMAF_HD double fpsnr_finish(uint64_t total, uint64_t limit, TVMAF_GLOBAL const unsigned char *ref,
+                             TVMAF_GLOBAL const unsigned char *dis, ptrdiff_t ref_stride,
+                             ptrdiff_t dis_stride, unsigned w, unsigned h, unsigned bpc,
+                             float divisor)
 {
     return total < limit ? fpic_units_value(total, bpc == 8 ? 0 : fpic_frac_bits(divisor, 2))
                          : fpsnr_plane_noise(ref, dis, ref_stride, dis_stride, w, h, bpc, divisor);

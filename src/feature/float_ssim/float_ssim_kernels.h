@@ -99,8 +99,12 @@ TVD_BODY(float_ssim_products, SsimProductsArgs, TvdNoLocals)
     SSIM_FOR_SAMPLES(r->w, r->h)
     {
         const size_t i = (size_t)y * r->w + x;
-        ssim_products(five + i, five + n + i, 1, five + 2 * n + i, five + 3 * n + i,
-                      five + 4 * n + i);
+        const float a = five[i], b = five[n + i]; /* private: ssim_products' memory */
+        float rr, dd, rd;
+        ssim_products(&a, &b, 1, &rr, &dd, &rd);
+        five[2 * n + i] = rr;
+        five[3 * n + i] = dd;
+        five[4 * n + i] = rd;
     }
 }
 
@@ -110,10 +114,14 @@ TVD_BODY(float_ssim_rows, SsimRowsArgs, TvdNoLocals)
     SSIM_FOR_SAMPLES(ow, r->h)
     {
         for (int q = 0; q < 5; q++) {
-            TVMAF_GLOBAL const float *src[SSIM_WIN];
-            TVMAF_GLOBAL const float *row = r->five + q * r->plane_n + (size_t)y * r->w;
-            for (int k = 0; k < SSIM_WIN; k++) src[k] = row + k;
-            r->rows[q * r->rows_n + (size_t)y * ow + x] = ssim_gauss_one(src, x, r->taps);
+            float win[SSIM_WIN]; /* copied: ssim_gauss_one reads private memory */
+            const float *src[SSIM_WIN];
+            TVMAF_GLOBAL const float *row = r->five + q * r->plane_n + (size_t)y * r->w + x;
+            for (int k = 0; k < SSIM_WIN; k++) {
+                win[k] = row[k];
+                src[k] = win + k;
+            }
+            r->rows[q * r->rows_n + (size_t)y * ow + x] = ssim_gauss_one(src, 0, r->taps);
         }
     }
 }
@@ -125,10 +133,13 @@ TVD_BODY(float_ssim_windows, SsimWindowsArgs, TvdNoLocals)
     {
         float v[5];
         for (int q = 0; q < 5; q++) {
-            TVMAF_GLOBAL const float *src[SSIM_WIN];
-            for (int j = 0; j < SSIM_WIN; j++)
-                src[j] = r->rows + q * r->rows_n + (size_t)(y + j) * r->ow;
-            v[q] = ssim_gauss_one(src, x, r->taps);
+            float win[SSIM_WIN]; /* copied: ssim_gauss_one reads private memory */
+            const float *src[SSIM_WIN];
+            for (int j = 0; j < SSIM_WIN; j++) {
+                win[j] = r->rows[q * r->rows_n + (size_t)(y + j) * r->ow + x];
+                src[j] = win + j;
+            }
+            v[q] = ssim_gauss_one(src, 0, r->taps);
         }
         const SsimLcs o = ssim_window(v[0], v[1], v[2], v[3], v[4], k);
         const size_t i = (size_t)y * r->ow + x;

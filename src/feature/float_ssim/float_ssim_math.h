@@ -25,9 +25,11 @@
 #ifndef TVMAF_FLOAT_SSIM_MATH_H
 #define TVMAF_FLOAT_SSIM_MATH_H
 
+#ifndef __OPENCL_VERSION__
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#endif
 
 #include "core/hd.h"
 
@@ -149,8 +151,8 @@ TVMAF_HD double ssim_tap(double a, float v, float tap)
  * identity, so the fast path reads the same samples). Each float product is
  * added to a double in kernel order; the sum is rounded to float.
  */
-TVMAF_HD float ssim_filter_at(const float *img, int w, int h, int x, int y, const float *k,
-                              int kw, int kh)
+TVMAF_HD float ssim_filter_at(TVMAF_GLOBAL const float *img, int w, int h, int x, int y,
+                              TVMAF_GLOBAL const float *k, int kw, int kh)
 {
     const int uc = kw / 2, vc = kh / 2;
     const int u_last = uc - ((kw & 1) ? 0 : 1), v_last = vc - ((kh & 1) ? 0 : 1);
@@ -158,7 +160,7 @@ TVMAF_HD float ssim_filter_at(const float *img, int w, int h, int x, int y, cons
     double sum = 0.0;
     for (int v = -vc; v <= v_last; v++) {
         const int yy = inside ? y + v : ssim_mirror(y + v, h);
-        const float *row = img + (ptrdiff_t)yy * w;
+        TVMAF_GLOBAL const float *row = img + (ptrdiff_t)yy * w;
         for (int u = -uc; u <= u_last; u++, k++) {
             sum = ssim_tap(sum, row[inside ? x + u : ssim_mirror(x + u, w)], *k);
         }
@@ -239,7 +241,7 @@ TVMAF_HD void ssim_sums_add(SsimSums *a, SsimLcs v)
  * taps in order, each float product added into a double from 0, rounded to
  * float (the row pass: src[k] = row + k; the column pass: src[k] = row k of
  * the window). */
-TVMAF_HD float ssim_gauss_one(const float *const *src, int x, const float *t)
+TVMAF_HD float ssim_gauss_one(const float *const *src, int x, TVMAF_GLOBAL const float *t)
 {
     double a = 0.0;
     for (int k = 0; k < SSIM_WIN; k++) a = ssim_tap(a, src[k][x], t[k]);

@@ -130,10 +130,10 @@ TVD_BODY(float_vif_prescale_lanczos, FvifLanczosArgs, TvdNoLocals)
 TVD_BODY(float_vif_decimate_v, FvifDecVArgs, TvdNoLocals)
 {
     (void)loc;
-    const int half = r->fw / 2, ew = r->pw + 2 * half;
+    const int rad = r->fw / 2, ew = r->pw + 2 * rad;
     FVIF_FOR_SAMPLES(ew, r->oh)
     {
-        const int c = fvif_ext_column(x, r->pw, half);
+        const int c = fvif_ext_column(x, r->pw, rad);
         r->ext0[(size_t)y * ew + x] =
             fvif_vpass_sample(r->taps, r->fw, r->src0, r->pw, r->ph, 2 * y, c);
         r->ext1[(size_t)y * ew + x] =
@@ -156,12 +156,12 @@ TVD_BODY(float_vif_decimate_h, FvifDecHArgs, TvdNoLocals)
 TVD_BODY(float_vif_moments_v, FvifMomArgs, TvdNoLocals)
 {
     (void)loc;
-    const int half = r->fw / 2, ew = r->w + 2 * half;
+    const int rad = r->fw / 2, ew = r->w + 2 * rad;
     FVIF_FOR_SAMPLES(ew, r->h)
     {
         float v[5];
-        fvif_vpass5_sample(r->taps, r->fw, r->a, r->b, r->w, r->h, y,
-                           fvif_ext_column(x, r->w, half), v);
+        fvif_vpass5_sample(r->taps, r->fw, r->a, r->b, r->w, r->h, y, fvif_ext_column(x, r->w, rad),
+                           v);
         for (int q = 0; q < 5; q++) r->ext[q * r->plane_n + (size_t)y * ew + x] = v[q];
     }
 }
@@ -181,7 +181,10 @@ TVD_BODY(float_vif_stat, FvifStatArgs, TvdNoLocals)
             v[q] = fvif_hpass_sample(r->taps, r->fw, r->ext + q * r->plane_n + (size_t)y * ew,
                                      x, 1);
         const size_t i = (size_t)y * r->w + x;
-        fvif_pixel(v[0], v[1], v[2], v[3], v[4], &p, &r->num[i], &r->den[i]);
+        float n, d;
+        fvif_pixel(v[0], v[1], v[2], v[3], v[4], &p, &n, &d);
+        r->num[i] = n;
+        r->den[i] = d;
     }
 }
 

@@ -39,10 +39,12 @@
 #ifndef TVMAF_FLOAT_VIF_MATH_H
 #define TVMAF_FLOAT_VIF_MATH_H
 
+#ifndef __OPENCL_VERSION__
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#endif
 
 #include "core/hd.h"
 #include "numerics/float_bits.h"
@@ -88,7 +90,7 @@ enum FvifScaler {
 /* ------------------------------------------------------------------------ */
 
 /* One row of 8-bit samples as floats: (float)v + (float)-128. */
-TVMAF_HD void fvif_load_row_8(const uint8_t *src, float *dst, int w)
+TVMAF_HD void fvif_load_row_8(TVMAF_GLOBAL const uint8_t *src, float *dst, int w)
 {
     for (int j = 0; j < w; j++)
         dst[j] = (float)src[j] + (float)FVIF_SAMPLE_OFFSET;
@@ -96,7 +98,7 @@ TVMAF_HD void fvif_load_row_8(const uint8_t *src, float *dst, int w)
 
 /* One row of 10/12/16-bit samples: (float)v / divisor + (float)-128, the
  * divisor being 2^(bpc-8) (fvif_sample_divisor). */
-TVMAF_HD void fvif_load_row_16(const uint16_t *src, float *dst, int w, float divisor)
+TVMAF_HD void fvif_load_row_16(TVMAF_GLOBAL const uint16_t *src, float *dst, int w, float divisor)
 {
     for (int j = 0; j < w; j++)
         dst[j] = (float)src[j] / divisor + (float)FVIF_SAMPLE_OFFSET;
@@ -124,8 +126,8 @@ TVMAF_HD int fvif_mirror(int m, int n)
  * image of h rows, w floats apart (each row mirrored by fvif_mirror). */
 TVMAF_HD void fvif_tap_rows(const float *img, int w, int h, int i, int fw, const float **rows)
 {
-    const int half = fw / 2;
-    for (int k = 0; k < fw; k++) rows[k] = img + (ptrdiff_t)fvif_mirror(i - half + k, h) * w;
+    const int rad = fw / 2;
+    for (int k = 0; k < fw; k++) rows[k] = img + (ptrdiff_t)fvif_mirror(i - rad + k, h) * w;
 }
 
 /*
@@ -134,7 +136,8 @@ TVMAF_HD void fvif_tap_rows(const float *img, int w, int h, int i, int fw, const
  * from k = 0 up. The k-outer loop keeps each output's order and runs along
  * contiguous rows.
  */
-TVMAF_HD void fvif_vpass(const float *f, int fw, const float *const *rows, float *out, int w)
+TVMAF_HD void fvif_vpass(TVMAF_GLOBAL const float *f, int fw, const float *const *rows, float *out,
+                         int w)
 {
     for (int j = 0; j < w; j++) out[j] = 0.0f;
     for (int k = 0; k < fw; k++) {
@@ -149,8 +152,9 @@ TVMAF_HD void fvif_vpass(const float *f, int fw, const float *const *rows, float
  * dis (b), and the moments a*a, b*b, a*b, each product formed before the tap
  * multiplies it.
  */
-TVMAF_HD void fvif_vpass5(const float *f, int fw, const float *const *a, const float *const *b,
-                          int w, float *mu1, float *mu2, float *xx, float *yy, float *xy)
+TVMAF_HD void fvif_vpass5(TVMAF_GLOBAL const float *f, int fw, const float *const *a,
+                          const float *const *b, int w, float *mu1, float *mu2, float *xx,
+                          float *yy, float *xy)
 {
     for (int j = 0; j < w; j++) mu1[j] = mu2[j] = xx[j] = yy[j] = xy[j] = 0.0f;
     for (int k = 0; k < fw; k++) {
@@ -172,10 +176,10 @@ TVMAF_HD void fvif_vpass5(const float *f, int fw, const float *const *a, const f
  * `half` samples on each side that a horizontal pass of 2*half+1 taps reads
  * (needs w > half).
  */
-TVMAF_HD void fvif_mirror_margins(float *ext, int w, int half)
+TVMAF_HD void fvif_mirror_margins(float *ext, int w, int rad)
 {
-    float *row = ext + half;
-    for (int m = 1; m <= half; m++) {
+    float *row = ext + rad;
+    for (int m = 1; m <= rad; m++) {
         row[-m] = row[m];
         row[w - 1 + m] = row[w - 1 - m];
     }
@@ -186,7 +190,8 @@ TVMAF_HD void fvif_mirror_margins(float *ext, int w, int half)
  * out[j] = sum over k of f[k] * ext[j*step + k], for j < n. step 2 gives the
  * even columns only (filter then decimate).
  */
-TVMAF_HD void fvif_hpass(const float *f, int fw, const float *ext, float *out, int n, int step)
+TVMAF_HD void fvif_hpass(TVMAF_GLOBAL const float *f, int fw, const float *ext, float *out, int n,
+                         int step)
 {
     for (int j = 0; j < n; j++) out[j] = 0.0f;
     if (step == 1) {
@@ -304,7 +309,7 @@ TVMAF_HD void fvif_stat_row(const float *mu1, const float *mu2, const float *xx,
 
 /* The float sum of n values, left to right from 0: the CPU's and the
  * device's row sums of num and den, and the host's sum of a scale's rows. */
-TVMAF_HD float fvif_sum(const float *v, int n)
+TVMAF_HD float fvif_sum(TVMAF_GLOBAL const float *v, int n)
 {
     float acc = 0.0f;
     for (int i = 0; i < n; i++) acc += v[i];
@@ -366,8 +371,9 @@ TVMAF_HD void fvif_bilinear_columns(int src_w, int dst_w, int *col1, int *col2, 
 /* One destination row of the bilinear scaler from source rows r1, r2 (the
  * row pair and dy of fvif_bilinear_axis on the vertical axis) and the
  * per-column tables x1, x2, dx. Products and sums in float, left to right. */
-TVMAF_HD void fvif_bilinear_row(const float *r1, const float *r2, float dy, const int *x1,
-                                const int *x2, const float *dx, float *out, int n)
+TVMAF_HD void fvif_bilinear_row(TVMAF_GLOBAL const float *r1, TVMAF_GLOBAL const float *r2,
+                                float dy, TVMAF_GLOBAL const int *x1, TVMAF_GLOBAL const int *x2,
+                                TVMAF_GLOBAL const float *dx, float *out, int n)
 {
     for (int x = 0; x < n; x++) {
         const int a = x1[x], b = x2[x];
@@ -390,7 +396,8 @@ TVMAF_HD float fvif_bicubic_weight(float t)
 /* Bicubic sample at source position (x, y): 4x4 taps, rows outer, the
  * weight of a tap being wx * wy, added into a float from 0. Needs a source of
  * at least 3x3. */
-TVMAF_HD float fvif_bicubic_sample(const float *src, int w, int h, int stride, float x, float y)
+TVMAF_HD float fvif_bicubic_sample(TVMAF_GLOBAL const float *src, int w, int h, int stride, float x,
+                                   float y)
 {
     const int x0 = (int)floor((double)x);
     const int y0 = (int)floor((double)y);
@@ -445,8 +452,9 @@ TVMAF_HD int fvif_lanczos_axis(float pos, float *wts)
 /* Lanczos4 sample from the two axes' taps (fvif_lanczos_axis): 9x9 taps,
  * rows outer, value and weight sums in float, then their quotient. Needs a
  * source of at least 6x6. */
-TVMAF_HD float fvif_lanczos_apply(const float *src, int w, int h, int stride, int x0, int y0,
-                                  const float *wx, const float *wy)
+TVMAF_HD float fvif_lanczos_apply(TVMAF_GLOBAL const float *src, int w, int h, int stride, int x0,
+                                  int y0, TVMAF_GLOBAL const float *wx,
+                                  TVMAF_GLOBAL const float *wy)
 {
     const int a = FVIF_LANCZOS_A;
     float value = 0.0f, weight_sum = 0.0f;
@@ -462,7 +470,9 @@ TVMAF_HD float fvif_lanczos_apply(const float *src, int w, int h, int stride, in
     return value / weight_sum;
 }
 
-/* Lanczos4 sample at source position (x, y). */
+/* Lanczos4 sample at source position (x, y) (the CPU's: the device reads
+ * the host's taps, fvif_lanczos_apply). */
+#ifndef __OPENCL_VERSION__
 TVMAF_HD float fvif_lanczos_sample(const float *src, int w, int h, int stride, float x, float y)
 {
     float wx[FVIF_LANCZOS_TAPS], wy[FVIF_LANCZOS_TAPS];
@@ -470,6 +480,7 @@ TVMAF_HD float fvif_lanczos_sample(const float *src, int w, int h, int stride, f
     const int y0 = fvif_lanczos_axis(y, wy);
     return fvif_lanczos_apply(src, w, h, stride, x0, y0, wx, wy);
 }
+#endif
 
 /* Smallest source side each scaler reads inside of (with its one-step
  * mirror), when the size changes. */
@@ -492,7 +503,7 @@ TVMAF_HD int fvif_scaler_min_side(enum FvifScaler m)
  *   column tables, lanczos4 the host's taps of every column and row
  *   (fvif_lanczos_axis calls sin; the host's libm computes them);
  *   vertical pass: fvif_vpass / fvif_vpass5 with w = 1 over the column's
- *   mirrored rows (fvif_tap_rows), written into a row with the margins the
+ *   mirrored samples (fvif_tap_column), written into a row with the margins the
  *   CPU mirrors: ext column m holds image column fvif_mirror(m - half, w),
  *   which is the value the CPU copies there (fvif_ext_column);
  *   horizontal pass: fvif_hpass with n = 1 at ext + step * j;
@@ -513,60 +524,83 @@ TVMAF_HD int fvif_scaler_min_side(enum FvifScaler m)
 
 /* Sample (x, y) of a plane of bpc-bit samples (rows pitch bytes apart) as a
  * float. */
-TVMAF_HD float fvif_load_sample(const unsigned char *src, ptrdiff_t pitch, unsigned bpc,
-                                float divisor, int x, int y)
+TVMAF_HD float fvif_load_sample(TVMAF_GLOBAL const unsigned char *src, ptrdiff_t pitch,
+                                unsigned bpc, float divisor, int x, int y)
 {
-    const unsigned char *r = src + (ptrdiff_t)y * pitch;
+    TVMAF_GLOBAL const unsigned char *r = src + (ptrdiff_t)y * pitch;
     float out;
     if (bpc == 8) fvif_load_row_8(r + x, &out, 1);
-    else fvif_load_row_16((const uint16_t *)(const void *)r + x, &out, 1, divisor);
+    else
+        fvif_load_row_16((TVMAF_GLOBAL const uint16_t *)(TVMAF_GLOBAL const void *)r + x, &out, 1,
+                         divisor);
     return out;
 }
 
 /* The image column that column m of a w-wide row with half-sample mirrored
  * margins holds (fvif_mirror_margins). */
-TVMAF_HD int fvif_ext_column(int m, int w, int half)
+TVMAF_HD int fvif_ext_column(int m, int w, int rad)
 {
-    return fvif_mirror(m - half, w);
+    return fvif_mirror(m - rad, w);
+}
+
+/* The fw samples under a vertical filter centred on row yc of column x of a
+ * w x h image (rows mirrored by fvif_mirror), copied into col, and the rows
+ * a one-sample row function reads them through. On the device the row
+ * functions read private memory (OpenCL C 1.2 has no generic address
+ * space), so a work-item copies what it filters. */
+TVMAF_HD void fvif_tap_column(TVMAF_GLOBAL const float *img, int w, int h, int yc, int fw, int x,
+                              float *col, const float **rows)
+{
+    const int rad = fw / 2;
+    for (int k = 0; k < fw; k++) {
+        col[k] = img[(ptrdiff_t)fvif_mirror(yc - rad + k, h) * w + x];
+        rows[k] = &col[k];
+    }
 }
 
 /* Vertical pass of column x, filter centred on row yc of a w x h image. */
-TVMAF_HD float fvif_vpass_sample(const float *f, int fw, const float *img, int w, int h, int yc,
-                                 int x)
+TVMAF_HD float fvif_vpass_sample(TVMAF_GLOBAL const float *f, int fw, TVMAF_GLOBAL const float *img,
+                                 int w, int h, int yc, int x)
 {
+    float col[FVIF_MAX_FW], out;
     const float *rows[FVIF_MAX_FW];
-    float out;
-    fvif_tap_rows(img + x, w, h, yc, fw, rows);
+    fvif_tap_column(img, w, h, yc, fw, x, col, rows);
     fvif_vpass(f, fw, rows, &out, 1);
     return out;
 }
 
 /* Vertical pass of the five quantities at column x, row y of two w x h
  * images: v = mu1, mu2, xx, yy, xy. */
-TVMAF_HD void fvif_vpass5_sample(const float *f, int fw, const float *a, const float *b, int w,
-                                 int h, int y, int x, float v[5])
+TVMAF_HD void fvif_vpass5_sample(TVMAF_GLOBAL const float *f, int fw, TVMAF_GLOBAL const float *a,
+                                 TVMAF_GLOBAL const float *b, int w, int h, int y, int x,
+                                 float v[5])
 {
+    float ca[FVIF_MAX_FW], cb[FVIF_MAX_FW];
     const float *ra[FVIF_MAX_FW], *rb[FVIF_MAX_FW];
-    fvif_tap_rows(a + x, w, h, y, fw, ra);
-    fvif_tap_rows(b + x, w, h, y, fw, rb);
+    fvif_tap_column(a, w, h, y, fw, x, ca, ra);
+    fvif_tap_column(b, w, h, y, fw, x, cb, rb);
     fvif_vpass5(f, fw, ra, rb, 1, &v[0], &v[1], &v[2], &v[3], &v[4]);
 }
 
 /* Horizontal pass of output column j of a row with mirrored margins (ext),
- * reading every step-th column. */
-TVMAF_HD float fvif_hpass_sample(const float *f, int fw, const float *ext, int j, int step)
+ * reading every step-th column: fvif_hpass with n = 1 over the fw samples
+ * from ext + step * j (copied, as fvif_tap_column). */
+TVMAF_HD float fvif_hpass_sample(TVMAF_GLOBAL const float *f, int fw, TVMAF_GLOBAL const float *ext,
+                                 int j, int step)
 {
-    float out;
-    fvif_hpass(f, fw, ext + (ptrdiff_t)j * step, &out, 1, 1);
+    float win[FVIF_MAX_FW], out;
+    for (int k = 0; k < fw; k++) win[k] = ext[(ptrdiff_t)j * step + k];
+    fvif_hpass(f, fw, win, &out, 1, 1);
     return out;
 }
 
 /* Prescaled sample (x, y) by the nearest, bilinear or bicubic scaler from a
  * sw x sh source (rx, ry: fvif_scale_ratio; col*: the bilinear column
  * tables). */
-TVMAF_HD float fvif_prescale_sample(int method, const float *src, int sw, int sh, float rx,
-                                    float ry, const int *col1, const int *col2,
-                                    const float *coldx, int x, int y)
+TVMAF_HD float fvif_prescale_sample(int method, TVMAF_GLOBAL const float *src, int sw, int sh,
+                                    float rx, float ry, TVMAF_GLOBAL const int *col1,
+                                    TVMAF_GLOBAL const int *col2, TVMAF_GLOBAL const float *coldx,
+                                    int x, int y)
 {
     if (method == FVIF_SCALE_NEAREST)
         return src[(ptrdiff_t)fvif_nearest_index(y, ry) * sw + fvif_nearest_index(x, rx)];
@@ -622,10 +656,10 @@ static inline int fvif_filter_width(int scale, float ks)
 static inline void fvif_gaussian(float *out, int size)
 {
     const float sd = (float)size / 5.0f;
-    const int half = (size - 1) / 2;
+    const int rad = (size - 1) / 2;
     float sum = 0;
     for (int i = 0; i < size; i++) {
-        const float x = (float)(i - half);
+        const float x = (float)(i - rad);
         const float num = (float)exp(-0.5 * (double)x / (double)sd * (double)x / (double)sd);
         const float den = (float)(1 / ((double)sd * sqrt(2 * FVIF_PI)));
         out[i] = num / den;

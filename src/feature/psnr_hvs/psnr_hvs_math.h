@@ -47,9 +47,11 @@
 #ifndef TVMAF_PSNR_HVS_MATH_H
 #define TVMAF_PSNR_HVS_MATH_H
 
+#ifndef __OPENCL_VERSION__
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#endif
 
 #include "core/hd.h"
 
@@ -126,9 +128,9 @@ typedef struct PhvsWeights {
 /* plane 0 = Y, 1 = Cb, 2 = Cr */
 TVMAF_HD void phvs_weights_init(PhvsWeights *w, int plane)
 {
-    static const float csf_y[64] = PHVS_CSF_Y;
-    static const float csf_cb[64] = PHVS_CSF_CB;
-    static const float csf_cr[64] = PHVS_CSF_CR;
+    TVMAF_FN_TABLE float csf_y[64] = PHVS_CSF_Y;
+    TVMAF_FN_TABLE float csf_cb[64] = PHVS_CSF_CB;
+    TVMAF_FN_TABLE float csf_cr[64] = PHVS_CSF_CR;
     const float *csf = plane == 0 ? csf_y : plane == 1 ? csf_cb : csf_cr;
     for (int k = 0; k < 64; k++) {
         /* float * double: the product, and its square, are double */
@@ -326,7 +328,8 @@ TVMAF_HD phvs_f phvs_block_stats_dct(phvs_i blk[64])
 }
 
 /* Step 4: the masking energy of a transformed block. */
-TVMAF_HD phvs_f phvs_block_mask(const phvs_i coef[64], phvs_f ratio, const float mask[64])
+TVMAF_HD phvs_f phvs_block_mask(const phvs_i coef[64], phvs_f ratio,
+                                TVMAF_GLOBAL const float mask[64])
 {
     phvs_f e = phvs_splat_f(0.0f);
     /* the square formed unsigned, for the reason given at phvs_lift */
@@ -345,7 +348,7 @@ TVMAF_HD phvs_f phvs_block_mask(const phvs_i coef[64], phvs_f ratio, const float
  * The 64 error terms of a block pair (per lane), in raster order. ref and
  * dis hold the samples on entry and are transformed in place.
  */
-TVMAF_HD void phvs_block_terms(phvs_i ref[64], phvs_i dis[64], const PhvsWeights *w,
+TVMAF_HD void phvs_block_terms(phvs_i ref[64], phvs_i dis[64], TVMAF_GLOBAL const PhvsWeights *w,
                                phvs_f terms[64])
 {
     const phvs_f zero = phvs_splat_f(0.0f);
@@ -441,7 +444,7 @@ TVMAF_HD void phvs_block_load(phvs_i blk[64], const TVMAF_GLOBAL uint8_t *plane,
  * block positions per row. */
 TVMAF_HD void phvs_block_at(const TVMAF_GLOBAL uint8_t *ref, const TVMAF_GLOBAL uint8_t *dis,
                             size_t pitch, unsigned bytes, int bx, int64_t b,
-                            const PhvsWeights *w, float terms[64])
+                            TVMAF_GLOBAL const PhvsWeights *w, float terms[64])
 {
     const int x0 = (int)(b % bx) * PHVS_STEP, y0 = (int)(b / bx) * PHVS_STEP;
     phvs_i rb[64], db[64];

@@ -161,13 +161,13 @@ TVD_BODY(speed_resample_kernel, SpeedResample, TvdNoLocals)
 
 TVD_BODY(speed_aa_v, SpeedAaV, TvdNoLocals)
 {
-    const int half = r->fw / 2, ew = r->sw + 2 * half;
+    const int rad = r->fw / 2, ew = r->sw + 2 * rad;
     const TVMAF_GLOBAL float *img = r->src + r->n_src * TVD_GID(2);
     TVMAF_GLOBAL float *out = r->ext + r->n_ext * TVD_GID(2);
     SPEED_FOR_SAMPLES(ew, r->oh)
-    out[(size_t)y * ew + x] = speed_vpass_sample(r->taps, r->fw, img, r->stride, r->sh,
-                                                 y * SPEED_DECIMATION,
-                                                 fvif_ext_column(x, r->sw, half));
+    out[(size_t)y * ew + x] =
+        speed_vpass_sample(r->taps, r->fw, img, r->stride, r->sh, y * SPEED_DECIMATION,
+                           fvif_ext_column(x, r->sw, rad));
 }
 
 TVD_BODY(speed_aa_h, SpeedAaH, TvdNoLocals)
@@ -181,12 +181,12 @@ TVD_BODY(speed_aa_h, SpeedAaH, TvdNoLocals)
 
 TVD_BODY(speed_lm_v, SpeedLmV, TvdNoLocals)
 {
-    const int half = r->fw / 2, ew = r->ow + 2 * half;
+    const int rad = r->fw / 2, ew = r->ow + 2 * rad;
     const TVMAF_GLOBAL float *img = r->dec + r->n_dec * TVD_GID(2);
     TVMAF_GLOBAL float *out = r->ext + r->n_ext * TVD_GID(2);
     SPEED_FOR_SAMPLES(ew, r->oh)
-    out[(size_t)y * ew + x] = speed_vpass_sample(r->taps, r->fw, img, r->ow, r->oh, y,
-                                                 fvif_ext_column(x, r->ow, half));
+    out[(size_t)y * ew + x] =
+        speed_vpass_sample(r->taps, r->fw, img, r->ow, r->oh, y, fvif_ext_column(x, r->ow, rad));
 }
 
 TVD_BODY(speed_lm_h, SpeedLmH, TvdNoLocals)

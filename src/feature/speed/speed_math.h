@@ -42,8 +42,10 @@
 #ifndef TVMAF_SPEED_MATH_H
 #define TVMAF_SPEED_MATH_H
 
+#ifndef __OPENCL_VERSION__
 #include <math.h>
 #include <stddef.h>
+#endif
 
 #include "core/hd.h"
 #include "feature/float_vif/float_vif_math.h"
@@ -149,12 +151,13 @@ TVMAF_HD void speed_axis(enum FvifScaler m, int x, float ratio, int src_n, int *
  *   lanczos4 the same over 9x9 taps, the weights also summed, then the
  *            quotient of the two sums.
  */
-TVMAF_HD float speed_resample(enum FvifScaler m, const float *src, ptrdiff_t stride,
-                              const int *xi, const float *xw, const int *yi, const float *yw)
+TVMAF_HD float speed_resample(enum FvifScaler m, TVMAF_GLOBAL const float *src, ptrdiff_t stride,
+                              TVMAF_GLOBAL const int *xi, TVMAF_GLOBAL const float *xw,
+                              TVMAF_GLOBAL const int *yi, TVMAF_GLOBAL const float *yw)
 {
     if (m == FVIF_SCALE_NEAREST) return src[yi[0] * stride + xi[0]];
     if (m == FVIF_SCALE_BILINEAR) {
-        const float *r1 = src + yi[0] * stride, *r2 = src + yi[1] * stride;
+        TVMAF_GLOBAL const float *r1 = src + yi[0] * stride, *r2 = src + yi[1] * stride;
         const float dx = xw[0], dy = yw[0];
         const int a = xi[0], b = xi[1];
         return (1 - dy) * (1 - dx) * r1[a] + (1 - dy) * dx * r1[b] +
@@ -163,7 +166,7 @@ TVMAF_HD float speed_resample(enum FvifScaler m, const float *src, ptrdiff_t str
     if (m == FVIF_SCALE_BICUBIC) {
         float v = 0.0f;
         for (int j = 0; j < 4; j++) {
-            const float *row = src + yi[j] * stride;
+            TVMAF_GLOBAL const float *row = src + yi[j] * stride;
             for (int i = 0; i < 4; i++) {
                 const float wt = xw[i] * yw[j];
                 v += row[xi[i]] * wt;
@@ -174,7 +177,7 @@ TVMAF_HD float speed_resample(enum FvifScaler m, const float *src, ptrdiff_t str
     const int n = 2 * FVIF_LANCZOS_A + 1;
     float value = 0.0f, wsum = 0.0f;
     for (int j = 0; j < n; j++) {
-        const float *row = src + yi[j] * stride;
+        TVMAF_GLOBAL const float *row = src + yi[j] * stride;
         for (int i = 0; i < n; i++) {
             const float wt = xw[i] * yw[j];
             wsum += wt;
@@ -214,7 +217,7 @@ TVMAF_HD int speed_sign(float x)
  * scales a[r0+1.., col] in place to the vector's tail, puts beta in
  * a[r0][col] and returns tau (0 when there is nothing to annihilate).
  */
-TVMAF_HD float speed_householder(float *a, int col, int r0, int n)
+TVMAF_HD float speed_householder(TVMAF_LOCAL float *a, int col, int r0, int n)
 {
     if (n - r0 == 1) return 0.0f;
     float tail = 0;
@@ -239,7 +242,8 @@ TVMAF_HD float speed_householder(float *a, int col, int r0, int n)
  * block [i+1, n) x [i+1, n): x = tau A v, x += (-tau/2 (x.v)) v (that
  * factor formed in double), A -= x v' + v x'.
  */
-TVMAF_HD void speed_tridiagonalize(float *a, int n, float *d, float *e, float *v, float *x)
+TVMAF_HD void speed_tridiagonalize(TVMAF_LOCAL float *a, int n, TVMAF_LOCAL float *d,
+                                   TVMAF_LOCAL float *e, TVMAF_LOCAL float *v, TVMAF_LOCAL float *x)
 {
     for (int i = 0; i + 2 < n; i++) {
         const float tau = speed_householder(a, i, i + 1, n);
@@ -266,7 +270,7 @@ TVMAF_HD void speed_tridiagonalize(float *a, int n, float *d, float *e, float *v
 
 /* Zeroes the subdiagonal entries that are negligible next to their two
  * diagonal neighbours (the bound formed in double). */
-TVMAF_HD void speed_chop(const float *d, float *e, int n)
+TVMAF_HD void speed_chop(TVMAF_LOCAL const float *d, TVMAF_LOCAL float *e, int n)
 {
     for (int i = 0; i + 1 < n; i++)
         if ((double)fabsf(e[i]) < SPEED_EIG_EPS * (double)(fabsf(d[i]) + fabsf(d[i + 1])))
@@ -275,7 +279,7 @@ TVMAF_HD void speed_chop(const float *d, float *e, int n)
 
 /* Wilkinson shift: the eigenvalue of the trailing 2x2 block closer to its
  * last diagonal entry. */
-TVMAF_HD float speed_wilkinson(const float *d, const float *e, int n)
+TVMAF_HD float speed_wilkinson(TVMAF_LOCAL const float *d, TVMAF_LOCAL const float *e, int n)
 {
     const float ta = d[n - 2], tb = d[n - 1], tab = e[n - 2];
     const float dt = (float)((double)(ta - tb) / 2.0);
@@ -305,7 +309,7 @@ TVMAF_HD void speed_givens(float a, float b, float *c, float *s)
 
 /* One implicit symmetric QR step with Wilkinson shift on the unreduced
  * tridiagonal block d[0..n), e[0..n-1), n >= 2 (chasing the bulge down). */
-TVMAF_HD void speed_qr_step(float *d, float *e, int n)
+TVMAF_HD void speed_qr_step(TVMAF_LOCAL float *d, TVMAF_LOCAL float *e, int n)
 {
     float mu = speed_wilkinson(d, e, n);
     if (SPEED_EIG_EPS * (double)fabsf(mu) > (double)(fabsf(d[0]) + fabsf(e[0]))) mu = 0;
@@ -361,7 +365,7 @@ TVMAF_HD void speed_qr_step(float *d, float *e, int n)
  * chopped; at most SPEED_EIG_MAX_ITERS steps. Returns 0, or -1 when the
  * step limit was reached.
  */
-TVMAF_HD int speed_tridiagonal_eigen(float *d, float *e, int n)
+TVMAF_HD int speed_tridiagonal_eigen(TVMAF_LOCAL float *d, TVMAF_LOCAL float *e, int n)
 {
     speed_chop(d, e, n);
     int b = n - 1, iter = 0;
@@ -384,9 +388,10 @@ TVMAF_HD int speed_tridiagonal_eigen(float *d, float *e, int n)
 #define SPEED_EIG_SCRATCH(n) ((n) * (n) + 4 * (n))
 
 /* Eigenvalues of the symmetric n x n matrix k (kept) into ev. */
-TVMAF_HD int speed_eigenvalues(const float *k, float *ev, int n, float *scratch)
+TVMAF_HD int speed_eigenvalues(TVMAF_GLOBAL const float *k, TVMAF_GLOBAL float *ev, int n,
+                               TVMAF_LOCAL float *scratch)
 {
-    float *a = scratch, *d = a + n * n, *e = d + n, *v = e + n, *x = v + n;
+    TVMAF_LOCAL float *a = scratch, *d = a + n * n, *e = d + n, *v = e + n, *x = v + n;
     for (int i = 0; i < n * n; i++) a[i] = k[i];
     if (n == 1) {
         ev[0] = a[0];
@@ -404,13 +409,15 @@ TVMAF_HD int speed_eigenvalues(const float *k, float *ev, int n, float *scratch)
 
 /* Entry (i, j) of x * y for n x n matrices: summed over the inner index in
  * order, from 0 (a float from 0.0f). */
-TVMAF_HD float speed_matmul_entry(const float *x, const float *y, int n, int i, int j)
+TVMAF_HD float speed_matmul_entry(TVMAF_LOCAL const float *x, TVMAF_LOCAL const float *y, int n,
+                                  int i, int j)
 {
     float acc = 0.0f;
     for (int k = 0; k < n; k++) acc += x[i * n + k] * y[k * n + j];
     return acc;
 }
 
+#ifndef __OPENCL_VERSION__ /* the CPU's loop; the device gives each entry a work-item */
 /* dst = x * y for n x n matrices, each entry speed_matmul_entry. */
 TVMAF_HD void speed_matmul_sq(float *dst, const float *x, const float *y, int n)
 {
@@ -418,8 +425,10 @@ TVMAF_HD void speed_matmul_sq(float *dst, const float *x, const float *y, int n)
         for (int j = 0; j < n; j++) dst[i * n + j] = speed_matmul_entry(x, y, n, i, j);
 }
 
+#endif
+
 /* Euclidean norm of an n-vector: squares summed in float, root in double. */
-TVMAF_HD float speed_norm(const float *x, int n)
+TVMAF_HD float speed_norm(TVMAF_LOCAL const float *x, int n)
 {
     float sum = 0;
     for (int i = 0; i < n; i++) sum += x[i] * x[i];
@@ -441,12 +450,13 @@ TVMAF_HD float speed_norm(const float *x, int n)
  *     1 added on the diagonal, in float);
  *   then z and q are multiplied by it (speed_matmul_entry per entry).
  */
-TVMAF_HD void speed_qr_mask(float *z, int n, int k, int i, int j)
+TVMAF_HD void speed_qr_mask(TVMAF_LOCAL float *z, int n, int k, int i, int j)
 {
     if (i < k || j < k) z[i * n + j] = (i == j ? 1 : 0);
 }
 
-TVMAF_HD void speed_qr_vector(const float *z, const float *a, float *v, int n, int k)
+TVMAF_HD void speed_qr_vector(TVMAF_LOCAL const float *z, TVMAF_LOCAL const float *a,
+                              TVMAF_LOCAL float *v, int n, int k)
 {
     for (int i = 0; i < n; i++) v[i] = z[i * n + k];
     const float norm = speed_norm(v, n);
@@ -455,13 +465,14 @@ TVMAF_HD void speed_qr_vector(const float *z, const float *a, float *v, int n, i
     for (int i = 0; i < n; i++) v[i] = v[i] / vn;
 }
 
-TVMAF_HD float speed_qr_reflector(const float *v, int i, int j)
+TVMAF_HD float speed_qr_reflector(TVMAF_LOCAL const float *v, int i, int j)
 {
     float h = -2 * v[i] * v[j];
     if (i == j) h += 1;
     return h;
 }
 
+#ifndef __OPENCL_VERSION__ /* the CPU's; the device runs its steps (speed_factor) */
 /*
  * Householder QR of the n x n matrix a: q receives H_{n-2} ... H_1 H_0 (so
  * that q a = r) and r receives that product times a, in full (the solver
@@ -492,9 +503,11 @@ TVMAF_HD void speed_qr(const float *a, float *q, float *r, int n, float *scratch
     speed_matmul_sq(r, q, a, n);
 }
 
+#endif
+
 /* Whether a diagonal entry of the triangular factor r (n x n) is below 1e-6
  * in magnitude (compared in double): the system is then singular. */
-TVMAF_HD int speed_r_singular(const float *r, int n)
+TVMAF_HD int speed_r_singular(TVMAF_GLOBAL const float *r, int n)
 {
     for (int i = 0; i < n; i++)
         if ((double)fabsf(r[i * n + i]) < SPEED_EIG_EPS) return 1;
@@ -508,8 +521,9 @@ TVMAF_HD int speed_r_singular(const float *r, int n)
  * terms of a row subtracted in increasing column order. Every column is
  * independent of the others (the device gives each its own thread).
  */
-TVMAF_HD void speed_solve_column(const float *q, const float *r, const float *b, ptrdiff_t bs,
-                                 float *qb, float *x, ptrdiff_t xs, int n)
+TVMAF_HD void speed_solve_column(TVMAF_GLOBAL const float *q, TVMAF_GLOBAL const float *r,
+                                 const float *b, ptrdiff_t bs, float *qb, float *x, ptrdiff_t xs,
+                                 int n)
 {
     for (int i = 0; i < n; i++) {
         float acc = 0.0f;
@@ -523,6 +537,7 @@ TVMAF_HD void speed_solve_column(const float *q, const float *r, const float *b,
     }
 }
 
+#ifndef __OPENCL_VERSION__ /* the CPU's; the device solves per block (speed_blocks) */
 /*
  * Solves K X = B (K n x n, B and X n x m, row-major) through K = Q' R:
  * X = R^-1 (Q B), column by column (speed_solve_column). Returns -1 (X not
@@ -537,6 +552,8 @@ TVMAF_HD int speed_solve(const float *k, const float *b, float *x, float *qb, in
     for (int j = 0; j < m; j++) speed_solve_column(q, r, b + j, m, qb + j, x + j, m, n);
     return 0;
 }
+
+#endif
 
 /* Scratch floats speed_solve needs. */
 #define SPEED_SOLVE_SCRATCH(n) (2 * (n) * (n) + SPEED_QR_SCRATCH(n))
@@ -570,11 +587,12 @@ TVMAF_HD SpeedGrid speed_grid(int ow, int oh)
 
 /* Mean of the subw x subh window at (r, c): a float sum row by row, divided
  * by the (float) count. */
-TVMAF_HD float speed_window_mean(const float *img, int stride, const SpeedGrid *g, int r, int c)
+TVMAF_HD float speed_window_mean(TVMAF_GLOBAL const float *img, int stride, const SpeedGrid *g,
+                                 int r, int c)
 {
     float acc = 0;
     for (int i = 0; i < g->subh; i++) {
-        const float *row = img + (size_t)(r + i) * stride + c;
+        TVMAF_GLOBAL const float *row = img + (size_t)(r + i) * stride + c;
         for (int j = 0; j < g->subw; j++) acc += row[j];
     }
     return acc / (float)((size_t)g->subw * (size_t)g->subh);
@@ -583,14 +601,14 @@ TVMAF_HD float speed_window_mean(const float *img, int stride, const SpeedGrid *
 /* Covariance of the windows at (rx, cx) and (ry, cy) given their means: the
  * products of the centred samples summed in double, divided by the count in
  * double, rounded to float. */
-TVMAF_HD float speed_window_cov(const float *img, int stride, const SpeedGrid *g, int rx, int cx,
-                                int ry, int cy, float mean_x, float mean_y)
+TVMAF_HD float speed_window_cov(TVMAF_GLOBAL const float *img, int stride, const SpeedGrid *g,
+                                int rx, int cx, int ry, int cy, float mean_x, float mean_y)
 {
     const double mx = mean_x, my = mean_y;
     double acc = 0;
     for (int i = 0; i < g->subh; i++) {
-        const float *px = img + (size_t)(rx + i) * stride + cx;
-        const float *py = img + (size_t)(ry + i) * stride + cy;
+        TVMAF_GLOBAL const float *px = img + (size_t)(rx + i) * stride + cx;
+        TVMAF_GLOBAL const float *py = img + (size_t)(ry + i) * stride + cy;
         for (int j = 0; j < g->subw; j++) acc += ((double)px[j] - mx) * ((double)py[j] - my);
     }
     return (float)(acc / (double)((size_t)g->subw * (size_t)g->subh));
@@ -598,8 +616,8 @@ TVMAF_HD float speed_window_cov(const float *img, int stride, const SpeedGrid *g
 
 /* The 25x25 covariance matrix of the block positions (k, symmetric) and the
  * window means (25 floats). */
-TVMAF_HD void speed_covariance(const float *img, int stride, const SpeedGrid *g, float *k,
-                               float *means)
+TVMAF_HD void speed_covariance(TVMAF_GLOBAL const float *img, int stride, const SpeedGrid *g,
+                               float *k, float *means)
 {
     for (int r = 0; r < SPEED_BLOCK; r++)
         for (int c = 0; c < SPEED_BLOCK; c++)
@@ -616,8 +634,8 @@ TVMAF_HD void speed_covariance(const float *img, int stride, const SpeedGrid *g,
 
 /* The 25 samples of block blk (row-major over the grid), position p
  * (row-major in the block) at b[p * bs]. */
-TVMAF_HD void speed_block_vector(const float *img, int stride, const SpeedGrid *g, int blk,
-                                 float *b, ptrdiff_t bs)
+TVMAF_HD void speed_block_vector(TVMAF_GLOBAL const float *img, int stride, const SpeedGrid *g,
+                                 int blk, float *b, ptrdiff_t bs)
 {
     const int bi = blk / g->nbh, bj = blk % g->nbh;
     for (int r = 0; r < SPEED_BLOCK; r++)
@@ -628,14 +646,15 @@ TVMAF_HD void speed_block_vector(const float *img, int stride, const SpeedGrid *
 
 /* B[p][blk]: the sample at position p (row-major in the block) of block blk
  * (row-major over the grid). */
-TVMAF_HD void speed_block_samples(const float *img, int stride, const SpeedGrid *g, float *b)
+TVMAF_HD void speed_block_samples(TVMAF_GLOBAL const float *img, int stride, const SpeedGrid *g,
+                                  float *b)
 {
     for (int blk = 0; blk < g->nb; blk++) speed_block_vector(img, stride, g, blk, b + blk, g->nb);
 }
 
 /* Whether every eigenvalue is at least 1e-6 (compared in double; a NaN
  * passes, as in the reference). */
-TVMAF_HD int speed_regular(const float *ev)
+TVMAF_HD int speed_regular(TVMAF_GLOBAL const float *ev)
 {
     for (int i = 0; i < SPEED_NE; i++)
         if ((double)ev[i] < SPEED_EIG_EPS) return 0;
@@ -811,13 +830,17 @@ TVMAF_HD void speed_pair(int t, int *x, int *y)
 
 /* Vertical pass of column x, filter of fw taps centred on row yc of an image
  * of h rows `stride` floats apart (rows mirrored by fvif_mirror). */
-TVMAF_HD float speed_vpass_sample(const float *f, int fw, const float *img, ptrdiff_t stride,
-                                  int h, int yc, int x)
+TVMAF_HD float speed_vpass_sample(TVMAF_GLOBAL const float *f, int fw,
+                                  TVMAF_GLOBAL const float *img, ptrdiff_t stride, int h, int yc,
+                                  int x)
 {
+    float col[SPEED_MAX_FW], out;
     const float *rows[SPEED_MAX_FW];
-    float out;
-    const int half = fw / 2;
-    for (int k = 0; k < fw; k++) rows[k] = img + (ptrdiff_t)fvif_mirror(yc - half + k, h) * stride + x;
+    const int rad = fw / 2;
+    for (int k = 0; k < fw; k++) { /* copied: the row functions read private memory */
+        col[k] = img[(ptrdiff_t)fvif_mirror(yc - rad + k, h) * stride + x];
+        rows[k] = &col[k];
+    }
     fvif_vpass(f, fw, rows, &out, 1);
     return out;
 }
@@ -835,10 +858,10 @@ TVMAF_HD float speed_vpass_sample(const float *f, int fw, const float *img, ptrd
  */
 static inline void speed_gaussian(float *out, int size, float sd)
 {
-    const int half = (size - 1) / 2;
+    const int rad = (size - 1) / 2;
     float sum = 0;
     for (int i = 0; i < size; i++) {
-        const float x = (float)(i - half);
+        const float x = (float)(i - rad);
         const float num = (float)exp(-0.5 * (double)x / (double)sd * (double)x / (double)sd);
         const float den = (float)(1 / ((double)sd * sqrt(2 * 3.14159265358979323846)));
         out[i] = num / den;
