@@ -20,6 +20,12 @@ registry gives the twin's OpenCL executor (src/gpu/opencl/opencl_exec.c). The de
 editing a header rebuilds OUT.c. The build's one recipe for every .cl file
 is the generator in src/gpu/opencl/meson.build.
 
+Programs that use fp64. Given --cc, any other program in which the check below finds fp64 (a
+name containing "double", or a literal without an f suffix) begins with
+    #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+as OpenCL C 1.2 asks; the OpenCL executor refuses such a program's twin, naming the feature, on
+a device without cl_khr_fp64, instead of failing to build it.
+
 fp64-free programs. A .cl file that defines TVMAF_FP64_FREE (before its
 includes) promises a program without fp64, for devices that have none.
 core/hd.h then turns the type name `double` into an unknown type, so a
@@ -79,6 +85,11 @@ def fp64_uses(text, cc):
         where_line += 1
     return found
 
+# The first line of a program that uses fp64 (OpenCL C 1.2 asks for the extension to be
+# enabled): the OpenCL executor reads it to refuse the twin on a device without fp64 before
+# building (src/gpu/opencl/opencl_exec.c), so it must stay the program's first line.
+FP64_PRAGMA = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
+
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"\s*$')
 
 
@@ -137,6 +148,8 @@ def main(argv):
             sys.stderr.write("opencl_kernels.py: %s defines TVMAF_FP64_FREE but uses fp64:\n  %s\n"
                              % (src, "\n  ".join(uses[:20])))
             return 1
+    elif cc and fp64_uses(source, cc):
+        source = FP64_PRAGMA + source
     text = source.encode("utf-8") + b"\0"
     rows = []
     for i in range(0, len(text), 20):

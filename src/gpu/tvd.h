@@ -111,7 +111,14 @@ typedef struct TvdPlan {
     /* TVMAF_FEX_* flags the twin has unlike the CPU extractor (motion: the
      * CPU's PREV_REF, the twin's TEMPORAL) */
     unsigned flags_remove, flags_add;
+    /* TVD_NEEDS_*: what the device must have; a device without it refuses
+     * the twin, naming the feature and what is missing (fp64 follows from
+     * the program itself: gpu/opencl/opencl_exec.c) */
+    unsigned needs;
 } TvdPlan;
+
+/* the kernels divide or take square roots in float (the CPU's IEEE results) */
+#define TVD_NEEDS_CR_DIV_SQRT 1u
 
 /* ---- for a plan's init ---- */
 int tvd_buffer(TvdTwin *t, TvdBuf *b, size_t bytes, unsigned flags);

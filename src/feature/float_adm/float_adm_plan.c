@@ -211,6 +211,7 @@ const TvdPlan tvd_plan_float_adm = {
     .kernels = tvd_kernels_float_adm,
     .n_kernels = TVD_N_KERNELS_float_adm,
     .module = "float_adm",
+    .needs = TVD_NEEDS_CR_DIV_SQRT,
     .init = init,
     .setup = setup,
     .run = run,

@@ -90,6 +90,7 @@ const TvdPlan tvd_plan_float_ansnr = {
     .kernels = tvd_kernels_float_ansnr,
     .n_kernels = TVD_N_KERNELS_float_ansnr,
     .module = "float_ansnr",
+    .needs = TVD_NEEDS_CR_DIV_SQRT,
     .init = init,
     .setup = setup,
     .run = run,

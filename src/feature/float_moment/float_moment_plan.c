@@ -51,6 +51,7 @@ const TvdPlan tvd_plan_float_moment = {
     .kernels = tvd_kernels_float_moment,
     .n_kernels = TVD_N_KERNELS_float_moment,
     .module = "float_moment",
+    .needs = TVD_NEEDS_CR_DIV_SQRT,
     .init = init,
     .run = run,
     .report = report,

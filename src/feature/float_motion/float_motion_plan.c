@@ -206,6 +206,7 @@ const TvdPlan tvd_plan_float_motion = {
     .kernels = tvd_kernels_float_motion,
     .n_kernels = TVD_N_KERNELS_float_motion,
     .module = "float_motion",
+    .needs = TVD_NEEDS_CR_DIV_SQRT,
     .init = init,
     .setup = setup,
     .run = run,

@@ -148,6 +148,7 @@ const TvdPlan tvd_plan_float_ms_ssim = {
     .kernels = tvd_kernels_float_ms_ssim,
     .n_kernels = TVD_N_KERNELS_float_ms_ssim,
     .module = "float_ms_ssim",
+    .needs = TVD_NEEDS_CR_DIV_SQRT,
     .init = init,
     .setup = setup,
     .run = run,

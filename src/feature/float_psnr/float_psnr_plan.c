@@ -51,6 +51,7 @@ const TvdPlan tvd_plan_float_psnr = {
     .kernels = tvd_kernels_float_psnr,
     .n_kernels = TVD_N_KERNELS_float_psnr,
     .module = "float_psnr",
+    .needs = TVD_NEEDS_CR_DIV_SQRT,
     .init = init,
     .run = run,
     .report = report,

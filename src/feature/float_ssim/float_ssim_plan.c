@@ -121,6 +121,7 @@ const TvdPlan tvd_plan_float_ssim = {
     .kernels = tvd_kernels_float_ssim,
     .n_kernels = TVD_N_KERNELS_float_ssim,
     .module = "float_ssim",
+    .needs = TVD_NEEDS_CR_DIV_SQRT,
     .init = init,
     .setup = setup,
     .run = run,

@@ -247,6 +247,7 @@ const TvdPlan tvd_plan_float_vif = {
     .kernels = tvd_kernels_float_vif,
     .n_kernels = TVD_N_KERNELS_float_vif,
     .module = "float_vif",
+    .needs = TVD_NEEDS_CR_DIV_SQRT,
     .init = init,
     .setup = setup,
     .run = run,

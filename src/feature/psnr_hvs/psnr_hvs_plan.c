@@ -109,6 +109,7 @@ const TvdPlan tvd_plan_psnr_hvs = {
     .kernels = tvd_kernels_psnr_hvs,
     .n_kernels = TVD_N_KERNELS_psnr_hvs,
     .module = "psnr_hvs",
+    .needs = TVD_NEEDS_CR_DIV_SQRT,
     .init = init,
     .setup = setup,
     .run = run,

@@ -4,7 +4,11 @@
  * mirrors; its work goes on the frame's in-order queue, after the frame's
  * upload. A view argument is two kernel arguments, the cl_mem and the
  * offset (gpu/kernel.h); kernels that need CUDA's caps are not in the
- * program.
+ * program. A twin whose program uses fp64 (its first line enables
+ * cl_khr_fp64: scripts/opencl_kernels.py), or whose plan needs correctly
+ * rounded division and square root (TVD_NEEDS_CR_DIV_SQRT), is refused
+ * before its program is built on a device without them, naming what is
+ * missing.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -23,12 +27,31 @@ typedef struct OclXs {
     const TvmafDeviceFrame *f; /* between begin and end */
 } OclXs;
 
+#define FP64_PRAGMA "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
+
 static int open_x(TvdTwin *t, char *why, size_t len)
 {
     OclXs *x = t->xs;
     if (t->plan->n_kernels > sizeof(x->fn) / sizeof(x->fn[0])) {
         snprintf(why, len, "more than %zu kernels", sizeof(x->fn) / sizeof(x->fn[0]));
         return -EINVAL;
+    }
+    const TvmafClDeviceInfo *dev = tvmaf_opencl_gpu_device(t->gpu);
+    const unsigned withheld = tvmaf_cl_withheld_caps();
+    t->caps = (TvdCaps){ .warp = 0, .atomic64 = false,
+                         .fp64 = dev->fp64 && !(withheld & TVMAF_CL_CAP_FP64),
+                         .cr_div_sqrt = dev->cr_divide_sqrt &&
+                                        !(withheld & TVMAF_CL_CAP_CR_DIV_SQRT) };
+    if (!t->caps.fp64 && !strncmp((const char *)t->code, FP64_PRAGMA, strlen(FP64_PRAGMA))) {
+        snprintf(why, len, "the device (%s) has no fp64 (cl_khr_fp64), which this twin's "
+                 "program computes with; its results would not be the CPU's", dev->name);
+        return -ENOTSUP;
+    }
+    if (!t->caps.cr_div_sqrt && (t->plan->needs & TVD_NEEDS_CR_DIV_SQRT)) {
+        snprintf(why, len, "the device (%s) has no correctly rounded float division and square "
+                 "root (CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT); its results would not be the CPU's",
+                 dev->name);
+        return -ENOTSUP;
     }
     cl_program prog;
     int err = tvmaf_opencl_gpu_program(t->gpu, t->plan->module, t->code, NULL, &prog, why, len);
@@ -38,9 +61,6 @@ static int open_x(TvdTwin *t, char *why, size_t len)
         x->fn[k] = tvmaf_cl.clCreateKernel(prog, t->plan->kernels[k].name, &r);
         if ((err = tvmaf_cl_check(r, "clCreateKernel"))) x->fn[k] = NULL;
     }
-    const TvmafClDeviceInfo *dev = tvmaf_opencl_gpu_device(t->gpu);
-    t->caps = (TvdCaps){ .warp = 0, .atomic64 = false, .fp64 = dev->fp64 != 0,
-                         .cr_div_sqrt = dev->cr_divide_sqrt != 0 };
     return err;
 }
 

@@ -460,6 +460,22 @@ const TvmafClDeviceInfo *tvmaf_cl_auto_device(unsigned index)
 
 static pthread_mutex_t inject_lock = PTHREAD_MUTEX_INITIALIZER;
 static long inject_after = -1;
+static unsigned withheld_caps;
+
+void tvmaf_cl_test_withhold_caps(unsigned caps)
+{
+    pthread_mutex_lock(&inject_lock);
+    withheld_caps = caps;
+    pthread_mutex_unlock(&inject_lock);
+}
+
+unsigned tvmaf_cl_withheld_caps(void)
+{
+    pthread_mutex_lock(&inject_lock);
+    const unsigned caps = withheld_caps;
+    pthread_mutex_unlock(&inject_lock);
+    return caps;
+}
 
 void tvmaf_cl_inject_launch_failure(long after)
 {

@@ -123,6 +123,15 @@ const TvmafClDeviceInfo *tvmaf_cl_auto_device(unsigned index);
 /* For tests: the kernel launch after `after` more launches fails (-EIO), and
  * every one after it; negative: no failure injected. */
 void tvmaf_cl_inject_launch_failure(long after);
+/* For tests: twins opened from now on see the devices without these
+ * capabilities (0: as they are), so that a twin's refusal on a device that
+ * lacks what it needs can be tested on one that has it. */
+enum {
+    TVMAF_CL_CAP_FP64 = 1u << 0,        /* cl_khr_fp64 */
+    TVMAF_CL_CAP_CR_DIV_SQRT = 1u << 1, /* CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT */
+};
+void tvmaf_cl_test_withhold_caps(unsigned caps);
+unsigned tvmaf_cl_withheld_caps(void);
 /* clEnqueueNDRangeKernel with the failure injection and error message;
  * local may be NULL. */
 int tvmaf_cl_launch(cl_command_queue q, cl_kernel k, unsigned dims, const size_t *global,
