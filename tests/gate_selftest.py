@@ -7,6 +7,8 @@ changes one value of its output or says it has no device. The gate must then:
   pass when the stand-in changes nothing (every cuda column, the models included);
   fail when one value moves by one ulp (a feature key; a model key; a frame and a pooled value);
   pass a ciede2000 difference inside its LIBM bound, marked (LIBM), and fail one outside;
+  fail when an extractor with a cuda twin ran on the CPU (the run's --meta sidecar says so),
+  though every value is identical;
   fail when a column refuses a clip the reference scores;
   exit 77 under --skip-without cuda and fail under --require-cuda without a device, show the
   cuda columns as n/a without a device when nothing requires them, and fail when the device
@@ -62,6 +64,18 @@ if cuda and mode == "broken":
 if cuda and mode.startswith("refuse:") and any(mode[7:] in a for a in argv):
     sys.exit(print("tvmaf: stand-in refuses this clip", file=sys.stderr) or 1)
 rc = subprocess.call([REAL] + clean)
+if not rc and cuda and "--meta" in argv:
+    # the sidecar says where each extractor ran: on "cuda", but fallback:NAME's on the CPU
+    side = argv[argv.index("-o") + 1] + ".meta.json"
+    with open(side) as f:
+        meta = json.load(f)
+    keep = mode[9:] if mode.startswith("fallback:") else None
+    for st in meta["settings"]:
+        if st[0] == "extractors":
+            st[1] = ", ".join(e if e.split(" ")[0] == keep else e.replace("(cpu)", "(cuda)")
+                              for e in st[1].split(", "))
+    with open(side, "w") as f:
+        json.dump(meta, f)
 if rc or not cuda or not mode.startswith("move:"):
     sys.exit(rc)
 # move:KEY:WHERE:DELTA  WHERE frame0 | pooled; DELTA ulp (one ulp) or an absolute amount
@@ -137,6 +151,10 @@ def main():
              [r"ciede2000\s+\d+/\d+\s+\d+/\d+ max\|d\|=1e-09 \(LIBM\)", r"gate: PASS"])
         gate("ciede2000 moved outside its LIBM bound: FAIL", req, "move:ciede2000:frame0:1e-4", 1,
              [r"ciede2000\s+\d+/\d+\s+FAIL", r"gate: FAIL"])
+        gate("an extractor with a cuda twin that ran on the CPU: FAIL, its scores identical", req,
+             "fallback:vif", 1,
+             [r"integer_vif_scale0\s+\d+/\d+\s+FAIL", r"gate: FAIL",
+              r"error vif/integer_vif_scale0/cuda: tiny_177x99: vif ran on cpu"])
         gate("a column refusing a clip the reference scores: FAIL", req, "refuse:tiny_177x99", 1,
              [r"gate: FAIL", r"error psnr/psnr_y/cuda: tiny_177x99: exit 1"])
         gate("no device, --skip-without cuda: exit 77", ["--skip-without", "cuda"], "nodevice", 77,
