@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """CPU vs OpenCL: the gate's opencl columns on the quick clips (exits 77 without an OpenCL device).
 
-Runs scripts/gate --quick --columns 'opencl*' --skip-without opencl: every feature with an
-OpenCL twin and every model (vmaf_v0.6.1, vmaf_neg, vmaf_4k, vmaf_b with its bootstrap keys,
-vmaf_float; a model's features without an OpenCL twin run on the CPU, per feature) on the clips
-up to 576x324 of clips.tsv (every layout and depth), per frame, pooled and aggregate, against the
-CPU reference (1 thread), in two columns: opencl (default frames in flight) and opencl-1t
-(--threads 1). Every value must be identical as a double, except ciede2000, whose twin evaluates
+Runs scripts/gate --quick --columns 'opencl*' --skip-without opencl: every feature (each has an
+OpenCL twin) and every model of the gate (vmaf_v0.6.1, vmaf_neg, vmaf_4k, vmaf_b with its
+bootstrap keys, vmaf_float, the eight v1.0.16 models) on the clips up to 576x324 of clips.tsv
+(every layout and depth), per frame, pooled and aggregate, against the CPU reference (1 thread),
+in two columns: opencl (default frames in flight) and opencl-1t (--threads 1). A run in which an
+extractor with an OpenCL twin ran on the CPU fails its cells (the gate reads each run's --meta
+sidecar). Every value must be identical as a double, except ciede2000, whose twin evaluates
 the CPU's fp64 statements on fp32 pairs (no fp64 on the device): its LIBM entry
 (tests/golden_common.py, ciede_opencl_bound) bounds it, and the gate prints how many values
 are identical (on PoCL: all of them, measured).
