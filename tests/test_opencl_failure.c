@@ -1,10 +1,22 @@
 /* The OpenCL backend's failure paths (tests/gpu/failure_common.h), and a
  * device without a capability a twin needs (withheld through the runtime's
  * test hook): the twin is refused, naming the feature and what is missing,
- * while a twin that needs neither still scores. Exits 77 without an OpenCL
+ * while a twin that needs neither (an fp64-free program) still scores. Exits 77 without an OpenCL
  * device (PoCL's CPU device counts). */
 #include "gpu/opencl/opencl_runtime.h"
 #include "gpu/failure_common.h"
+
+/* A 256x144 picture (cambi scores from 216 samples on a side). */
+static void fill_large(TvmafPicture *pic, unsigned f, int dis)
+{
+    tvmaf_picture_alloc(pic, TVMAF_PIX_FMT_YUV420P, 8, 256, 144);
+    for (int p = 0; p < 3; p++)
+        for (unsigned y = 0; y < pic->h[p]; y++) {
+            unsigned char *row = (unsigned char *)pic->data[p] + (size_t)y * pic->stride[p];
+            for (unsigned x = 0; x < pic->w[p]; x++)
+                row[x] = (unsigned char)((x / 7 + y / 5 + f * 3) % 200 + (dis ? (x * y) % 3 : 0));
+        }
+}
 
 /* One feature alone on OpenCL with `withheld` capabilities: the error and
  * the context's message. */
@@ -18,8 +30,8 @@ static int run_one(const char *feature, unsigned withheld, char *msg, size_t len
     if (!err) err = tvmaf_use_feature(ctx, feature);
     for (unsigned f = 0; f < 2 && !err; f++) {
         TvmafPicture ref, dis;
-        fill(&ref, f, 0);
-        fill(&dis, f, 1);
+        fill_large(&ref, f, 0);
+        fill_large(&dis, f, 1);
         err = tvmaf_read_pictures(ctx, &ref, &dis, f);
     }
     if (!err) err = tvmaf_flush(ctx);
@@ -54,10 +66,24 @@ static void capabilities(void)
         printf("%s without caps %u: %d \"%s\"\n", refused[i].feature, refused[i].withheld, err,
                msg);
     }
-    /* integer twins compute without either */
-    const int err = run_one("psnr", TVMAF_CL_CAP_FP64 | TVMAF_CL_CAP_CR_DIV_SQRT, msg,
-                            sizeof(msg));
-    EXPECT(!err, "psnr without fp64 and correct rounding: %d (%s)", err, msg);
+    /* twins whose programs are fp64-free score without fp64; those without a
+     * float division or square root also without correct rounding */
+    static const struct {
+        const char *feature;
+        unsigned withheld;
+    } scored[] = {
+        { "psnr", TVMAF_CL_CAP_FP64 | TVMAF_CL_CAP_CR_DIV_SQRT },
+        { "motion", TVMAF_CL_CAP_FP64 | TVMAF_CL_CAP_CR_DIV_SQRT },
+        { "cambi", TVMAF_CL_CAP_FP64 | TVMAF_CL_CAP_CR_DIV_SQRT },
+        { "float_ansnr", TVMAF_CL_CAP_FP64 },
+        { "ciede", TVMAF_CL_CAP_FP64 },
+    };
+    for (unsigned i = 0; i < sizeof(scored) / sizeof(scored[0]); i++) {
+        const int err = run_one(scored[i].feature, scored[i].withheld, msg, sizeof(msg));
+        EXPECT(!err, "%s without caps %u: %d (%s)", scored[i].feature, scored[i].withheld, err,
+               msg);
+        printf("%s without caps %u: scored (%d)\n", scored[i].feature, scored[i].withheld, err);
+    }
     /* and the same features score again once nothing is withheld */
     for (unsigned i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
         const int e = run_one(refused[i].feature, 0, msg, sizeof(msg));

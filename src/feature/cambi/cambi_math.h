@@ -64,6 +64,7 @@ TVMAF_HD int cambi_contrast_weight(int d)
     return w[d];
 }
 
+#if !TVMAF_KERNEL_CODE /* host only, in double: the kernels get the limits it gives */
 /* ---------------------------------------------------------------------------
  * Display model (luminance of a 10-bit limited-range code value)
  */
@@ -164,6 +165,8 @@ TVMAF_HD int cambi_visibility_floor(double threshold, int eotf)
     return code == CAMBI_LUMA_FOOT ? 0 : code;
 }
 
+#endif
+
 /* ---------------------------------------------------------------------------
  * Geometry
  */
@@ -196,6 +199,7 @@ TVMAF_HD unsigned cambi_mask_threshold(unsigned w, unsigned h)
     return (uint16_t)((CAMBI_MASK_FILTER * CAMBI_MASK_FILTER + 3 * (l - 11) - 1) >> 1);
 }
 
+#if !TVMAF_KERNEL_CODE /* host only: the kernels read the table it fills */
 /* The reciprocal table: the float nearest to 1/i written with nine
  * significant decimal digits (the reference's table literals), which is
  * one float step away from 1.0f / i for 42 of the i below 4226 (e.g. 82,
@@ -214,11 +218,13 @@ TVMAF_HD float cambi_reciprocal(int i)
     }
     return (float)((double)digits / (double)p);
 }
+#endif
 
 /* ---------------------------------------------------------------------------
  * Pre-processing: the luma plane to 10 bits at the encode (or source) size
  */
 
+#if !TVMAF_KERNEL_CODE /* host only: the kernels read the positions it fills */
 /* Nearest-neighbour resampling positions: index of output sample `k` out of
  * `n_out` taken from `n_in`, computed as the reference steps its float
  * coordinate (start at ratio / 2 - 0.5, add ratio per step, round half up).
@@ -235,6 +241,7 @@ TVMAF_HD void cambi_resample_index(unsigned n_in, unsigned n_out, unsigned *idx)
         pos += ratio;
     }
 }
+#endif
 
 /* Converts one sample of depth `bpc` to 10 bits. */
 TVMAF_HD uint16_t cambi_to_10bit(unsigned v, unsigned bpc)
@@ -603,6 +610,7 @@ TVMAF_HD void cambi_quickselect(float *arr, int n, int k)
     }
 }
 
+#if !TVMAF_KERNEL_CODE /* host only: the CPU's pooling */
 /* how many of the w x h c-values are pooled */
 TVMAF_HD int cambi_topk_count(double topk, unsigned w, unsigned h)
 {
@@ -621,6 +629,8 @@ TVMAF_HD double cambi_pool(float *c, double topk, unsigned w, unsigned h)
     for (int i = 0; i < k; i++) sum += c[i];
     return sum / k;
 }
+
+#endif
 
 /*
  * The device's pooling, exact and free of order. Every c-value is 0 or at
@@ -717,6 +727,7 @@ TVMAF_HD bool cambi_topk_total(const CambiTopk *st, uint64_t *total)
     return *total < CAMBI_TOPK_EXACT_LIMIT;
 }
 
+#if !TVMAF_KERNEL_CODE /* host only, in double: the report */
 /* the pooled score from the exact sum: the CPU's sum / k */
 TVMAF_HD double cambi_topk_mean(uint64_t total, int k)
 {
@@ -742,5 +753,7 @@ TVMAF_HD uint16_t cambi_heat_sample(double scaled)
         return (uint16_t)(uint32_t)(int32_t)scaled;
     return 0;
 }
+#endif
+
 
 #endif

@@ -325,7 +325,6 @@ const TvdPlan tvd_plan_cambi = {
     .kernels = tvd_kernels_cambi,
     .n_kernels = TVD_N_KERNELS_cambi,
     .module = "cambi",
-    .needs = TVD_NEEDS_CR_DIV_SQRT,
     .init = init,
     .setup = setup,
     .run = run,

@@ -10,6 +10,7 @@
 
 #include "core/feature.h"
 #include "feature/float_ansnr/float_ansnr_math.h"
+#include "feature/float_psnr/float_psnr_math.h" /* float_psnr_constants */
 #include "feature/float_ansnr/float_ansnr_state.h"
 
 typedef struct FloatAnsnrState {

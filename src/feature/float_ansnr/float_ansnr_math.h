@@ -3,7 +3,7 @@
  * CUDA twin.
  *
  * Luma only, in float throughout, from the float samples of
- * float_psnr_math.h with an offset of -128 (8-bit scale, centred on 0).
+ * float_pic.h with an offset of -128 (8-bit scale, centred on 0).
  *   1. The reference is low-passed with a 3x3 binomial filter, the distorted
  *      with a 5x5 filter (FANSNR_REF_TAPS, FANSNR_DIS_TAPS). An output pixel
  *      is, in float: for each filter row a, t_a = sum over the filter
@@ -31,7 +31,7 @@
 #endif
 
 #include "core/hd.h"
-#include "feature/float_psnr/float_psnr_math.h"
+#include "feature/float_psnr/float_pic.h"
 
 #define FANSNR_OFFSET (-128)
 
