@@ -76,6 +76,7 @@ static void capabilities(void)
         { "motion", TVMAF_CL_CAP_FP64 | TVMAF_CL_CAP_CR_DIV_SQRT },
         { "cambi", TVMAF_CL_CAP_FP64 | TVMAF_CL_CAP_CR_DIV_SQRT },
         { "float_ansnr", TVMAF_CL_CAP_FP64 },
+        { "psnr_hvs", TVMAF_CL_CAP_FP64 },
         { "ciede", TVMAF_CL_CAP_FP64 },
     };
     for (unsigned i = 0; i < sizeof(scored) / sizeof(scored[0]); i++) {

@@ -125,12 +125,13 @@ typedef struct PhvsWeights {
     float mask[64];
 } PhvsWeights;
 
+#if !TVMAF_KERNEL_CODE /* host only, in double: the kernels read the weights it gives */
 /* plane 0 = Y, 1 = Cb, 2 = Cr */
 TVMAF_HD void phvs_weights_init(PhvsWeights *w, int plane)
 {
-    TVMAF_FN_TABLE float csf_y[64] = PHVS_CSF_Y;
-    TVMAF_FN_TABLE float csf_cb[64] = PHVS_CSF_CB;
-    TVMAF_FN_TABLE float csf_cr[64] = PHVS_CSF_CR;
+    static const float csf_y[64] = PHVS_CSF_Y;
+    static const float csf_cb[64] = PHVS_CSF_CB;
+    static const float csf_cr[64] = PHVS_CSF_CR;
     const float *csf = plane == 0 ? csf_y : plane == 1 ? csf_cb : csf_cr;
     for (int k = 0; k < 64; k++) {
         /* float * double: the product, and its square, are double */
@@ -139,6 +140,7 @@ TVMAF_HD void phvs_weights_init(PhvsWeights *w, int plane)
         w->mask[k] = (float)(scaled * scaled);
     }
 }
+#endif
 
 /* Number of block positions along a plane dimension of n samples. */
 TVMAF_HD int phvs_block_count(int n)
@@ -340,7 +342,15 @@ TVMAF_HD phvs_f phvs_block_mask(const phvs_i coef[64], phvs_f ratio,
      * ratio of variances), so libm's error path is never taken */
     phvs_f out = phvs_splat_f(0.0f);
     for (int l = 0; l < PHVS_NL; l++)
+#if TVMAF_KERNEL_CODE
+        /* The same float without fp64: a square root rounded to double and
+         * then to float is the correctly rounded float root (double rounding
+         * is innocuous for sqrt when 53 >= 2 * 24 + 2: Figueroa, 1995), and
+         * / 32 scales exactly (e >= 0, so no result is subnormal). */
+        PHVS_LANE(out, l) = sqrtf(PHVS_LANE(e, l)) / 32.0f;
+#else
         PHVS_LANE(out, l) = (float)(sqrt((double)PHVS_LANE(e, l)) / 32.0);
+#endif
     return out;
 }
 
@@ -463,6 +473,7 @@ TVMAF_HD float phvs_plane_score(float sum, int64_t terms, unsigned bpc)
     return sum / (float)(peak * peak);
 }
 
+#if !TVMAF_KERNEL_CODE /* host only, in double: the report */
 /* Score to dB: inf where the score is 0, NaN where it is NaN. */
 TVMAF_HD double phvs_db(double score)
 {
@@ -474,5 +485,6 @@ TVMAF_HD double phvs_combined(double y, double cb, double cr)
 {
     return y * 0.8 + 0.1 * (cb + cr);
 }
+#endif
 
 #endif
