@@ -543,17 +543,17 @@ TVMAF_HD int fvif_ext_column(int m, int w, int rad)
     return fvif_mirror(m - rad, w);
 }
 
-/* The fw samples under a vertical filter centred on row yc of column x of a
- * w x h image (rows mirrored by fvif_mirror), copied into col, and the rows
- * a one-sample row function reads them through. On the device the row
- * functions read private memory (OpenCL C 1.2 has no generic address
- * space), so a work-item copies what it filters. */
-TVMAF_HD void fvif_tap_column(TVMAF_GLOBAL const float *img, int w, int h, int yc, int fw, int x,
-                              float *col, const float **rows)
+/* The fw samples under a vertical filter centred on row yc of column x of an
+ * image of h rows `stride` floats apart (rows mirrored by fvif_mirror),
+ * copied into col, and the rows a one-sample row function reads them
+ * through. On the device the row functions read private memory (OpenCL C
+ * 1.2 has no generic address space), so a work-item copies what it filters. */
+TVMAF_HD void fvif_tap_column(TVMAF_GLOBAL const float *img, ptrdiff_t stride, int h, int yc,
+                              int fw, int x, float *col, const float **rows)
 {
     const int rad = fw / 2;
     for (int k = 0; k < fw; k++) {
-        col[k] = img[(ptrdiff_t)fvif_mirror(yc - rad + k, h) * w + x];
+        col[k] = img[(ptrdiff_t)fvif_mirror(yc - rad + k, h) * stride + x];
         rows[k] = &col[k];
     }
 }

@@ -836,11 +836,7 @@ TVMAF_HD float speed_vpass_sample(TVMAF_GLOBAL const float *f, int fw,
 {
     float col[SPEED_MAX_FW], out;
     const float *rows[SPEED_MAX_FW];
-    const int rad = fw / 2;
-    for (int k = 0; k < fw; k++) { /* copied: the row functions read private memory */
-        col[k] = img[(ptrdiff_t)fvif_mirror(yc - rad + k, h) * stride + x];
-        rows[k] = &col[k];
-    }
+    fvif_tap_column(img, stride, h, yc, fw, x, col, rows);
     fvif_vpass(f, fw, rows, &out, 1);
     return out;
 }
