@@ -6,18 +6,6 @@
 #include "gpu/opencl/opencl_runtime.h"
 #include "gpu/failure_common.h"
 
-/* A 256x144 picture (cambi scores from 216 samples on a side). */
-static void fill_large(TvmafPicture *pic, unsigned f, int dis)
-{
-    tvmaf_picture_alloc(pic, TVMAF_PIX_FMT_YUV420P, 8, 256, 144);
-    for (int p = 0; p < 3; p++)
-        for (unsigned y = 0; y < pic->h[p]; y++) {
-            unsigned char *row = (unsigned char *)pic->data[p] + (size_t)y * pic->stride[p];
-            for (unsigned x = 0; x < pic->w[p]; x++)
-                row[x] = (unsigned char)((x / 7 + y / 5 + f * 3) % 200 + (dis ? (x * y) % 3 : 0));
-        }
-}
-
 /* One feature alone on OpenCL with `withheld` capabilities: the error and
  * the context's message. */
 static int run_one(const char *feature, unsigned withheld, char *msg, size_t len)
@@ -28,14 +16,8 @@ static int run_one(const char *feature, unsigned withheld, char *msg, size_t len
     tvmaf_cl_test_withhold_caps(withheld);
     int err = tvmaf_init(&ctx, &cfg);
     if (!err) err = tvmaf_use_feature(ctx, feature);
-    for (unsigned f = 0; f < 2 && !err; f++) {
-        TvmafPicture ref, dis;
-        fill_large(&ref, f, 0);
-        fill_large(&dis, f, 1);
-        err = tvmaf_read_pictures(ctx, &ref, &dis, f);
-    }
-    if (!err) err = tvmaf_flush(ctx);
-    if (err) snprintf(msg, len, "%s", ctx ? tvmaf_last_error(ctx) : "no context");
+    /* 256x144: cambi scores from 216 samples on a side */
+    err = read_frames(ctx, err, 2, 256, 144, msg, len);
     if (!err && strcmp(tvmaf_feature_backend(ctx, feature), "opencl"))
         snprintf(msg, len, "ran on %s", tvmaf_feature_backend(ctx, feature)), err = -EINVAL;
     tvmaf_close(ctx);

@@ -40,9 +40,10 @@ static int failures;
         }                                                                                      \
     } while (0)
 
-static void fill(TvmafPicture *pic, unsigned f, int dis)
+/* Frame f of the reference (dis 0) or distorted picture, w x h 4:2:0. */
+static void fill_wh(TvmafPicture *pic, unsigned f, int dis, unsigned w, unsigned h)
 {
-    tvmaf_picture_alloc(pic, TVMAF_PIX_FMT_YUV420P, 8, W, H);
+    tvmaf_picture_alloc(pic, TVMAF_PIX_FMT_YUV420P, 8, w, h);
     unsigned s = 77u + f * 13u + (unsigned)dis;
     for (int p = 0; p < 3; p++)
         for (unsigned y = 0; y < pic->h[p]; y++) {
@@ -52,6 +53,22 @@ static void fill(TvmafPicture *pic, unsigned f, int dis)
                 row[x] = (unsigned char)((x * 3 + y * 2 + f * 5) % 230 + (dis ? (s >> 29) : 0));
             }
         }
+}
+
+/* Reads n frames of w x h into ctx (if err is 0), then flushes; the first
+ * error, its message in msg. */
+static int read_frames(TvmafContext *ctx, int err, unsigned n, unsigned w, unsigned h, char *msg,
+                       size_t len)
+{
+    for (unsigned f = 0; f < n && !err; f++) {
+        TvmafPicture ref, dis;
+        fill_wh(&ref, f, 0, w, h);
+        fill_wh(&dis, f, 1, w, h);
+        err = tvmaf_read_pictures(ctx, &ref, &dis, f);
+    }
+    if (!err) err = tvmaf_flush(ctx);
+    if (err) snprintf(msg, len, "%s", ctx ? tvmaf_last_error(ctx) : "no context");
+    return err;
 }
 
 /* Called after every run's context closed (the CUDA stand-in's clean-up
@@ -68,14 +85,7 @@ static int run(const TvmafConfiguration *cfg, char *msg, size_t len, char **json
     int err = tvmaf_init(&ctx, cfg);
     static const char *const feats[] = { "vif", "adm", "motion", "psnr", "ciede" };
     for (unsigned i = 0; i < 5 && !err; i++) err = tvmaf_use_feature(ctx, feats[i]);
-    for (unsigned f = 0; f < FRAMES && !err; f++) {
-        TvmafPicture ref, dis;
-        fill(&ref, f, 0);
-        fill(&dis, f, 1);
-        err = tvmaf_read_pictures(ctx, &ref, &dis, f);
-    }
-    if (!err) err = tvmaf_flush(ctx);
-    if (err) snprintf(msg, len, "%s", ctx ? tvmaf_last_error(ctx) : "no context");
+    err = read_frames(ctx, err, FRAMES, W, H, msg, len);
     if (!err && json) {
         size_t n = 0;
         FILE *m = open_memstream(json, &n);
