@@ -36,19 +36,13 @@ typedef long int64_t;
 #define INT32_MIN (-2147483647 - 1)
 #endif
 #define UINT64_C(c) c##UL
-#define INT64_C(c) c##L
-/* C99's float names of the functions OpenCL C overloads, for those whose
- * result is exact (no rounding, or the one correctly rounded value: sqrt
- * under -cl-fp32-correctly-rounded-divide-sqrt, which the backend asks for
- * on every device that has it). The others (expf, logf, powf ...) are not
- * correctly rounded anywhere and are not given a name here. */
+/* C99's float names of the functions OpenCL C overloads that the kernels
+ * call, for those whose result is exact (sqrt under
+ * -cl-fp32-correctly-rounded-divide-sqrt, which the backend asks for on
+ * every device that has it). Rounded ones (expf, logf, powf ...) are not
+ * correctly rounded anywhere and get no name here. */
 #define fabsf(x) fabs((float)(x))
 #define sqrtf(x) sqrt((float)(x))
-#define floorf(x) floor((float)(x))
-#define ceilf(x) ceil((float)(x))
-#define truncf(x) trunc((float)(x))
-#define fminf(x, y) fmin((float)(x), (float)(y))
-#define fmaxf(x, y) fmax((float)(x), (float)(y))
 #define TVMAF_HD static inline
 #define TVMAF_GLOBAL __global
 #define TVMAF_LOCAL __local
