@@ -85,6 +85,12 @@ typedef struct TvmafConfiguration {
      * outputs are discarded. 0 and 0: an ordinary context. */
     unsigned warmup_frames;
     unsigned range_frames;
+    /* CUDA: a CUcontext of the caller's (cuCtxCreate, an FFmpeg device's
+     * context) that the context scores in, instead of the primary context of
+     * device gpu_index (gpu_index is then not used). It must stay valid
+     * until tvmaf_close and until every picture of tvmaf_cuda_picture_alloc
+     * is released. NULL: the primary context. Other backends ignore it. */
+    void *cuda_context;
 } TvmafConfiguration;
 
 enum {
@@ -138,6 +144,29 @@ int tvmaf_picture_alloc(TvmafPicture *pic, enum TvmafPixelFormat fmt,
 int tvmaf_picture_ref(TvmafPicture *dst, const TvmafPicture *src);
 /* Releases this reference (the buffer when it is the last). */
 void tvmaf_picture_unref(TvmafPicture *pic);
+
+/*
+ * A picture in the device memory of a context on the CUDA backend, scored
+ * there with no copy to the host: data[p] holds the plane's device address
+ * (a CUdeviceptr) in the context's CUDA context, stride[p] its row pitch in
+ * bytes. The caller writes the planes on the device (cuMemcpy2D and the
+ * like, in that CUDA context); work it queued on that context's legacy
+ * default stream is complete before the library reads them; work on other
+ * streams the caller synchronises before tvmaf_read_pictures. Released as
+ * any picture (tvmaf_picture_unref, or by the context it is submitted to);
+ * the memory is reused for later pictures of the context's device.
+ *
+ * flags: TVMAF_PICTURE_LUMA_ONLY allocates the luma plane alone (data[1]
+ * and data[2] NULL; w[] and h[] still those of fmt): a context refuses such
+ * pictures unless every feature it computes reads luma only.
+ *
+ * A context takes device pictures only when every feature it computes runs
+ * on its device (tvmaf_read_pictures fails naming the first that does not).
+ * Returns -ENODEV when the context is not on the CUDA backend.
+ */
+#define TVMAF_PICTURE_LUMA_ONLY (1u << 0)
+int tvmaf_cuda_picture_alloc(TvmafContext *ctx, TvmafPicture *pic, enum TvmafPixelFormat fmt,
+                             unsigned bpc, unsigned w, unsigned h, unsigned flags);
 
 int tvmaf_init(TvmafContext **ctx, const TvmafConfiguration *cfg);
 void tvmaf_close(TvmafContext *ctx);

@@ -48,6 +48,7 @@ class Configuration(ctypes.Structure):
         ('feature_defaults', ctypes.c_char_p),
         ('warmup_frames', ctypes.c_uint),
         ('range_frames', ctypes.c_uint),
+        ('cuda_context', ctypes.c_void_p),
     ]
 
 

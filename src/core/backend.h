@@ -18,6 +18,7 @@
 #ifndef TVMAF_CORE_BACKEND_H
 #define TVMAF_CORE_BACKEND_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "core/feature.h"
@@ -54,6 +55,17 @@ typedef struct TvmafBackendOps {
     /* end of stream after `n_frames` frames: prints the statistics if asked */
     void (*stats)(TvmafGpu *gpu, unsigned n_frames);
     void (*close)(TvmafGpu *gpu);
+    /* pictures in the device's memory (tvmaf_cuda_picture_alloc; NULL: the
+     * backend takes host pictures only). Waits until the device is open. */
+    int (*picture_alloc)(TvmafGpu *gpu, TvmafPicture *pic, enum TvmafPixelFormat fmt,
+                         unsigned bpc, unsigned w, unsigned h, bool luma_only, char *msg,
+                         size_t msg_len);
+    /* the device of the context (tvmaf_picture_device of its pictures) */
+    void *(*device)(TvmafGpu *gpu);
+    /* called by the submitting thread before device pictures are queued:
+     * work the caller queued on the device to write them is complete
+     * before any upload reads them */
+    int (*pictures_written)(TvmafGpu *gpu, char *msg, size_t msg_len);
     /* why the calling thread's last device call failed ("" if unknown): core
      * adds it to the message when a twin fails on a frame */
     const char *(*last_error)(void);

@@ -708,13 +708,69 @@ static int check_picture(TvmafContext *ctx, const TvmafPicture *p, const char *w
         set_error(ctx, -EINVAL, "%s picture is not valid", what);
         return -EINVAL;
     }
+    /* a device picture may carry its luma alone (TVMAF_PICTURE_LUMA_ONLY) */
+    const bool luma_only = tvmaf_picture_luma_only(p);
     for (int i = 0; i < 3; i++) {
-        if (p->w[i] != pw[i] || p->h[i] != ph[i] || (pw[i] && !p->data[i])) {
+        if (p->w[i] != pw[i] || p->h[i] != ph[i] || (pw[i] && !p->data[i] && !(i && luma_only))) {
             set_error(ctx, -EINVAL, "%s picture has inconsistent plane sizes", what);
             return -EINVAL;
         }
     }
     return 0;
+}
+
+/* Pictures in device memory (tvmaf_cuda_picture_alloc): both of the pair
+ * from this context's device, and every feature on that device (no host
+ * code can read them), reading luma only when the pictures carry no chroma.
+ * Then the caller's work that wrote them is waited for. */
+static int check_device_pictures(TvmafContext *ctx, const TvmafPicture *ref,
+                                 const TvmafPicture *dis)
+{
+    void *const dr = tvmaf_picture_device(ref), *const dd = tvmaf_picture_device(dis);
+    if (!dr && !dd) return 0;
+    if (dr != dd || !ctx->gpu_ops || !ctx->gpu_ops->device ||
+        dr != ctx->gpu_ops->device(ctx->gpu)) {
+        set_error(ctx, -EINVAL, "device pictures: the reference and the distorted must both "
+                  "come from tvmaf_cuda_picture_alloc of this context's device");
+        return -EINVAL;
+    }
+    const bool luma_only = tvmaf_picture_luma_only(ref) || tvmaf_picture_luma_only(dis);
+    for (unsigned i = 0; i < ctx->n_slots; i++) {
+        const TvmafExtractor *ex = ctx->slots[i].ex;
+        if (ex->backend == TVMAF_BACKEND_CPU) {
+            set_error(ctx, -EINVAL, "feature \"%s\" runs on the CPU in this context, and "
+                      "pictures in device memory can only be scored on the device",
+                      ctx->slots[i].name);
+            return -EINVAL;
+        }
+        if (luma_only && !(ex->flags & TVMAF_FEX_LUMA_ONLY)) {
+            set_error(ctx, -EINVAL, "feature \"%s\" reads the chroma planes, and these "
+                      "pictures carry luma only (TVMAF_PICTURE_LUMA_ONLY)", ctx->slots[i].name);
+            return -EINVAL;
+        }
+    }
+    char msg[512] = "";
+    const int err = ctx->gpu_ops->pictures_written(ctx->gpu, msg, sizeof(msg));
+    if (err) set_error(ctx, err, "backend %s: %s", ctx->gpu_ops->name, msg);
+    return err;
+}
+
+int tvmaf_cuda_picture_alloc(TvmafContext *ctx, TvmafPicture *pic, enum TvmafPixelFormat fmt,
+                             unsigned bpc, unsigned w, unsigned h, unsigned flags)
+{
+    if (!pic) return -EINVAL;
+    memset(pic, 0, sizeof(*pic));
+    if (!ctx || (flags & ~TVMAF_PICTURE_LUMA_ONLY) || bpc < 8 || bpc > 16 || w > 65536 ||
+        h > 65536)
+        return -EINVAL;
+    if (ctx->backend != TVMAF_BACKEND_CUDA || !ctx->gpu_ops || !ctx->gpu_ops->picture_alloc)
+        return -ENODEV;
+    char msg[512] = "";
+    const int err = ctx->gpu_ops->picture_alloc(ctx->gpu, pic, fmt, bpc, w, h,
+                                                flags & TVMAF_PICTURE_LUMA_ONLY, msg, sizeof(msg));
+    if (err && ctx->cfg.log_level >= TVMAF_LOG_ERROR)
+        fprintf(stderr, "tvmaf ERROR tvmaf_cuda_picture_alloc: %s\n", msg);
+    return err;
 }
 
 int tvmaf_read_pictures(TvmafContext *ctx, TvmafPicture *ref, TvmafPicture *dis,
@@ -751,6 +807,7 @@ int tvmaf_read_pictures(TvmafContext *ctx, TvmafPicture *ref, TvmafPicture *dis,
         err = -EINVAL;
         goto drop;
     }
+    if ((err = check_device_pictures(ctx, ref, dis))) goto drop;
     /* the context only reads the pictures: results kept with them survive
      * the caller's references (tvmaf_picture_hand_over) */
     tvmaf_picture_hand_over(ref);

@@ -52,6 +52,14 @@ typedef struct Block {
     pthread_cond_t once_done;
     unsigned once_gen; /* bumped when the results go (the contents may change) */
     OnceSlot once[ONCE_SLOTS];
+    /* planes in a device's memory (tvmaf_picture_wrap_device): the block is
+     * this header alone, never cached here; `dev` goes back through
+     * dev_mem when the last reference goes */
+    const TvmafDeviceMemory *dev_mem;
+    void *dev_opaque;
+    uintptr_t dev;
+    size_t dev_size;
+    bool luma_only;
 } Block;
 #define HEADER ((sizeof(Block) + PIC_ALIGN - 1) & ~(size_t)(PIC_ALIGN - 1))
 
@@ -96,6 +104,7 @@ static void block_release(Block *b)
     for (unsigned i = 0; i < ONCE_SLOTS; i++) free(b->once[i].area);
     pthread_cond_destroy(&b->once_done);
     pthread_mutex_destroy(&b->once_lock);
+    if (b->dev_mem) b->dev_mem->free(b->dev_opaque, b->dev, b->dev_size);
     block_free(b->alloc, b);
 }
 
@@ -128,6 +137,11 @@ static Block *block_get(size_t size, bool *fresh)
     b->size = size;
     b->alloc = a;
     b->once_gen = 0;
+    b->dev_mem = NULL; /* host planes */
+    b->dev_opaque = NULL;
+    b->dev = 0;
+    b->dev_size = 0;
+    b->luma_only = false;
     memset(b->once, 0, sizeof(b->once));
     if (pthread_mutex_init(&b->once_lock, NULL)) {
         block_free(a, p);
@@ -155,7 +169,7 @@ static void block_put(Block *b)
 {
     once_clear(b);
     pthread_mutex_lock(&cache_lock);
-    if (cache_n < CACHE_SLOTS && b->alloc == current_alloc) {
+    if (cache_n < CACHE_SLOTS && b->alloc == current_alloc && !b->dev_mem) {
         cache[cache_n++] = b;
         b = NULL;
     }
@@ -286,6 +300,8 @@ int tvmaf_picture_layout(enum TvmafPixelFormat fmt, unsigned bpc, unsigned w, un
 bool tvmaf_picture_has_layout(const TvmafPicture *pic)
 {
     size_t stride[3], off[3], total;
+    /* a device picture's planes are not host memory */
+    if (pic->priv && block_of(pic)->dev_mem) return false;
     if (!pic->data[0] || tvmaf_picture_layout(pic->pix_fmt, pic->bpc, pic->w[0], pic->h[0],
                                               stride, off, &total))
         return false;
@@ -342,6 +358,59 @@ int tvmaf_picture_alloc(TvmafPicture *pic, enum TvmafPixelFormat fmt,
     atomic_init(&blk->serial, atomic_fetch_add_explicit(&next_serial, 1, memory_order_relaxed));
     pic->priv = blk;
     return 0;
+}
+
+int tvmaf_picture_wrap_device(TvmafPicture *pic, enum TvmafPixelFormat fmt, unsigned bpc,
+                              unsigned w, unsigned h, bool luma_only, uintptr_t dev,
+                              size_t size, const TvmafDeviceMemory *mem, void *opaque)
+{
+    memset(pic, 0, sizeof(*pic));
+    size_t off[3], total, stride[3];
+    unsigned pw[3], ph[3];
+    if (tvmaf_plane_dims(fmt, w, h, pw, ph) ||
+        tvmaf_picture_layout(fmt, bpc, w, h, stride, off, &total) ||
+        size < (luma_only ? stride[0] * ph[0] : total))
+        return -EINVAL;
+    Block *b = calloc(1, sizeof(*b));
+    if (!b) return -ENOMEM;
+    if (pthread_mutex_init(&b->once_lock, NULL)) {
+        free(b);
+        return -ENOMEM;
+    }
+    if (pthread_cond_init(&b->once_done, NULL)) {
+        pthread_mutex_destroy(&b->once_lock);
+        free(b);
+        return -ENOMEM;
+    }
+    b->size = size;
+    b->dev_mem = mem;
+    b->dev_opaque = opaque;
+    b->dev = dev;
+    b->dev_size = size;
+    b->luma_only = luma_only;
+    pic->pix_fmt = fmt;
+    pic->bpc = bpc;
+    for (int p = 0; p < 3; p++) {
+        pic->w[p] = pw[p];
+        pic->h[p] = ph[p];
+        if (!pw[p] || (p && luma_only)) continue;
+        pic->stride[p] = (ptrdiff_t)stride[p];
+        pic->data[p] = (void *)(dev + off[p]);
+    }
+    atomic_init(&b->refs, REF_ONE | REF_CALLER);
+    atomic_init(&b->serial, atomic_fetch_add_explicit(&next_serial, 1, memory_order_relaxed));
+    pic->priv = b;
+    return 0;
+}
+
+void *tvmaf_picture_device(const TvmafPicture *pic)
+{
+    return pic && pic->priv && block_of(pic)->dev_mem ? block_of(pic)->dev_opaque : NULL;
+}
+
+bool tvmaf_picture_luma_only(const TvmafPicture *pic)
+{
+    return pic && pic->priv && block_of(pic)->luma_only;
 }
 
 uint64_t tvmaf_picture_serial(const TvmafPicture *pic)

@@ -47,6 +47,26 @@ void tvmaf_picture_allocator_uninstall(const TvmafHostAllocator *a);
 /* Frees the cached free buffers of `a` and stops using it for new ones;
  * pictures still held keep their buffer until unref'd. */
 void tvmaf_picture_cache_drop(const TvmafHostAllocator *a);
+/*
+ * Pictures whose planes are in a device's memory (the CUDA backend's
+ * tvmaf_cuda_picture_alloc): the planes lie as tvmaf_picture_layout says
+ * from device address `dev` (`size` bytes: the luma plane alone when
+ * luma_only, whose chroma data pointers are then NULL). References, serials
+ * and the per-picture results work as for host pictures; when the last
+ * reference goes, mem->free(opaque, dev, size) takes the memory back. No
+ * host code reads such planes: a backend copies them on the device.
+ */
+typedef struct TvmafDeviceMemory {
+    void (*free)(void *opaque, uintptr_t dev, size_t size);
+} TvmafDeviceMemory;
+int tvmaf_picture_wrap_device(TvmafPicture *pic, enum TvmafPixelFormat fmt, unsigned bpc,
+                              unsigned w, unsigned h, bool luma_only, uintptr_t dev,
+                              size_t size, const TvmafDeviceMemory *mem, void *opaque);
+/* The `opaque` of a device picture (its device), NULL for a host picture. */
+void *tvmaf_picture_device(const TvmafPicture *pic);
+/* Whether a device picture carries its luma plane only. */
+bool tvmaf_picture_luma_only(const TvmafPicture *pic);
+
 /* Buffers allocated so far (cache misses), for the steady-state counts. */
 unsigned long long tvmaf_picture_alloc_count(void);
 /* Whether the picture's buffer came from `a`. */

@@ -22,10 +22,12 @@
 
 struct TvmafGpu {
     unsigned ordinal;
+    CUcontext ext_ctx; /* the caller's context (cuda_context), or NULL: the primary */
     bool pinned; /* pictures come from page-locked memory */
     bool stats;
     /* the open, on its own thread until ready() */
     pthread_t opener;
+    pthread_mutex_t open_lock; /* ready() may be reached from two threads */
     bool opening;
     int open_err;
     char open_msg[320];
@@ -132,8 +134,11 @@ static int available(unsigned gpu_index)
 static void *open_device(void *arg)
 {
     TvmafGpu *gpu = arg;
-    gpu->open_err = tvmaf_cuda_acquire(gpu->ordinal, &gpu->dev, gpu->open_msg,
-                                       sizeof(gpu->open_msg));
+    gpu->open_err = gpu->ext_ctx ? tvmaf_cuda_acquire_context(gpu->ext_ctx, &gpu->dev,
+                                                              gpu->open_msg,
+                                                              sizeof(gpu->open_msg))
+                                 : tvmaf_cuda_acquire(gpu->ordinal, &gpu->dev, gpu->open_msg,
+                                                      sizeof(gpu->open_msg));
     return NULL;
 }
 
@@ -145,6 +150,8 @@ static int open_gpu(TvmafGpu **out, const TvmafConfiguration *cfg, char *msg, si
         return -ENOMEM;
     }
     gpu->ordinal = cfg->gpu_index;
+    gpu->ext_ctx = cfg->cuda_context;
+    pthread_mutex_init(&gpu->open_lock, NULL);
     gpu->pinned = cfg->gpu_flags & TVMAF_GPU_PINNED_PICTURES;
     gpu->stats = cfg->gpu_flags & TVMAF_GPU_STATS;
     gpu->share_ref = cfg->gpu_flags & TVMAF_GPU_SHARED_REFERENCE;
@@ -180,11 +187,13 @@ static int ready(TvmafGpu *gpu, char *msg, size_t len)
 {
     /* the twins set up next on this thread: their spans time for this context */
     tvmaf_cuda_stats_bind(gpu->st);
+    pthread_mutex_lock(&gpu->open_lock);
     if (gpu->opening) {
         pthread_join(gpu->opener, NULL);
         gpu->opening = false;
         gpu->t_ready = mono_ms();
     }
+    pthread_mutex_unlock(&gpu->open_lock);
     if (gpu->open_err) snprintf(msg, len, "%s", gpu->open_msg);
     return gpu->open_err;
 }
@@ -358,7 +367,57 @@ static void close_gpu(TvmafGpu *gpu)
         fprintf(stderr, "tvmaf cuda stats: device released in %.1f ms\n", mono_ms() - t_close);
     tvmaf_cuda_stats_unbind(gpu->st);
     tvmaf_cuda_stats_unref(gpu->st);
+    pthread_mutex_destroy(&gpu->open_lock);
     free(gpu);
+}
+
+/* Device pictures (tvmaf_cuda_picture_alloc): buffers of the device's own
+ * cache, each holding a reference to the device until the picture goes. */
+static void picture_mem_free(void *dev, uintptr_t d, size_t size)
+{
+    tvmaf_cuda_picture_mem_put(dev, (CUdeviceptr)d, size);
+}
+static const TvmafDeviceMemory picture_mem = { picture_mem_free };
+
+static int picture_alloc(TvmafGpu *gpu, TvmafPicture *pic, enum TvmafPixelFormat fmt,
+                         unsigned bpc, unsigned w, unsigned h, bool luma_only, char *msg,
+                         size_t len)
+{
+    int err = ready(gpu, msg, len);
+    if (err) return err;
+    size_t stride[3], off[3], total;
+    unsigned pw[3], ph[3];
+    if (tvmaf_plane_dims(fmt, w, h, pw, ph) ||
+        tvmaf_picture_layout(fmt, bpc, w, h, stride, off, &total)) {
+        snprintf(msg, len, "%ux%u %s %u-bit is not a picture format", w, h,
+                 tvmaf_pix_fmt_name(fmt), bpc);
+        return -EINVAL;
+    }
+    const size_t size = luma_only ? stride[0] * ph[0] : total;
+    CUdeviceptr d;
+    if ((err = tvmaf_cuda_picture_mem_get(gpu->dev, size, &d))) {
+        snprintf(msg, len, "%s", tvmaf_cuda_last_error());
+        return err;
+    }
+    err = tvmaf_picture_wrap_device(pic, fmt, bpc, w, h, luma_only, (uintptr_t)d, size,
+                                    &picture_mem, gpu->dev);
+    if (err) {
+        tvmaf_cuda_picture_mem_put(gpu->dev, d, size);
+        snprintf(msg, len, "out of memory");
+    }
+    return err;
+}
+
+static void *device_of(TvmafGpu *gpu)
+{
+    return gpu->dev;
+}
+
+static int pictures_written(TvmafGpu *gpu, char *msg, size_t len)
+{
+    const int err = tvmaf_cuda_sync_legacy_stream(gpu->dev);
+    if (err) snprintf(msg, len, "%s", tvmaf_cuda_last_error());
+    return err;
 }
 
 const TvmafBackendOps tvmaf_backend_cuda = {
@@ -373,5 +432,8 @@ const TvmafBackendOps tvmaf_backend_cuda = {
     .frame_submitted = frame_submitted,
     .stats = stats,
     .close = close_gpu,
+    .picture_alloc = picture_alloc,
+    .device = device_of,
+    .pictures_written = pictures_written,
     .last_error = tvmaf_cuda_last_error,
 };

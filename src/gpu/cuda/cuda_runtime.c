@@ -37,6 +37,7 @@
     X(cuDevicePrimaryCtxRelease)                                                              \
     X(cuCtxPushCurrent)                                                                       \
     X(cuCtxPopCurrent)                                                                        \
+    X(cuCtxGetDevice)                                                                         \
     X(cuStreamCreate)                                                                         \
     X(cuStreamDestroy)                                                                        \
     X(cuStreamSynchronize)                                                                    \
@@ -213,10 +214,18 @@ int tvmaf_cuda_device_count(void)
 
 /* ---- device ---------------------------------------------------------------- */
 
+/* Device pictures' buffers kept for reuse, per device: a video is a
+ * stream of equal pictures, and cuMemFree waits for the whole device. */
+#define PIC_MEM_CACHE 32
+
 struct TvmafCudaDevice {
     unsigned refs; /* under device_lock */
     CUdevice device;
-    CUcontext ctx; /* the device's primary context, retained while refs > 0 */
+    CUcontext ctx; /* the device's primary context, retained while refs > 0,
+                      or a caller's context (external) */
+    bool external;
+    struct { CUdeviceptr d; size_t size; } pic_mem[PIC_MEM_CACHE]; /* under device_lock */
+    unsigned n_pic_mem;
     TvmafCudaDeviceInfo info;
     TvmafHostAllocator pinned; /* page-locked picture memory on this device */
     /* its blocks allocated and the milliseconds that took (every context on
@@ -237,6 +246,8 @@ double tvmaf_cuda_open_ms(void)
 }
 static pthread_mutex_t device_lock = PTHREAD_MUTEX_INITIALIZER;
 
+static int read_info(TvmafCudaDevice *d, int ordinal);
+
 static int device_open(TvmafCudaDevice *d, int ordinal)
 {
     int err = driver_ready();
@@ -249,9 +260,17 @@ static int device_open(TvmafCudaDevice *d, int ordinal)
                  ordinal, count);
         return -ENODEV;
     }
+    CU_CHECK(cuDeviceGet, &d->device, ordinal);
+    if ((err = read_info(d, ordinal))) return err;
+    CU_CHECK(cuDevicePrimaryCtxRetain, &d->ctx, d->device);
+    return 0;
+}
+
+/* d->info of d->device, the device of that ordinal. */
+static int read_info(TvmafCudaDevice *d, int ordinal)
+{
     memset(&d->info, 0, sizeof(d->info));
     d->info.ordinal = ordinal;
-    CU_CHECK(cuDeviceGet, &d->device, ordinal);
     CU_CHECK(cuDeviceGetName, d->info.name, (int)sizeof(d->info.name), d->device);
     CU_CHECK(cuDeviceGetAttribute, &d->info.cc_major,
              CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, d->device);
@@ -260,7 +279,6 @@ static int device_open(TvmafCudaDevice *d, int ordinal)
     CU_CHECK(cuDeviceGetAttribute, &d->info.sm_count,
              CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, d->device);
     CU_CHECK(cuDeviceTotalMem, &d->info.total_mem, d->device);
-    CU_CHECK(cuDevicePrimaryCtxRetain, &d->ctx, d->device);
     return 0;
 }
 
@@ -302,16 +320,146 @@ void tvmaf_cuda_retain(TvmafCudaDevice *dev)
     pthread_mutex_unlock(&device_lock);
 }
 
+/* Caller's contexts in use (tvmaf_cuda_acquire_context), under device_lock. */
+#define MAX_EXTERNAL 64
+static TvmafCudaDevice *externals[MAX_EXTERNAL];
+
+int tvmaf_cuda_acquire_context(CUcontext ctx, TvmafCudaDevice **dev, char *msg, size_t msg_len)
+{
+    *dev = NULL;
+    int err = driver_ready();
+    if (err) {
+        copy_msg(msg, msg_len);
+        return err;
+    }
+    pthread_mutex_lock(&device_lock);
+    unsigned free_slot = MAX_EXTERNAL;
+    for (unsigned i = 0; i < MAX_EXTERNAL; i++) {
+        if (externals[i] && externals[i]->ctx == ctx) {
+            externals[i]->refs++;
+            *dev = externals[i];
+            pthread_mutex_unlock(&device_lock);
+            return 0;
+        }
+        if (!externals[i] && free_slot == MAX_EXTERNAL) free_slot = i;
+    }
+    TvmafCudaDevice *d = free_slot < MAX_EXTERNAL ? calloc(1, sizeof(*d)) : NULL;
+    if (!d) {
+        pthread_mutex_unlock(&device_lock);
+        snprintf(msg, msg_len, "%s", free_slot < MAX_EXTERNAL ? "out of memory"
+                                     : "more than 64 CUDA contexts of the caller in use");
+        return free_slot < MAX_EXTERNAL ? -ENOMEM : -EBUSY;
+    }
+    CUcontext popped = NULL;
+    CUresult r = drv.cuCtxPushCurrent(ctx);
+    if (r == CUDA_SUCCESS) {
+        r = drv.cuCtxGetDevice(&d->device);
+        drv.cuCtxPopCurrent(&popped);
+    }
+    /* the ordinal of the context's device, for messages and statistics */
+    int count = 0, ordinal = 0;
+    if (r == CUDA_SUCCESS) r = drv.cuDeviceGetCount(&count);
+    for (int i = 0; r == CUDA_SUCCESS && i < count; i++) {
+        CUdevice di;
+        if (drv.cuDeviceGet(&di, i) == CUDA_SUCCESS && di == d->device) ordinal = i;
+    }
+    if (r != CUDA_SUCCESS || (err = read_info(d, ordinal))) {
+        pthread_mutex_unlock(&device_lock);
+        free(d);
+        if (r != CUDA_SUCCESS)
+            cu_fail(r, "the caller's CUDA context (cuCtxPushCurrent/cuCtxGetDevice)");
+        copy_msg(msg, msg_len);
+        return -EINVAL;
+    }
+    d->ctx = ctx;
+    d->external = true;
+    d->refs = 1;
+    d->pinned = pinned_template;
+    d->pinned.opaque = d;
+    externals[free_slot] = d;
+    *dev = d;
+    pthread_mutex_unlock(&device_lock);
+    return 0;
+}
+
+/* The buffers kept for device pictures go (device_lock held, refs 0). */
+static void pic_mem_drop(TvmafCudaDevice *dev)
+{
+    if (!dev->n_pic_mem) return;
+    CUcontext popped;
+    if (drv.cuCtxPushCurrent(dev->ctx) != CUDA_SUCCESS) return;
+    for (unsigned i = 0; i < dev->n_pic_mem; i++) drv.cuMemFree(dev->pic_mem[i].d);
+    dev->n_pic_mem = 0;
+    drv.cuCtxPopCurrent(&popped);
+}
+
 void tvmaf_cuda_release(TvmafCudaDevice *dev)
 {
     if (!dev)
         return;
     pthread_mutex_lock(&device_lock);
     if (dev->refs > 0 && --dev->refs == 0) {
-        drv.cuDevicePrimaryCtxRelease(dev->device);
-        dev->ctx = NULL;
+        pic_mem_drop(dev);
+        if (dev->external) {
+            for (unsigned i = 0; i < MAX_EXTERNAL; i++)
+                if (externals[i] == dev) externals[i] = NULL;
+            free(dev);
+        } else {
+            drv.cuDevicePrimaryCtxRelease(dev->device);
+            dev->ctx = NULL;
+        }
     }
     pthread_mutex_unlock(&device_lock);
+}
+
+int tvmaf_cuda_picture_mem_get(TvmafCudaDevice *dev, size_t size, CUdeviceptr *d)
+{
+    pthread_mutex_lock(&device_lock);
+    for (unsigned i = 0; i < dev->n_pic_mem; i++) {
+        if (dev->pic_mem[i].size != size) continue;
+        *d = dev->pic_mem[i].d;
+        dev->pic_mem[i] = dev->pic_mem[--dev->n_pic_mem];
+        dev->refs++;
+        pthread_mutex_unlock(&device_lock);
+        return 0;
+    }
+    pthread_mutex_unlock(&device_lock);
+    int err = tvmaf_cuda_push(dev);
+    if (err) return err;
+    err = tvmaf_cuda_mem_alloc(d, size);
+    const int perr = tvmaf_cuda_pop(dev);
+    if (!err && perr) {
+        tvmaf_cuda_mem_free(*d);
+        err = perr;
+    }
+    if (!err) tvmaf_cuda_retain(dev);
+    return err;
+}
+
+void tvmaf_cuda_picture_mem_put(TvmafCudaDevice *dev, CUdeviceptr d, size_t size)
+{
+    pthread_mutex_lock(&device_lock);
+    if (dev->n_pic_mem < PIC_MEM_CACHE) {
+        dev->pic_mem[dev->n_pic_mem].d = d;
+        dev->pic_mem[dev->n_pic_mem++].size = size;
+        d = 0;
+    }
+    pthread_mutex_unlock(&device_lock);
+    if (d && !tvmaf_cuda_push(dev)) {
+        tvmaf_cuda_mem_free(d);
+        tvmaf_cuda_pop(dev);
+    }
+    tvmaf_cuda_release(dev);
+}
+
+int tvmaf_cuda_sync_legacy_stream(TvmafCudaDevice *dev)
+{
+    int err = tvmaf_cuda_push(dev);
+    if (err) return err;
+    COUNT(syncs);
+    const CUresult r = drv.cuStreamSynchronize(CU_STREAM_LEGACY);
+    err = tvmaf_cuda_pop(dev);
+    return r != CUDA_SUCCESS ? cu_fail(r, "cuStreamSynchronize (legacy stream)") : err;
 }
 
 const TvmafCudaDeviceInfo *tvmaf_cuda_device_info(const TvmafCudaDevice *dev)

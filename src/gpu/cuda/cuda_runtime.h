@@ -61,6 +61,12 @@ int tvmaf_cuda_device_count(void);
  * own reference). retain adds a reference to a device already acquired.
  */
 int tvmaf_cuda_acquire(unsigned ordinal, TvmafCudaDevice **dev, char *msg, size_t msg_len);
+/*
+ * The same for a caller's own context (TvmafConfiguration.cuda_context):
+ * shared by every acquisition of that context; the context stays the
+ * caller's (never destroyed here).
+ */
+int tvmaf_cuda_acquire_context(CUcontext ctx, TvmafCudaDevice **dev, char *msg, size_t msg_len);
 void tvmaf_cuda_retain(TvmafCudaDevice *dev);
 void tvmaf_cuda_release(TvmafCudaDevice *dev);
 const TvmafCudaDeviceInfo *tvmaf_cuda_device_info(const TvmafCudaDevice *dev);
@@ -89,6 +95,15 @@ int tvmaf_cuda_stream_wait_event(CUstream stream, CUevent event);
 /* Device memory. */
 int tvmaf_cuda_mem_alloc(CUdeviceptr *ptr, size_t size);
 int tvmaf_cuda_mem_free(CUdeviceptr ptr); /* 0 is ignored */
+
+/* Device pictures' memory on dev (any thread: dev's context is pushed
+ * here): a buffer kept from an earlier picture of that size, or a new one.
+ * Each buffer holds a reference to dev until it is put back. */
+int tvmaf_cuda_picture_mem_get(TvmafCudaDevice *dev, size_t size, CUdeviceptr *d);
+void tvmaf_cuda_picture_mem_put(TvmafCudaDevice *dev, CUdeviceptr d, size_t size);
+/* Waits for the work queued on the legacy default stream of dev's context
+ * (how a caller writes device pictures with cuMemcpy2D and the like). */
+int tvmaf_cuda_sync_legacy_stream(TvmafCudaDevice *dev);
 
 /* Page-locked host memory (needed for truly asynchronous copies). */
 int tvmaf_cuda_host_alloc(void **ptr, size_t size);

@@ -94,6 +94,21 @@ int tvmaf_cuda_frame_upload(TvmafDeviceFrame *f, const TvmafPicture *ref, const 
 {
     f->ref_pic = ref;
     f->ref_serial = tvmaf_picture_serial(ref);
+    if (tvmaf_picture_device(ref)) {
+        /* pictures in this device's memory (core took them only so, both of
+         * them): their planes have the frame's layout, and the twins read
+         * them where they are; the context holds them until the frame is
+         * done. No upload, no ladder cache. */
+        for (unsigned p = 0; p < f->n_planes; p++) {
+            f->d_ref[p] = (CUdeviceptr)ref->data[p];
+            f->d_dis[p] = (CUdeviceptr)dis->data[p];
+        }
+        int err = tvmaf_cuda_span_begin(&f->span, f->stream);
+        if (!err) err = tvmaf_cuda_span_end(&f->span, f->stream);
+        if (!err) err = tvmaf_cuda_event_record(f->ready, f->stream);
+        return err;
+    }
+    for (unsigned p = 0; p < f->n_planes; p++) f->d_dis[p] = f->d_buf + f->copy_bytes + f->off[p];
     /* a picture of the library (a serial, its layout) can be shared */
     const uint64_t serial = f->cache && tvmaf_picture_has_layout(ref) ? tvmaf_picture_serial(ref)
                                                                       : 0;
