@@ -159,6 +159,11 @@ struct Function {
 };
 
 static struct CUctx_st ctxs[MAX_DEVICES];
+/* contexts of cuCtxCreate (a caller's own, as FFmpeg's CUDA device makes),
+ * kept after cuCtxDestroy (marked dead) so a later use is named */
+#define MAX_CREATED 16
+static struct CUctx_st created[MAX_CREATED];
+static unsigned n_created;
 static unsigned long long live_modules;
 static struct CUstream_st *streams;
 
@@ -277,7 +282,13 @@ static const char *kind_name(int kind)
 static void check_device(uintptr_t p, size_t n, const char *what)
 {
     Alloc *a = find(p, false);
-    if (a && a->kind == DEVICE && p >= a->base && p + n <= a->base + a->size) return;
+    if (a && a->kind == DEVICE && p >= a->base && p + n <= a->base + a->size) {
+        /* a context reaches only its own device memory */
+        if (current() && a->ctx != current())
+            fatal("%s: device address 0x%lx belongs to another context's memory", what,
+                  (unsigned long)p);
+        return;
+    }
     if (a && a->kind == DEVICE) {
         if (p < a->base)
             fatal("%s: address 0x%lx is before the start of a %zu-byte device allocation", what,
@@ -394,6 +405,8 @@ static void drain_all(void)
 {
     for (unsigned d = 0; d < MAX_DEVICES; d++)
         if (ctxs[d].magic == MAGIC_CTX) drain(&ctxs[d].null_stream, UINT64_MAX);
+    for (unsigned i = 0; i < n_created; i++)
+        if (created[i].magic == MAGIC_CTX) drain(&created[i].null_stream, UINT64_MAX);
     for (CUstream s = streams; s; s = s->next) drain(s, UINT64_MAX);
 }
 
@@ -402,7 +415,7 @@ static CUstream usable(CUstream s, const char *what)
 {
     CUcontext c = current();
     if (!c) fatal("%s: no context is current on this thread", what);
-    if (!s) return &c->null_stream;
+    if (!s || s == CU_STREAM_LEGACY) return &c->null_stream;
     if (s->magic == DEAD) fatal("%s: stream used after cuStreamDestroy", what);
     if (s->magic != MAGIC_STREAM) fatal("%s: not a stream", what);
     if (s->ctx != c) fatal("%s: a stream of another context (stream used in another context)", what);
@@ -673,6 +686,58 @@ API CUresult cuCtxPopCurrent(CUcontext *c)
     return CUDA_SUCCESS;
 }
 
+/* A context of the caller's own (cuCtxCreate_v4 in cuda.h 13: without
+ * parameters), made current (pushed), as CUDA does. */
+API CUresult cuCtxCreate(CUcontext *c, CUctxCreateParams *params, unsigned flags, CUdevice d)
+{
+    NEED_INIT();
+    (void)flags;
+    if (params) return CUDA_ERROR_NOT_SUPPORTED;
+    if (d < 0 || (unsigned)d >= S.n_devices) return CUDA_ERROR_INVALID_DEVICE;
+    pthread_mutex_lock(&lock);
+    if (n_created == MAX_CREATED) fatal("cuCtxCreate: more than %d contexts created", MAX_CREATED);
+    CUcontext x = &created[n_created++];
+    x->magic = MAGIC_CTX;
+    x->device = d;
+    x->retains = 1;
+    x->null_stream.magic = MAGIC_STREAM;
+    x->null_stream.ctx = x;
+    pthread_mutex_unlock(&lock);
+    *c = x;
+    return cuCtxPushCurrent(x);
+}
+
+API CUresult cuCtxDestroy(CUcontext c)
+{
+    NEED_INIT();
+    pthread_mutex_lock(&lock);
+    if (!c || c < created || c >= created + MAX_CREATED || c->magic != MAGIC_CTX)
+        fatal("cuCtxDestroy: not a context of cuCtxCreate (or destroyed twice)");
+    for (size_t i = 0; i < n_allocs; i++)
+        if (!allocs[i].freed && allocs[i].kind == DEVICE && allocs[i].ctx == c)
+            fatal("cuCtxDestroy: device memory of the context is still allocated (0x%lx, "
+                  "%zu bytes): freed after its context would be use after free",
+                  (unsigned long)allocs[i].base, allocs[i].size);
+    drain(&c->null_stream, UINT64_MAX);
+    c->magic = DEAD;
+    c->retains = 0;
+    pthread_mutex_unlock(&lock);
+    for (unsigned k = ctx_depth; k-- > 0;)
+        if (ctx_stack[k] == c) {
+            memmove(&ctx_stack[k], &ctx_stack[k + 1], (ctx_depth - k - 1) * sizeof(ctx_stack[0]));
+            ctx_depth--;
+        }
+    return CUDA_SUCCESS;
+}
+
+API CUresult cuCtxGetDevice(CUdevice *d)
+{
+    NEED_INIT();
+    if (!current()) return CUDA_ERROR_INVALID_CONTEXT;
+    *d = current()->device;
+    return CUDA_SUCCESS;
+}
+
 API CUresult cuCtxGetCurrent(CUcontext *c)
 {
     NEED_INIT();
@@ -726,7 +791,7 @@ API CUresult cuStreamSynchronize(CUstream s)
 {
     NEED_INIT();
     pthread_mutex_lock(&lock);
-    if (!s) {
+    if (!s || s == CU_STREAM_LEGACY) {
         if (!current()) fatal("cuStreamSynchronize: the null stream with no context current");
         s = &current()->null_stream;
     }
