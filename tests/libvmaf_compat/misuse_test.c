@@ -226,7 +226,7 @@ int main(void)
     cpc.pic_prealloc_method = (enum VmafCudaPicturePreallocationMethod)9;
     LIBVMAF(vmaf_cuda_preallocate_pictures(v, cpc), -EINVAL);
     cpc.pic_prealloc_method = VMAF_CUDA_PICTURE_PREALLOCATION_METHOD_DEVICE;
-    TVMAF(vmaf_cuda_preallocate_pictures(v, cpc), -EINVAL); /* device pictures: not yet */
+    LIBVMAF(vmaf_cuda_preallocate_pictures(v, cpc), -EINVAL); /* no CUDA state imported */
     cpc.pic_prealloc_method = VMAF_CUDA_PICTURE_PREALLOCATION_METHOD_HOST;
     LIBVMAF(vmaf_cuda_preallocate_pictures(v, cpc), -EINVAL); /* no CUDA state imported */
     LIBVMAF(vmaf_cuda_fetch_preallocated_picture(NULL, &odd), -EINVAL);

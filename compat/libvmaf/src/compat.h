@@ -26,6 +26,15 @@ void compat_set_log_level(enum VmafLogLevel level);
  * -EINVAL (libvmaf's answer to every input it cannot use). */
 int compat_error(int tvmaf_err);
 
+/* The backend of host pictures: VmafConfiguration.gpumask nonzero keeps
+ * them on the CPU, else TVMAF_LIBVMAF_BACKEND (cpu, auto, cuda, opencl;
+ * default auto). */
+enum TvmafBackend compat_backend_of(const VmafConfiguration *cfg);
+/* libtvmaf's configuration of a drop-in context on `backend` (cuda_context:
+ * a caller's CUcontext for the CUDA backend, or NULL). */
+TvmafConfiguration compat_tv_config(const VmafConfiguration *cfg, enum TvmafBackend backend,
+                                    void *cuda_context);
+
 /* key -> value, in the order the keys were first set. */
 typedef struct CompatEntry {
     char *key, *val;
@@ -58,6 +67,9 @@ int compat_model_overload(TvmafModel *tm, const char *feature, const VmafFeature
  * drop-in's (it points to the same block). */
 int compat_picture_alloc(VmafPicture *pic, enum VmafPixelFormat pix_fmt, unsigned bpc,
                          unsigned w, unsigned h, bool clear);
+/* libvmaf's structure for a picture of libtvmaf's (this reference moves
+ * into pic). */
+void compat_picture_from_tvmaf(const TvmafPicture *tp, VmafPicture *pic);
 /* Whether pic was made by this library and is still held. */
 bool compat_picture_valid(const VmafPicture *pic);
 /* The libtvmaf picture behind pic (a description of the same buffer). */
@@ -84,6 +96,7 @@ struct VmafContext {
     CompatPicParams pool;  /* vmaf_preallocate_pictures */
     /* CUDA entry points */
     bool cuda_imported;
+    bool cuda_bound; /* scoring on CUDA in the imported state's CUcontext */
     CompatPicParams cuda_pool;
     enum VmafCudaPicturePreallocationMethod cuda_method;
 };

@@ -22,7 +22,7 @@ static long long processor_ms(void)
     return (long long)clock() * 1000 / CLOCKS_PER_SEC;
 }
 
-static enum TvmafBackend backend_of(const VmafConfiguration *cfg)
+enum TvmafBackend compat_backend_of(const VmafConfiguration *cfg)
 {
     if (cfg->gpumask) return TVMAF_BACKEND_CPU;
     const char *env = getenv(BACKEND_ENV);
@@ -35,6 +35,21 @@ static enum TvmafBackend backend_of(const VmafConfiguration *cfg)
     return b;
 }
 
+TvmafConfiguration compat_tv_config(const VmafConfiguration *cfg, enum TvmafBackend backend,
+                                    void *cuda_context)
+{
+    const int level = (int)cfg->log_level;
+    return (TvmafConfiguration){
+        .n_threads = cfg->n_threads,
+        .n_subsample = cfg->n_subsample,
+        .backend = backend,
+        .log_level = level < TVMAF_LOG_NONE ? TVMAF_LOG_NONE
+                   : level > TVMAF_LOG_DEBUG ? TVMAF_LOG_DEBUG : (enum TvmafLogLevel)level,
+        .cpumask = cfg->cpumask,
+        .cuda_context = cuda_context,
+    };
+}
+
 int vmaf_init(VmafContext **vmaf, VmafConfiguration cfg)
 {
     if (!vmaf) return -EINVAL;
@@ -43,15 +58,7 @@ int vmaf_init(VmafContext **vmaf, VmafConfiguration cfg)
     VmafContext *v = calloc(1, sizeof(*v));
     if (!v) return -ENOMEM;
     v->cfg = cfg;
-    const int level = (int)cfg.log_level;
-    TvmafConfiguration tc = {
-        .n_threads = cfg.n_threads,
-        .n_subsample = cfg.n_subsample,
-        .backend = backend_of(&cfg),
-        .log_level = level < TVMAF_LOG_NONE ? TVMAF_LOG_NONE
-                   : level > TVMAF_LOG_DEBUG ? TVMAF_LOG_DEBUG : (enum TvmafLogLevel)level,
-        .cpumask = cfg.cpumask,
-    };
+    const TvmafConfiguration tc = compat_tv_config(&cfg, compat_backend_of(&cfg), NULL);
     int err = tvmaf_init(&v->tv, &tc);
     if (err) {
         compat_log(VMAF_LOG_LEVEL_ERROR, "vmaf_init: %s", v->tv ? tvmaf_last_error(v->tv)

@@ -2,22 +2,29 @@
  * libvmaf's CUDA entry points (libvmaf_cuda.h).
  *
  * Host pictures need none of them: every context scores them on the best
- * backend there is (CUDA first). These calls are honoured as far as that
- * goes: a state exists where libtvmaf can use a CUDA device, and pictures
- * preallocated in host memory are host pictures. Pictures in device memory
- * are refused with a message: libtvmaf takes device pictures once its CUDA
- * twins are redesigned around them.
+ * backend there is (CUDA first). With a CUDA state imported, the context
+ * scores on the CUDA backend in the state's CUcontext (FFmpeg's own, from
+ * its CUDA device), and pictures preallocated in device memory are libtvmaf
+ * device pictures of that context (tvmaf_cuda_picture_alloc), scored where
+ * they are.
+ *
+ * Device pictures carry their luma plane only. FFmpeg 7.1's libvmaf_cuda
+ * filter, the one user of these pictures, copies plane 0 and nothing else
+ * into them, so chroma would be memory nobody wrote: a feature that reads
+ * chroma is refused by libtvmaf (tvmaf_read_pictures names it) rather than
+ * scored from it. The vmaf_v0.6.1 family reads luma only.
  */
 #include <errno.h>
+#include <stdlib.h>
 
 #include "compat.h"
 
-/* libvmaf has no call that frees a state, and the drop-in's needs none: it
- * records only that a CUDA device is usable, so every state is this one. */
+/* What a state records: the caller's context (NULL: the primary context of
+ * device 0). libvmaf has no call that frees a state, and its context keeps
+ * a copy of it, so the caller's state object is never freed here either. */
 struct VmafCudaState {
-    int usable;
+    void *cu_ctx;
 };
-static VmafCudaState the_state = { 1 };
 
 int vmaf_cuda_state_init(VmafCudaState **cu_state, VmafCudaConfiguration cfg)
 {
@@ -29,21 +36,55 @@ int vmaf_cuda_state_init(VmafCudaState **cu_state, VmafCudaConfiguration cfg)
                    "scored without a CUDA state");
         return -EINVAL;
     }
-    if (cfg.cu_ctx)
-        compat_log(VMAF_LOG_LEVEL_INFO, "vmaf_cuda_state_init: the CUcontext given is not "
-                   "used; libtvmaf scores on a context of its own on device 0");
-    *cu_state = &the_state;
+    VmafCudaState *s = malloc(sizeof(*s));
+    if (!s) return -ENOMEM;
+    s->cu_ctx = cfg.cu_ctx;
+    *cu_state = s;
     return 0;
 }
 
 int vmaf_cuda_import_state(VmafContext *vmaf, VmafCudaState *cu_state)
 {
     if (!vmaf || !cu_state) return -EINVAL;
+    if (vmaf->cuda_imported) {
+        compat_log(VMAF_LOG_LEVEL_ERROR, "vmaf_cuda_import_state: a CUDA state was imported "
+                   "into this context already");
+        return -EINVAL;
+    }
     vmaf->cuda_imported = true;
-    if (tvmaf_context_backend(vmaf->tv) != TVMAF_BACKEND_CUDA)
+    const enum TvmafBackend b = compat_backend_of(&vmaf->cfg);
+    if (b != TVMAF_BACKEND_AUTO && b != TVMAF_BACKEND_CUDA) {
+        /* gpumask or the environment chose another backend: it stays */
         compat_log(VMAF_LOG_LEVEL_WARNING, "vmaf_cuda_import_state: this context scores on "
-                   "%s (VmafConfiguration.gpumask or TVMAF_LIBVMAF_BACKEND chose it)",
-                   tvmaf_backend_name(tvmaf_context_backend(vmaf->tv)));
+                   "%s (VmafConfiguration.gpumask or TVMAF_LIBVMAF_BACKEND chose it); "
+                   "pictures in device memory cannot be scored", tvmaf_backend_name(b));
+        return 0;
+    }
+    /* the context is made again, on the CUDA backend in the state's
+     * context: nothing it holds is lost while nothing is registered */
+    if (vmaf->registered || vmaf->next_index) {
+        vmaf->cuda_bound = !cu_state->cu_ctx &&
+                           tvmaf_context_backend(vmaf->tv) == TVMAF_BACKEND_CUDA;
+        if (!vmaf->cuda_bound)
+            compat_log(VMAF_LOG_LEVEL_WARNING, "vmaf_cuda_import_state: the state comes after "
+                       "features were registered: this context keeps scoring where it does, "
+                       "and pictures in device memory cannot be scored (import the state "
+                       "first, as FFmpeg's libvmaf_cuda filter does)");
+        return 0;
+    }
+    const TvmafConfiguration tc = compat_tv_config(&vmaf->cfg, TVMAF_BACKEND_CUDA,
+                                                   cu_state->cu_ctx);
+    TvmafContext *tv = NULL;
+    int err = tvmaf_init(&tv, &tc);
+    if (err) {
+        compat_log(VMAF_LOG_LEVEL_ERROR, "vmaf_cuda_import_state: %s",
+                   tv ? tvmaf_last_error(tv) : "out of memory");
+        tvmaf_close(tv);
+        return compat_error(err);
+    }
+    tvmaf_close(vmaf->tv);
+    vmaf->tv = tv;
+    vmaf->cuda_bound = true;
     return 0;
 }
 
@@ -57,10 +98,6 @@ int vmaf_cuda_preallocate_pictures(VmafContext *vmaf, VmafCudaPictureConfigurati
         vmaf->cuda_pool.set = false;
         return 0;
     case VMAF_CUDA_PICTURE_PREALLOCATION_METHOD_DEVICE:
-        compat_log(VMAF_LOG_LEVEL_ERROR, "vmaf_cuda_preallocate_pictures: pictures in device "
-                   "memory are not supported yet (they come with the redesign of libtvmaf's "
-                   "CUDA twins); host pictures (vmaf_picture_alloc) are scored on the GPU");
-        return -EINVAL;
     case VMAF_CUDA_PICTURE_PREALLOCATION_METHOD_HOST:
     case VMAF_CUDA_PICTURE_PREALLOCATION_METHOD_HOST_PINNED:
         break;
@@ -78,7 +115,14 @@ int vmaf_cuda_preallocate_pictures(VmafContext *vmaf, VmafCudaPictureConfigurati
     if (!w || !h || bpc < 8 || bpc > 16 ||
         tvmaf_plane_dims((enum TvmafPixelFormat)cfg.pic_params.pix_fmt, w, h, pw, ph))
         return -EINVAL;
-    /* page-locked or not, the pictures are the caller's host memory, which
+    if (cfg.pic_prealloc_method == VMAF_CUDA_PICTURE_PREALLOCATION_METHOD_DEVICE &&
+        !vmaf->cuda_bound) {
+        compat_log(VMAF_LOG_LEVEL_ERROR, "vmaf_cuda_preallocate_pictures: pictures in device "
+                   "memory need the context on CUDA in the imported state's CUDA context "
+                   "(vmaf_cuda_import_state said why not)");
+        return -EINVAL;
+    }
+    /* host methods, page-locked or not: the caller's host memory, which
      * libtvmaf uploads itself */
     vmaf->cuda_method = cfg.pic_prealloc_method;
     vmaf->cuda_pool = (CompatPicParams){ true, w, h, bpc, cfg.pic_params.pix_fmt };
@@ -89,10 +133,21 @@ int vmaf_cuda_fetch_preallocated_picture(VmafContext *vmaf, VmafPicture *pic)
 {
     if (!vmaf || !pic) return -EINVAL;
     if (!vmaf->cuda_pool.set) {
-        compat_log(VMAF_LOG_LEVEL_ERROR, "vmaf_cuda_fetch_preallocated_picture: no host "
+        compat_log(VMAF_LOG_LEVEL_ERROR, "vmaf_cuda_fetch_preallocated_picture: no "
                    "pictures preallocated (vmaf_cuda_preallocate_pictures)");
         return -EINVAL;
     }
     const CompatPicParams *p = &vmaf->cuda_pool;
-    return vmaf_picture_alloc(pic, p->pix_fmt, p->bpc, p->w, p->h);
+    if (vmaf->cuda_method != VMAF_CUDA_PICTURE_PREALLOCATION_METHOD_DEVICE)
+        return vmaf_picture_alloc(pic, p->pix_fmt, p->bpc, p->w, p->h);
+    TvmafPicture tp;
+    const int err = tvmaf_cuda_picture_alloc(vmaf->tv, &tp, (enum TvmafPixelFormat)p->pix_fmt,
+                                             p->bpc, p->w, p->h, TVMAF_PICTURE_LUMA_ONLY);
+    if (err) {
+        compat_log(VMAF_LOG_LEVEL_ERROR, "vmaf_cuda_fetch_preallocated_picture: no device "
+                   "picture (%s)", err == -ENOMEM ? "out of device memory" : "CUDA failed");
+        return compat_error(err);
+    }
+    compat_picture_from_tvmaf(&tp, pic);
+    return 0;
 }

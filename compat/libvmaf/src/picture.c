@@ -26,17 +26,23 @@ int compat_picture_alloc(VmafPicture *pic, enum VmafPixelFormat pix_fmt, unsigne
     for (int p = 0; clear && p < 3; p++)
         if (tp.data[p] && tp.w[p] && tp.h[p])
             memset(tp.data[p], 0, (size_t)tp.stride[p] * (tp.h[p] - 1) + tp.w[p] * bytes);
-    pic->pix_fmt = pix_fmt;
-    pic->bpc = bpc;
-    for (int p = 0; p < 3; p++) {
-        pic->w[p] = tp.w[p];
-        pic->h[p] = tp.h[p];
-        pic->stride[p] = tp.stride[p];
-        pic->data[p] = tp.w[p] ? tp.data[p] : NULL; /* 4:0:0 has no chroma */
-    }
-    pic->priv = tp.priv;
-    pic->ref = (VmafRef *)tp.priv;
+    compat_picture_from_tvmaf(&tp, pic);
     return 0;
+}
+
+void compat_picture_from_tvmaf(const TvmafPicture *tp, VmafPicture *pic)
+{
+    memset(pic, 0, sizeof(*pic));
+    pic->pix_fmt = (enum VmafPixelFormat)tp->pix_fmt;
+    pic->bpc = tp->bpc;
+    for (int p = 0; p < 3; p++) {
+        pic->w[p] = tp->w[p];
+        pic->h[p] = tp->h[p];
+        pic->stride[p] = tp->stride[p];
+        pic->data[p] = tp->w[p] ? tp->data[p] : NULL; /* 4:0:0 has no chroma */
+    }
+    pic->priv = tp->priv;
+    pic->ref = (VmafRef *)tp->priv;
 }
 
 int vmaf_picture_alloc(VmafPicture *pic, enum VmafPixelFormat pix_fmt,
