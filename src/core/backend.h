@@ -44,9 +44,10 @@ typedef struct TvmafBackendOps {
     /* one device frame per worker; n_planes 1 (luma) or 3 */
     int (*frames_alloc)(TvmafGpu *gpu, const TvmafVideoInfo *vi, unsigned n_planes,
                         unsigned n_workers, char *msg, size_t msg_len);
-    /* queues the upload of worker `w`'s frame and returns its device copy */
+    /* queues the upload of worker `w`'s frame and returns its device copy;
+     * `fence`: pictures_written's for device pictures (consumed), else NULL */
     int (*frame_upload)(TvmafGpu *gpu, unsigned w, const TvmafPicture *ref,
-                        const TvmafPicture *dis, const TvmafDeviceFrame **frame,
+                        const TvmafPicture *dis, void *fence, const TvmafDeviceFrame **frame,
                         char *msg, size_t msg_len);
     /* after every twin of worker `w` has finished frame `index` */
     void (*frame_done)(TvmafGpu *gpu, unsigned w, unsigned index);
@@ -62,10 +63,10 @@ typedef struct TvmafBackendOps {
                          size_t msg_len);
     /* the device of the context (tvmaf_picture_device of its pictures) */
     void *(*device)(TvmafGpu *gpu);
-    /* called by the submitting thread before device pictures are queued:
-     * work the caller queued on the device to write them is complete
-     * before any upload reads them */
-    int (*pictures_written)(TvmafGpu *gpu, char *msg, size_t msg_len);
+    /* called by the submitting thread as device pictures are queued: a
+     * fence after the work the caller queued on the device to write them,
+     * which the frame's upload waits for (never the caller's thread) */
+    int (*pictures_written)(TvmafGpu *gpu, void **fence, char *msg, size_t msg_len);
     /* why the calling thread's last device call failed ("" if unknown): core
      * adds it to the message when a twin fails on a frame */
     const char *(*last_error)(void);

@@ -85,6 +85,7 @@ typedef struct Job {
     TvmafPicture ref, dis;
     TvmafPicture prev[TVMAF_PREV_REFS]; /* PREV_REF extractors: frames index-1, index-2 */
     unsigned index;
+    void *fence; /* device pictures: after the caller's writes (backend.h) */
 } Job;
 
 struct TvmafContext {
@@ -610,7 +611,8 @@ static void run_frame(TvmafContext *ctx, unsigned w, Job *job)
     const TvmafDeviceFrame *dframe = NULL;
     if (ctx->device_frames) {
         char msg[512] = "";
-        int err = ctx->gpu_ops->frame_upload(ctx->gpu, w, &job->ref, &job->dis, &dframe, msg,
+        int err = ctx->gpu_ops->frame_upload(ctx->gpu, w, &job->ref, &job->dis, job->fence,
+                                             &dframe, msg,
                                              sizeof(msg));
         if (err) {
             pthread_mutex_lock(&ctx->lock);
@@ -721,8 +723,7 @@ static int check_picture(TvmafContext *ctx, const TvmafPicture *p, const char *w
 
 /* Pictures in device memory (tvmaf_cuda_picture_alloc): both of the pair
  * from this context's device, and every feature on that device (no host
- * code can read them), reading luma only when the pictures carry no chroma.
- * Then the caller's work that wrote them is waited for. */
+ * code can read them), reading luma only when the pictures carry no chroma. */
 static int check_device_pictures(TvmafContext *ctx, const TvmafPicture *ref,
                                  const TvmafPicture *dis)
 {
@@ -749,10 +750,7 @@ static int check_device_pictures(TvmafContext *ctx, const TvmafPicture *ref,
             return -EINVAL;
         }
     }
-    char msg[512] = "";
-    const int err = ctx->gpu_ops->pictures_written(ctx->gpu, msg, sizeof(msg));
-    if (err) set_error(ctx, err, "backend %s: %s", ctx->gpu_ops->name, msg);
-    return err;
+    return 0;
 }
 
 int tvmaf_cuda_picture_alloc(TvmafContext *ctx, TvmafPicture *pic, enum TvmafPixelFormat fmt,
@@ -820,6 +818,17 @@ int tvmaf_read_pictures(TvmafContext *ctx, TvmafPicture *ref, TvmafPicture *dis,
         pthread_mutex_unlock(&ctx->lock);
         for (int k = 0; k < TVMAF_PREV_REFS; k++) tvmaf_picture_unref(&job.prev[k]);
         goto drop;
+    }
+    if (tvmaf_picture_device(&job.ref)) {
+        /* the frame's upload waits for the caller's writes, not this thread */
+        char msg[512] = "";
+        if ((err = ctx->gpu_ops->pictures_written(ctx->gpu, &job.fence, msg, sizeof(msg)))) {
+            pthread_mutex_lock(&ctx->lock);
+            set_error(ctx, err, "backend %s: %s", ctx->gpu_ops->name, msg);
+            pthread_mutex_unlock(&ctx->lock);
+            for (int k = 0; k < TVMAF_PREV_REFS; k++) tvmaf_picture_unref(&job.prev[k]);
+            goto drop;
+        }
     }
     ctx->next_index++;
     if (ctx->next_index > ctx->range_first) {

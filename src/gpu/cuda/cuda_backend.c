@@ -262,8 +262,8 @@ static int frames_alloc(TvmafGpu *gpu, const TvmafVideoInfo *vi, unsigned planes
 }
 
 static int frame_upload(TvmafGpu *gpu, unsigned w, const TvmafPicture *ref,
-                        const TvmafPicture *dis, const TvmafDeviceFrame **frame, char *msg,
-                        size_t len)
+                        const TvmafPicture *dis, void *fence, const TvmafDeviceFrame **frame,
+                        char *msg, size_t len)
 {
     TvmafDeviceFrame *f = &gpu->frames[w];
     *frame = f;
@@ -271,8 +271,16 @@ static int frame_upload(TvmafGpu *gpu, unsigned w, const TvmafPicture *ref,
     tvmaf_cuda_stats_bind(gpu->st);
     int err = tvmaf_cuda_push(gpu->dev);
     if (!err) {
-        err = tvmaf_cuda_frame_upload(f, ref, dis, tvmaf_cuda_pinned_allocator(gpu->dev));
+        /* device pictures: the frame's stream waits for the caller's writes */
+        if (fence) {
+            err = tvmaf_cuda_stream_wait_event(f->stream, fence);
+            tvmaf_cuda_fence_put(gpu->dev, fence);
+        }
+        if (!err)
+            err = tvmaf_cuda_frame_upload(f, ref, dis, tvmaf_cuda_pinned_allocator(gpu->dev));
         tvmaf_cuda_pop(gpu->dev);
+    } else if (fence) {
+        tvmaf_cuda_fence_put(gpu->dev, fence);
     }
     if (err) snprintf(msg, len, "%s", tvmaf_cuda_last_error());
     return err;
@@ -413,9 +421,9 @@ static void *device_of(TvmafGpu *gpu)
     return gpu->dev;
 }
 
-static int pictures_written(TvmafGpu *gpu, char *msg, size_t len)
+static int pictures_written(TvmafGpu *gpu, void **fence, char *msg, size_t len)
 {
-    const int err = tvmaf_cuda_sync_legacy_stream(gpu->dev);
+    const int err = tvmaf_cuda_fence_legacy_stream(gpu->dev, (CUevent *)fence);
     if (err) snprintf(msg, len, "%s", tvmaf_cuda_last_error());
     return err;
 }

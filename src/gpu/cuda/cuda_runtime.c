@@ -226,6 +226,8 @@ struct TvmafCudaDevice {
     bool external;
     struct { CUdeviceptr d; size_t size; } pic_mem[PIC_MEM_CACHE]; /* under device_lock */
     unsigned n_pic_mem;
+    CUevent fences[PIC_MEM_CACHE]; /* free fence events, under device_lock */
+    unsigned n_fences;
     TvmafCudaDeviceInfo info;
     TvmafHostAllocator pinned; /* page-locked picture memory on this device */
     /* its blocks allocated and the milliseconds that took (every context on
@@ -382,14 +384,16 @@ int tvmaf_cuda_acquire_context(CUcontext ctx, TvmafCudaDevice **dev, char *msg, 
     return 0;
 }
 
-/* The buffers kept for device pictures go (device_lock held, refs 0). */
+/* The buffers and fences kept for device pictures go (device_lock held,
+ * refs 0). */
 static void pic_mem_drop(TvmafCudaDevice *dev)
 {
-    if (!dev->n_pic_mem) return;
+    if (!dev->n_pic_mem && !dev->n_fences) return;
     CUcontext popped;
     if (drv.cuCtxPushCurrent(dev->ctx) != CUDA_SUCCESS) return;
     for (unsigned i = 0; i < dev->n_pic_mem; i++) drv.cuMemFree(dev->pic_mem[i].d);
-    dev->n_pic_mem = 0;
+    for (unsigned i = 0; i < dev->n_fences; i++) drv.cuEventDestroy(dev->fences[i]);
+    dev->n_pic_mem = dev->n_fences = 0;
     drv.cuCtxPopCurrent(&popped);
 }
 
@@ -452,14 +456,44 @@ void tvmaf_cuda_picture_mem_put(TvmafCudaDevice *dev, CUdeviceptr d, size_t size
     tvmaf_cuda_release(dev);
 }
 
-int tvmaf_cuda_sync_legacy_stream(TvmafCudaDevice *dev)
+int tvmaf_cuda_fence_legacy_stream(TvmafCudaDevice *dev, CUevent *fence)
 {
+    *fence = NULL;
+    pthread_mutex_lock(&device_lock);
+    CUevent e = dev->n_fences ? dev->fences[--dev->n_fences] : NULL;
+    pthread_mutex_unlock(&device_lock);
     int err = tvmaf_cuda_push(dev);
-    if (err) return err;
-    COUNT(syncs);
-    const CUresult r = drv.cuStreamSynchronize(CU_STREAM_LEGACY);
-    err = tvmaf_cuda_pop(dev);
-    return r != CUDA_SUCCESS ? cu_fail(r, "cuStreamSynchronize (legacy stream)") : err;
+    if (err) {
+        if (e) tvmaf_cuda_fence_put(dev, e);
+        return err;
+    }
+    if (!e) err = tvmaf_cuda_event_create_sync_only(&e);
+    if (!err) {
+        const CUresult r = drv.cuEventRecord(e, CU_STREAM_LEGACY);
+        if (r != CUDA_SUCCESS) err = cu_fail(r, "cuEventRecord (legacy stream)");
+    }
+    const int perr = tvmaf_cuda_pop(dev);
+    if (!err) err = perr;
+    if (err) {
+        if (e) tvmaf_cuda_fence_put(dev, e);
+        return err;
+    }
+    *fence = e;
+    return 0;
+}
+
+void tvmaf_cuda_fence_put(TvmafCudaDevice *dev, CUevent fence)
+{
+    pthread_mutex_lock(&device_lock);
+    if (dev->n_fences < PIC_MEM_CACHE) {
+        dev->fences[dev->n_fences++] = fence;
+        fence = NULL;
+    }
+    pthread_mutex_unlock(&device_lock);
+    if (fence && !tvmaf_cuda_push(dev)) {
+        tvmaf_cuda_event_destroy(fence);
+        tvmaf_cuda_pop(dev);
+    }
 }
 
 const TvmafCudaDeviceInfo *tvmaf_cuda_device_info(const TvmafCudaDevice *dev)

@@ -101,9 +101,13 @@ int tvmaf_cuda_mem_free(CUdeviceptr ptr); /* 0 is ignored */
  * Each buffer holds a reference to dev until it is put back. */
 int tvmaf_cuda_picture_mem_get(TvmafCudaDevice *dev, size_t size, CUdeviceptr *d);
 void tvmaf_cuda_picture_mem_put(TvmafCudaDevice *dev, CUdeviceptr d, size_t size);
-/* Waits for the work queued on the legacy default stream of dev's context
- * (how a caller writes device pictures with cuMemcpy2D and the like). */
-int tvmaf_cuda_sync_legacy_stream(TvmafCudaDevice *dev);
+/* An event recorded on the legacy default stream of dev's context (after
+ * the caller's writes of device pictures with cuMemcpy2D and the like):
+ * a stream that waits for it waits for those writes. The event comes from
+ * the device's pool; put it back once a stream waits for it (a wait takes
+ * the record made before it, so the event may be recorded again). */
+int tvmaf_cuda_fence_legacy_stream(TvmafCudaDevice *dev, CUevent *fence);
+void tvmaf_cuda_fence_put(TvmafCudaDevice *dev, CUevent fence);
 
 /* Page-locked host memory (needed for truly asynchronous copies). */
 int tvmaf_cuda_host_alloc(void **ptr, size_t size);

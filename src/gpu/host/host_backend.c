@@ -79,9 +79,10 @@ static int frames_alloc(TvmafGpu *gpu, const TvmafVideoInfo *vi, unsigned planes
 }
 
 static int frame_upload(TvmafGpu *gpu, unsigned w, const TvmafPicture *ref,
-                        const TvmafPicture *dis, const TvmafDeviceFrame **frame, char *msg,
-                        size_t len)
+                        const TvmafPicture *dis, void *fence, const TvmafDeviceFrame **frame,
+                        char *msg, size_t len)
 {
+    (void)fence; /* host pictures only */
     (void)msg;
     (void)len;
     TvmafDeviceFrame *f = &gpu->frames[w];

@@ -235,9 +235,10 @@ static int frames_alloc(TvmafGpu *gpu, const TvmafVideoInfo *vi, unsigned planes
 }
 
 static int frame_upload(TvmafGpu *gpu, unsigned w, const TvmafPicture *ref,
-                        const TvmafPicture *dis, const TvmafDeviceFrame **frame, char *msg,
-                        size_t len)
+                        const TvmafPicture *dis, void *fence, const TvmafDeviceFrame **frame,
+                        char *msg, size_t len)
 {
+    (void)fence; /* host pictures only */
     TvmafDeviceFrame *f = &gpu->frames[w];
     *frame = f;
     int err = tvmaf_opencl_frame_upload(f, ref, dis);
