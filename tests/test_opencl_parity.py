@@ -24,6 +24,11 @@ quick clip and the opencl-1t column every quick clip but the longest (cups_576x3
 a quarter of the test's time; the other clips hold every layout and depth, and 3 to 8 frames),
 in two runs of the gate; TVMAF_TEST_FULL=1 runs both columns on every quick clip in one. The
 suite's gate_quick leaves these columns to this test (--skip-columns 'opencl*').
+The opencl-nofp64 column (--opencl-fp64 off: the device taken as one without fp64, as Intel and
+Apple GPUs) runs the features whose OpenCL program is fp64-free (FP64_FREE) on every quick clip,
+identical to the CPU; each other feature must be refused there (the run fails, its message
+naming the feature and fp64), so the list cannot claim a feature that still needs fp64, nor
+miss one that no longer does.
 
 usage: test_opencl_parity.py TVMAF_EXE [--clips DIR] [--shared DIR] [--gpu N]
 """
@@ -77,6 +82,40 @@ def without_loader(tvmaf, clips):
     return 0
 
 
+# The features whose OpenCL program computes without fp64 (the others are issue #34's work).
+FP64_FREE = ["psnr", "ciede", "motion", "float_ansnr", "cambi", "psnr_hvs"]
+
+
+def fp64_refusals(tvmaf, clips, gpu):
+    """Every OpenCL feature outside FP64_FREE is refused under --opencl-fp64 off, naming
+    fp64; every one inside is not."""
+    ref, dis = (os.path.join(clips, "cups_576x324.%s.yuv" % k) for k in ("ref", "dis"))
+    if not os.path.isfile(ref):
+        print("no %s: fp64 refusals not checked" % ref)
+        return 0
+    feats = subprocess.run([tvmaf, "--list-features"], stdout=subprocess.PIPE,
+                           check=True).stdout.decode().split("\n")
+    names = [l.split()[0] for l in feats if l.strip() and "opencl" in l.split()[1:]]
+    bad = 0
+    for name in names:
+        cmd = [tvmaf, "-r", ref, "-d", dis, "-w", "576", "-h", "324", "-p", "420", "-b", "8",
+               "--frame_cnt", "1", "-n", "--feature", name, "--backend", "opencl",
+               "--opencl-fp64", "off", "-q", "-o", "/dev/null"] + (["--gpu", gpu] if gpu else [])
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        err = p.stderr.decode()
+        refused = p.returncode != 0 and ('feature "%s"' % name) in err and "fp64" in err
+        want = name not in FP64_FREE
+        if refused != want or (not want and p.returncode):
+            bad += 1
+            print("FAIL: %s under --opencl-fp64 off: rc %d, %s (want %s): %r" % (
+                name, p.returncode, "refused" if refused else "on OpenCL",
+                "refused" if want else "on OpenCL", err.strip()))
+    print("--opencl-fp64 off: %d features on OpenCL, %d refused naming fp64%s" % (
+        len([n for n in names if n in FP64_FREE]), len([n for n in names if n not in FP64_FREE]),
+        "" if not bad else ", %d wrong" % bad))
+    return 1 if bad else 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("tvmaf")
@@ -92,20 +131,23 @@ def main():
         cmd += ["--gpu", a.gpu]
     sample = None if full_env() else sample_clips(a)
     if sample is None:
-        runs = [cmd + ["--columns", "opencl*"]]
+        runs = [cmd + ["--columns", "opencl,opencl-1t"]]
     else:
         runs = [cmd + ["--columns", "opencl"],
                 cmd + ["--columns", "opencl-1t"] + [x for name in sample for x in ("--clip", name)]]
+    runs.append(cmd + ["--columns", "opencl-nofp64", "--no-models", "--features",
+                       ",".join(FP64_FREE)])
     rcs = []
     for run in runs:
         print(" ".join(run), flush=True)
         rcs.append(subprocess.call(run))
         if rcs[-1] == 77:  # no OpenCL device: the first run says so
             return 77
+    fp64_rc = fp64_refusals(a.tvmaf, a.clips, a.gpu)
     print("opencl_parity: " + ("a sample: opencl-1t on %d clips (TVMAF_TEST_FULL=1: every "
                                "column on every quick clip)" % len(sample) if sample else
                                "every opencl column on every quick clip"))
-    return 1 if any(rcs) else 0
+    return 1 if any(rcs) or fp64_rc else 0
 
 
 if __name__ == "__main__":

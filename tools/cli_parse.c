@@ -25,7 +25,7 @@ enum {
     ARG_GPU_STATS, ARG_GPU_MEM_LIMIT, ARG_STRICT_FRAMES, ARG_MAX_MEMORY, ARG_REPORT, ARG_PLOT,
     ARG_SCALE, ARG_IGNORE_FPS, ARG_AOM_CTC, ARG_NFLX_CTC, ARG_GPUMASK, ARG_REF_ISA,
     ARG_BATCH, ARG_OUTPUT_DIR, ARG_JOBS, ARG_GPUS, ARG_REF_FORMAT, ARG_DIS_FORMAT,
-    ARG_NO_SHARING, ARG_META,
+    ARG_NO_SHARING, ARG_META, ARG_OPENCL_FP64,
 };
 
 /* What an option handler did with an option. */
@@ -66,6 +66,7 @@ static const struct option long_opts[] = {
     { "reference-isa", required_argument, NULL, ARG_REF_ISA },
     { "gpu", required_argument, NULL, ARG_GPU },
     { "pinned-pictures", no_argument, NULL, ARG_PINNED },
+    { "opencl-fp64", required_argument, NULL, ARG_OPENCL_FP64 },
     { "gpu-stats", no_argument, NULL, ARG_GPU_STATS },
     { "gpu-mem-limit", required_argument, NULL, ARG_GPU_MEM_LIMIT },
     { "strict-frame-count", no_argument, NULL, ARG_STRICT_FRAMES },
@@ -158,6 +159,9 @@ static void usage_gpu(FILE *f)
         " --pinned-pictures          read frames into page-locked memory, uploaded from there\n"
         " --gpu-stats                print device work per frame and device times to stderr\n"
         " --gpu-mem-limit BYTES      fail as out of memory past this much device memory\n"
+        " --opencl-fp64 auto|on|off  OpenCL twins compute in fp64 where the device has it\n"
+        "                            (auto), require it (on), or never (off: as on a device\n"
+        "                            without it; a feature whose twin needs fp64 is refused)\n"
         " --gpumask MASK             libvmaf's GPU mask: 0 lets the GPU score (--backend auto),\n"
         "                            any other value keeps scoring on the CPU (--backend cpu)\n"
         " --gpus all|N,N,...         every listed device scores (a number twice: two contexts\n"
@@ -434,6 +438,14 @@ static int opt_gpu(CliOptions *o, int c, const char *arg, const char *app)
         return parse_uint(app, "--gpu", arg, &s->gpu_index, 0, 1024);
     case ARG_GPUS: o->gpus_arg = arg; return OPT_OK;
     case ARG_PINNED: s->gpu_flags |= TVMAF_GPU_PINNED_PICTURES; return OPT_OK;
+    case ARG_OPENCL_FP64: {
+        /* in the order of enum TvmafOpenclFp64's values */
+        static const char *const fp64[] = { "auto", "on", "off", NULL };
+        _Static_assert(TVMAF_OPENCL_FP64_ON == 1 && TVMAF_OPENCL_FP64_OFF == 2, "fp64[]");
+        for (unsigned i = 0; fp64[i]; i++)
+            if (!strcmp(arg, fp64[i])) s->opencl_fp64 = (enum TvmafOpenclFp64)i;
+        return opt_choice(app, "--opencl-fp64", arg, fp64, "auto, on or off");
+    }
     case ARG_GPU_STATS: s->gpu_flags |= TVMAF_GPU_STATS; return OPT_OK;
     case ARG_GPU_MEM_LIMIT:
         errno = 0;

@@ -116,6 +116,7 @@ static int pair_open_context(const Settings *s, Pair *p)
         .gpu_flags = s->gpu_flags | (p->ladder ? TVMAF_GPU_SHARED_REFERENCE : 0),
         .gpu_mem_limit = (size_t)s->gpu_mem_limit,
         .warmup_frames = s->warmup, .range_frames = s->range,
+        .opencl_fp64 = s->opencl_fp64,
         .feature_defaults = s->feature_defaults && s->feature_defaults[0] ? s->feature_defaults
                                                                           : NULL,
     };

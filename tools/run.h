@@ -53,6 +53,7 @@ typedef struct Settings {
     int scoring;            /* a feature or a model to score (not -n alone) */
     uint64_t cpumask, max_memory;
     unsigned gpu_index, gpu_flags;
+    enum TvmafOpenclFp64 opencl_fp64;
     unsigned long long gpu_mem_limit;
     const char *feature_defaults;
     const char *report_path, *plot_path, *scale_filter;

@@ -57,6 +57,13 @@ enum TvmafPoolMethod {
     TVMAF_POOL_HARMONIC_MEAN,
 };
 
+/* Whether OpenCL twins may compute in fp64 (TvmafConfiguration.opencl_fp64). */
+enum TvmafOpenclFp64 {
+    TVMAF_OPENCL_FP64_AUTO = 0, /* where the device has cl_khr_fp64 */
+    TVMAF_OPENCL_FP64_ON,       /* required: a device without it is refused */
+    TVMAF_OPENCL_FP64_OFF,      /* never, as on a device without it */
+};
+
 typedef struct TvmafConfiguration {
     unsigned n_threads;        /* worker threads; 0 or 1: score frames on the calling thread
                                   (0 on the CUDA backend: min(cores, 8) frames in flight) */
@@ -91,6 +98,13 @@ typedef struct TvmafConfiguration {
      * until tvmaf_close and until every picture of tvmaf_cuda_picture_alloc
      * is released. NULL: the primary context. Other backends ignore it. */
     void *cuda_context;
+    /* OpenCL: AUTO lets twins use fp64 where the device has it. OFF treats
+     * the device as one without it (Intel and Apple GPUs): a twin runs its
+     * fp64-free program, and a twin that has none is refused (the context
+     * fails at the first picture, naming the feature and fp64); it is how
+     * the fp64-free programs are tested on devices that do have fp64. ON
+     * fails to open a device without fp64. Other backends ignore it. */
+    enum TvmafOpenclFp64 opencl_fp64;
 } TvmafConfiguration;
 
 enum {

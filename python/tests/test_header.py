@@ -33,6 +33,7 @@ ENUMS = [
     ('LOG_LEVEL', 'enum TvmafLogLevel', 'TVMAF_LOG_'),
     ('MODEL_FLAGS', 'enum TvmafModelFlags', 'TVMAF_MODEL_'),
     ('GPU_FLAGS', None, 'TVMAF_GPU_'),
+    ('OPENCL_FP64', 'enum TvmafOpenclFp64', 'TVMAF_OPENCL_FP64_'),
 ]
 
 

@@ -19,6 +19,7 @@ MODEL_ENABLE_TRANSFORM = MODEL_FLAGS['enable_transform']
 LOG_WARNING = LOG_LEVEL['warning']
 # the anonymous enum of TVMAF_GPU_* flags
 GPU_FLAGS = {'pinned_pictures': 1, 'stats': 2, 'shared_reference': 4}
+OPENCL_FP64 = {'auto': 0, 'on': 1, 'off': 2}
 GPU_PINNED_PICTURES = GPU_FLAGS['pinned_pictures']
 GPU_SHARED_REFERENCE = GPU_FLAGS['shared_reference']
 
@@ -49,6 +50,7 @@ class Configuration(ctypes.Structure):
         ('warmup_frames', ctypes.c_uint),
         ('range_frames', ctypes.c_uint),
         ('cuda_context', ctypes.c_void_p),
+        ('opencl_fp64', ctypes.c_int),
     ]
 
 

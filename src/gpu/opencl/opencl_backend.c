@@ -21,6 +21,7 @@
 struct TvmafGpu {
     unsigned index;
     bool stats;
+    bool fp64; /* twins may use fp64: the device has it, and opencl_fp64 allows it */
     int open_err;
     char open_msg[320];
     const TvmafClDeviceInfo *dev;
@@ -46,6 +47,11 @@ static double mono_ms(void)
 cl_context tvmaf_opencl_gpu_context(TvmafGpu *gpu)
 {
     return gpu->ctx;
+}
+
+bool tvmaf_opencl_gpu_fp64(const TvmafGpu *gpu)
+{
+    return gpu->fp64;
 }
 
 const TvmafClDeviceInfo *tvmaf_opencl_gpu_device(TvmafGpu *gpu)
@@ -206,6 +212,13 @@ static int open_gpu(TvmafGpu **out, const TvmafConfiguration *cfg, char *msg, si
         if (gpu->open_err)
             snprintf(gpu->open_msg, sizeof(gpu->open_msg), "%s (device %u: %s)",
                      tvmaf_cl_last_error(), gpu->index, gpu->dev->name);
+        gpu->fp64 = gpu->dev->fp64 && cfg->opencl_fp64 != TVMAF_OPENCL_FP64_OFF;
+        if (!gpu->open_err && cfg->opencl_fp64 == TVMAF_OPENCL_FP64_ON && !gpu->dev->fp64) {
+            gpu->open_err = -ENOTSUP;
+            snprintf(gpu->open_msg, sizeof(gpu->open_msg), "device %u (%s) has no fp64 "
+                     "(cl_khr_fp64), which --opencl-fp64 on requires", gpu->index,
+                     gpu->dev->name);
+        }
     }
     if (gpu->stats) tvmaf_cl_device_list_print();
     *out = gpu;

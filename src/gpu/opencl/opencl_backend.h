@@ -9,6 +9,8 @@
 #ifndef TVMAF_GPU_OPENCL_BACKEND_H
 #define TVMAF_GPU_OPENCL_BACKEND_H
 
+#include <stdbool.h>
+
 #include "core/backend.h"
 #include "gpu/opencl/opencl_runtime.h"
 
@@ -16,6 +18,9 @@ extern const TvmafBackendOps tvmaf_backend_opencl;
 
 cl_context tvmaf_opencl_gpu_context(TvmafGpu *gpu);
 const TvmafClDeviceInfo *tvmaf_opencl_gpu_device(TvmafGpu *gpu);
+/* Whether twins may compute in fp64 here: the device has cl_khr_fp64 and the
+ * context's opencl_fp64 is not OFF. */
+bool tvmaf_opencl_gpu_fp64(const TvmafGpu *gpu);
 
 /* Device memory counted against the context's limit (gpu_mem_limit): past
  * it, -ENOMEM with a message naming the limit (tvmaf_cl_last_error). Release

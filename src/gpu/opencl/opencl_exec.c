@@ -39,12 +39,17 @@ static int open_x(TvdTwin *t, char *why, size_t len)
     const TvmafClDeviceInfo *dev = tvmaf_opencl_gpu_device(t->gpu);
     const unsigned withheld = tvmaf_cl_withheld_caps();
     t->caps = (TvdCaps){ .warp = 0, .atomic64 = false,
-                         .fp64 = dev->fp64 && !(withheld & TVMAF_CL_CAP_FP64),
+                         .fp64 = tvmaf_opencl_gpu_fp64(t->gpu) &&
+                                 !(withheld & TVMAF_CL_CAP_FP64),
                          .cr_div_sqrt = dev->cr_divide_sqrt &&
                                         !(withheld & TVMAF_CL_CAP_CR_DIV_SQRT) };
     if (!t->caps.fp64 && !strncmp((const char *)t->code, FP64_PRAGMA, strlen(FP64_PRAGMA))) {
-        snprintf(why, len, "the device (%s) has no fp64 (cl_khr_fp64), which this twin's "
-                 "program computes with; its results would not be the CPU's", dev->name);
+        if (dev->fp64 && !tvmaf_opencl_gpu_fp64(t->gpu))
+            snprintf(why, len, "--opencl-fp64 off withholds fp64 from the device (%s), and "
+                     "this twin's program computes with it", dev->name);
+        else
+            snprintf(why, len, "the device (%s) has no fp64 (cl_khr_fp64), which this twin's "
+                     "program computes with; its results would not be the CPU's", dev->name);
         return -ENOTSUP;
     }
     if (!t->caps.cr_div_sqrt && (t->plan->needs & TVD_NEEDS_CR_DIV_SQRT)) {
