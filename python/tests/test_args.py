@@ -33,6 +33,8 @@ CASES = [(i, 'score_frames', (A8, A8), dict(threads=v), V, 'threads') for i, v i
     ('gpu 2**32', 'score_frames', (A8, A8), dict(gpu=BIG), V, 'gpu'),
     ('gpu True', 'score_frames', (A8, A8), dict(gpu=True), V, 'gpu'),
     ('pinned 1', 'score_frames', (A8, A8), dict(pinned_pictures=1), V, 'pinned_pictures'),
+    ('opencl_fp64 no', 'score_frames', (A8, A8), dict(opencl_fp64='no'), V, 'opencl_fp64'),
+    ('opencl_fp64 bool', 'score_frames', (A8, A8), dict(opencl_fp64=False), V, 'opencl_fp64'),
     ('backend tpu', 'score_frames', (A8, A8), dict(backend='tpu'), V, 'backend'),
     ('backend NUL', 'score_frames', (A8, A8), dict(backend='cpu\0'), V, 'NUL'),
     ('backend int', 'score_frames', (A8, A8), dict(backend=1), V, 'backend'),

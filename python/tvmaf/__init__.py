@@ -18,7 +18,7 @@ import warnings
 import numpy as np
 
 from ._lib import (BACKEND, GPU_PINNED_PICTURES, GPU_SHARED_REFERENCE, LOG_WARNING, MODEL_FLAGS,
-                   PIX_FMT, POOL, Configuration, ModelConfig, Picture, ReaderConfig, VideoFormat,
+                   OPENCL_FP64, PIX_FMT, POOL, Configuration, ModelConfig, Picture, ReaderConfig, VideoFormat,
                    load_library)
 
 __all__ = ['TvmafError', 'ArgumentError', 'Result', 'score_files', 'score_ladder', 'score_batch',
@@ -276,7 +276,7 @@ def _cli_model(arg, what):
 
 
 def _settings(models, features, backend, threads, subsample, gpu, pinned_pictures, adm_div,
-              feature_defaults):
+              feature_defaults, opencl_fp64='auto'):
     """The options every scoring call shares, checked: a dict for _Run."""
     if isinstance(models, (str, bytes, dict)) or not isinstance(models, (list, tuple)):
         raise ArgumentError(f'models={models!r}: expected a list or tuple of models')
@@ -293,14 +293,15 @@ def _settings(models, features, backend, threads, subsample, gpu, pinned_picture
         gpu=_int_arg('gpu', gpu, 0, _UINT_MAX),
         pinned_pictures=_bool_arg('pinned_pictures', pinned_pictures),
         adm_div=_str_arg('adm_div', adm_div, none_ok=True, choices=ADM_DIVS),
-        feature_defaults=_str_arg('feature_defaults', feature_defaults, none_ok=True))
+        feature_defaults=_str_arg('feature_defaults', feature_defaults, none_ok=True),
+        opencl_fp64=_str_arg('opencl_fp64', opencl_fp64, choices=tuple(OPENCL_FP64)))
 
 
 class _Run:
     """One library context with its models and features; closed by close()."""
 
     def __init__(self, specs, features, backend, threads, subsample, gpu, pinned_pictures,
-                 adm_div, feature_defaults, shared_reference=False):
+                 adm_div, feature_defaults, opencl_fp64='auto', shared_reference=False):
         self.lib = load_library()
         self.ctx = ctypes.c_void_p()
         self.models = []
@@ -311,7 +312,8 @@ class _Run:
         cfg = Configuration(n_threads=threads, n_subsample=subsample,
                             backend=BACKEND[backend], log_level=LOG_WARNING, cpumask=0,
                             gpu_index=gpu, gpu_flags=flags, gpu_mem_limit=0,
-                            feature_defaults=_b(';'.join(defaults)) if defaults else None)
+                            feature_defaults=_b(';'.join(defaults)) if defaults else None,
+                            opencl_fp64=OPENCL_FP64[opencl_fp64])
         if self.lib.tvmaf_init(ctypes.byref(self.ctx), ctypes.byref(cfg)):
             msg = _s(self.lib.tvmaf_last_error(self.ctx)) if self.ctx else ''
             self.close()
@@ -526,7 +528,7 @@ def _run_pairs(pairs, bitdepth, settings):
 
 def score_frames(ref, dis, *, bitdepth=None, models=('vmaf_v0.6.1',), features=(),
                  backend='auto', threads=0, subsample=1, gpu=0, pinned_pictures=False,
-                 adm_div=None, feature_defaults=None):
+                 adm_div=None, feature_defaults=None, opencl_fp64='auto'):
     """Scores numpy frames. ref and dis: a 3-D array (frames, height, width)
     of luma, or equal-length sequences of frames, each a 2-D luma array or
     (Y, U, V) planes (4:2:0, 4:2:2 or 4:4:4, told from their sizes). Samples
@@ -535,13 +537,14 @@ def score_frames(ref, dis, *, bitdepth=None, models=('vmaf_v0.6.1',), features=(
     models: version names, .json paths or dicts (see _model_spec); () for
     features only. features: extractor specs as the CLI's --feature takes
     them ('psnr', 'float_ssim=enable_lcs=true'). backend: 'cpu', 'cuda', 'opencl' or
-    'auto'. threads (0..1024), subsample (>= 1), gpu, pinned_pictures, adm_div:
-    as the CLI's --threads, --subsample, --gpu, --pinned-pictures and --adm-div;
+    'auto'. threads (0..1024), subsample (>= 1), gpu, pinned_pictures, adm_div,
+    opencl_fp64 ('auto', 'on', 'off'): as the CLI's --threads, --subsample,
+    --gpu, --pinned-pictures, --adm-div and --opencl-fp64;
     feature_defaults: TvmafConfiguration.feature_defaults
     ('name=opt=val[:opt=val]', several separated by ';').
     Returns a Result. Bad arguments raise ArgumentError (a ValueError)."""
     settings = _settings(models, features, backend, threads, subsample, gpu, pinned_pictures,
-                         adm_div, feature_defaults)
+                         adm_div, feature_defaults, opencl_fp64)
     if bitdepth is not None:
         _int_arg('bitdepth', bitdepth, 0, 64)
         if bitdepth not in BITDEPTHS:
@@ -828,7 +831,7 @@ def score_files(ref_path, dis_path, *, width=None, height=None, pix_fmt=None, bi
                 ref_format=None, dis_format=None, scale=None, ignore_frame_rate=False,
                 models=('vmaf_v0.6.1',), features=(), backend='auto', threads=0, subsample=1,
                 gpu=0, pinned_pictures=False, adm_div=None, feature_defaults=None,
-                frame_cnt=None, frame_skip_ref=0, frame_skip_dist=0):
+                frame_cnt=None, frame_skip_ref=0, frame_skip_dist=0, opencl_fp64='auto'):
     """Scores two files (or '-', standard input) read by libtvmaf's reader,
     as the CLI reads them: raw YUV, Y4M or encoded video.
 
@@ -849,7 +852,7 @@ def score_files(ref_path, dis_path, *, width=None, height=None, pix_fmt=None, bi
     Returns a Result. Bad arguments raise ArgumentError (a ValueError); what
     the library refuses raises TvmafError with its message."""
     settings = _settings(models, features, backend, threads, subsample, gpu, pinned_pictures,
-                         adm_div, feature_defaults)
+                         adm_div, feature_defaults, opencl_fp64)
     return _score_group(ref_path, [dis_path], width=width, height=height, pix_fmt=pix_fmt,
                         bitdepth=bitdepth, ref_format=ref_format, dis_format=dis_format,
                         scale=scale, ignore_frame_rate=ignore_frame_rate, frame_cnt=frame_cnt,
@@ -878,7 +881,7 @@ def score_ladder(ref_path, dis_paths, **options):
 # score_files' keywords and defaults, split as _settings and _score_group take them
 _SETTING_OPTIONS = dict(models=('vmaf_v0.6.1',), features=(), backend='auto', threads=0,
                         subsample=1, gpu=0, pinned_pictures=False, adm_div=None,
-                        feature_defaults=None)
+                        feature_defaults=None, opencl_fp64='auto')
 _GROUP_OPTIONS = dict(width=None, height=None, pix_fmt=None, bitdepth=None, ref_format=None,
                       dis_format=None, scale=None, ignore_frame_rate=False, frame_cnt=None,
                       frame_skip_ref=0, frame_skip_dist=0)
