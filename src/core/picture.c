@@ -57,8 +57,7 @@ typedef struct Block {
      * dev_mem when the last reference goes */
     const TvmafDeviceMemory *dev_mem;
     void *dev_opaque;
-    uintptr_t dev;
-    size_t dev_size;
+    uintptr_t dev; /* `size` bytes there */
     bool luma_only;
 } Block;
 #define HEADER ((sizeof(Block) + PIC_ALIGN - 1) & ~(size_t)(PIC_ALIGN - 1))
@@ -104,8 +103,17 @@ static void block_release(Block *b)
     for (unsigned i = 0; i < ONCE_SLOTS; i++) free(b->once[i].area);
     pthread_cond_destroy(&b->once_done);
     pthread_mutex_destroy(&b->once_lock);
-    if (b->dev_mem) b->dev_mem->free(b->dev_opaque, b->dev, b->dev_size);
+    if (b->dev_mem) b->dev_mem->free(b->dev_opaque, b->dev, b->size);
     block_free(b->alloc, b);
+}
+
+/* The block's results' lock and condition; 0, or nonzero with neither left. */
+static int once_sync_init(Block *b)
+{
+    if (pthread_mutex_init(&b->once_lock, NULL)) return -1;
+    if (!pthread_cond_init(&b->once_done, NULL)) return 0;
+    pthread_mutex_destroy(&b->once_lock);
+    return -1;
 }
 
 /* A block of `size` plane bytes: from the cache when one of that size and
@@ -140,15 +148,9 @@ static Block *block_get(size_t size, bool *fresh)
     b->dev_mem = NULL; /* host planes */
     b->dev_opaque = NULL;
     b->dev = 0;
-    b->dev_size = 0;
     b->luma_only = false;
     memset(b->once, 0, sizeof(b->once));
-    if (pthread_mutex_init(&b->once_lock, NULL)) {
-        block_free(a, p);
-        return NULL;
-    }
-    if (pthread_cond_init(&b->once_done, NULL)) {
-        pthread_mutex_destroy(&b->once_lock);
+    if (once_sync_init(b)) {
         block_free(a, p);
         return NULL;
     }
@@ -373,12 +375,7 @@ int tvmaf_picture_wrap_device(TvmafPicture *pic, enum TvmafPixelFormat fmt, unsi
         return -EINVAL;
     Block *b = calloc(1, sizeof(*b));
     if (!b) return -ENOMEM;
-    if (pthread_mutex_init(&b->once_lock, NULL)) {
-        free(b);
-        return -ENOMEM;
-    }
-    if (pthread_cond_init(&b->once_done, NULL)) {
-        pthread_mutex_destroy(&b->once_lock);
+    if (once_sync_init(b)) {
         free(b);
         return -ENOMEM;
     }
@@ -386,7 +383,6 @@ int tvmaf_picture_wrap_device(TvmafPicture *pic, enum TvmafPixelFormat fmt, unsi
     b->dev_mem = mem;
     b->dev_opaque = opaque;
     b->dev = dev;
-    b->dev_size = size;
     b->luma_only = luma_only;
     pic->pix_fmt = fmt;
     pic->bpc = bpc;
