@@ -227,40 +227,8 @@ def ciede_device_bound(ref, where):
     return margin * (20 / math.log(10)) * (CIEDE_LIBM_CALLS * 2.0 ** -23 + n * 2.0 ** -52)
 
 
-CIEDE_PAIR_ROUNDINGS = 40
-
-
-def ciede_opencl_bound(ref, where):
-    """ciede2000 on the fp64-free OpenCL twin against the CPU.
-
-    The device evaluates the CPU's statements with every double held as an fp32
-    pair (src/feature/ciede/ciede_pair.h, numerics/f32pair.h: about 48 bits,
-    the pair's operations and transcendentals within 2^-44 of the exact value,
-    measured by test_f32pair) and the host adds the per-pixel floats in the
-    CPU's order (the same code). Floats of the reference are the same float
-    operations on the same inputs, and powf(x, 7) is glibc's exactly (integer
-    evaluation plus the build host's table), so a pixel's dE00 can differ only
-    where a double of the reference is rounded to float: the pair's value and
-    the reference's double (glibc's call, or fp64 arithmetic that rounds at
-    53 bits) lie within about 2^-44 of each other and may straddle the float
-    rounding boundary. ciede_pair.h rounds a double expression to float
-    12 times in the two Lab conversions and 27 times in ciede2000: L = 40
-    straddles per pixel at most. As for the CUDA twin (ciede_device_bound,
-    whose derivation this follows), one straddle moves the pixel's float dE00
-    by at most one float step, so |d de_i| <= L * 2^-23 * de_i, the host's N
-    double additions add 2 N 2^-53 S, and the score moves by at most
-        (20 / ln 10) * (L * 2^-23 + N * 2^-52)
-    per frame with a 1.01 margin (1.02 for the harmonic mean and aggregates).
-    test_ciede_pair checks the premise per pixel (no pixel beyond L steps) and
-    prints how many pixels differ."""
-    n = where['width'] * where['height']
-    margin = 1.01 if where['stat'] in ('frame', 'min', 'max', 'mean') else 1.02
-    return margin * (20 / math.log(10)) * (CIEDE_PAIR_ROUNDINGS * 2.0 ** -23 + n * 2.0 ** -52)
-
-
 LIBM = {
     ('ciede2000', 'cuda'): ciede_device_bound,
-    ('ciede2000', 'opencl'): ciede_opencl_bound,
 }
 
 

@@ -5,21 +5,25 @@
  *
  * 1. The decomposition: every work-item of the NDRange (CIEDE_PAIR_BLOCK_W x
  *    CIEDE_PAIR_BLOCK_H groups, visited in scrambled order) stores its
- *    pixel's dE00 into a plane that starts as garbage; the host adds the plane
- *    with ciede_sum_raster() and scores it. Over replay_common.h's matrices
- *    (every layout, depth, size and fill) the frame scores must equal the
- *    CPU extractor's bit for bit.
+ *    pixel's dE00 (NaN where undecided) into a plane that starts as garbage;
+ *    the host decides the undecided pixels with the CPU's code
+ *    (tvmaf_ciede_decide), adds the plane with ciede_sum_raster() and scores
+ *    it. Over replay_common.h's matrices (every layout, depth, size and fill)
+ *    the frame scores must equal the CPU extractor's bit for bit.
  * 2. Per pixel, the pair evaluation against ciede_pixel() (the CPU's fp64
  *    statements and glibc): random and near-identical colour pairs at 8, 10,
- *    12 and 16 bits. A pair holds ~48 bits where fp64 holds 53, so a pixel can
- *    differ where the reference's double lies within the pair's error of a
- *    float rounding boundary. The test prints how many do and fails if any
- *    differs by more than CIEDE_PAIR_MAX_STEPS float steps: the premise of
- *    the gate's LIBM bound for ciede on opencl (tests/golden_common.py,
- *    ciede_opencl_bound), which counts one float step per rounding of an fp64
- *    expression to float in the pixel's evaluation.
+ *    12 and 16 bits. A pixel the pairs decide must be the CPU's float; the
+ *    test fails on any other, and prints how many pixels were undecided and
+ *    on how many the pairs' own float (without the flagging) is not the CPU's.
+ * 3. The table of colour pairs given as arguments (tests/data/ciede_pairs.tsv):
+ *    pairs whose pairs' float is not the CPU's, found by the full sweep; each
+ *    must be undecided.
  *
- * TVMAF_TEST_QUICK=1 takes a tenth of the pixels of part 2.
+ * TVMAF_TEST_QUICK=1 takes a tenth of the pixels of part 2. The full sweep:
+ * TVMAF_CIEDE_SWEEP=N (N random and N / 10 near pixels per depth),
+ * TVMAF_CIEDE_SWEEP_SEED (another sequence, for parallel runs),
+ * TVMAF_CIEDE_SWEEP_OUT=FILE (appends the pixels whose pairs' float is not
+ * the CPU's, as table lines).
  */
 #include <inttypes.h>
 #include <math.h>
@@ -30,14 +34,12 @@
 
 #include "feature/ciede/ciede_math.h"
 #include "feature/ciede/ciede_pair.h"
+#include "feature/ciede/ciede_plane.h"
 #include "numerics/powf_table.h"
 #include "replay_common.h"
 
-/* the roundings of an fp64 expression to float in one pixel (ciede_pair.h:
- * 12 in the two Lab conversions, 27 in ciede2000), bounded by 40 */
-#define CIEDE_PAIR_MAX_STEPS 40
-
 static CiedePairK pair_k[17]; /* by bit depth */
+static unsigned long decided_on_host;
 
 static unsigned replay_frame(void *priv, const ReplayCase *c, const TvmafPicture *r,
                              const TvmafPicture *d, unsigned k, double *out)
@@ -80,6 +82,8 @@ static unsigned replay_frame(void *priv, const ReplayCase *c, const TvmafPicture
                                                      tvmaf_powf7_table_n);
         }
     }
+    /* the host decides what the device left undecided, as the plan does */
+    decided_on_host += tvmaf_ciede_decide(de, r, d);
     out[0] = ciede_score(ciede_sum_raster(de, w, h), w, h);
     free(de);
     free(groups);
@@ -99,14 +103,46 @@ static void run_case(const ReplayCase *c)
     replay_pair_case(c, &twin);
 }
 
+/* One pixel of part 2 or of the table: the CPU's dE00, the pairs' float as
+ * computed (today's code without the flagging) and whether the pairs left it
+ * undecided. A pixel is wrong if decided and not the CPU's. */
+typedef struct PairStats {
+    unsigned long n, undecided, raw_differ, wrong;
+} PairStats;
+
+static void pixel(const float s[6], unsigned bpc, PairStats *st, FILE *print_raw)
+{
+    const CiedeLibm glibc = { 0, 0 };
+    const float cpu = ciede_pixel(s[0], s[1], s[2], s[3], s[4], s[5], bpc, glibc);
+    int u = 0;
+    const float raw = ciede_pair_pixel_u(s[0], s[1], s[2], s[3], s[4], s[5], &pair_k[bpc],
+                                         tvmaf_powf7_table, tvmaf_powf7_table_n, &u);
+    /* what the kernel stores (ciede_pair_pixel, NaN if undecided): it can be
+     * wrong only where the pairs' own float is */
+    const float dev = tvmaf_fbits(raw) == tvmaf_fbits(cpu)
+                    ? (u ? NAN : raw)
+                    : ciede_pair_pixel(s[0], s[1], s[2], s[3], s[4], s[5], &pair_k[bpc],
+                                       tvmaf_powf7_table, tvmaf_powf7_table_n);
+    st->n++;
+    st->undecided += u != 0;
+    if (tvmaf_fbits(raw) != tvmaf_fbits(cpu)) {
+        st->raw_differ++;
+        if (print_raw)
+            fprintf(print_raw, "%u\t%g\t%g\t%g\t%g\t%g\t%g\n", bpc, s[0], s[1], s[2], s[3], s[4],
+                    s[5]);
+    }
+    if (isnan(dev) || tvmaf_fbits(dev) == tvmaf_fbits(cpu)) return;
+    if (st->wrong++ < 3)
+        printf("  wrong: samples %g %g %g / %g %g %g at %u bits: cpu %a, pairs %a, decided\n",
+               s[0], s[1], s[2], s[3], s[4], s[5], bpc, (double)cpu, (double)dev);
+}
+
 /* Part 2: n pixels at bit depth bpc; near: 0 for independent samples, else
  * the distorted sample within +-near of the reference's. */
-static void pixels(unsigned bpc, unsigned long n, int near)
+static void pixels(unsigned bpc, unsigned long n, int near, FILE *print_raw)
 {
     const int maxv = (1 << bpc) - 1;
-    const CiedeLibm glibc = { 0, 0 };
-    unsigned long differ = 0;
-    unsigned max_steps = 0;
+    PairStats st = { 0, 0, 0, 0 };
     for (unsigned long i = 0; i < n; i++) {
         float s[6];
         for (int j = 0; j < 3; j++) {
@@ -117,37 +153,76 @@ static void pixels(unsigned bpc, unsigned long n, int near)
             s[j] = (float)v;
             s[3 + j] = (float)u;
         }
-        const float cpu = ciede_pixel(s[0], s[1], s[2], s[3], s[4], s[5], bpc, glibc);
-        const float dev = ciede_pair_pixel(s[0], s[1], s[2], s[3], s[4], s[5], &pair_k[bpc],
-                                           tvmaf_powf7_table, tvmaf_powf7_table_n);
-        const uint32_t a = tvmaf_fbits(cpu), b = tvmaf_fbits(dev);
-        if (a == b) continue;
-        const unsigned steps = a > b ? a - b : b - a;
-        if (steps > max_steps) max_steps = steps;
-        if (differ++ < 3)
-            printf("  differs: samples %g %g %g / %g %g %g: cpu %a, pairs %a (%u step(s))\n",
-                   s[0], s[1], s[2], s[3], s[4], s[5], (double)cpu, (double)dev, steps);
+        pixel(s, bpc, &st, print_raw);
     }
-    printf("ciede pairs, %2u bits, %s: %lu of %lu pixels differ from the CPU (max %u float "
-           "step(s))\n", bpc, near ? "near colours" : "independent colours", differ, n, max_steps);
-    if (max_steps > CIEDE_PAIR_MAX_STEPS || (int32_t)max_steps < 0)
-        replay_fail("ciede pairs: a pixel differs by %u float steps (> %d)", max_steps,
-                    CIEDE_PAIR_MAX_STEPS);
-    replay_count("ciede pairs, pixels", 1);
+    printf("ciede pairs, %2u bits, %s: %lu pixels; the pairs' float is not the CPU's on %lu; "
+           "%lu undecided (%.3g per 10^4); %lu decided wrongly\n", bpc,
+           near ? "near colours" : "independent colours", st.n, st.raw_differ, st.undecided,
+           1e4 * (double)st.undecided / (double)st.n, st.wrong);
+    if (st.wrong) replay_fail("ciede pairs: %lu pixels decided and not the CPU's", st.wrong);
+    replay_count("ciede pairs, pixel sets", 1);
 }
 
-int main(void)
+/* The table of colour pairs on which the pairs' float is not the CPU's
+ * (tests/data/ciede_pairs.tsv: bit depth and six samples per line, found by
+ * the full sweep): every one must be left undecided. */
+static void table(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        replay_fail("ciede pairs: cannot open %s", path);
+        return;
+    }
+    PairStats st = { 0, 0, 0, 0 };
+    char line[256];
+    while (fgets(line, sizeof(line), f)) {
+        unsigned bpc;
+        float s[6];
+        if (line[0] == '#' || line[0] == '\n') continue;
+        if (sscanf(line, "%u %g %g %g %g %g %g", &bpc, &s[0], &s[1], &s[2], &s[3], &s[4],
+                   &s[5]) != 7 || bpc < 8 || bpc > 16) {
+            replay_fail("ciede pairs: bad line in %s: %s", path, line);
+            break;
+        }
+        pixel(s, bpc, &st, NULL);
+    }
+    fclose(f);
+    printf("ciede pairs, table %s: %lu pairs; the pairs' float is not the CPU's on %lu; "
+           "%lu undecided; %lu decided wrongly\n", path, st.n, st.raw_differ, st.undecided,
+           st.wrong);
+    if (!st.n) replay_fail("ciede pairs: %s holds no pair", path);
+    if (st.wrong) replay_fail("ciede pairs: %lu table pairs decided and not the CPU's", st.wrong);
+    replay_count("ciede pairs, table", 1);
+}
+
+int main(int argc, char **argv)
 {
     for (unsigned b = 8; b <= 16; b++) ciede_pair_constants(&pair_k[b], b);
     replay_seed(0x3c6ef372fe94f82bull);
     replay_picture_matrices("ciede (opencl)", CIEDE_PAIR_BLOCK_W, CIEDE_PAIR_BLOCK_H, run_case);
+    printf("ciede (opencl) frames: %lu pixels left undecided, decided on the host\n",
+           decided_on_host);
 
-    const char *q = getenv("TVMAF_TEST_QUICK");
-    const unsigned long n = q && *q && strcmp(q, "0") ? 100000ul : 1000000ul;
+    for (int i = 1; i < argc; i++) table(argv[i]);
+
+    /* TVMAF_CIEDE_SWEEP=N: N random and N/10 near pixels per depth (the full
+     * sweep), printing the pixels whose pairs' float is not the CPU's as
+     * table lines to TVMAF_CIEDE_SWEEP_OUT */
+    const char *q = getenv("TVMAF_TEST_QUICK"), *sw = getenv("TVMAF_CIEDE_SWEEP");
+    const char *out = getenv("TVMAF_CIEDE_SWEEP_OUT");
+    unsigned long n = q && *q && strcmp(q, "0") ? 100000ul : 1000000ul, n_near = n;
+    if (sw && *sw) {
+        n = strtoul(sw, NULL, 10);
+        n_near = n / 10;
+        const char *seed = getenv("TVMAF_CIEDE_SWEEP_SEED");
+        if (seed && *seed) replay_seed(strtoull(seed, NULL, 0));
+    }
+    FILE *print_raw = out && *out ? fopen(out, "a") : NULL;
     static const unsigned depths[] = { 8, 10, 12, 16 };
     for (unsigned i = 0; i < 4; i++) {
-        pixels(depths[i], n, 0);
-        pixels(depths[i], n, depths[i] == 8 ? 1 : 4);
+        pixels(depths[i], n, 0, print_raw);
+        pixels(depths[i], n_near, depths[i] == 8 ? 1 : 4, print_raw);
     }
+    if (print_raw) fclose(print_raw);
     return replay_report("ciede (opencl)");
 }

@@ -26,8 +26,8 @@
  *
  * Every bound is checked as max |f2 - f| / max(|f|, floor); the test fails if a
  * bound is exceeded and prints the measured maxima (in powers of two). The
- * bounds are those stated in f32pair.h's header, which ciede's LIBM entry
- * (tests/golden_common.py) builds on.
+ * bounds are those stated in f32pair.h's header; the ciede OpenCL twin's
+ * flagging (ciede_pair.h, CIEDE_B_P*) takes twice them.
  *
  * TVMAF_TEST_QUICK=1 makes every sweep take one float in 16 of what it takes.
  */

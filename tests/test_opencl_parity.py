@@ -7,10 +7,9 @@ bootstrap keys, vmaf_float, the eight v1.0.16 models) on the clips up to 576x324
 (every layout and depth), per frame, pooled and aggregate, against the CPU reference (1 thread),
 in two columns: opencl (default frames in flight) and opencl-1t (--threads 1). A run in which an
 extractor with an OpenCL twin ran on the CPU fails its cells (the gate reads each run's --meta
-sidecar). Every value must be identical as a double, except ciede2000, whose twin evaluates
-the CPU's fp64 statements on fp32 pairs (no fp64 on the device): its LIBM entry
-(tests/golden_common.py, ciede_opencl_bound) bounds it, and the gate prints how many values
-are identical (on PoCL: all of them, measured).
+sidecar). Every value must be identical as a double; there is no LIBM entry for OpenCL (ciede's
+twin leaves the pixels its fp32 pairs cannot decide to the host, which computes them with the
+CPU's code).
 In CI the device is PoCL's CPU device (scripts/bootstrap installs pocl-opencl-icd), so the
 real backend runs without a GPU. The gate exits 77 only when tvmaf says there is no usable
 OpenCL device (no ICD loader or no platform); any other failure of its probe fails.

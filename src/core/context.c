@@ -653,7 +653,8 @@ static void run_frame(TvmafContext *ctx, unsigned w, Job *job)
                         ? prev_ref ? s->ex->extract_prev(inst, &job->ref, prev, &job->dis,
                                                          job->index, &sink)
                         : s->ex->extract(inst, &job->ref, &job->dis, job->index, &sink)
-                        : dframe ? tvd_twin_extract(s->ex, inst, dframe, job->index, &sink)
+                        : dframe ? tvd_twin_extract(s->ex, inst, dframe, &job->ref, &job->dis,
+                                                     job->index, &sink)
                         : -EIO;
                 if (err) {
                     const char *why = s->ex->backend != TVMAF_BACKEND_CPU

@@ -159,6 +159,14 @@ const TvmafPicture *tvd_shared_ref(TvdTwin *t, const TvmafDeviceFrame *f, uint64
  * statistics count them. */
 void tvd_count_shared(TvdTwin *t, const TvmafDeviceFrame *f, bool computed);
 
+/* The frame's host picture, reference (dis 0) or distorted (dis 1), from the
+ * plan's run to its report; NULL where the frame's pictures are in device
+ * memory. */
+const TvmafPicture *tvd_host_picture(TvdTwin *t, int dis);
+/* Of `of` per-pixel results, the device left n undecided and the host
+ * computed them (--gpu-stats reports the totals). */
+void tvd_count_decided(TvdTwin *t, unsigned long long n, unsigned long long of);
+
 /* A ladder's reference-side areas (CUDA's reference cache): at init, a
  * slot of `bytes` per reference picture for results of the reference alone
  * (key: what makes two pairs' areas interchangeable, e.g. the feature, size

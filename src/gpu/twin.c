@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/picture_pool.h"
 #include "gpu/twin.h"
 
 /* An arena's sub-buffers start at multiples of this (every device's base
@@ -358,18 +359,36 @@ int tvd_twin_init(const TvmafExtractor *ex, void *priv, const TvmafVideoInfo *vi
 }
 
 int tvd_twin_extract(const TvmafExtractor *ex, void *priv, const TvmafDeviceFrame *f,
-                     unsigned index, TvmafSink *sink)
+                     const TvmafPicture *ref, const TvmafPicture *dis, unsigned index,
+                     TvmafSink *sink)
 {
     const TvdPlan *pl = ex->twin;
     TvdTwin *t = twin_of(pl, priv);
     int err = t->x->begin(t, f);
     if (err) return err;
     t->frame = f;
+    t->host[0] = ref;
+    t->host[1] = dis;
     err = pl->run(priv, t, f, index);
     t->counts.syncs++;
     err = t->x->end(t, err);
     t->frame = NULL;
-    return err ? err : pl->report(priv, t, index, sink);
+    if (!err) err = pl->report(priv, t, index, sink);
+    t->host[0] = t->host[1] = NULL;
+    return err;
+}
+
+const TvmafPicture *tvd_host_picture(TvdTwin *t, int dis)
+{
+    const TvmafPicture *p = t->host[dis != 0];
+    return p && p->data[0] && !tvmaf_picture_device(p) ? p : NULL;
+}
+
+void tvd_count_decided(TvdTwin *t, unsigned long long n, unsigned long long of)
+{
+    t->counts.host_decided += n;
+    t->counts.decided_of += of;
+    if (t->x->count_decided) t->x->count_decided(t, n, of);
 }
 
 void tvd_twin_close(const TvmafExtractor *ex, void *priv)

@@ -28,6 +28,8 @@ typedef struct TvdBufInfo {
 /* Per-frame operations the instance queued (the host executor's counts). */
 typedef struct TvdCounts {
     unsigned long long launches, copies, fills, syncs;
+    /* results the host decided (tvd_count_decided), of how many */
+    unsigned long long host_decided, decided_of;
 } TvdCounts;
 
 typedef struct TvdExec TvdExec;
@@ -42,6 +44,7 @@ struct TvdTwin {
     unsigned n_buf, cap_buf;
     bool bound;
     const TvmafDeviceFrame *frame; /* between begin and end */
+    const TvmafPicture *host[2];   /* the frame's host pictures, run to report */
     TvdCounts counts;
     size_t ref_slot_bytes; /* the one reference area a twin may have */
     void *xs;           /* the executor's state, xs_size bytes */
@@ -84,6 +87,8 @@ struct TvdExec {
     int (*ref_area_done)(TvdTwin *t, const TvmafDeviceFrame *f, unsigned slot, bool ok);
     /* why the calling thread's last call failed, "" if unknown */
     const char *(*last_error)(void);
+    /* optional: tvd_count_decided's counts, for the statistics */
+    void (*count_decided)(TvdTwin *t, unsigned long long n, unsigned long long of);
 };
 
 /* The executor's address of a view (buffer address + offset, or the frame
@@ -99,7 +104,8 @@ void tvd_kern_offsets(const TvdKernel *k, size_t *off);
 int tvd_twin_init(const TvmafExtractor *ex, void *priv, const TvmafVideoInfo *vi, TvmafGpu *gpu,
                   char *msg, size_t len);
 int tvd_twin_extract(const TvmafExtractor *ex, void *priv, const TvmafDeviceFrame *f,
-                     unsigned index, TvmafSink *sink);
+                     const TvmafPicture *ref, const TvmafPicture *dis, unsigned index,
+                     TvmafSink *sink);
 void tvd_twin_close(const TvmafExtractor *ex, void *priv);
 /* bytes of an instance's state (the plan's, the base's, the executor's) */
 size_t tvd_twin_priv_size(const TvdPlan *plan, const TvdExec *x);

@@ -61,6 +61,31 @@ static int extract(void *priv, const TvmafPicture *ref, const TvmafPicture *dis,
     return tvmaf_sink_append(sink, "ciede2000", index, ciede_score(sum, ref->w[0], ref->h[0]));
 }
 
+unsigned long tvmaf_ciede_decide(float *de, const TvmafPicture *ref, const TvmafPicture *dis)
+{
+    const unsigned bps = ref->bpc > 8 ? 2 : 1, w = ref->w[0], h = ref->h[0];
+    const unsigned lp = (unsigned)(ref->stride[0] / bps), cp = (unsigned)(ref->stride[1] / bps);
+    const int layout = tvmaf_ciede_layout(ref->pix_fmt);
+    const void *const r[3] = { ref->data[0], ref->data[1], ref->data[2] };
+    const void *const d[3] = { dis->data[0], dis->data[1], dis->data[2] };
+    const CiedeLibm glibc = { 0, 0 };
+    unsigned long n = 0;
+    for (unsigned i = 0; i < h; i++) {
+        for (unsigned j = 0; j < w; j++) {
+            float *v = &de[(size_t)i * w + j];
+            if (!isnan(*v)) continue;
+            if (ref->bpc == 8)
+                CIEDE_PIXEL_AT(uint8_t, r, d, j, i, lp, cp, ref->w[1], ref->h[1], layout,
+                               ref->bpc, glibc, *v);
+            else
+                CIEDE_PIXEL_AT(uint16_t, r, d, j, i, lp, cp, ref->w[1], ref->h[1], layout,
+                               ref->bpc, glibc, *v);
+            n++;
+        }
+    }
+    return n;
+}
+
 static const char *const provided[] = { "ciede2000", NULL };
 
 const TvmafExtractor tvmaf_fex_ciede = {

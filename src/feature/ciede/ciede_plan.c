@@ -4,8 +4,12 @@
  * (ciede_sum_raster, the CPU's sum) and scored by ciede_score.
  *
  * With CUDA's caps the double arithmetic runs; elsewhere the fp32 pairs
- * (no fp64 needed), which need correctly rounded float division and square
- * root. powf(x, 7): the devices replay the build host's glibc from a table
+ * (no fp64 needed, the one program of OpenCL whether the device has fp64 or
+ * not), which need correctly rounded float division and square root. The
+ * pairs leave a pixel undecided (NaN) where a bound does not prove that its
+ * floats are the CPU's (ciede_pair.h); the host computes those pixels with
+ * the CPU's code before the sum, so every pixel's float is the CPU's.
+ * powf(x, 7): the devices replay the build host's glibc from a table
  * uploaded once, after a check that the running glibc is that one.
  */
 #include <errno.h>
@@ -21,6 +25,7 @@ typedef struct CiedePlan {
     TvdBuf de, tab, k;
     unsigned w, h, cw, ch, bpc, kernel;
     int layout;
+    bool pairs;
 } CiedePlan;
 
 static int init(void *priv, TvdTwin *t, const TvmafVideoInfo *vi, char *msg, size_t len)
@@ -33,7 +38,7 @@ static int init(void *priv, TvdTwin *t, const TvmafVideoInfo *vi, char *msg, siz
     s->w = vi->w; s->h = vi->h; s->cw = pw[1]; s->ch = ph[1]; s->bpc = vi->bpc;
     s->layout = tvmaf_ciede_layout(vi->pix_fmt);
     const TvdCaps *c = tvd_caps(t);
-    const bool pairs = !(c->warp == 32 && c->atomic64);
+    const bool pairs = s->pairs = !(c->warp == 32 && c->atomic64);
     if (pairs && !c->cr_div_sqrt) {
         snprintf(msg, len, "feature \"ciede\": the device has no correctly rounded float "
                  "division and square root (CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT); its results "
@@ -86,7 +91,14 @@ static int run(void *priv, TvdTwin *t, const TvmafDeviceFrame *f, unsigned index
 static int report(void *priv, TvdTwin *t, unsigned index, TvmafSink *sink)
 {
     CiedePlan *s = priv;
-    const double sum = ciede_sum_raster(tvd_mirror(t, s->de), s->w, s->h);
+    float *de = tvd_mirror(t, s->de);
+    if (s->pairs) {
+        const TvmafPicture *ref = tvd_host_picture(t, 0), *dis = tvd_host_picture(t, 1);
+        if (!ref || !dis || ref->stride[0] != dis->stride[0] || ref->stride[1] != dis->stride[1])
+            return -EINVAL;
+        tvd_count_decided(t, tvmaf_ciede_decide(de, ref, dis), (unsigned long long)s->w * s->h);
+    }
+    const double sum = ciede_sum_raster(de, s->w, s->h);
     return tvmaf_sink_append(sink, "ciede2000", index, ciede_score(sum, s->w, s->h));
 }
 

@@ -35,6 +35,9 @@ struct TvmafGpu {
     TvmafDeviceFrame *frames;
     unsigned n_frames;
     double t_open, t_first_done;
+    /* per-pixel results the device left undecided and the host computed
+     * (ciede), of how many */
+    _Atomic unsigned long long decided, decided_of;
 };
 
 static double mono_ms(void)
@@ -280,6 +283,17 @@ static void stats(TvmafGpu *gpu, unsigned n_frames)
             "memory %zu bytes\n", gpu->index, gpu->dev->name, gpu->dev->platform_name, n_frames,
             t > 0 ? n_frames / (t * 1e-3) : 0.0, gpu->t_build, gpu->t_first_done - gpu->t_open,
             atomic_load(&gpu->mem.used));
+    const unsigned long long of = atomic_load(&gpu->decided_of);
+    if (of)
+        fprintf(stderr, "tvmaf opencl stats: pixels the device left undecided, computed on the "
+                "host: %llu of %llu (%.3g per 10^4)\n", atomic_load(&gpu->decided), of,
+                1e4 * (double)atomic_load(&gpu->decided) / (double)of);
+}
+
+void tvmaf_opencl_gpu_count_decided(TvmafGpu *gpu, unsigned long long n, unsigned long long of)
+{
+    atomic_fetch_add(&gpu->decided, n);
+    atomic_fetch_add(&gpu->decided_of, of);
 }
 
 static void close_gpu(TvmafGpu *gpu)

@@ -192,6 +192,11 @@ static int end(TvdTwin *t, int err)
     return err ? err : e;
 }
 
+static void count_decided(TvdTwin *t, unsigned long long n, unsigned long long of)
+{
+    tvmaf_opencl_gpu_count_decided(t->gpu, n, of);
+}
+
 static void close_x(TvdTwin *t)
 {
     OclXs *x = t->xs;
@@ -220,4 +225,5 @@ const TvdExec tvd_exec_opencl = {
     .end = end,
     .close = close_x,
     .last_error = tvmaf_cl_last_error,
+    .count_decided = count_decided,
 };
