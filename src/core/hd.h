@@ -43,6 +43,8 @@ typedef long int64_t;
  * correctly rounded anywhere and get no name here. */
 #define fabsf(x) fabs((float)(x))
 #define sqrtf(x) sqrt((float)(x))
+#define floorf(x) floor((float)(x))
+#define ceilf(x) ceil((float)(x))
 #define TVMAF_HD static inline
 #define TVMAF_GLOBAL __global
 #define TVMAF_LOCAL __local

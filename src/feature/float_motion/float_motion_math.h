@@ -63,10 +63,11 @@ TVMAF_HD float fmot_sad_row(TVMAF_GLOBAL const float *a, TVMAF_GLOBAL const floa
     return acc;
 }
 
-/* Side of the half-size image: (int)(n * 0.5 + 0.5) in double. */
+/* Side of the half-size image: the reference's (int)(n * 0.5 + 0.5) in
+ * double, which is (n + 1) / 2 for n >= 0 (the double is exact). */
 TVMAF_HD int fmot_half_side(int n)
 {
-    return (int)(n * 0.5 + 0.5);
+    return (n + 1) / 2;
 }
 
 /* The mean of a plane from its rows' sums: added top to bottom in float
@@ -89,13 +90,16 @@ TVMAF_HD float fmot_plane_value(const float *row_sums, int w, int h, const float
     return m0 + fmot_rows_mean(half_sums, hh, hw, hh);
 }
 
-/* A frame's motion: the planes' values added in double, luma first. */
-TVMAF_HD double fmot_frame_value(const float *plane_values, int n_planes)
+#if !TVMAF_DEVICE_CODE
+/* A frame's motion: the planes' values added in double, luma first (the
+ * host's). */
+static inline double fmot_frame_value(const float *plane_values, int n_planes)
 {
     double v = plane_values[0];
     for (int p = 1; p < n_planes; p++) v += plane_values[p];
     return v;
 }
+#endif
 
 /* The half-size pass's column tables of a w-wide plane (fmot_half_side(w)
  * entries each). */

@@ -213,6 +213,10 @@ TVMAF_HD void fvif_hpass(TVMAF_GLOBAL const float *f, int fw, const float *ext, 
 /* Per-pixel statistic                                                      */
 /* ------------------------------------------------------------------------ */
 
+/* The statistic computes in double (sigma_nsq, the log arguments): not in an
+ * fp64-free program (core/hd.h, TVMAF_FP64_FREE), such as float_motion's,
+ * which includes this header for the filter and the scalers. */
+#if !defined(TVMAF_FP64_FREE)
 /*
  * The reference's log2 approximation: the unbiased exponent plus a degree-8
  * polynomial (Horner, in float) of (mantissa in [1, 2)) - 1. Zero gives
@@ -306,6 +310,7 @@ TVMAF_HD void fvif_stat_row(const float *mu1, const float *mu2, const float *xx,
     *row_num = an;
     *row_den = ad;
 }
+#endif /* !TVMAF_FP64_FREE */
 
 /* The float sum of n values, left to right from 0: the CPU's and the
  * device's row sums of num and den, and the host's sum of a scale's rows. */
@@ -326,11 +331,40 @@ TVMAF_HD float fvif_scale_ratio(int src, int dst)
     return (float)src / (float)dst;
 }
 
+/*
+ * fvif_scale_pos without fp64, for 0 <= x < 2^24 and a normal ratio in
+ * [2^-38, 2^23]. With ratio = R 2^e (R the 24-bit significand, an integer),
+ * the reference's double is exact: (x + 0.5) ratio - 0.5 = V 2^(e - 1) with
+ * V = (2x + 1) R - 2^-e, an integer below 2^49 (at most 49 significant bits,
+ * so neither the double product nor the difference rounds). Its float is V
+ * rounded once to float (integer-to-float conversion rounds to nearest, ties
+ * to even) times 2^(e - 1), exact in the normal range. tests/test_scale_pos.c
+ * compares the two over every size and position of the half-size pass.
+ */
+TVMAF_HD float fvif_scale_pos_int(int x, float ratio)
+{
+    const uint32_t u = tvmaf_f2bits(ratio);
+    const int e = (int)((u >> 23) & 0xffu) - 150;
+    const int64_t v = (int64_t)(2 * x + 1) * (int64_t)((u & 0x7fffffu) | 0x800000u) -
+                      ((int64_t)1 << -e);
+#if defined(__OPENCL_VERSION__)
+    const float f = convert_float_rte(v);
+#else
+    const float f = (float)v;
+#endif
+    return f * tvmaf_bits2f((uint32_t)(e - 1 + 127) << 23);
+}
+
 /* Source position of destination sample x: ((x + 0.5) * ratio - 0.5)
- * evaluated in double, rounded to float. */
+ * evaluated in double, rounded to float (fp64-free programs: the same float
+ * from integers, fvif_scale_pos_int). */
 TVMAF_HD float fvif_scale_pos(int x, float ratio)
 {
+#if defined(TVMAF_FP64_FREE)
+    return fvif_scale_pos_int(x, ratio);
+#else
     return (float)(((double)x + 0.5) * (double)ratio - 0.5);
+#endif
 }
 
 /* The scalers' border rule, in float: below left reflects about 0, above
@@ -355,8 +389,10 @@ TVMAF_HD void fvif_bilinear_axis(int x, float ratio, int src_n, int *i1, int *i2
 {
     const float pos = fvif_scale_pos(x, ratio);
     const float last = (float)(src_n - 1);
-    *i1 = (int)fvif_scale_mirror((float)floor((double)pos), 0.0f, last);
-    *i2 = (int)fvif_scale_mirror((float)ceil((double)pos), 0.0f, last);
+    /* floorf, ceilf: the reference's floor and ceil of the float in double,
+     * exactly (an integral float is a float) */
+    *i1 = (int)fvif_scale_mirror(floorf(pos), 0.0f, last);
+    *i2 = (int)fvif_scale_mirror(ceilf(pos), 0.0f, last);
     *d = pos - (float)*i1;
 }
 
@@ -399,8 +435,8 @@ TVMAF_HD float fvif_bicubic_weight(float t)
 TVMAF_HD float fvif_bicubic_sample(TVMAF_GLOBAL const float *src, int w, int h, int stride, float x,
                                    float y)
 {
-    const int x0 = (int)floor((double)x);
-    const int y0 = (int)floor((double)y);
+    const int x0 = (int)floorf(x);
+    const int y0 = (int)floorf(y);
     const float dx = x - (float)x0;
     const float dy = y - (float)y0;
     float wx[4], wy[4];
@@ -420,6 +456,7 @@ TVMAF_HD float fvif_bicubic_sample(TVMAF_GLOBAL const float *src, int w, int h, 
     return v;
 }
 
+#if !defined(TVMAF_FP64_FREE)
 /* Lanczos window of radius a at x: a sin(pi x) sin(pi x / a) / (pi^2 x^2)
  * in double, rounded to float; 1 at 0, 0 outside (-a, a). */
 TVMAF_HD float fvif_lanczos_weight(float x, float a)
@@ -432,10 +469,13 @@ TVMAF_HD float fvif_lanczos_weight(float x, float a)
     }
     return 0.0f;
 }
+#endif /* !TVMAF_FP64_FREE */
 
 #define FVIF_LANCZOS_A 4
 
 #define FVIF_LANCZOS_TAPS (2 * FVIF_LANCZOS_A + 1)
+
+#if !defined(TVMAF_FP64_FREE)
 
 /* The Lanczos4 taps along one axis at source position pos: returns the
  * integer position (floor) and writes the 9 weights of positions -4..4
@@ -443,11 +483,12 @@ TVMAF_HD float fvif_lanczos_weight(float x, float a)
 TVMAF_HD int fvif_lanczos_axis(float pos, float *wts)
 {
     const int a = FVIF_LANCZOS_A;
-    const int p0 = (int)floor((double)pos);
+    const int p0 = (int)floorf(pos);
     const float d = pos - (float)p0;
     for (int i = -a; i <= a; i++) wts[i + a] = fvif_lanczos_weight((float)i - d, (float)a);
     return p0;
 }
+#endif /* !TVMAF_FP64_FREE */
 
 /* Lanczos4 sample from the two axes' taps (fvif_lanczos_axis): 9x9 taps,
  * rows outer, value and weight sums in float, then their quotient. Needs a
