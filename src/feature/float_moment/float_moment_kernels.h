@@ -33,7 +33,7 @@ TVD_LOCALS(FmomentTree32)
     KC(float_moment_finish, FpicFinishArgs, FmomentWarp, FPIC_FINISH_THREADS, 1,               \
        TVD_SYNC | TVD_CUDA_CAPS)                                                               \
     K(float_moment_rows_tree, FpicRowsArgs, FmomentTree, FPIC_THREADS, 1, TVD_SYNC)            \
-    K(float_moment_finish_tree, FpicFinishArgs, FmomentTree32, FPIC_FINISH_THREADS, 1,         \
+    K(float_moment_finish_tree, FpicUnitsArgs, FmomentTree32, FPIC_FINISH_THREADS, 1,          \
       TVD_SYNC)
 
 #ifdef TVD_KERNEL_BUILD
@@ -47,6 +47,7 @@ TVD_FN void fmoment_row_lanes(const FpicRowsArgs_R *r, uint64_t u[FMOMENT_SLOTS]
                        u + 2);
 }
 
+#if TVD_HAS_CUDA_CAPS
 TVD_FN void fmoment_store_sums(const FpicFinishArgs_R *r, const uint64_t total[FMOMENT_SLOTS])
 {
     if (TVD_LID(0) != 0) return;
@@ -60,6 +61,7 @@ TVD_FN void fmoment_store_sums(const FpicFinishArgs_R *r, const uint64_t total[F
     r->out[2] = b.s1;
     r->out[3] = b.s2;
 }
+#endif
 
 /* The rows and the finish kernels' bodies, with the group fold FOLD over
  * the N locals of each slot in loc->arr. */
@@ -73,8 +75,8 @@ TVD_FN void fmoment_store_sums(const FpicFinishArgs_R *r, const uint64_t total[F
 #define FMOMENT_FINISH_BODY(FOLD, arr, N)                                                      \
     uint64_t total[FMOMENT_SLOTS];                                                             \
     for (uint32_t k = 0; k < FMOMENT_SLOTS; k++)                                               \
-        total[k] = FOLD(fpic_rows_lane(r, FMOMENT_SLOTS, k), r->limit, loc->arr + k * (N));   \
-    fmoment_store_sums(r, total)
+        total[k] = FOLD(fpic_rows_lane(r->rows, r->h, r->limit, FMOMENT_SLOTS, k), r->limit,     \
+                        loc->arr + k * (N))
 
 #if TVD_HAS_CUDA_CAPS
 TVD_BODY(float_moment_rows, FpicRowsArgs, FmomentWarps)
@@ -85,6 +87,7 @@ TVD_BODY(float_moment_rows, FpicRowsArgs, FmomentWarps)
 TVD_BODY(float_moment_finish, FpicFinishArgs, FmomentWarp)
 {
     FMOMENT_FINISH_BODY(fpic_block_fold, warps, FPIC_FINISH_THREADS / 32);
+    fmoment_store_sums(r, total);
 }
 #endif
 
@@ -93,9 +96,11 @@ TVD_BODY(float_moment_rows_tree, FpicRowsArgs, FmomentTree)
     FMOMENT_ROWS_BODY(fpic_tree_fold, part, FPIC_THREADS);
 }
 
-TVD_BODY(float_moment_finish_tree, FpicFinishArgs, FmomentTree32)
+TVD_BODY(float_moment_finish_tree, FpicUnitsArgs, FmomentTree32)
 {
     FMOMENT_FINISH_BODY(fpic_tree_fold, part, FPIC_FINISH_THREADS);
+    if (TVD_LID(0) == 0)
+        for (uint32_t k = 0; k < FMOMENT_SLOTS; k++) r->out[k] = total[k];
 }
 
 #endif

@@ -24,6 +24,7 @@
 #include "core/hd.h"
 #include "feature/float_psnr/float_psnr_math.h"
 
+#if !defined(TVMAF_FP64_FREE) /* the double sums: not in fp64-free programs */
 /* Running sums of one picture: sum of samples, sum of squared samples. */
 typedef struct FMomentSums {
     double s1, s2;
@@ -59,6 +60,7 @@ TVMAF_HD void fmoment_plane(TVMAF_GLOBAL const unsigned char *p, ptrdiff_t strid
                           m);
     }
 }
+#endif /* !TVMAF_FP64_FREE */
 
 /* The twin's decomposition (float_moment_kernels.h): as float_psnr's, one
  * group of FPIC_THREADS work-items per row, with four totals per row: the
@@ -98,6 +100,7 @@ TVMAF_HD void fmoment_lane_units(TVMAF_GLOBAL const unsigned char *row, unsigned
     u[1] = s2;
 }
 
+#if !defined(TVMAF_FP64_FREE)
 /* One picture's sums from the saturated totals of its units: exact while
  * both are below the limit, else the CPU's loop. */
 TVMAF_HD FMomentSums fmoment_finish(const uint64_t total[2], uint64_t limit,
@@ -119,5 +122,6 @@ TVMAF_HD double fmoment_mean(double sum, int w, int h)
 {
     return sum / (w * h);
 }
+#endif /* !TVMAF_FP64_FREE */
 
 #endif

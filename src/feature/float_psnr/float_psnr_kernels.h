@@ -10,7 +10,10 @@
  * of FPIC_THREADS work-items per row), the finish kernel (one group of
  * FPIC_FINISH_THREADS) folds the rows and turns a total below the limit into
  * the CPU's double; a saturated total is recomputed by one work-item running
- * the CPU's own loop.
+ * the CPU's own loop. That is the CUDA decomposition; elsewhere the finish
+ * kernel only folds (FpicUnitsArgs: the totals of units), and the host
+ * turns the totals into the doubles, running the CPU's loop on its own
+ * pictures where a total saturated: the OpenCL program has no fp64.
  *
  * A group's fold (also float_moment's, which includes this header) is
  * order-free, so two decompositions give the same bits:
@@ -30,16 +33,22 @@
 #define FPIC_FINISH_THREADS 32
 
 /* float_psnr's and float_moment's kernels: rows[S y + k], row y's units of
- * slot k (S slots); out: the plane's double sums */
+ * slot k (S slots); out: the plane's double sums (FpicFinishArgs, CUDA's
+ * caps) or the slots' totals of units (FpicUnitsArgs) */
 #define FpicRowsArgs_LIST(V, S)                                                                \
     V(const uint8_t, ref) V(const uint8_t, dis) S(uint64_t, pitch) S(uint32_t, w)              \
     S(uint32_t, bpc) S(float, divisor) S(uint64_t, limit) V(uint64_t, rows)
 TVD_ARGS(FpicRowsArgs)
+#if !defined(TVMAF_FP64_FREE)
 #define FpicFinishArgs_LIST(V, S)                                                              \
     V(const uint8_t, ref) V(const uint8_t, dis) S(uint64_t, pitch) S(uint32_t, w)              \
     S(uint32_t, h) S(uint32_t, bpc) S(float, divisor) S(uint64_t, limit)                       \
     V(const uint64_t, rows) V(double, out)
 TVD_ARGS(FpicFinishArgs)
+#endif
+#define FpicUnitsArgs_LIST(V, S)                                                               \
+    V(const uint64_t, rows) S(uint32_t, h) S(uint64_t, limit) V(uint64_t, out)
+TVD_ARGS(FpicUnitsArgs)
 
 /* a group's fold: its warps' totals, or a slot per work-item */
 #define FpicWarps_LIST(X) X(uint64_t, warps, FPIC_THREADS / 32)
@@ -56,7 +65,7 @@ TVD_LOCALS(FpicTree32)
     KC(float_psnr_finish, FpicFinishArgs, FpicWarp, FPIC_FINISH_THREADS, 1,                    \
        TVD_SYNC | TVD_CUDA_CAPS)                                                               \
     K(float_psnr_rows_tree, FpicRowsArgs, FpicTree, FPIC_THREADS, 1, TVD_SYNC)                 \
-    K(float_psnr_finish_tree, FpicFinishArgs, FpicTree32, FPIC_FINISH_THREADS, 1, TVD_SYNC)
+    K(float_psnr_finish_tree, FpicUnitsArgs, FpicTree32, FPIC_FINISH_THREADS, 1, TVD_SYNC)
 
 #ifdef TVD_KERNEL_BUILD
 
@@ -104,14 +113,16 @@ TVD_FN uint64_t fpsnr_row_lane(const FpicRowsArgs_R *r)
 
 /* A finish kernel's work-item l: its rows' (l, l + 32, ...) units of slot
  * k of `slots`, folded. */
-TVD_FN uint64_t fpic_rows_lane(const FpicFinishArgs_R *r, uint32_t slots, uint32_t k)
+TVD_FN uint64_t fpic_rows_lane(TVMAF_GLOBAL const uint64_t *rows, uint32_t h, uint64_t limit,
+                               uint32_t slots, uint32_t k)
 {
     uint64_t v = 0;
-    for (uint32_t y = TVD_LID(0); y < r->h; y += FPIC_FINISH_THREADS)
-        v = fpic_units_add(v, r->rows[slots * y + k], r->limit);
+    for (uint32_t y = TVD_LID(0); y < h; y += FPIC_FINISH_THREADS)
+        v = fpic_units_add(v, rows[slots * y + k], limit);
     return v;
 }
 
+#if TVD_HAS_CUDA_CAPS
 TVD_FN void fpsnr_store_noise(const FpicFinishArgs_R *r, uint64_t total)
 {
     if (TVD_LID(0) == 0)
@@ -119,7 +130,6 @@ TVD_FN void fpsnr_store_noise(const FpicFinishArgs_R *r, uint64_t total)
                                (ptrdiff_t)r->pitch, r->w, r->h, r->bpc, r->divisor);
 }
 
-#if TVD_HAS_CUDA_CAPS
 TVD_BODY(float_psnr_rows, FpicRowsArgs, FpicWarps)
 {
     const uint64_t t = fpic_block_fold(fpsnr_row_lane(r), r->limit, loc->warps);
@@ -128,7 +138,8 @@ TVD_BODY(float_psnr_rows, FpicRowsArgs, FpicWarps)
 
 TVD_BODY(float_psnr_finish, FpicFinishArgs, FpicWarp)
 {
-    fpsnr_store_noise(r, fpic_block_fold(fpic_rows_lane(r, 1, 0), r->limit, loc->warps));
+    fpsnr_store_noise(r, fpic_block_fold(fpic_rows_lane(r->rows, r->h, r->limit, 1, 0), r->limit,
+                                         loc->warps));
 }
 #endif
 
@@ -138,26 +149,32 @@ TVD_BODY(float_psnr_rows_tree, FpicRowsArgs, FpicTree)
     if (TVD_LID(0) == 0) r->rows[TVD_GID(0)] = t;
 }
 
-TVD_BODY(float_psnr_finish_tree, FpicFinishArgs, FpicTree32)
+TVD_BODY(float_psnr_finish_tree, FpicUnitsArgs, FpicTree32)
 {
-    fpsnr_store_noise(r, fpic_tree_fold(fpic_rows_lane(r, 1, 0), r->limit, loc->part));
+    const uint64_t t =
+        fpic_tree_fold(fpic_rows_lane(r->rows, r->h, r->limit, 1, 0), r->limit, loc->part);
+    if (TVD_LID(0) == 0) r->out[0] = t;
 }
 
 #else /* the plans' side */
 
 /* The kernels a plan runs, rows and finish: from `warps` (CUDA's caps) or
- * `tree`, each the first of a pair listed rows, then finish. */
-static inline void fpic_pick(const TvdTwin *t, unsigned warps, unsigned tree, unsigned k[2])
+ * `tree`, each the first of a pair listed rows, then finish; returns
+ * whether the finish writes totals of units (tree) rather than doubles. */
+static inline bool fpic_pick(const TvdTwin *t, unsigned warps, unsigned tree, unsigned k[2])
 {
     const TvdCaps *c = tvd_caps(t);
-    const unsigned base = c->warp == 32 && c->atomic64 ? warps : tree;
+    const bool cuda = c->warp == 32 && c->atomic64;
+    const unsigned base = cuda ? warps : tree;
     k[0] = base;
     k[1] = base + 1;
+    return !cuda;
 }
 
 /* A frame of float_psnr or float_moment: the rows kernel over the luma
- * planes' rows into `rows`, the finish kernel into `out`, `out` read back. */
-static inline int fpic_run(TvdTwin *t, const TvmafDeviceFrame *f, const unsigned k[2],
+ * planes' rows into `rows`, the finish kernel into `out` (doubles, or with
+ * `units` the totals), `out` read back. */
+static inline int fpic_run(TvdTwin *t, const TvmafDeviceFrame *f, const unsigned k[2], bool units,
                            TvdBuf rows, TvdBuf out, uint32_t w, uint32_t h, uint32_t bpc,
                            float divisor)
 {
@@ -169,8 +186,10 @@ static inline int fpic_run(TvdTwin *t, const TvmafDeviceFrame *f, const unsigned
     const FpicFinishArgs b = { .ref = ref, .dis = dis, .pitch = pitch, .w = w, .h = h,
                                .bpc = bpc, .divisor = divisor, .limit = FPIC_UNITS_EXACT,
                                .rows = tvd_whole(t, rows), .out = tvd_whole(t, out) };
+    const FpicUnitsArgs c = { .rows = tvd_whole(t, rows), .h = h, .limit = FPIC_UNITS_EXACT,
+                              .out = tvd_whole(t, out) };
     int err = tvd_launch(t, k[0], TVD_GRID(h, 1), &a);
-    if (!err) err = tvd_launch(t, k[1], TVD_GRID(1, 1), &b);
+    if (!err) err = tvd_launch(t, k[1], TVD_GRID(1, 1), units ? (const void *)&c : &b);
     return err ? err : tvd_download(t, tvd_whole(t, out));
 }
 

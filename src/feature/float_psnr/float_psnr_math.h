@@ -38,6 +38,10 @@ TVMAF_HD float fpsnr_se16(uint16_t r, uint16_t d, float divisor)
     return e * e;
 }
 
+/* The double sums below are the host's (and CUDA's) side: an fp64-free
+ * OpenCL program (core/hd.h, TVMAF_FP64_FREE) has only the unit sums, and
+ * the host turns their totals into the doubles (fpsnr_finish). */
+#if !defined(TVMAF_FP64_FREE)
 /* Adds the float squared differences of one row of 8-bit samples into the
  * running double sum `acc`, left to right, and returns the new sum. */
 TVMAF_HD double fpsnr_row_noise8(TVMAF_GLOBAL const uint8_t *ref, TVMAF_GLOBAL const uint8_t *dis,
@@ -74,6 +78,7 @@ TVMAF_HD double fpsnr_plane_noise(TVMAF_GLOBAL const unsigned char *ref,
     }
     return noise;
 }
+#endif /* !TVMAF_FP64_FREE */
 
 /*
  * Exact double sums of float picture terms (the CUDA twins of float_psnr and
@@ -124,11 +129,13 @@ TVMAF_HD uint64_t fpic_units_add(uint64_t a, uint64_t b, uint64_t limit)
     return s > limit ? limit : s;
 }
 
+#if !defined(TVMAF_FP64_FREE)
 /* The double of a total below 2^53 units of 2^-q: exact. */
 TVMAF_HD double fpic_units_value(uint64_t u, unsigned q)
 {
     return (double)u / (double)(1u << q);
 }
+#endif
 
 /* The decomposition of those twins: one group of FPIC_THREADS work-items
  * per row; work-item t adds the units of samples t, t + FPIC_THREADS, ... of
@@ -160,8 +167,10 @@ TVMAF_HD uint64_t fpsnr_lane_units16(TVMAF_GLOBAL const uint16_t *ref,
     return s;
 }
 
+#if !defined(TVMAF_FP64_FREE)
 /* The plane's noise sum from the saturated total of its units: exact below
- * the limit, else the CPU's sequential loop. */
+ * the limit, else the CPU's sequential loop (on the device with CUDA's caps,
+ * on the host's pictures otherwise). */
 TVMAF_HD double fpsnr_finish(uint64_t total, uint64_t limit, TVMAF_GLOBAL const unsigned char *ref,
                              TVMAF_GLOBAL const unsigned char *dis, ptrdiff_t ref_stride,
                              ptrdiff_t dis_stride, unsigned w, unsigned h, unsigned bpc,
@@ -183,6 +192,7 @@ TVMAF_HD int float_psnr_constants(unsigned bpc, double *peak, double *psnr_max)
     default: return 0;
     }
 }
+#endif /* !TVMAF_FP64_FREE */
 
 #if !TVMAF_DEVICE_CODE
 #include <math.h>
