@@ -80,7 +80,8 @@ static struct {
 /* What was called, for TVMAF_STANDIN_COUNTS and tvmaf_standin_counts. */
 #define COUNTS(X)                                                                              \
     X(launches) X(copies_h2d) X(copies_d2h) X(copies_d2d) X(copies_2d) X(memsets)              \
-    X(stream_syncs) X(event_syncs) X(event_records) X(stream_waits) X(dev_allocs)              \
+    X(stream_syncs) X(stream_queries) X(event_syncs) X(event_records) X(stream_waits)           \
+    X(dev_allocs)                                                                              \
     X(host_allocs) X(module_loads)
 static struct {
 #define X(n) unsigned long long n;
@@ -801,6 +802,25 @@ API CUresult cuStreamSynchronize(CUstream s)
     drain(s, UINT64_MAX);
     pthread_mutex_unlock(&lock);
     return CUDA_SUCCESS;
+}
+
+/* Runs one queued operation per call, as a device makes progress between
+ * queries: CUDA_ERROR_NOT_READY while work remains after it. */
+API CUresult cuStreamQuery(CUstream s)
+{
+    NEED_INIT();
+    pthread_mutex_lock(&lock);
+    if (!s || s == CU_STREAM_LEGACY) {
+        if (!current()) fatal("cuStreamQuery: the null stream with no context current");
+        s = &current()->null_stream;
+    }
+    if (s->magic == DEAD) fatal("cuStreamQuery: stream used after cuStreamDestroy");
+    if (s->magic != MAGIC_STREAM) fatal("cuStreamQuery: not a stream");
+    COUNT(stream_queries);
+    if (s->head) drain(s, s->done + 1);
+    const bool done = !s->head;
+    pthread_mutex_unlock(&lock);
+    return done ? CUDA_SUCCESS : CUDA_ERROR_NOT_READY;
 }
 
 /* events */

@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -41,6 +42,7 @@
     X(cuStreamCreate)                                                                         \
     X(cuStreamDestroy)                                                                        \
     X(cuStreamSynchronize)                                                                    \
+    X(cuStreamQuery)                                                                          \
     X(cuEventCreate)                                                                          \
     X(cuEventDestroy)                                                                         \
     X(cuEventRecord)                                                                          \
@@ -69,6 +71,7 @@ static struct Driver {
 #undef CU_FIELD
     void *lib;
     int status;    /* 0 once loaded and cuInit succeeded, else negative errno */
+    bool sync_poll; /* TVMAF_CUDA_SYNC=poll (tvmaf_cuda_stream_synchronize) */
     char msg[320]; /* why status != 0 (as long as last_error) */
 } drv;
 
@@ -170,6 +173,8 @@ static void copy_msg(char *msg, size_t msg_len)
 
 static void driver_load(void)
 {
+    const char *sync = getenv("TVMAF_CUDA_SYNC");
+    drv.sync_poll = sync && !strcmp(sync, "poll");
     drv.status = -ENODEV;
     drv.lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!drv.lib) {
@@ -534,6 +539,17 @@ int tvmaf_cuda_stream_destroy(CUstream stream)
 int tvmaf_cuda_stream_synchronize(CUstream stream)
 {
     COUNT(syncs);
+    if (drv.sync_poll) {
+        /* TVMAF_CUDA_SYNC=poll, a diagnostic: wait by querying the stream,
+         * yielding between queries, whatever the context's scheduling flags.
+         * In a caller's context created with CU_CTX_SCHED_BLOCKING_SYNC (as
+         * FFmpeg's), cuStreamSynchronize sleeps until an interrupt wakes it;
+         * the temporal twins wait once per frame, in series. */
+        CUresult r;
+        while ((r = drv.cuStreamQuery(stream)) == CUDA_ERROR_NOT_READY) sched_yield();
+        if (r != CUDA_SUCCESS) return cu_fail(r, CU_NAME(cuStreamQuery));
+        return 0;
+    }
     CU_CHECK(cuStreamSynchronize, stream);
     return 0;
 }
