@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "feature/float_vif/float_vif_math.h"
+#include "replay_common.h"
 
 static unsigned long compared, differ;
 
@@ -26,16 +27,6 @@ static void check(int x, float ratio)
     if (tvmaf_f2bits(want) != tvmaf_f2bits(got) && differ++ < 5)
         printf("differs: x %d ratio %a: double %a, integers %a\n", x, (double)ratio,
                (double)want, (double)got);
-}
-
-static uint64_t state = 0x9e3779b97f4a7c15ull;
-
-static uint64_t next(void)
-{
-    state ^= state << 13;
-    state ^= state >> 7;
-    state ^= state << 17;
-    return state;
 }
 
 int main(void)
@@ -50,11 +41,12 @@ int main(void)
             const float r = fvif_scale_ratio(n, m);
             for (int x = 0; x < m; x++) check(x, r);
         }
+    replay_seed(0x9e3779b97f4a7c15ull);
     for (int i = 0; i < 10000000; i++) {
-        const int x = (int)(next() % (1u << 24));
+        const int x = (int)(replay_next() % (1u << 24));
         /* exponents -38..22, any significand */
-        const uint32_t e = (uint32_t)(127 - 38 + (int)(next() % 61));
-        const float r = tvmaf_bits2f(e << 23 | (uint32_t)(next() & 0x7fffffu));
+        const uint32_t e = (uint32_t)(127 - 38 + (int)(replay_next() % 61));
+        const float r = tvmaf_bits2f(e << 23 | (replay_next() & 0x7fffffu));
         check(x, r);
     }
     printf("scale positions: %lu compared, %lu differ\n", compared, differ);

@@ -386,8 +386,6 @@ const TvmafPicture *tvd_host_picture(TvdTwin *t, int dis)
 
 void tvd_count_decided(TvdTwin *t, unsigned long long n, unsigned long long of)
 {
-    t->counts.host_decided += n;
-    t->counts.decided_of += of;
     if (t->x->count_decided) t->x->count_decided(t, n, of);
 }
 

@@ -28,8 +28,6 @@ typedef struct TvdBufInfo {
 /* Per-frame operations the instance queued (the host executor's counts). */
 typedef struct TvdCounts {
     unsigned long long launches, copies, fills, syncs;
-    /* results the host decided (tvd_count_decided), of how many */
-    unsigned long long host_decided, decided_of;
 } TvdCounts;
 
 typedef struct TvdExec TvdExec;

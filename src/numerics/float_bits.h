@@ -35,4 +35,16 @@ TVMAF_HD float tvmaf_bits2f(uint32_t u)
 #endif
 }
 
+/* 2^n as a float, n in [-126, 127] (normal). */
+TVMAF_HD float tvmaf_pow2f(int n)
+{
+    return tvmaf_bits2f((uint32_t)(n + 127) << 23);
+}
+
+/* The exponent of a float, floor(log2 |x|); -127 for 0 and subnormals. */
+TVMAF_HD int tvmaf_ilogbf(float x)
+{
+    return (int)((tvmaf_f2bits(x) >> 23) & 0xffu) - 127;
+}
+
 #endif

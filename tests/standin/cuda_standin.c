@@ -788,16 +788,24 @@ API CUresult cuStreamDestroy(CUstream s)
     return CUDA_SUCCESS;
 }
 
+/* A stream waited for (synchronised or queried): alive; of any context, the
+ * null stream that of the current one. */
+static CUstream waited(CUstream s, const char *what)
+{
+    if (!s || s == CU_STREAM_LEGACY) {
+        if (!current()) fatal("%s: the null stream with no context current", what);
+        return &current()->null_stream;
+    }
+    if (s->magic == DEAD) fatal("%s: stream used after cuStreamDestroy", what);
+    if (s->magic != MAGIC_STREAM) fatal("%s: not a stream", what);
+    return s;
+}
+
 API CUresult cuStreamSynchronize(CUstream s)
 {
     NEED_INIT();
     pthread_mutex_lock(&lock);
-    if (!s || s == CU_STREAM_LEGACY) {
-        if (!current()) fatal("cuStreamSynchronize: the null stream with no context current");
-        s = &current()->null_stream;
-    }
-    if (s->magic == DEAD) fatal("cuStreamSynchronize: stream used after cuStreamDestroy");
-    if (s->magic != MAGIC_STREAM) fatal("cuStreamSynchronize: not a stream");
+    s = waited(s, "cuStreamSynchronize");
     COUNT(stream_syncs);
     drain(s, UINT64_MAX);
     pthread_mutex_unlock(&lock);
@@ -810,12 +818,7 @@ API CUresult cuStreamQuery(CUstream s)
 {
     NEED_INIT();
     pthread_mutex_lock(&lock);
-    if (!s || s == CU_STREAM_LEGACY) {
-        if (!current()) fatal("cuStreamQuery: the null stream with no context current");
-        s = &current()->null_stream;
-    }
-    if (s->magic == DEAD) fatal("cuStreamQuery: stream used after cuStreamDestroy");
-    if (s->magic != MAGIC_STREAM) fatal("cuStreamQuery: not a stream");
+    s = waited(s, "cuStreamQuery");
     COUNT(stream_queries);
     if (s->head) drain(s, s->done + 1);
     const bool done = !s->head;

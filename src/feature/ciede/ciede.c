@@ -34,52 +34,49 @@ static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
     return tvmaf_ciede_check(vi, msg, len);
 }
 
+/* dE00 of pixel (j, i) of a host picture pair with equal strides, the
+ * CPU's (glibc's functions: the host calls glibc itself). Inlined: the
+ * extractor's per-pixel loop. */
+static inline __attribute__((always_inline)) float
+pixel_at(const TvmafPicture *ref, const TvmafPicture *dis, int layout, unsigned j, unsigned i)
+{
+    const unsigned bps = ref->bpc > 8 ? 2 : 1;
+    const unsigned lp = (unsigned)(ref->stride[0] / bps), cp = (unsigned)(ref->stride[1] / bps);
+    const void *const r[3] = { ref->data[0], ref->data[1], ref->data[2] };
+    const void *const d[3] = { dis->data[0], dis->data[1], dis->data[2] };
+    const CiedeLibm glibc = { 0, 0 };
+    float de;
+    if (ref->bpc == 8)
+        CIEDE_PIXEL_AT(uint8_t, r, d, j, i, lp, cp, ref->w[1], ref->h[1], layout, ref->bpc,
+                       glibc, de);
+    else
+        CIEDE_PIXEL_AT(uint16_t, r, d, j, i, lp, cp, ref->w[1], ref->h[1], layout, ref->bpc,
+                       glibc, de);
+    return de;
+}
+
 static int extract(void *priv, const TvmafPicture *ref, const TvmafPicture *dis,
                    unsigned index, TvmafSink *sink)
 {
     const CiedeState *s = priv;
-    const unsigned bps = ref->bpc > 8 ? 2 : 1;
     /* the reader and the context give reference and distorted equal strides */
-    const unsigned lp = (unsigned)(ref->stride[0] / bps), cp = (unsigned)(ref->stride[1] / bps);
     if (dis->stride[0] != ref->stride[0] || dis->stride[1] != ref->stride[1]) return -EINVAL;
-    const void *const r[3] = { ref->data[0], ref->data[1], ref->data[2] };
-    const void *const d[3] = { dis->data[0], dis->data[1], dis->data[2] };
-    const CiedeLibm glibc = { 0, 0 }; /* the host calls glibc itself */
     double sum = 0.;
-    for (unsigned i = 0; i < ref->h[0]; i++) {
-        for (unsigned j = 0; j < ref->w[0]; j++) {
-            float de;
-            if (ref->bpc == 8)
-                CIEDE_PIXEL_AT(uint8_t, r, d, j, i, lp, cp, ref->w[1], ref->h[1], s->layout,
-                               ref->bpc, glibc, de);
-            else
-                CIEDE_PIXEL_AT(uint16_t, r, d, j, i, lp, cp, ref->w[1], ref->h[1], s->layout,
-                               ref->bpc, glibc, de);
-            sum += de;
-        }
-    }
+    for (unsigned i = 0; i < ref->h[0]; i++)
+        for (unsigned j = 0; j < ref->w[0]; j++) sum += pixel_at(ref, dis, s->layout, j, i);
     return tvmaf_sink_append(sink, "ciede2000", index, ciede_score(sum, ref->w[0], ref->h[0]));
 }
 
 unsigned long tvmaf_ciede_decide(float *de, const TvmafPicture *ref, const TvmafPicture *dis)
 {
-    const unsigned bps = ref->bpc > 8 ? 2 : 1, w = ref->w[0], h = ref->h[0];
-    const unsigned lp = (unsigned)(ref->stride[0] / bps), cp = (unsigned)(ref->stride[1] / bps);
+    const unsigned w = ref->w[0], h = ref->h[0];
     const int layout = tvmaf_ciede_layout(ref->pix_fmt);
-    const void *const r[3] = { ref->data[0], ref->data[1], ref->data[2] };
-    const void *const d[3] = { dis->data[0], dis->data[1], dis->data[2] };
-    const CiedeLibm glibc = { 0, 0 };
     unsigned long n = 0;
     for (unsigned i = 0; i < h; i++) {
         for (unsigned j = 0; j < w; j++) {
             float *v = &de[(size_t)i * w + j];
             if (!isnan(*v)) continue;
-            if (ref->bpc == 8)
-                CIEDE_PIXEL_AT(uint8_t, r, d, j, i, lp, cp, ref->w[1], ref->h[1], layout,
-                               ref->bpc, glibc, *v);
-            else
-                CIEDE_PIXEL_AT(uint16_t, r, d, j, i, lp, cp, ref->w[1], ref->h[1], layout,
-                               ref->bpc, glibc, *v);
+            *v = pixel_at(ref, dis, layout, j, i);
             n++;
         }
     }

@@ -30,6 +30,7 @@
 #include "core/hd.h"
 #include "feature/ciede/ciede_math.h"
 #include "numerics/f32pair.h"
+#include "numerics/float_bits.h"
 #include "numerics/powf_table.h"
 
 /*
@@ -79,12 +80,6 @@ TVMAF_HD float ciede_pair_fabs(float a)
     return a < 0.0f ? -a : a;
 }
 
-/* The exponent of a float (floor(log2 |a|)); -127 for 0 and subnormals. */
-TVMAF_HD int ciede_pair_ilogb(float a)
-{
-    return (int)((tvmaf_f2_bits(a) >> 23) & 0xffu) - 127;
-}
-
 /*
  * ---- Bounded values: which pixels the device cannot decide ----
  *
@@ -96,7 +91,8 @@ TVMAF_HD int ciede_pair_ilogb(float a)
  * the CPU's unless [v - 2e, v + 2e] holds a float rounding boundary: then the
  * pixel is undecided (ciede_b_round), and so is a branch whose double lies
  * within 2e of its threshold (ciede_b_gt). An undecided pixel's dE00 is
- * CIEDE_PAIR_UNDECIDED; the host computes it with the CPU's own code.
+ * CIEDE_PAIR_UNDECIDED_BITS's NaN; the host computes it with the CPU's own
+ * code.
  *
  * Every float the reference computes from floats is computed by the same
  * float operation here, so as long as no rounding was undecided every float
@@ -286,7 +282,7 @@ TVMAF_HD float ciede_b_round(CiedeB x, int *undecided)
  * 2^62 */
 TVMAF_HD int64_t ciede_pair_scaled(float a, int s, int *ok)
 {
-    const float t = a * tvmaf_f2_from_bits((uint32_t)(s + 127) << 23);
+    const float t = a * tvmaf_pow2f(s);
     if (t != tvmaf_f2_rint(t) || !(ciede_pair_fabs(t) < 0x1p62f)) {
         *ok = 0;
         return 0;
@@ -304,7 +300,7 @@ TVMAF_HD int ciede_b_midpoint(float lo, float hi, int *s, int64_t *m)
     const uint32_t bl = tvmaf_f2_bits(lo), bh = tvmaf_f2_bits(hi);
     if ((bl >> 31) != (bh >> 31) || (bl > bh ? bl - bh : bh - bl) != 1u) return 0;
     /* hi - lo is the step, a power of two; M = lo + step / 2 */
-    *s = 1 - ciede_pair_ilogb(hi - lo);
+    *s = 1 - tvmaf_ilogbf(hi - lo);
     if (*s < 0 || *s > 50) return 0;
     int ok = 1;
     *m = ciede_pair_scaled(lo, *s, &ok) + 1;
@@ -331,9 +327,9 @@ TVMAF_HD float ciede_pair_even(float lo, float hi)
 TVMAF_HD float ciede_b_round_exact(CiedeB x, int g, int exact, int *undecided)
 {
     if (exact && g > -100 && g < 100) {
-        const float step = tvmaf_f2_from_bits((uint32_t)(g + 127) << 23);
-        const float inv = tvmaf_f2_from_bits((uint32_t)(127 - g) << 23);
-        if (x.e < 0.25f * step && (x.v.hi == 0.0f || ciede_pair_ilogb(x.v.hi) - 23 >= g))
+        const float step = tvmaf_pow2f(g);
+        const float inv = tvmaf_pow2f(-g);
+        if (x.e < 0.25f * step && (x.v.hi == 0.0f || tvmaf_ilogbf(x.v.hi) - 23 >= g))
             return x.v.hi + tvmaf_f2_rint(x.v.lo * inv) * step;
     }
     return ciede_b_round(x, undecided);
@@ -420,9 +416,9 @@ TVMAF_HD CiedePairLab ciede_pair_lab(float y, float u, float v, CIEDE_PAIR_K k, 
      *   floats: the difference spans at most 25 - E bits, times 125 or 25 at
      *   most 53 when E >= -21 (a zero float leaves the other's exponent).
      */
-    const int ex = fx == 0.0f ? 127 : ciede_pair_ilogb(fx);
-    const int ey = fy == 0.0f ? 127 : ciede_pair_ilogb(fy);
-    const int ez = fz == 0.0f ? 127 : ciede_pair_ilogb(fz);
+    const int ex = fx == 0.0f ? 127 : tvmaf_ilogbf(fx);
+    const int ey = fy == 0.0f ? 127 : tvmaf_ilogbf(fy);
+    const int ez = fz == 0.0f ? 127 : tvmaf_ilogbf(fz);
     const int exy = ex < ey ? ex : ey, eyz = ey < ez ? ey : ez;
     CiedePairLab lab;
     lab.l = ciede_b_round_exact(

@@ -344,7 +344,7 @@ TVMAF_HD float fvif_scale_ratio(int src, int dst)
 TVMAF_HD float fvif_scale_pos_int(int x, float ratio)
 {
     const uint32_t u = tvmaf_f2bits(ratio);
-    const int e = (int)((u >> 23) & 0xffu) - 150;
+    const int e = tvmaf_ilogbf(ratio) - 23;
     const int64_t v = (int64_t)(2 * x + 1) * (int64_t)((u & 0x7fffffu) | 0x800000u) -
                       ((int64_t)1 << -e);
 #if defined(__OPENCL_VERSION__)
@@ -352,7 +352,7 @@ TVMAF_HD float fvif_scale_pos_int(int x, float ratio)
 #else
     const float f = (float)v;
 #endif
-    return f * tvmaf_bits2f((uint32_t)(e - 1 + 127) << 23);
+    return f * tvmaf_pow2f(e - 1);
 }
 
 /* Source position of destination sample x: ((x + 0.5) * ratio - 0.5)
