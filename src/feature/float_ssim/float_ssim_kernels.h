@@ -39,7 +39,7 @@ TVD_ARGS(SsimRowsArgs)
 /* per window: the column pass of the five row-pass planes, then ssim_window */
 #define SsimWindowsArgs_LIST(V, S)                                                             \
     V(const float, rows) S(uint64_t, rows_n) S(int32_t, ow) S(int32_t, oh)                     \
-    V(const float, taps) V(double, l) V(double, c) V(float, s)
+    V(const float, taps) V(SSIM_F64, l) V(SSIM_F64, c) V(float, s)
 TVD_ARGS(SsimWindowsArgs)
 
 #define FLOAT_SSIM_KERNELS(K, KC)                                                              \

@@ -32,6 +32,9 @@
 #endif
 
 #include "core/hd.h"
+#if defined(TVMAF_FP64_FREE)
+#include "numerics/soft_double.h"
+#endif
 
 /* The Gaussian window (sigma 1.5), as its one-dimensional taps; the same
  * taps serve the row and the column pass. */
@@ -58,6 +61,22 @@ typedef struct SsimConsts {
     float c1, c2, c3;
 } SsimConsts;
 
+#if defined(TVMAF_FP64_FREE)
+/* An fp64-free program (OpenCL without cl_khr_fp64) forms the same doubles
+ * as their bit patterns with numerics/soft_double.h: a tap sum (SsimAcc) and
+ * a window's l and c. Its l and c buffers (SSIM_F64) hold those patterns,
+ * which the host reads as the doubles they are. */
+typedef tvmaf_sd SsimAcc;
+#define SSIM_F64 uint64_t
+typedef struct SsimLcs {
+    tvmaf_sd l, c;
+    float s;
+} SsimLcs;
+#else
+/* a tap sum */
+typedef double SsimAcc;
+#define SSIM_F64 double
+
 /* Per-window luminance, contrast and structure terms. */
 typedef struct SsimLcs {
     double l, c, s;
@@ -67,6 +86,7 @@ typedef struct SsimLcs {
 typedef struct SsimSums {
     double ssim, l, c, s;
 } SsimSums;
+#endif
 
 TVMAF_HD SsimConsts ssim_consts(void)
 {
@@ -103,6 +123,7 @@ TVMAF_HD float ssim_hbd_divisor(unsigned bpc)
 
 /* ---- geometry ------------------------------------------------------------ */
 
+#if !defined(TVMAF_FP64_FREE)
 /* iqa's rounding of a positive float: the integer part, plus one when the
  * fraction (a float) is at least one half. */
 TVMAF_HD int ssim_round(float a)
@@ -119,6 +140,7 @@ TVMAF_HD int ssim_auto_factor(int w, int h)
     const int r = ssim_round((float)(w <= h ? w : h) / SSIM_AUTO_SCALE_DIV);
     return r >= 1 ? r : 1;
 }
+#endif
 
 /* Samples of a line of n after down-sampling by f. The odd-length term adds
  * one for any odd n whatever f is, as the reference does, so the last centre,
@@ -138,10 +160,24 @@ TVMAF_HD int ssim_mirror(int i, int n)
 }
 
 /* One tap: the float product v * tap added into the double a. */
-TVMAF_HD double ssim_tap(double a, float v, float tap)
+TVMAF_HD SsimAcc ssim_tap(SsimAcc a, float v, float tap)
 {
     const float t = v * tap;
+#if defined(TVMAF_FP64_FREE)
+    return tvmaf_sd_add(a, tvmaf_sd_from_float(t));
+#else
     return a + t;
+#endif
+}
+
+/* A tap sum rounded to float. */
+TVMAF_HD float ssim_acc_float(SsimAcc a)
+{
+#if defined(TVMAF_FP64_FREE)
+    return tvmaf_sd_to_float(a);
+#else
+    return (float)a;
+#endif
 }
 
 /*
@@ -157,7 +193,7 @@ TVMAF_HD float ssim_filter_at(TVMAF_GLOBAL const float *img, int w, int h, int x
     const int uc = kw / 2, vc = kh / 2;
     const int u_last = uc - ((kw & 1) ? 0 : 1), v_last = vc - ((kh & 1) ? 0 : 1);
     const int inside = x >= uc && y >= vc && x < w - uc && y < h - vc;
-    double sum = 0.0;
+    SsimAcc sum = 0; /* +0.0, also as a bit pattern */
     for (int v = -vc; v <= v_last; v++) {
         const int yy = inside ? y + v : ssim_mirror(y + v, h);
         TVMAF_GLOBAL const float *row = img + (ptrdiff_t)yy * w;
@@ -165,7 +201,7 @@ TVMAF_HD float ssim_filter_at(TVMAF_GLOBAL const float *img, int w, int h, int x
             sum = ssim_tap(sum, row[inside ? x + u : ssim_mirror(x + u, w)], *k);
         }
     }
-    return (float)sum;
+    return ssim_acc_float(sum);
 }
 
 /* ---- the Gaussian window ------------------------------------------------- */
@@ -182,6 +218,7 @@ TVMAF_HD void ssim_products(const float *r, const float *d, int n, float *rr, fl
     }
 }
 
+#if !defined(TVMAF_FP64_FREE)
 /* One tap of a filter for a run of n outputs: acc[x] gets the float product
  * src[x * step] * tap added. A filter starts each acc at 0.0, adds its taps
  * in kernel order and rounds with ssim_round_run: per output, exactly the
@@ -195,6 +232,7 @@ TVMAF_HD void ssim_round_run(float *dst, const double *acc, int n)
 {
     for (int x = 0; x < n; x++) dst[x] = (float)acc[x];
 }
+#endif
 
 /*
  * One window's terms from its filtered moments: means mu1, mu2 and filtered
@@ -215,7 +253,14 @@ TVMAF_HD SsimLcs ssim_window(float mu1, float mu2, float xx, float yy, float xy,
     var1 = var1 < 0.0f ? 0.0f : var1;
     var2 = var2 < 0.0f ? 0.0f : var2;
     const float cov = xy - mu1 * mu2;
+#if defined(TVMAF_FP64_FREE)
+    /* a float's root rounded through double is its correctly rounded float
+     * root (53 >= 2 * 24 + 2 bits), which sqrtf is on an OpenCL device built
+     * with correctly rounded divide and sqrt */
+    const float sd = sqrtf(var1 * var2);
+#else
     const float sd = (float)sqrt((double)(var1 * var2));
+#endif
 
     const float l_den = mu1 * mu1 + mu2 * mu2 + k.c1;
     const float c_den = var1 + var2 + k.c2;
@@ -223,12 +268,26 @@ TVMAF_HD SsimLcs ssim_window(float mu1, float mu2, float xx, float yy, float xy,
     const float s = (cov_c + k.c3) / (sd + k.c3);
 
     SsimLcs o;
+#if defined(TVMAF_FP64_FREE)
+    const tvmaf_sd two = UINT64_C(0x4000000000000000); /* 2.0 */
+    o.l = tvmaf_sd_div(
+        tvmaf_sd_add(tvmaf_sd_mul(tvmaf_sd_mul(two, tvmaf_sd_from_float(mu1)),
+                                  tvmaf_sd_from_float(mu2)),
+                     tvmaf_sd_from_float(k.c1)),
+        tvmaf_sd_from_float(l_den));
+    o.c = tvmaf_sd_div(
+        tvmaf_sd_add(tvmaf_sd_mul(two, tvmaf_sd_from_float(sd)), tvmaf_sd_from_float(k.c2)),
+        tvmaf_sd_from_float(c_den));
+    o.s = s;
+#else
     o.l = (2.0 * (double)mu1 * (double)mu2 + (double)k.c1) / (double)l_den;
     o.c = (2.0 * (double)sd + (double)k.c2) / (double)c_den;
     o.s = (double)s;
+#endif
     return o;
 }
 
+#if !defined(TVMAF_FP64_FREE)
 TVMAF_HD void ssim_sums_add(SsimSums *a, SsimLcs v)
 {
     a->ssim += v.l * v.c * v.s;
@@ -236,6 +295,7 @@ TVMAF_HD void ssim_sums_add(SsimSums *a, SsimLcs v)
     a->c += v.c;
     a->s += v.s;
 }
+#endif
 
 /* One output of a pass of the Gaussian: sum over k of src[k][x] * t[k], the
  * taps in order, each float product added into a double from 0, rounded to
@@ -243,10 +303,12 @@ TVMAF_HD void ssim_sums_add(SsimSums *a, SsimLcs v)
  * the window). */
 TVMAF_HD float ssim_gauss_one(const float *const *src, int x, TVMAF_GLOBAL const float *t)
 {
-    double a = 0.0;
+    SsimAcc a = 0;
     for (int k = 0; k < SSIM_WIN; k++) a = ssim_tap(a, src[k][x], t[k]);
-    return (float)a;
+    return ssim_acc_float(a);
 }
+
+#if !defined(TVMAF_FP64_FREE)
 
 /* A window's terms as the CUDA twin stores them: l and c are doubles, s is a
  * float quotient (SsimLcs holds it widened, exactly). */
@@ -258,6 +320,7 @@ TVMAF_HD SsimLcs ssim_lcs_make(double l, double c, float s)
     o.s = (double)s;
     return o;
 }
+#endif
 
 /*
  * The twin's decomposition (float_ssim_kernels.h): one thread per sample,
@@ -275,6 +338,7 @@ TVMAF_HD SsimLcs ssim_lcs_make(double l, double c, float s)
     ((h) + SSIM_BLOCK_H - 1 > 65535u * SSIM_BLOCK_H ? 65535u \
                                                     : ((h) + SSIM_BLOCK_H - 1) / SSIM_BLOCK_H)
 
+#if !defined(TVMAF_FP64_FREE)
 /* Mean of n windows, rounded to float as the reference returns it. */
 TVMAF_HD float ssim_mean(double sum, int n_windows)
 {
@@ -289,6 +353,7 @@ TVMAF_HD void ssim_means(const SsimSums *sums, int n, float out[4])
     out[2] = ssim_mean(sums->c, n);
     out[3] = ssim_mean(sums->s, n);
 }
+#endif
 
 #if !TVMAF_DEVICE_CODE
 /* ---- host drivers ------------------------------------------------------- */

@@ -1,0 +1,157 @@
+/*
+ * numerics/soft_double.h against the host's double (x86-64 SSE2: IEEE
+ * binary64, round to nearest even, no contraction): every operation's bit
+ * pattern over operands drawn from
+ *   - random bit patterns (every class: zeros, subnormals, normals, infinities,
+ *     NaNs),
+ *   - floats widened and products of two floats (what the twins feed it),
+ *   - near-equal operands of both signs (cancellation, the sticky bit of a
+ *     subtraction),
+ *   - exponents near overflow and through the subnormal range,
+ *   - doubles near a float rounding midpoint (the conversion to float),
+ * and every float's widening over a strided sweep. A NaN result must be a
+ * NaN (payloads are not compared). Prints the counts; exits 1 on any
+ * difference.
+ *
+ * usage: test_soft_double [N]   N operand pairs per source and operation
+ * (default 400000); TVMAF_SD_SEED picks another sequence.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "numerics/soft_double.h"
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15u;
+
+static uint64_t rnd(void)
+{
+    uint64_t x = rng_state;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    rng_state = x;
+    return x * 0x2545f4914f6cdd1du;
+}
+
+static uint64_t d2u(double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, sizeof(u));
+    return u;
+}
+
+static double u2d(uint64_t u)
+{
+    double d;
+    memcpy(&d, &u, sizeof(d));
+    return d;
+}
+
+static float rnd_float(void)
+{
+    /* a float of random sign, exponent in [-40, 40], random mantissa */
+    const uint32_t e = (uint32_t)(127 - 40 + rnd() % 81);
+    const uint32_t u = (uint32_t)(rnd() & 0x807fffffu) | e << 23;
+    return tvmaf_bits2f(u);
+}
+
+/* a double of random sign and mantissa with its exponent field in [lo, hi] */
+static double rnd_exp(int lo, int hi)
+{
+    const uint64_t e = (uint64_t)(lo + (int)(rnd() % (uint64_t)(hi - lo + 1)));
+    return u2d((rnd() & (TVMAF_SD_SIGN | TVMAF_SD_FRAC)) | e << 52);
+}
+
+enum { SRC_BITS, SRC_FLOATS, SRC_NEAR, SRC_EDGE, N_SRC };
+static const char *src_name[N_SRC] = { "random bits", "floats and float products",
+                                       "near-equal", "overflow/subnormal edges" };
+
+static void operands(int src, double *a, double *b)
+{
+    switch (src) {
+    case SRC_BITS:
+        *a = u2d(rnd());
+        *b = u2d(rnd());
+        break;
+    case SRC_FLOATS:
+        *a = rnd() & 1 ? (double)rnd_float() : (double)rnd_float() * (double)rnd_float();
+        *b = rnd() & 1 ? (double)rnd_float() : (double)rnd_float() * (double)rnd_float();
+        break;
+    case SRC_NEAR: {
+        *a = rnd_exp(1023 - 30, 1023 + 30);
+        /* b = -a or a moved by up to 2^12 units in the last place, any sign,
+         * or scaled by a power of two near the guard bits' reach */
+        uint64_t ub = d2u(*a) + (rnd() % 8193) - 4096;
+        if (rnd() % 4 == 0) ub += (uint64_t)(rnd() % 70) << 52;
+        *b = u2d(ub ^ (rnd() & 1 ? TVMAF_SD_SIGN : 0));
+        break;
+    }
+    default:
+        *a = rnd() & 1 ? rnd_exp(0, 60) : rnd_exp(1990, 2046);
+        *b = rnd() & 1 ? rnd_exp(0, 60) : rnd() & 1 ? rnd_exp(1990, 2046) : rnd_exp(960, 1090);
+        break;
+    }
+}
+
+static long checked, failed;
+
+static void check(const char *what, double a, double b, uint64_t got, double want)
+{
+    checked++;
+    if (isnan(want) ? isnan(u2d(got)) : got == d2u(want)) return;
+    if (failed++ < 10)
+        printf("DIFF %s(%a, %a): soft %a (%016llx), double %a (%016llx)\n", what, a, b, u2d(got),
+               (unsigned long long)got, want, (unsigned long long)d2u(want));
+}
+
+static void check_float(double a, float got, float want)
+{
+    checked++;
+    if (isnan(want) ? isnan(got) : tvmaf_f2bits(got) == tvmaf_f2bits(want)) return;
+    if (failed++ < 10) printf("DIFF to_float(%a): soft %a, float %a\n", a, got, want);
+}
+
+int main(int argc, char **argv)
+{
+    const long n = argc > 1 ? atol(argv[1]) : 400000;
+    if (getenv("TVMAF_SD_SEED")) rng_state ^= strtoull(getenv("TVMAF_SD_SEED"), NULL, 0) * 2 + 1;
+    for (int src = 0; src < N_SRC; src++) {
+        const long before = failed;
+        for (long i = 0; i < n; i++) {
+            double a, b;
+            operands(src, &a, &b);
+            const uint64_t ua = d2u(a), ub = d2u(b);
+            check("add", a, b, tvmaf_sd_add(ua, ub), a + b);
+            check("sub", a, b, tvmaf_sd_sub(ua, ub), a - b);
+            check("mul", a, b, tvmaf_sd_mul(ua, ub), a * b);
+            check("div", a, b, tvmaf_sd_div(ua, ub), a / b);
+            check_float(a, tvmaf_sd_to_float(ua), (float)a);
+        }
+        printf("%-26s %ld pairs, %ld differ\n", src_name[src], n, failed - before);
+    }
+    /* to_float near its midpoints: a float (normal or subnormal) plus half
+     * its unit, nudged by -2..2 units of the double */
+    const long before_mid = failed;
+    for (long i = 0; i < n; i++) {
+        const uint32_t e = (uint32_t)(rnd() % 255);
+        const float f = tvmaf_bits2f((uint32_t)(rnd() & 0x807fffffu) | e << 23);
+        const double up = nextafterf(f, INFINITY);
+        const double mid = ((double)f + up) / 2;
+        const double a = u2d(d2u(mid) + (rnd() % 5) - 2);
+        check_float(a, tvmaf_sd_to_float(d2u(a)), (float)a);
+    }
+    printf("%-26s %ld doubles, %ld differ\n", "to_float midpoints", n, failed - before_mid);
+    /* every 4099th float widened (a stride coprime to the fields) */
+    const long before_w = failed;
+    long widened = 0;
+    for (uint64_t u = 0; u <= 0xffffffffu; u += 4099, widened++) {
+        const float f = tvmaf_bits2f((uint32_t)u);
+        check("from_float", f, 0, tvmaf_sd_from_float(f), (double)f);
+    }
+    printf("%-26s %ld floats, %ld differ\n", "from_float", widened, failed - before_w);
+    printf("%ld checked, %ld differ\n", checked, failed);
+    return failed ? 1 : 0;
+}
