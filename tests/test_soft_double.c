@@ -9,6 +9,7 @@
  *     subtraction),
  *   - exponents near overflow and through the subnormal range,
  *   - doubles near a float rounding midpoint (the conversion to float),
+ *   - int32 values and doubles in int32's range (the integer conversions),
  * and every float's widening over a strided sweep. A NaN result must be a
  * NaN (payloads are not compared). Prints the counts; exits 1 on any
  * difference.
@@ -114,6 +115,13 @@ static void check_float(double a, float got, float want)
     if (failed++ < 10) printf("DIFF to_float(%a): soft %a, float %a\n", a, got, want);
 }
 
+static void check_cmp(double a, double b, int lt, int want_lt, int le, int want_le)
+{
+    checked++;
+    if (lt == want_lt && le == want_le) return;
+    if (failed++ < 10) printf("DIFF compare(%a, %a): lt %d/%d, le %d/%d\n", a, b, lt, want_lt, le, want_le);
+}
+
 int main(int argc, char **argv)
 {
     const long n = argc > 1 ? atol(argv[1]) : 400000;
@@ -129,6 +137,8 @@ int main(int argc, char **argv)
             check("mul", a, b, tvmaf_sd_mul(ua, ub), a * b);
             check("div", a, b, tvmaf_sd_div(ua, ub), a / b);
             check_float(a, tvmaf_sd_to_float(ua), (float)a);
+            check_cmp(a, b, tvmaf_sd_lt(ua, ub), a < b, tvmaf_sd_le(ua, ub), a <= b);
+            check("rint", a, 0, tvmaf_sd_rint(ua), rint(a));
         }
         printf("%-26s %ld pairs, %ld differ\n", src_name[src], n, failed - before);
     }
@@ -144,6 +154,22 @@ int main(int argc, char **argv)
         check_float(a, tvmaf_sd_to_float(d2u(a)), (float)a);
     }
     printf("%-26s %ld doubles, %ld differ\n", "to_float midpoints", n, failed - before_mid);
+    /* int32 to double and back: every 65537th int32 and the ends; doubles
+     * within int32's range, truncated (fractions, halves, negative zeros) */
+    const long before_i = failed;
+    long ints = 0;
+    for (int64_t v = INT32_MIN; v <= INT32_MAX; v += v < INT32_MAX - 65537 ? 65537 : 1, ints++) {
+        check("from_int32", (double)v, 0, tvmaf_sd_from_int32((int32_t)v), (double)(int32_t)v);
+        if (v > INT32_MAX - 3) { if (v == INT32_MAX) break; }
+    }
+    for (long i = 0; i < n; i++, ints++) {
+        const double a = (double)(int32_t)rnd() / (double)(1u << (rnd() % 32));
+        const double x = rnd() % 8 == 0 ? -0.0 : (rnd() % 4 == 0 ? floor(a) + 0.5 : a);
+        checked++;
+        if (tvmaf_sd_to_int32(d2u(x)) != (int32_t)x && failed++ < 10)
+            printf("DIFF to_int32(%a): soft %d, C %d\n", x, tvmaf_sd_to_int32(d2u(x)), (int32_t)x);
+    }
+    printf("%-26s %ld values, %ld differ\n", "int32 conversions", ints, failed - before_i);
     /* every 4099th float widened (a stride coprime to the fields) */
     const long before_w = failed;
     long widened = 0;

@@ -7,6 +7,8 @@
  *   tvmaf_sd_add, tvmaf_sd_sub, tvmaf_sd_mul, tvmaf_sd_div   a OP b
  *   tvmaf_sd_from_float                                    (double)f, exact
  *   tvmaf_sd_to_float                                      (float)d
+ *   tvmaf_sd_from_int32, tvmaf_sd_to_int32 (truncating), tvmaf_sd_rint,
+ *   tvmaf_sd_lt, tvmaf_sd_le                               as C does them
  * Every finite input is handled (zeros and subnormals included), results
  * overflow to infinity and underflow through the subnormals as IEEE says.
  * Infinities and NaNs follow IEEE's rules for the sign and the invalid cases;
@@ -252,6 +254,64 @@ TVMAF_HD tvmaf_sd tvmaf_sd_div(tvmaf_sd a, tvmaf_sd b)
         r <<= 1;
     }
     return tvmaf_sd_round_pack(s, q, ea - eb - 53, r != 0);
+}
+
+/* (double)x, exact */
+TVMAF_HD tvmaf_sd tvmaf_sd_from_int32(int32_t x)
+{
+    const uint64_t s = x < 0 ? TVMAF_SD_SIGN : 0;
+    const uint64_t m = x < 0 ? (uint64_t)0 - (uint64_t)(int64_t)x : (uint64_t)x;
+    return m ? tvmaf_sd_round_pack(s, m, 0, 0) : 0;
+}
+
+/* a < b and a <= b as the host's double compares (false where either is a NaN;
+ * -0 equals +0) */
+TVMAF_HD int tvmaf_sd_isnan(tvmaf_sd a)
+{
+    return (a & ~TVMAF_SD_SIGN) > TVMAF_SD_INF;
+}
+
+/* the bit patterns as integers in the order of their values (-0 just below +0) */
+TVMAF_HD uint64_t tvmaf_sd_order(tvmaf_sd a)
+{
+    return a & TVMAF_SD_SIGN ? ~a : a | TVMAF_SD_SIGN;
+}
+
+TVMAF_HD int tvmaf_sd_lt(tvmaf_sd a, tvmaf_sd b)
+{
+    if (tvmaf_sd_isnan(a) || tvmaf_sd_isnan(b)) return 0;
+    if (!((a | b) & ~TVMAF_SD_SIGN)) return 0; /* two zeros */
+    return tvmaf_sd_order(a) < tvmaf_sd_order(b);
+}
+
+TVMAF_HD int tvmaf_sd_le(tvmaf_sd a, tvmaf_sd b)
+{
+    if (tvmaf_sd_isnan(a) || tvmaf_sd_isnan(b)) return 0;
+    return !tvmaf_sd_lt(b, a);
+}
+
+/* rint(a) in the default mode: to the nearest integer, ties to even; the sign
+ * of a zero result is a's */
+TVMAF_HD tvmaf_sd tvmaf_sd_rint(tvmaf_sd a)
+{
+    uint64_t m;
+    int e;
+    if (tvmaf_sd_unpack(a, &m, &e) == 2047 || !m || e >= 0) return a;
+    int lsb;
+    const uint64_t q = tvmaf_sd_round(m, e, 0, 53, 0, &lsb);
+    /* q * 2^lsb is an integer below 2^53: packed exactly */
+    return q ? tvmaf_sd_round_pack(a & TVMAF_SD_SIGN, q, lsb, 0) : a & TVMAF_SD_SIGN;
+}
+
+/* (int32_t)a for a finite a whose integer part is in int32's range (as C:
+ * the fraction dropped) */
+TVMAF_HD int32_t tvmaf_sd_to_int32(tvmaf_sd a)
+{
+    uint64_t m;
+    int e;
+    tvmaf_sd_unpack(a, &m, &e);
+    const uint64_t t = e >= 0 ? m << e : (e <= -64 ? 0 : m >> -e);
+    return (int32_t)(a & TVMAF_SD_SIGN ? (uint32_t)0 - (uint32_t)t : (uint32_t)t);
 }
 
 #endif

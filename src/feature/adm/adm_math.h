@@ -46,6 +46,17 @@
 
 #include "core/hd.h"
 
+/* The decouple's doubles (the angle test, the enhancement gain): an fp64-free
+ * program (OpenCL without cl_khr_fp64) forms their bit patterns in integers
+ * (numerics/soft_double.h), and reads the gain limit's bits (AdmF64) where
+ * the host wrote a double. */
+#if defined(TVMAF_FP64_FREE)
+#include "numerics/soft_double.h"
+typedef tvmaf_sd AdmF64;
+#else
+typedef double AdmF64;
+#endif
+
 /* Daubechies-2 analysis taps in Q15: low pass and high pass. */
 enum {
     ADM_LO0 = 15826, ADM_LO1 = 27411, ADM_LO2 = 7345, ADM_LO3 = -4240,
@@ -280,6 +291,7 @@ TVMAF_HD int adm_lanes_cm(int isa, int scale, int lo, int hi)
     return adm_lanes_end(lo, hi, n);
 }
 
+#if !defined(TVMAF_FP64_FREE)
 /* Round to nearest, ties to even (the vector conversion's default mode). */
 TVMAF_HD double adm_rint(double x)
 {
@@ -289,6 +301,7 @@ TVMAF_HD double adm_rint(double x)
     return __builtin_rint(x);
 #endif
 }
+#endif
 
 /* ------------------------------------------------------------------------ */
 /* DWT                                                                      */
@@ -383,6 +396,7 @@ TVMAF_HD int32_t adm_dwt_hi32(int32_t s0, int32_t s1, int32_t s2, int32_t s3, in
 /* Border regions                                                           */
 /* ------------------------------------------------------------------------ */
 
+#if !defined(TVMAF_FP64_FREE)
 /* Margin (columns or rows) left out on each side of a band of n samples by
  * den and cm: (int)(n * 0.1 - 0.5), never negative. */
 TVMAF_HD int adm_border(int n)
@@ -400,6 +414,7 @@ TVMAF_HD void adm_work_range(int n, int *lo, int *hi)
     *lo = l < 0 ? 0 : l;
     *hi = h > n ? n : h;
 }
+#endif
 
 /* ------------------------------------------------------------------------ */
 /* Decouple                                                                 */
@@ -414,10 +429,21 @@ TVMAF_HD void adm_work_range(int n, int *lo, int *hi)
 TVMAF_HD int adm_angle_within_1deg(int64_t ot_dp, int64_t o_mag_sq, int64_t t_mag_sq,
                                    float cos_1deg_sq)
 {
+#if defined(TVMAF_FP64_FREE)
+    /* / 4096 is exact here (no quotient is subnormal): the doubles' exponents move */
+    const tvmaf_sd r4096 = UINT64_C(0x3f30000000000000); /* 2^-12 */
+    const tvmaf_sd dp = tvmaf_sd_mul(tvmaf_sd_from_float((float)ot_dp), r4096);
+    const tvmaf_sd om = tvmaf_sd_mul(tvmaf_sd_from_float((float)o_mag_sq), r4096);
+    const tvmaf_sd tm = tvmaf_sd_mul(tvmaf_sd_from_float((float)t_mag_sq), r4096);
+    return tvmaf_sd_le(0, dp) &&
+           tvmaf_sd_le(tvmaf_sd_mul(tvmaf_sd_mul(tvmaf_sd_from_float(cos_1deg_sq), om), tm),
+                       tvmaf_sd_mul(dp, dp));
+#else
     const double dp = (double)(float)ot_dp / 4096.0;
     const double om = (double)(float)o_mag_sq / 4096.0;
     const double tm = (double)(float)t_mag_sq / 4096.0;
     return dp >= 0.0 && dp * dp >= (double)cos_1deg_sq * om * tm;
+#endif
 }
 
 /*
@@ -425,25 +451,33 @@ TVMAF_HD int adm_angle_within_1deg(int64_t ot_dp, int64_t o_mag_sq, int64_t t_ma
  * and k > 0, r becomes min(r * egl, t) for o > 0 and max(r * egl, t) for
  * o < 0, in double. The reference decides on a float copy of r, which only
  * carries the sign of k * o here (k/2^15 times o/2^6 in float is never 0 nor
- * rounds across 0), so the test is made on the integers. The caller truncates
- * the result to the band's type; it is in range, being t or a value between
- * r and t. Vector lanes (vec != 0, V1) round r * egl to an integer first.
+ * rounds across 0), so the test is made on the integers. Returned truncated
+ * to int32, which the caller narrows to the band's type; it is in range,
+ * being t or a value between r and t. Vector lanes (vec != 0, V1) round
+ * r * egl to an integer first.
  */
-TVMAF_HD double adm_enhance(int32_t r, int32_t t, int64_t k, int32_t o, int angle, double egl,
-                            int vec, int *changed)
+TVMAF_HD int32_t adm_enhance(int32_t r, int32_t t, int64_t k, int32_t o, int angle, AdmF64 egl,
+                             int vec, int *changed)
 {
     *changed = 0;
-    if (!angle || k <= 0 || o == 0) return 0.0;
-    const double g = vec ? adm_rint(r * egl) : r * egl;
+    if (!angle || k <= 0 || o == 0) return 0;
     *changed = 1;
-    if (o > 0) return g < t ? g : (double)t;
-    return g > t ? g : (double)t;
+#if defined(TVMAF_FP64_FREE)
+    tvmaf_sd g = tvmaf_sd_mul(tvmaf_sd_from_int32(r), egl);
+    if (vec) g = tvmaf_sd_rint(g);
+    const tvmaf_sd td = tvmaf_sd_from_int32(t);
+    return tvmaf_sd_to_int32(o > 0 ? (tvmaf_sd_lt(g, td) ? g : td) : (tvmaf_sd_lt(td, g) ? g : td));
+#else
+    const double g = vec ? adm_rint(r * egl) : r * egl;
+    if (o > 0) return (int32_t)(g < t ? g : (double)t);
+    return (int32_t)(g > t ? g : (double)t);
+#endif
 }
 
 /* Scale 0 decouple of one orientation: restored value r of the distorted t
  * given the reference o (k = clip(t/o, 0, 1) in Q15 through the reciprocal
  * table entry recip = adm_recip_q30(o)), then a = t - r stored in int16. */
-TVMAF_HD void adm_decouple16(int16_t o, int16_t t, int32_t recip, int angle, double egl,
+TVMAF_HD void adm_decouple16(int16_t o, int16_t t, int32_t recip, int angle, AdmF64 egl,
                              int vec, int16_t *r_out, int16_t *a_out)
 {
     int32_t k = 32768;
@@ -453,7 +487,7 @@ TVMAF_HD void adm_decouple16(int16_t o, int16_t t, int32_t recip, int angle, dou
     }
     int16_t r = (int16_t)((k * o + 16384) >> 15);
     int changed;
-    const double g = adm_enhance(r, t, k, o, angle, egl, vec, &changed);
+    const int32_t g = adm_enhance(r, t, k, o, angle, egl, vec, &changed);
     if (changed) r = (int16_t)g;
     *r_out = r;
     *a_out = (int16_t)(t - r);
@@ -468,7 +502,7 @@ TVMAF_HD void adm_decouple16(int16_t o, int16_t t, int32_t recip, int angle, dou
  * conversion below keeps its value there too.
  */
 TVMAF_HD void adm_decouple32(int32_t o, int32_t t, TVMAF_GLOBAL const int32_t *recip_pos, int angle,
-                             double egl, int vec, int32_t *r_out, int32_t *a_out)
+                             AdmF64 egl, int vec, int32_t *r_out, int32_t *a_out)
 {
     int64_t k = 32768;
     if (o != 0) {
@@ -486,8 +520,8 @@ TVMAF_HD void adm_decouple32(int32_t o, int32_t t, TVMAF_GLOBAL const int32_t *r
     }
     int32_t r = (int32_t)((k * o + 16384) >> 15);
     int changed;
-    const double g = adm_enhance(r, t, k, o, angle, egl, vec, &changed);
-    if (changed) r = (int32_t)g;
+    const int32_t g = adm_enhance(r, t, k, o, angle, egl, vec, &changed);
+    if (changed) r = g;
     *r_out = r;
     *a_out = (int32_t)((uint32_t)t - (uint32_t)r);
 }
@@ -508,7 +542,7 @@ TVMAF_HD int64_t adm_dot2(int32_t a0, int32_t b0, int32_t a1, int32_t b1)
  */
 TVMAF_HD void adm_decouple16_at(const int16_t o[3], const int16_t t[3],
                                 TVMAF_GLOBAL const int32_t *recip,
-                                float cos_1deg_sq, double egl, int vec, int16_t r[3],
+                                float cos_1deg_sq, AdmF64 egl, int vec, int16_t r[3],
                                 int16_t a[3])
 {
     const int angle = adm_angle_within_1deg(adm_dot2(o[0], t[0], o[1], t[1]),
@@ -520,7 +554,7 @@ TVMAF_HD void adm_decouple16_at(const int16_t o[3], const int16_t t[3],
 
 TVMAF_HD void adm_decouple32_at(const int32_t o[3], const int32_t t[3],
                                 TVMAF_GLOBAL const int32_t *recip,
-                                float cos_1deg_sq, double egl, int vec, int32_t r[3],
+                                float cos_1deg_sq, AdmF64 egl, int vec, int32_t r[3],
                                 int32_t a[3])
 {
     const int angle = adm_angle_within_1deg(adm_dot2(o[0], t[0], o[1], t[1]),

@@ -85,7 +85,7 @@ typedef struct AdmTileScale {
     int stats;                          /* decouple .. cm run (0: scale 0 under skip_scale0) */
     int aim;                            /* the AIM pass runs */
     float cos_1deg_sq;
-    double egl;
+    AdmF64 egl;                         /* a double; its bits in an fp64-free program */
     uint16_t rfac16[3];
     uint32_t rfac32[3];
     int den_sq_shift, den_cub_shift, den_row_shift;
