@@ -10,7 +10,8 @@
  *   - exponents near overflow and through the subnormal range,
  *   - doubles near a float rounding midpoint (the conversion to float),
  *   - int32 values and doubles in int32's range (the integer conversions),
- * and every float's widening over a strided sweep. A NaN result must be a
+ * and every float's widening over a strided sweep; and the double constants
+ * the fp64-free programs hold as bit patterns, against the host's values. A NaN result must be a
  * NaN (payloads are not compared). Prints the counts; exits 1 on any
  * difference.
  *
@@ -23,6 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "feature/adm/adm_math.h"
+#include "feature/vif/vif_math.h"
 #include "numerics/soft_double.h"
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15u;
@@ -168,6 +171,13 @@ int main(int argc, char **argv)
         checked++;
         if (tvmaf_sd_to_int32(d2u(x)) != (int32_t)x && failed++ < 10)
             printf("DIFF to_int32(%a): soft %d, C %d\n", x, tvmaf_sd_to_int32(d2u(x)), (int32_t)x);
+        /* int64: up to 2^62, fractions included */
+        const double y = (double)(int64_t)(rnd() >> 1) / (double)(UINT64_C(1) << (rnd() % 64));
+        const double z = rnd() & 1 ? -y : y;
+        checked++;
+        if (tvmaf_sd_to_int64(d2u(z)) != (int64_t)z && failed++ < 10)
+            printf("DIFF to_int64(%a): soft %lld, C %lld\n", z, (long long)tvmaf_sd_to_int64(d2u(z)),
+                   (long long)(int64_t)z);
     }
     printf("%-26s %ld values, %ld differ\n", "int32 conversions", ints, failed - before_i);
     /* every 4099th float widened (a stride coprime to the fields) */
@@ -178,6 +188,9 @@ int main(int argc, char **argv)
         check("from_float", f, 0, tvmaf_sd_from_float(f), (double)f);
     }
     printf("%-26s %ld floats, %ld differ\n", "from_float", widened, failed - before_w);
+    /* the constants the fp64-free programs hold as bits */
+    check("vif eps", 65536, 1.0e-10, VIF_EPS_BITS, 65536 * 1.0e-10);
+    check("adm 1/4096", 1, 4096, ADM_R4096_BITS, 1.0 / 4096.0);
     printf("%ld checked, %ld differ\n", checked, failed);
     return failed ? 1 : 0;
 }

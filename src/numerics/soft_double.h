@@ -7,7 +7,8 @@
  *   tvmaf_sd_add, tvmaf_sd_sub, tvmaf_sd_mul, tvmaf_sd_div   a OP b
  *   tvmaf_sd_from_float                                    (double)f, exact
  *   tvmaf_sd_to_float                                      (float)d
- *   tvmaf_sd_from_int32, tvmaf_sd_to_int32 (truncating), tvmaf_sd_rint,
+ *   tvmaf_sd_from_int32, tvmaf_sd_to_int32, tvmaf_sd_to_int64 (truncating),
+ *   tvmaf_sd_rint,
  *   tvmaf_sd_lt, tvmaf_sd_le                               as C does them
  * Every finite input is handled (zeros and subnormals included), results
  * overflow to infinity and underflow through the subnormals as IEEE says.
@@ -303,15 +304,21 @@ TVMAF_HD tvmaf_sd tvmaf_sd_rint(tvmaf_sd a)
     return q ? tvmaf_sd_round_pack(a & TVMAF_SD_SIGN, q, lsb, 0) : a & TVMAF_SD_SIGN;
 }
 
-/* (int32_t)a for a finite a whose integer part is in int32's range (as C:
+/* (int64_t)a for a finite a whose integer part is in int64's range (as C:
  * the fraction dropped) */
-TVMAF_HD int32_t tvmaf_sd_to_int32(tvmaf_sd a)
+TVMAF_HD int64_t tvmaf_sd_to_int64(tvmaf_sd a)
 {
     uint64_t m;
     int e;
     tvmaf_sd_unpack(a, &m, &e);
     const uint64_t t = e >= 0 ? m << e : (e <= -64 ? 0 : m >> -e);
-    return (int32_t)(a & TVMAF_SD_SIGN ? (uint32_t)0 - (uint32_t)t : (uint32_t)t);
+    return (int64_t)(a & TVMAF_SD_SIGN ? (uint64_t)0 - t : t);
+}
+
+/* (int32_t)a for a finite a whose integer part is in int32's range */
+TVMAF_HD int32_t tvmaf_sd_to_int32(tvmaf_sd a)
+{
+    return (int32_t)tvmaf_sd_to_int64(a);
 }
 
 #endif

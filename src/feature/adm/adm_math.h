@@ -56,6 +56,8 @@ typedef tvmaf_sd AdmF64;
 #else
 typedef double AdmF64;
 #endif
+/* 1 / 4096 as a double's bits (tests/test_soft_double.c checks them) */
+#define ADM_R4096_BITS UINT64_C(0x3f30000000000000)
 
 /* Daubechies-2 analysis taps in Q15: low pass and high pass. */
 enum {
@@ -431,7 +433,7 @@ TVMAF_HD int adm_angle_within_1deg(int64_t ot_dp, int64_t o_mag_sq, int64_t t_ma
 {
 #if defined(TVMAF_FP64_FREE)
     /* / 4096 is exact here (no quotient is subnormal): the doubles' exponents move */
-    const tvmaf_sd r4096 = UINT64_C(0x3f30000000000000); /* 2^-12 */
+    const tvmaf_sd r4096 = ADM_R4096_BITS;
     const tvmaf_sd dp = tvmaf_sd_mul(tvmaf_sd_from_float((float)ot_dp), r4096);
     const tvmaf_sd om = tvmaf_sd_mul(tvmaf_sd_from_float((float)o_mag_sq), r4096);
     const tvmaf_sd tm = tvmaf_sd_mul(tvmaf_sd_from_float((float)t_mag_sq), r4096);

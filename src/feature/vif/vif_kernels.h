@@ -35,7 +35,7 @@
 #define VifScaleArgs_LIST(V, S)                                                                \
     V(const uint8_t, ref) V(const uint8_t, dis) S(uint64_t, pitch) S(uint32_t, w)              \
     S(uint32_t, h) S(uint32_t, bpc) S(uint32_t, score) V(const uint16_t, log2_table)           \
-    S(double, gain_limit) V(uint8_t, out_r) V(uint8_t, out_d) S(uint64_t, out_pitch)           \
+    S(VifF64, gain_limit) V(uint8_t, out_r) V(uint8_t, out_d) S(uint64_t, out_pitch)           \
     V(const uint16_t, taps) V(int64_t, sums)
 TVD_ARGS(VifScaleArgs)
 /* the reference pass: the reference's plane in, its next plane, its terms
@@ -50,7 +50,7 @@ TVD_ARGS(VifRefArgs)
 #define VifPairArgs_LIST(V, S)                                                                 \
     V(const uint8_t, ref) V(const uint8_t, dis) S(uint64_t, pitch) S(uint32_t, w)              \
     S(uint32_t, h) S(uint32_t, bpc) S(uint32_t, score) V(const uint16_t, log2_table)           \
-    S(double, gain_limit) V(uint8_t, out_d) S(uint64_t, out_pitch) V(const uint32_t, mu1)      \
+    S(VifF64, gain_limit) V(uint8_t, out_d) S(uint64_t, out_pitch) V(const uint32_t, mu1)      \
     V(const int32_t, sigma) V(const uint16_t, taps) V(int64_t, sums)
 TVD_ARGS(VifPairArgs)
 

@@ -46,6 +46,19 @@
 
 #include "core/hd.h"
 
+/* The per-pixel gain's doubles: an fp64-free program (OpenCL without
+ * cl_khr_fp64) forms their bit patterns in integers (numerics/soft_double.h)
+ * and reads the gain limit's bits (VifF64) where the host passed a double. */
+#if defined(TVMAF_FP64_FREE)
+#include "numerics/soft_double.h"
+typedef tvmaf_sd VifF64;
+#else
+typedef double VifF64;
+#endif
+/* the bits of the gain's eps, 65536 * 1.0e-10 (tests/test_soft_double.c
+ * checks them against the host's product) */
+#define VIF_EPS_BITS UINT64_C(0x3edb7cdfd9d7bdbb)
+
 #define VIF_N_SCALES 4
 /* the widest filter (scale 0) has 17 taps, so at most 8 on each side */
 #define VIF_MAX_TAPS 17
@@ -420,7 +433,7 @@ TVMAF_HD int32_t vif_pixel_ref(VifSums *acc, uint32_t mu1, uint64_t xx,
 
 TVMAF_HD void vif_pixel_pair(VifSums *acc, int32_t sigma1_sq, uint32_t mu1, uint32_t mu2,
                              uint64_t yy, uint64_t xy, TVMAF_GLOBAL const uint16_t *log2_table,
-                             double gain_limit)
+                             VifF64 gain_limit)
 {
     const uint32_t mu2_sq = (uint32_t)(((uint64_t)mu2 * mu2 + 0x80000000u) >> 32);
     const uint32_t mu1_mu2 = (uint32_t)(((uint64_t)mu1 * mu2 + 0x80000000u) >> 32);
@@ -440,6 +453,16 @@ TVMAF_HD void vif_pixel_pair(VifSums *acc, int32_t sigma1_sq, uint32_t mu1, uint
 
     /* num: 2048 log2((sv_sq + nsq + g^2 sigma1_sq) / (sv_sq + nsq)), with the
      * gain g in double and the terms truncated to integers */
+#if defined(TVMAF_FP64_FREE)
+    const tvmaf_sd eps = VIF_EPS_BITS;
+    const tvmaf_sd s12 = tvmaf_sd_from_int32(sigma12), s1 = tvmaf_sd_from_int32(sigma1_sq);
+    const tvmaf_sd g = tvmaf_sd_div(s12, tvmaf_sd_add(s1, eps));
+    const tvmaf_sd sv = tvmaf_sd_sub(tvmaf_sd_from_int32(sigma2_sq), tvmaf_sd_mul(g, s12));
+    const int32_t sv_sq = tvmaf_sd_lt(sv, 0) ? 0 : tvmaf_sd_to_int32(sv);
+    const tvmaf_sd gl = tvmaf_sd_lt(g, gain_limit) ? g : gain_limit;
+    const uint32_t noise = (uint32_t)sv_sq + (uint32_t)VIF_SIGMA_NSQ;
+    const int64_t signal = tvmaf_sd_to_int64(tvmaf_sd_mul(tvmaf_sd_mul(gl, gl), s1)) + noise;
+#else
     const double eps = 65536 * 1.0e-10;
     const double g = (double)sigma12 / ((double)sigma1_sq + eps);
     /* truncated to an integer, negatives clamped to 0: the clamp comes first
@@ -453,12 +476,13 @@ TVMAF_HD void vif_pixel_pair(VifSums *acc, int32_t sigma1_sq, uint32_t mu1, uint
      * above the declared depth, and wraps there as the reference's int */
     const uint32_t noise = (uint32_t)sv_sq + (uint32_t)VIF_SIGMA_NSQ;
     const int64_t signal = (int64_t)(gl * gl * (double)sigma1_sq) + noise;
+#endif
     acc->num_log += vif_log2_64(log2_table, (uint64_t)signal) - vif_log2_64(log2_table, noise);
 }
 
 TVMAF_HD void vif_pixel(VifSums *acc, uint32_t mu1, uint32_t mu2, uint64_t xx, uint64_t yy,
                         uint64_t xy, TVMAF_GLOBAL const uint16_t *log2_table,
-                        double gain_limit)
+                        VifF64 gain_limit)
 {
     vif_pixel_pair(acc, vif_pixel_ref(acc, mu1, xx, log2_table), mu1, mu2, yy, xy, log2_table,
                    gain_limit);
@@ -551,6 +575,7 @@ TVMAF_HD uint32_t vif_moment_8(TVMAF_LOCAL const uint16_t *x, TVMAF_LOCAL const 
     return a;
 }
 
+#if !defined(TVMAF_FP64_FREE)
 /* A scale's num and den (the reference stores them as float). */
 TVMAF_HD void vif_num_den(const VifSums *s, float *num, float *den)
 {
@@ -558,5 +583,6 @@ TVMAF_HD void vif_num_den(const VifSums *s, float *num, float *den)
                    ((double)s->den_lin - ((double)s->num_lin / 16384.0) / 65025.0));
     *den = (float)((double)s->den_log / 2048.0 + (double)s->den_lin);
 }
+#endif
 
 #endif

@@ -202,7 +202,7 @@ TVMAF_HD void vif_tile_down_v(unsigned t, const VifTile *tl, const VifTileMem *m
 
 /* 4. Horizontal pass of the statistic and the per-pixel terms, added into *acc. */
 TVMAF_HD void vif_tile_stat_h(unsigned t, const VifTile *tl, const VifTileMem *m,
-                              TVMAF_GLOBAL const uint16_t *log2_table, double gain_limit,
+                              TVMAF_GLOBAL const uint16_t *log2_table, VifF64 gain_limit,
                               VifSums *acc)
 {
     const unsigned rad = VIF_HALF(tl->scale), fw = 2 * rad + 1;
@@ -340,7 +340,7 @@ TVMAF_HD void vif_tile_stat_v_pair(unsigned t, const VifTile *tl, const VifTileM
  * terms: the pixel's num terms, added into *acc */
 TVMAF_HD void vif_tile_stat_h_pair(unsigned t, const VifTile *tl, const VifTileMem *m,
                                    const VifRefTerms *in, TVMAF_GLOBAL const uint16_t *log2_table,
-                                   double gain_limit, VifSums *acc)
+                                   VifF64 gain_limit, VifSums *acc)
 {
     const unsigned rad = VIF_HALF(tl->scale), fw = 2 * rad + 1;
     const unsigned in_w = VIF_TILE_W + 2 * rad;
