@@ -4,7 +4,7 @@
 Two guards, both tried here on small programs that include core/hd.h as the twins' kernels do:
   1. scripts/opencl_kernels.py, at build time, rejects a double type name and a floating literal
      without an f suffix (1.0, 2e3) in the preprocessed program, and accepts the same program
-     without TVMAF_FP64_FREE (vif's kernels use double on purpose) and an fp64-free one that
+     without TVMAF_FP64_FREE (float_vif's kernels use double on purpose) and an fp64-free one that
      is clean; the real fp64-free programs (the build's generated ciede.cl) must pass.
   2. core/hd.h turns `double` into an unknown type name, so the device compiler rejects the
      program too: checked with clang's OpenCL front end when clang is installed (PoCL compiles
