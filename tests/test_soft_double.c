@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "feature/adm/adm_math.h"
+#include "feature/float_adm/float_adm_math.h"
 #include "feature/vif/vif_math.h"
 #include "numerics/soft_double.h"
 
@@ -191,6 +192,14 @@ int main(int argc, char **argv)
     /* the constants the fp64-free programs hold as bits */
     check("vif eps", 65536, 1.0e-10, VIF_EPS_BITS, 65536 * 1.0e-10);
     check("adm 1/4096", 1, 4096, ADM_R4096_BITS, 1.0 / 4096.0);
+    check("float_adm 1/30", 1, 30, FADM_ONE_BY_30_BITS, FADM_ONE_BY_30);
+    check("float_adm 1/15", 1, 15, FADM_ONE_BY_15_BITS, FADM_ONE_BY_15);
+    /* float_adm's taps and eps as the fp64-free program writes them */
+    const float hex[] = { FADM_A_HEX, FADM_B_HEX, FADM_C_HEX, -FADM_D_HEX, -FADM_D_HEX,
+                          -FADM_C_HEX, FADM_B_HEX, -FADM_A_HEX, FADM_EPS_HEX };
+    const float cpu[] = { FADM_LO0, FADM_LO1, FADM_LO2, FADM_LO3, FADM_HI0,
+                          FADM_HI1, FADM_HI2, FADM_HI3, FADM_EPS };
+    for (int i = 0; i < 9; i++) check("float_adm float", i, 0, tvmaf_sd_from_float(hex[i]), cpu[i]);
     printf("%ld checked, %ld differ\n", checked, failed);
     return failed ? 1 : 0;
 }

@@ -67,7 +67,7 @@ enum {
 
 /* What every work-item of a scale's launches needs. */
 typedef struct FadmTileScale {
-    double gain_limit;
+    FadmF64 gain_limit; /* a double; its bits in an fp64-free program */
     float cos_1deg_sq;
     float rf[3];
     int k;

@@ -47,6 +47,17 @@
 #endif
 
 #include "core/hd.h"
+
+/* The device's doubles (the gain limit, the flt and threshold products): an
+ * fp64-free program (OpenCL without cl_khr_fp64) forms their bit patterns in
+ * integers (numerics/soft_double.h) and reads the gain limit's bits (FadmF64)
+ * where the host wrote a double. */
+#if defined(TVMAF_FP64_FREE)
+#include "numerics/soft_double.h"
+typedef tvmaf_sd FadmF64;
+#else
+typedef double FadmF64;
+#endif
 #if !TVMAF_DEVICE_CODE
 #include "feature/adm/adm_csf.h" /* the CSF weights: the host computes them */
 #endif
@@ -62,7 +73,23 @@
 #define FADM_BORDER_FACTOR 0.1
 
 /* Daubechies-2 analysis filters: low pass and high pass (double literals
- * rounded to float, as stored by the reference). */
+ * rounded to float, as stored by the reference). An fp64-free program takes
+ * the same floats as hex literals (FADM_*_HEX, which test_soft_double
+ * compares with the host's). */
+#define FADM_A_HEX 0x1.ee8dd4p-2f  /* (float)0.482962913144690 */
+#define FADM_B_HEX 0x1.ac4bdep-1f  /* (float)0.836516303737469 */
+#define FADM_C_HEX 0x1.cb0bfp-3f   /* (float)0.224143868041857 */
+#define FADM_D_HEX 0x1.0907dcp-3f  /* (float)0.129409522550921 */
+#if defined(TVMAF_FP64_FREE)
+#define FADM_LO0 FADM_A_HEX
+#define FADM_LO1 FADM_B_HEX
+#define FADM_LO2 FADM_C_HEX
+#define FADM_LO3 (-FADM_D_HEX)
+#define FADM_HI0 (-FADM_D_HEX)
+#define FADM_HI1 (-FADM_C_HEX)
+#define FADM_HI2 FADM_B_HEX
+#define FADM_HI3 (-FADM_A_HEX)
+#else
 #define FADM_LO0 ((float)0.482962913144690)
 #define FADM_LO1 ((float)0.836516303737469)
 #define FADM_LO2 ((float)0.224143868041857)
@@ -71,13 +98,22 @@
 #define FADM_HI1 ((float)-0.224143868041857)
 #define FADM_HI2 ((float)0.836516303737469)
 #define FADM_HI3 ((float)-0.482962913144690)
+#endif
 
-/* 1/30 and 1/15 rounded to float, then written (and used) as doubles */
+/* 1/30 and 1/15 rounded to float, then written (and used) as doubles; the
+ * fp64-free programs use their bits (test_soft_double checks them) */
 #define FADM_ONE_BY_30 0.0333333351
 #define FADM_ONE_BY_15 0.0666666701
+#define FADM_ONE_BY_30_BITS UINT64_C(0x3fa11111203e01fc)
+#define FADM_ONE_BY_15_BITS UINT64_C(0x3fb111111fd00e7d)
 
-/* keeps t / o finite where o is 0 */
+/* keeps t / o finite where o is 0 (the fp64-free programs: the same float) */
+#define FADM_EPS_HEX 0x1.4484cp-100f
+#if defined(TVMAF_FP64_FREE)
+#define FADM_EPS FADM_EPS_HEX
+#else
 #define FADM_EPS ((float)1e-30)
+#endif
 
 /* ------------------------------------------------------------------------ */
 /* Samples and geometry                                                     */
@@ -109,6 +145,7 @@ TVMAF_HD int fadm_mirror(int i, int n)
     return i < 0 ? -i : (i >= n ? 2 * n - i - 1 : i);
 }
 
+#if !defined(TVMAF_FP64_FREE)
 /* First pooled index of an n-sample band; the region is [lo, n - lo). */
 TVMAF_HD int fadm_border(int n)
 {
@@ -124,6 +161,7 @@ TVMAF_HD void fadm_work_range(int n, int *lo, int *hi)
     *lo = l < 0 ? 0 : l;
     *hi = r > n ? n : r;
 }
+#endif
 
 /* Neighbours of index i in an n-sample band for the 3x3 window: mirrored at
  * the start (-1 -> 1), repeated at the end (n -> n - 1). */
@@ -195,14 +233,24 @@ TVMAF_HD int fadm_within_1deg(float oh, float ov, float th, float tv, float cos_
  * gain limit: min/max in double, stored to float. The two tests run one
  * after the other on the updated value, as in the reference (written as
  * selects: both candidates are computed, which changes no result). */
-TVMAF_HD float fadm_gain_limit(float rst, float t, int within, double gain_limit)
+TVMAF_HD float fadm_gain_limit(float rst, float t, int within, FadmF64 gain_limit)
 {
+#if defined(TVMAF_FP64_FREE)
+    const tvmaf_sd td = tvmaf_sd_from_float(t);
+    const tvmaf_sd g1 = tvmaf_sd_mul(tvmaf_sd_from_float(rst), gain_limit);
+    const float up = tvmaf_sd_to_float(tvmaf_sd_lt(g1, td) ? g1 : td);
+    const float r1 = (within & (rst > 0.0f)) ? up : rst;
+    const tvmaf_sd g2 = tvmaf_sd_mul(tvmaf_sd_from_float(r1), gain_limit);
+    const float down = tvmaf_sd_to_float(tvmaf_sd_lt(td, g2) ? g2 : td);
+    return (within & (r1 < 0.0f)) ? down : r1;
+#else
     const double g1 = rst * gain_limit;
     const float up = (float)(g1 < t ? g1 : (double)t);
     const float r1 = (within & (rst > 0.0)) ? up : rst;
     const double g2 = r1 * gain_limit;
     const float down = (float)(g2 > t ? g2 : (double)t);
     return (within & (r1 < 0.0)) ? down : r1;
+#endif
 }
 
 /* csf weighting of one value, and its flt companion (double product). */
@@ -213,7 +261,11 @@ TVMAF_HD float fadm_csf(float rfactor, float x)
 
 TVMAF_HD float fadm_flt(float csf)
 {
+#if defined(TVMAF_FP64_FREE)
+    return tvmaf_sd_to_float(tvmaf_sd_mul(FADM_ONE_BY_30_BITS, tvmaf_sd_from_float(fabsf(csf))));
+#else
     return (float)(FADM_ONE_BY_30 * fabsf(csf));
+#endif
 }
 
 /* The restoring gain of one coefficient: t / o clamped to [0, 1] (o offset
@@ -229,7 +281,7 @@ TVMAF_HD float fadm_gain(float o, float t, int div, TVMAF_GLOBAL const uint32_t 
  * additive parts and their flt values out.
  */
 TVMAF_HD void fadm_split_csf(const float o[3], const float t[3], const float k[3],
-                             float cos_1deg_sq, double gain_limit, const float rfactor[3],
+                             float cos_1deg_sq, FadmF64 gain_limit, const float rfactor[3],
                              float csf_r[3], float flt_r[3], float csf_a[3], float flt_a[3])
 {
     const int within = fadm_within_1deg(o[0], o[1], t[0], t[1], cos_1deg_sq);
@@ -245,7 +297,7 @@ TVMAF_HD void fadm_split_csf(const float o[3], const float t[3], const float k[3
 
 /* Both steps at one position. */
 TVMAF_HD void fadm_decouple_csf(const float o[3], const float t[3], float cos_1deg_sq,
-                                double gain_limit, const float rfactor[3], int div,
+                                FadmF64 gain_limit, const float rfactor[3], int div,
                                 TVMAF_GLOBAL const uint32_t *table, float csf_r[3], float flt_r[3],
                                 float csf_a[3], float flt_a[3])
 {
@@ -278,7 +330,13 @@ TVMAF_HD float fadm_thr_band(TVMAF_GLOBAL const float *up, TVMAF_GLOBAL const fl
     sum += up[j];
     sum += up[jr];
     sum += mid[jl];
+#if defined(TVMAF_FP64_FREE)
+    sum = tvmaf_sd_to_float(tvmaf_sd_add(
+        tvmaf_sd_from_float(sum),
+        tvmaf_sd_mul(FADM_ONE_BY_15_BITS, tvmaf_sd_from_float(fabsf(centre)))));
+#else
     sum = (float)(sum + FADM_ONE_BY_15 * fabsf(centre));
+#endif
     sum += mid[jr];
     sum += dn[jl];
     sum += dn[j];
