@@ -29,16 +29,16 @@ TVD_ARGS(MsRowsArgs)
 /* the column pass and ssim_window of every window of a scale */
 #define MsWinArgs_LIST(V, S)                                                                   \
     V(const float, rows) S(uint64_t, rows_n) S(int, ow) S(int, oh) V(const float, taps)        \
-    V(double, l) V(double, c) V(float, s)
+    V(SSIM_F64, l) V(SSIM_F64, c) V(float, s)
 TVD_ARGS(MsWinArgs)
 /* the 15 running sums; lay: where each scale's windows sit in l, c and s */
 #define MsSumsArgs_LIST(V, S)                                                                  \
-    V(const double, l) V(const double, c) V(const float, s) V(const MsSsimSumLayout, lay)      \
-    V(double, sums)
+    V(const SSIM_F64, l) V(const SSIM_F64, c) V(const float, s) V(const MsSsimSumLayout, lay)  \
+    V(SSIM_F64, sums)
 TVD_ARGS(MsSumsArgs)
 
 /* two tiles: one staged while the other is added */
-#define MsSumsTile_LIST(X) X(double, tile, 2 * MS_SSIM_SUM_TILE)
+#define MsSumsTile_LIST(X) X(SSIM_F64, tile, 2 * MS_SSIM_SUM_TILE)
 TVD_LOCALS(MsSumsTile)
 
 #define FLOAT_MS_SSIM_KERNELS(K, KC)                                                           \
@@ -133,23 +133,23 @@ TVD_BODY(float_ms_ssim_sums, MsSumsArgs, MsSumsTile)
     const int scale = b / MS_SSIM_TERMS, term = b % MS_SSIM_TERMS;
     const size_t off = (size_t)r->lay->off[scale];
     const int n = r->lay->n[scale];
-    TVMAF_GLOBAL const double *vd = (term == 0 ? r->l : r->c) + off;
+    TVMAF_GLOBAL const SSIM_F64 *vd = (term == 0 ? r->l : r->c) + off;
     TVMAF_GLOBAL const float *vf = r->s + off;
     const int n_tiles = (n + MS_SSIM_SUM_TILE - 1) / MS_SSIM_SUM_TILE;
 
     /* tile 0, by every work-item */
     for (int i = tid; i < MS_SSIM_SUM_TILE && i < n; i += MS_SSIM_SUM_THREADS)
-        loc->tile[i] = term == 2 ? (double)vf[i] : vd[i];
+        loc->tile[i] = term == 2 ? MS_SSIM_WIDEN(vf[i]) : vd[i];
     TVD_BARRIER();
-    double acc = 0.0;
+    SSIM_F64 acc = 0; /* +0.0, also as a bit pattern */
     for (int t = 0; t < n_tiles; t++) {
         const int base = t * MS_SSIM_SUM_TILE;
         if (tid >= 32) {
             const int next = base + MS_SSIM_SUM_TILE;
-            TVMAF_LOCAL double *dst = loc->tile + ((t + 1) & 1) * MS_SSIM_SUM_TILE;
+            TVMAF_LOCAL SSIM_F64 *dst = loc->tile + ((t + 1) & 1) * MS_SSIM_SUM_TILE;
             for (int i = tid - 32; i < MS_SSIM_SUM_TILE && next + i < n;
                  i += MS_SSIM_SUM_THREADS - 32)
-                dst[i] = term == 2 ? (double)vf[next + i] : vd[next + i];
+                dst[i] = term == 2 ? MS_SSIM_WIDEN(vf[next + i]) : vd[next + i];
         } else if (tid == 0) {
             const int m = n - base < MS_SSIM_SUM_TILE ? n - base : MS_SSIM_SUM_TILE;
             acc = ms_ssim_sum_run(acc, loc->tile + (t & 1) * MS_SSIM_SUM_TILE, m);

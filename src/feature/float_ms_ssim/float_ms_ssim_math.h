@@ -138,7 +138,20 @@ TVMAF_HD SsimLcs ms_ssim_window_at(TVMAF_GLOBAL const float *rows, size_t plane_
 }
 
 /* n terms added to acc one after the other, as ssim_sums_add adds each
- * window's term into its running double. */
+ * window's term into its running double. In an fp64-free program the doubles
+ * are bit patterns (float_ssim_math.h): the OpenCL plan reads the windows
+ * back and adds them on the host instead, since one work-item adding every
+ * window in integer arithmetic would hold the frame up; the kernel is built
+ * there all the same. */
+#if defined(TVMAF_FP64_FREE)
+#define MS_SSIM_WIDEN(f) tvmaf_sd_from_float(f)
+TVMAF_HD tvmaf_sd ms_ssim_sum_run(tvmaf_sd acc, TVMAF_LOCAL const tvmaf_sd *v, int n)
+{
+    for (int i = 0; i < n; i++) acc = tvmaf_sd_add(acc, v[i]);
+    return acc;
+}
+#else
+#define MS_SSIM_WIDEN(f) ((double)(f))
 TVMAF_HD double ms_ssim_sum_run(double acc, TVMAF_LOCAL const double *v, int n)
 {
 #if defined(__CUDACC__)
@@ -147,6 +160,7 @@ TVMAF_HD double ms_ssim_sum_run(double acc, TVMAF_LOCAL const double *v, int n)
     for (int i = 0; i < n; i++) acc += v[i];
     return acc;
 }
+#endif
 
 #if !TVMAF_DEVICE_CODE
 /* A scale's factor of the product: glibc pow of the float means raised to the

@@ -26,6 +26,9 @@ typedef struct MsSsimPlan {
     TvdBuf rows;                    /* 5 x (w - 10) x h of scale 0, reused by each scale */
     TvdBuf l, c, s;                 /* every scale's windows, at lay.off */
     TvdBuf taps, lpf, layout, sums; /* sums: [scale * 3 + term], mirrored */
+    /* OpenCL's (fp64-free) program: l, c and s read back and added on the
+     * host, in the same order (float_ms_ssim_math.h, ms_ssim_sum_run) */
+    bool host_sums;
 } MsSsimPlan;
 
 static int init(void *priv, TvdTwin *t, const TvmafVideoInfo *vi, char *msg, size_t len)
@@ -43,10 +46,13 @@ static int init(void *priv, TvdTwin *t, const TvmafVideoInfo *vi, char *msg, siz
         nwin += (size_t)s->lay.n[i];
     }
     const size_t rows = 5 * sizeof(float) * (size_t)(p->w[0] - SSIM_WIN + 1) * (size_t)p->h[0];
+    const TvdCaps *caps = tvd_caps(t);
+    s->host_sums = !(caps->warp == 32 && caps->atomic64);
+    const unsigned win_flags = s->host_sums ? TVD_MIRROR : 0;
     if ((err = tvd_buffer(t, &s->pyr, pyr, 0)) || (err = tvd_buffer(t, &s->rows, rows, 0)) ||
-        (err = tvd_buffer(t, &s->l, sizeof(double) * nwin, 0)) ||
-        (err = tvd_buffer(t, &s->c, sizeof(double) * nwin, 0)) ||
-        (err = tvd_buffer(t, &s->s, sizeof(float) * nwin, 0)) ||
+        (err = tvd_buffer(t, &s->l, sizeof(double) * nwin, win_flags)) ||
+        (err = tvd_buffer(t, &s->c, sizeof(double) * nwin, win_flags)) ||
+        (err = tvd_buffer(t, &s->s, sizeof(float) * nwin, win_flags)) ||
         (err = tvd_buffer(t, &s->taps, sizeof(ssim_win_taps), 0)) ||
         (err = tvd_buffer(t, &s->lpf, sizeof(ms_ssim_lpf), 0)) ||
         (err = tvd_buffer(t, &s->layout, sizeof(s->lay), 0)))
@@ -115,6 +121,11 @@ static int run(void *priv, TvdTwin *t, const TvmafDeviceFrame *f, unsigned index
         err = tvd_launch(t, TVD_K_float_ms_ssim_rows, TVD_GRID(GX(ow), GY(p->h[i])), &ra);
         if (!err) err = tvd_launch(t, TVD_K_float_ms_ssim_windows, TVD_GRID(GX(ow), GY(oh)), &wa);
     }
+    if (s->host_sums) {
+        if (!err) err = tvd_download(t, tvd_whole(t, s->l));
+        if (!err) err = tvd_download(t, tvd_whole(t, s->c));
+        return err ? err : tvd_download(t, tvd_whole(t, s->s));
+    }
     const MsSumsArgs sa = {
         .l = tvd_whole(t, s->l), .c = tvd_whole(t, s->c), .s = tvd_whole(t, s->s),
         .lay = tvd_whole(t, s->layout), .sums = tvd_whole(t, s->sums),
@@ -129,7 +140,22 @@ static int run(void *priv, TvdTwin *t, const TvmafDeviceFrame *f, unsigned index
 static int report(void *priv, TvdTwin *t, unsigned index, TvmafSink *sink)
 {
     MsSsimPlan *s = priv;
-    const double *sums = tvd_mirror(t, s->sums);
+    double host[N_SUMS];
+    const double *sums = s->host_sums ? host : tvd_mirror(t, s->sums);
+    if (s->host_sums) {
+        const double *wl = tvd_mirror(t, s->l), *wc = tvd_mirror(t, s->c);
+        const float *ws = tvd_mirror(t, s->s);
+        for (int i = 0; i < MS_SSIM_SCALES; i++) {
+            const size_t off = (size_t)s->lay.off[i];
+            double acc[MS_SSIM_TERMS] = { 0.0, 0.0, 0.0 };
+            for (size_t j = off; j < off + (size_t)s->lay.n[i]; j++) {
+                acc[0] += wl[j];
+                acc[1] += wc[j];
+                acc[2] += (double)ws[j];
+            }
+            for (int q = 0; q < MS_SSIM_TERMS; q++) host[MS_SSIM_TERMS * i + q] = acc[q];
+        }
+    }
     float l[MS_SSIM_SCALES], c[MS_SSIM_SCALES], sv[MS_SSIM_SCALES];
     for (int i = 0; i < MS_SSIM_SCALES; i++) {
         const double *sum = sums + MS_SSIM_TERMS * i;
