@@ -24,7 +24,9 @@ a quarter of the test's time; the other clips hold every layout and depth, and 3
 in two runs of the gate; TVMAF_TEST_FULL=1 runs both columns on every quick clip in one. The
 suite's gate_quick leaves these columns to this test (--skip-columns 'opencl*').
 The opencl-nofp64 column (--opencl-fp64 off: the device taken as one without fp64, as Intel and
-Apple GPUs) runs the features whose OpenCL program is fp64-free (FP64_FREE) on every quick clip,
+Apple GPUs) runs the features whose OpenCL program is fp64-free (FP64_FREE) on the opencl-1t
+column's sample (every quick clip with TVMAF_TEST_FULL=1; an fp64-free program is also the one the
+opencl column runs, so what this column adds is the device taken as one without fp64),
 identical to the CPU; each other feature must be refused there (the run fails, its message
 naming the feature and fp64), so the list cannot claim a feature that still needs fp64, nor
 miss one that no longer does.
@@ -135,8 +137,11 @@ def main():
     else:
         runs = [cmd + ["--columns", "opencl"],
                 cmd + ["--columns", "opencl-1t"] + [x for name in sample for x in ("--clip", name)]]
+    # the same programs as the opencl column's (an fp64-free program serves both modes), so
+    # the sample's clips unless TVMAF_TEST_FULL=1
     runs.append(cmd + ["--columns", "opencl-nofp64", "--no-models", "--features",
-                       ",".join(FP64_FREE)])
+                       ",".join(FP64_FREE)] +
+                [x for name in (sample or []) for x in ("--clip", name)])
     rcs = []
     for run in runs:
         print(" ".join(run), flush=True)
