@@ -34,7 +34,7 @@ static void capabilities(void)
         const char *why;
     } refused[] = {
         { "float_vif", TVMAF_CL_CAP_FP64, "no fp64 (cl_khr_fp64)" },
-        { "float_adm", TVMAF_CL_CAP_FP64, "no fp64 (cl_khr_fp64)" },
+        { "speed_temporal", TVMAF_CL_CAP_FP64, "no fp64 (cl_khr_fp64)" },
         { "float_ssim", TVMAF_CL_CAP_CR_DIV_SQRT, "no correctly rounded float division" },
         { "speed_temporal", TVMAF_CL_CAP_CR_DIV_SQRT, "no correctly rounded float division" },
     };
@@ -60,6 +60,10 @@ static void capabilities(void)
         { "float_ansnr", TVMAF_CL_CAP_FP64 },
         { "psnr_hvs", TVMAF_CL_CAP_FP64 },
         { "ciede", TVMAF_CL_CAP_FP64 },
+        { "vif", TVMAF_CL_CAP_FP64 | TVMAF_CL_CAP_CR_DIV_SQRT },
+        { "adm", TVMAF_CL_CAP_FP64 | TVMAF_CL_CAP_CR_DIV_SQRT },
+        { "float_adm", TVMAF_CL_CAP_FP64 },
+        { "float_ssim", TVMAF_CL_CAP_FP64 },
     };
     for (unsigned i = 0; i < sizeof(scored) / sizeof(scored[0]); i++) {
         const int err = run_one(scored[i].feature, scored[i].withheld, msg, sizeof(msg));
