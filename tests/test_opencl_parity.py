@@ -87,7 +87,8 @@ def without_loader(tvmaf, clips):
 
 # The features whose OpenCL program computes without fp64 (the others are issue #34's work).
 FP64_FREE = ["psnr", "ciede", "motion", "float_ansnr", "cambi", "psnr_hvs", "float_motion",
-             "float_psnr", "float_moment", "float_ssim", "adm", "vif", "float_adm", "float_ms_ssim"]
+             "float_psnr", "float_moment", "float_ssim", "adm", "vif", "float_adm", "float_vif",
+             "float_ms_ssim"]
 
 
 def fp64_refusals(tvmaf, clips, gpu):

@@ -26,6 +26,7 @@
 
 #include "feature/adm/adm_math.h"
 #include "feature/float_adm/float_adm_math.h"
+#include "feature/float_vif/float_vif_math.h"
 #include "feature/vif/vif_math.h"
 #include "numerics/soft_double.h"
 
@@ -200,6 +201,13 @@ int main(int argc, char **argv)
     const float cpu[] = { FADM_LO0, FADM_LO1, FADM_LO2, FADM_LO3, FADM_HI0,
                           FADM_HI1, FADM_HI2, FADM_HI3, FADM_EPS };
     for (int i = 0; i < 9; i++) check("float_adm float", i, 0, tvmaf_sd_from_float(hex[i]), cpu[i]);
+    /* float_vif's log2 polynomial: the hex floats every program holds and
+     * the reference's decimals rounded to float */
+    const float poly_hex[] = FVIF_LOG2_POLY;
+    const float poly_dec[] = FVIF_LOG2_POLY_DECIMAL;
+    for (int i = 0; i < FVIF_LOG2_POLY_LEN; i++)
+        check("float_vif log2 poly", i, 0, tvmaf_sd_from_float(poly_hex[i]), poly_dec[i]);
+    check("float_vif 1.0", 1, 1, FVIF_ONE_BITS, 1.0);
     printf("%ld checked, %ld differ\n", checked, failed);
     return failed ? 1 : 0;
 }

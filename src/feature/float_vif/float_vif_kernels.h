@@ -49,7 +49,7 @@ TVD_ARGS(FvifMomArgs)
 /* the horizontal passes and the statistic (FvifStatParams' three fields) */
 #define FvifStatArgs_LIST(V, S)                                                                \
     V(const float, ext) S(uint64_t, plane_n) S(int, w) S(int, h) V(const float, taps)          \
-    S(int, fw) S(float, gain_limit) S(float, sigma_max_inv) S(double, sigma_nsq)               \
+    S(int, fw) S(float, gain_limit) S(float, sigma_max_inv) S(FvifF64, sigma_nsq)               \
     V(float, num) V(float, den)
 TVD_ARGS(FvifStatArgs)
 /* a row's float sums of num and den */

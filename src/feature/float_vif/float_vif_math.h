@@ -49,6 +49,19 @@
 #include "core/hd.h"
 #include "numerics/float_bits.h"
 
+/* The statistic's doubles (sigma_nsq and the two log arguments): an
+ * fp64-free program (OpenCL without cl_khr_fp64) forms their bit patterns in
+ * integers (numerics/soft_double.h) and reads sigma_nsq's bits (FvifF64)
+ * where the host passed a double. */
+#if defined(TVMAF_FP64_FREE)
+#include "numerics/soft_double.h"
+typedef tvmaf_sd FvifF64;
+#else
+typedef double FvifF64;
+#endif
+/* the bits of the double 1.0 the log arguments start from */
+#define FVIF_ONE_BITS UINT64_C(0x3ff0000000000000)
+
 #define FVIF_N_SCALES 4
 
 /* Room for the widest Gaussian: (2^4 + 1) * the largest accepted
@@ -69,12 +82,17 @@
  * (its column tables live on the stack). */
 #define FVIF_BILINEAR_MAX_WIDTH 7680
 
-/* Coefficients of the log2 approximation on [1, 2), highest power first;
- * they initialise a float array, so each double literal is rounded to float
- * as in the reference's table. (A list, not an array, so that device code
- * can hold its own copy.) */
+/* Coefficients of the log2 approximation on [1, 2), highest power first.
+ * The reference initialises a float array from the decimal doubles of
+ * FVIF_LOG2_POLY_DECIMAL, so each is rounded to float; FVIF_LOG2_POLY holds
+ * those floats as hex literals, which every program can name (an fp64-free
+ * one has no double literals; tests/test_soft_double.c compares the two
+ * lists). (Lists, not arrays, so that device code can hold its own copy.) */
 #define FVIF_LOG2_POLY_LEN 9
 #define FVIF_LOG2_POLY { \
+    -0x1.9f3962p-7f, 0x1.0996e8p-4f, -0x1.41a2d2p-3f, 0x1.0756fap-2f, \
+    -0x1.6a4ab2p-2f, 0x1.eba792p-2f, -0x1.71501cp-1f, 0x1.715472p+0f, 0.0f }
+#define FVIF_LOG2_POLY_DECIMAL { \
     -0.012671635276421, 0.064841182402670, -0.157048836463065, 0.257167726303123, \
     -0.353800560300520, 0.480131410397451, -0.721314327952201, 1.442694803896991, 0 }
 
@@ -213,10 +231,6 @@ TVMAF_HD void fvif_hpass(TVMAF_GLOBAL const float *f, int fw, const float *ext, 
 /* Per-pixel statistic                                                      */
 /* ------------------------------------------------------------------------ */
 
-/* The statistic computes in double (sigma_nsq, the log arguments): not in an
- * fp64-free program (core/hd.h, TVMAF_FP64_FREE), such as float_motion's,
- * which includes this header for the filter and the scalers. */
-#if !defined(TVMAF_FP64_FREE)
 /*
  * The reference's log2 approximation: the unbiased exponent plus a degree-8
  * polynomial (Horner, in float) of (mantissa in [1, 2)) - 1. Zero gives
@@ -242,7 +256,7 @@ TVMAF_HD float fvif_log2f(float x)
 typedef struct FvifStatParams {
     float gain_limit;    /* vif_enhn_gain_limit rounded to float */
     float sigma_max_inv; /* powf((float)sigma_nsq, 2) / 65025.0, rounded to float */
-    double sigma_nsq;    /* stays double: the reference divides and compares by it in double */
+    FvifF64 sigma_nsq;   /* stays double: the reference divides and compares by it in double */
 } FvifStatParams;
 
 /*
@@ -283,10 +297,21 @@ TVMAF_HD void fvif_pixel(float mu1, float mu2, float xx, float yy, float xy,
     g = g < p->gain_limit ? g : p->gain_limit;
 
     const float gain_term = g * g * s1;
+#if defined(TVMAF_FP64_FREE)
+    const tvmaf_sd s1d = tvmaf_sd_from_float(s1);
+    float n = fvif_log2f(tvmaf_sd_to_float(tvmaf_sd_add(
+        FVIF_ONE_BITS, tvmaf_sd_div(tvmaf_sd_from_float(gain_term),
+                                    tvmaf_sd_add(tvmaf_sd_from_float(sv), p->sigma_nsq)))));
+    float d = fvif_log2f(
+        tvmaf_sd_to_float(tvmaf_sd_add(FVIF_ONE_BITS, tvmaf_sd_div(s1d, p->sigma_nsq))));
+    const int below_noise = tvmaf_sd_lt(s1d, p->sigma_nsq);
+#else
     float n = fvif_log2f((float)(1.0 + (double)gain_term / ((double)sv + p->sigma_nsq)));
     float d = fvif_log2f((float)(1.0 + (double)s1 / p->sigma_nsq));
+    const int below_noise = (double)s1 < p->sigma_nsq;
+#endif
     if (s12 < 0.0f) n = 0.0f;
-    if ((double)s1 < p->sigma_nsq) {
+    if (below_noise) {
         n = 1.0f - s2 * p->sigma_max_inv;
         d = 1.0f;
     }
@@ -310,7 +335,6 @@ TVMAF_HD void fvif_stat_row(const float *mu1, const float *mu2, const float *xx,
     *row_num = an;
     *row_den = ad;
 }
-#endif /* !TVMAF_FP64_FREE */
 
 /* The float sum of n values, left to right from 0: the CPU's and the
  * device's row sums of num and den, and the host's sum of a scale's rows. */
