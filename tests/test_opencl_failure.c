@@ -33,7 +33,6 @@ static void capabilities(void)
         unsigned withheld;
         const char *why;
     } refused[] = {
-        { "speed_temporal", TVMAF_CL_CAP_FP64, "no fp64 (cl_khr_fp64)" },
         { "float_ssim", TVMAF_CL_CAP_CR_DIV_SQRT, "no correctly rounded float division" },
         { "speed_temporal", TVMAF_CL_CAP_CR_DIV_SQRT, "no correctly rounded float division" },
     };
@@ -64,6 +63,7 @@ static void capabilities(void)
         { "float_adm", TVMAF_CL_CAP_FP64 },
         { "float_ssim", TVMAF_CL_CAP_FP64 },
         { "float_vif", TVMAF_CL_CAP_FP64 },
+        { "speed_temporal", TVMAF_CL_CAP_FP64 },
     };
     for (unsigned i = 0; i < sizeof(scored) / sizeof(scored[0]); i++) {
         const int err = run_one(scored[i].feature, scored[i].withheld, msg, sizeof(msg));

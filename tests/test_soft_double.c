@@ -27,6 +27,7 @@
 #include "feature/adm/adm_math.h"
 #include "feature/float_adm/float_adm_math.h"
 #include "feature/float_vif/float_vif_math.h"
+#include "feature/speed/speed_math.h"
 #include "feature/vif/vif_math.h"
 #include "numerics/soft_double.h"
 
@@ -144,9 +145,34 @@ int main(int argc, char **argv)
             check_float(a, tvmaf_sd_to_float(ua), (float)a);
             check_cmp(a, b, tvmaf_sd_lt(ua, ub), a < b, tvmaf_sd_le(ua, ub), a <= b);
             check("rint", a, 0, tvmaf_sd_rint(ua), rint(a));
+            check("sqrt", a, 0, tvmaf_sd_sqrt(ua), sqrt(a));
         }
         printf("%-26s %ld pairs, %ld differ\n", src_name[src], n, failed - before);
     }
+    /* sqrt near its hard cases: squares of doubles of few bits (exact
+     * roots), and the squares of doubles and of the midpoints between two
+     * neighbours, nudged by -2..2 units (roots next to a rounding boundary),
+     * over every exponent */
+    const long before_sq = failed;
+    for (long i = 0; i < n; i++) {
+        const double x = u2d((rnd() & TVMAF_SD_FRAC & ~(rnd() & 1 ? UINT64_C(0x3ffffff) : 0)) |
+                             (uint64_t)(1 + rnd() % 2045) << 52);
+        const double mid = x + (nextafter(x, INFINITY) - x) / 2;
+        const double sq = rnd() & 1 ? x * x : mid * mid;
+        const double a = isfinite(sq) && sq > 0 ? u2d(d2u(sq) + (rnd() % 5) - 2) : x;
+        check("sqrt", a, 0, tvmaf_sd_sqrt(d2u(a)), sqrt(a));
+    }
+    const double sq_special[] = { 0.0, -0.0, INFINITY, -INFINITY, NAN, -1.0, 0x1p-1074, 0x1p-1073,
+                                  0x1.fffffffffffffp+1023, 0x1p-1022, 4.0, 2.0 };
+    for (unsigned i = 0; i < sizeof(sq_special) / sizeof(sq_special[0]); i++) {
+        const double a = sq_special[i];
+        checked++;
+        const uint64_t got = tvmaf_sd_sqrt(d2u(a));
+        /* the sign of a zero root, and NaN-ness, as the host gives them */
+        if ((isnan(sqrt(a)) ? !isnan(u2d(got)) : got != d2u(sqrt(a))) && failed++ < 10)
+            printf("DIFF sqrt(%a): soft %016llx, double %a\n", a, (unsigned long long)got, sqrt(a));
+    }
+    printf("%-26s %ld doubles, %ld differ\n", "sqrt near its hard cases", n, failed - before_sq);
     /* to_float near its midpoints: a float (normal or subnormal) plus half
      * its unit, nudged by -2..2 units of the double */
     const long before_mid = failed;
@@ -208,6 +234,10 @@ int main(int argc, char **argv)
     for (int i = 0; i < FVIF_LOG2_POLY_LEN; i++)
         check("float_vif log2 poly", i, 0, tvmaf_sd_from_float(poly_hex[i]), poly_dec[i]);
     check("float_vif 1.0", 1, 1, FVIF_ONE_BITS, 1.0);
+    check("speed eps", 1, 0, SPEED_EIG_EPS_BITS, SPEED_EIG_EPS);
+    check("speed -0.5", -0.5, 0, SPEED_MHALF_BITS, -0.5);
+    check("speed 2.0", 2, 0, SPEED_TWO_BITS, 2.0);
+    check("speed 1.0", 1, 0, SPEED_ONE_BITS, 1.0);
     printf("%ld checked, %ld differ\n", checked, failed);
     return failed ? 1 : 0;
 }

@@ -5,6 +5,7 @@
  * operations return the bit pattern the host's double operation returns,
  * rounding to nearest, ties to even, with no fused steps:
  *   tvmaf_sd_add, tvmaf_sd_sub, tvmaf_sd_mul, tvmaf_sd_div   a OP b
+ *   tvmaf_sd_sqrt                                          sqrt(a)
  *   tvmaf_sd_from_float                                    (double)f, exact
  *   tvmaf_sd_to_float                                      (float)d
  *   tvmaf_sd_from_int32, tvmaf_sd_to_int32, tvmaf_sd_to_int64 (truncating),
@@ -255,6 +256,39 @@ TVMAF_HD tvmaf_sd tvmaf_sd_div(tvmaf_sd a, tvmaf_sd b)
         r <<= 1;
     }
     return tvmaf_sd_round_pack(s, q, ea - eb - 53, r != 0);
+}
+
+/* sqrt(a), correctly rounded as IEEE requires of it: -0 gives -0, a
+ * negative or a NaN the default NaN, +inf +inf */
+TVMAF_HD tvmaf_sd tvmaf_sd_sqrt(tvmaf_sd a)
+{
+    uint64_t m;
+    int e;
+    const int field = tvmaf_sd_unpack(a, &m, &e);
+    if (field == 2047 && m) return TVMAF_SD_QNAN;
+    if (!(a & ~TVMAF_SD_SIGN)) return a; /* a zero keeps its sign */
+    if (a & TVMAF_SD_SIGN) return TVMAF_SD_QNAN;
+    if (field == 2047) return a;
+    tvmaf_sd_norm53(&m, &e);
+    if (e & 1) { /* an even exponent: m in [2^52, 2^54) */
+        m <<= 1;
+        e--;
+    }
+    /* r = floor(sqrt(m 2^56)), 55 bits, digit by digit from the top pair of
+     * bits down; the remainder stays below 2 r + 1 < 2^56, the bits of
+     * m 2^56 below 2^56 are zeros */
+    uint64_t r = 0, rem = 0;
+    for (int j = 54; j >= 0; j--) {
+        const uint64_t pair = j >= 28 ? (m >> (2 * j - 56)) & 3 : 0;
+        rem = (rem << 2) | pair;
+        const uint64_t trial = (r << 2) | 1;
+        r <<= 1;
+        if (rem >= trial) {
+            rem -= trial;
+            r |= 1;
+        }
+    }
+    return tvmaf_sd_round_pack(0, r, (e - 56) / 2, rem != 0);
 }
 
 /* (double)x, exact */

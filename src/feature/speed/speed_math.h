@@ -50,6 +50,20 @@
 #include "core/hd.h"
 #include "feature/float_vif/float_vif_math.h"
 
+/* The device's doubles (the eigen and QR steps' bounds, products and roots,
+ * the covariance sums): an fp64-free program (OpenCL without cl_khr_fp64)
+ * forms their bit patterns in integers (numerics/soft_double.h); the host
+ * code further down (geometry, tables, entropies, scores) is not in it. */
+#if defined(TVMAF_FP64_FREE)
+#include "numerics/soft_double.h"
+#endif
+/* bits of the doubles those expressions name: 1e-6, -0.5, 2.0 and 1.0
+ * (tests/test_soft_double.c checks them) */
+#define SPEED_EIG_EPS_BITS UINT64_C(0x3eb0c6f7a0b5ed8d)
+#define SPEED_MHALF_BITS UINT64_C(0xbfe0000000000000)
+#define SPEED_TWO_BITS UINT64_C(0x4000000000000000)
+#define SPEED_ONE_BITS UINT64_C(0x3ff0000000000000)
+
 #define SPEED_BLOCK 5                           /* block side */
 #define SPEED_NE (SPEED_BLOCK * SPEED_BLOCK)    /* positions in a block: 25 */
 #define SPEED_N_SCALES 4
@@ -72,6 +86,7 @@
 /* Geometry                                                                 */
 /* ------------------------------------------------------------------------ */
 
+#if !defined(TVMAF_FP64_FREE)
 /* Side after the prescale: (int)(side * prescale + 0.5), in double. */
 TVMAF_HD int speed_scaled_side(int side, double prescale)
 {
@@ -84,6 +99,7 @@ TVMAF_HD int speed_prescale_is_unity(double prescale)
 {
     return fabs(prescale - 1.0) < 1.0e-3;
 }
+#endif /* !TVMAF_FP64_FREE */
 
 /* ------------------------------------------------------------------------ */
 /* Prescale (float_vif's scalers, with per-axis tables)                     */
@@ -110,6 +126,7 @@ TVMAF_HD int speed_scaler_taps(enum FvifScaler m)
  * fvif_scale_ratio(src_n, dst_n)): source indices idx[0..taps) and weights
  * w[0..taps). Bilinear keeps its single fraction in w[0]; nearest has none.
  */
+#if !defined(TVMAF_FP64_FREE) /* the host's tables */
 TVMAF_HD void speed_axis(enum FvifScaler m, int x, float ratio, int src_n, int *idx, float *w)
 {
     if (m == FVIF_SCALE_NEAREST) {
@@ -139,6 +156,7 @@ TVMAF_HD void speed_axis(enum FvifScaler m, int x, float ratio, int src_n, int *
         idx[i + a] = (int)fvif_scale_mirror((float)(x0 + i), 0.0f, last);
     }
 }
+#endif /* !TVMAF_FP64_FREE */
 
 /*
  * One destination sample from the tables of its column (xi, xw) and row
@@ -191,10 +209,17 @@ TVMAF_HD float speed_resample(enum FvifScaler m, TVMAF_GLOBAL const float *src, 
 /* Small float helpers with the reference's promotions                     */
 /* ------------------------------------------------------------------------ */
 
-/* float square root taken in double (the reference calls sqrt on a float) */
+/* float square root taken in double (the reference calls sqrt on a float).
+ * An fp64-free program takes the float root: rounding the exact root to 53
+ * bits and then to 24 gives the root rounded once to 24 (53 >= 2 * 24 + 2),
+ * so the correctly rounded sqrtf the twin requires is the same float. */
 TVMAF_HD float speed_sqrt(float x)
 {
+#if defined(TVMAF_FP64_FREE)
+    return sqrtf(x);
+#else
     return (float)sqrt((double)x);
+#endif
 }
 
 /* sqrt(x*x + y*y): squares and sum in float, root in double */
@@ -259,7 +284,12 @@ TVMAF_HD void speed_tridiagonalize(TVMAF_LOCAL float *a, int n, TVMAF_LOCAL floa
         }
         float xv = 0;
         for (int r = lo; r < n; r++) xv += x[r] * v[r];
+#if defined(TVMAF_FP64_FREE)
+        const float k = tvmaf_sd_to_float(tvmaf_sd_mul(
+            tvmaf_sd_mul(SPEED_MHALF_BITS, tvmaf_sd_from_float(tau)), tvmaf_sd_from_float(xv)));
+#else
         const float k = (float)(-0.5 * (double)tau * (double)xv);
+#endif
         for (int r = lo; r < n; r++) x[r] += k * v[r];
         for (int r = lo; r < n; r++)
             for (int c = lo; c < n; c++) a[r * n + c] -= x[r] * v[c] + v[r] * x[c];
@@ -272,9 +302,18 @@ TVMAF_HD void speed_tridiagonalize(TVMAF_LOCAL float *a, int n, TVMAF_LOCAL floa
  * diagonal neighbours (the bound formed in double). */
 TVMAF_HD void speed_chop(TVMAF_LOCAL const float *d, TVMAF_LOCAL float *e, int n)
 {
-    for (int i = 0; i + 1 < n; i++)
-        if ((double)fabsf(e[i]) < SPEED_EIG_EPS * (double)(fabsf(d[i]) + fabsf(d[i + 1])))
-            e[i] = 0.0f;
+    for (int i = 0; i + 1 < n; i++) {
+#if defined(TVMAF_FP64_FREE)
+        const int negligible =
+            tvmaf_sd_lt(tvmaf_sd_from_float(fabsf(e[i])),
+                        tvmaf_sd_mul(SPEED_EIG_EPS_BITS,
+                                     tvmaf_sd_from_float(fabsf(d[i]) + fabsf(d[i + 1]))));
+#else
+        const int negligible =
+            (double)fabsf(e[i]) < SPEED_EIG_EPS * (double)(fabsf(d[i]) + fabsf(d[i + 1]));
+#endif
+        if (negligible) e[i] = 0.0f;
+    }
 }
 
 /* Wilkinson shift: the eigenvalue of the trailing 2x2 block closer to its
@@ -282,10 +321,27 @@ TVMAF_HD void speed_chop(TVMAF_LOCAL const float *d, TVMAF_LOCAL float *e, int n
 TVMAF_HD float speed_wilkinson(TVMAF_LOCAL const float *d, TVMAF_LOCAL const float *e, int n)
 {
     const float ta = d[n - 2], tb = d[n - 1], tab = e[n - 2];
+#if defined(TVMAF_FP64_FREE)
+    const float dt =
+        tvmaf_sd_to_float(tvmaf_sd_div(tvmaf_sd_from_float(ta - tb), SPEED_TWO_BITS));
+#else
     const float dt = (float)((double)(ta - tb) / 2.0);
+#endif
     if (dt > 0) return tb - tab * (tab / (dt + speed_hypot(dt, tab)));
     if (dt == 0) return tb - fabsf(tab);
     return tb + tab * (tab / (-dt + speed_hypot(dt, tab)));
+}
+
+/* 1 / sqrt(1 + t t): the sum in float, the root and the quotient in double,
+ * rounded to float */
+TVMAF_HD float speed_givens_scale(float t)
+{
+#if defined(TVMAF_FP64_FREE)
+    return tvmaf_sd_to_float(
+        tvmaf_sd_div(SPEED_ONE_BITS, tvmaf_sd_sqrt(tvmaf_sd_from_float(1 + t * t))));
+#else
+    return (float)(1.0 / sqrt((double)(1 + t * t)));
+#endif
 }
 
 /* Givens rotation (c, s) for the pair (a, b); the root in double. */
@@ -296,12 +352,12 @@ TVMAF_HD void speed_givens(float a, float b, float *c, float *s)
         *s = 0;
     } else if (fabsf(b) > fabsf(a)) {
         const float t = -a / b;
-        const float u = (float)(1.0 / sqrt((double)(1 + t * t)));
+        const float u = speed_givens_scale(t);
         *s = u;
         *c = u * t;
     } else {
         const float t = -b / a;
-        const float u = (float)(1.0 / sqrt((double)(1 + t * t)));
+        const float u = speed_givens_scale(t);
         *c = u;
         *s = u * t;
     }
@@ -312,7 +368,13 @@ TVMAF_HD void speed_givens(float a, float b, float *c, float *s)
 TVMAF_HD void speed_qr_step(TVMAF_LOCAL float *d, TVMAF_LOCAL float *e, int n)
 {
     float mu = speed_wilkinson(d, e, n);
+#if defined(TVMAF_FP64_FREE)
+    if (tvmaf_sd_lt(tvmaf_sd_from_float(fabsf(d[0]) + fabsf(e[0])),
+                    tvmaf_sd_mul(SPEED_EIG_EPS_BITS, tvmaf_sd_from_float(fabsf(mu)))))
+        mu = 0;
+#else
     if (SPEED_EIG_EPS * (double)fabsf(mu) > (double)(fabsf(d[0]) + fabsf(e[0]))) mu = 0;
+#endif
 
     float x = d[0] - mu, z = e[0];
     float bk = 0, zk = 0;
@@ -510,7 +572,11 @@ TVMAF_HD void speed_qr(const float *a, float *q, float *r, int n, float *scratch
 TVMAF_HD int speed_r_singular(TVMAF_GLOBAL const float *r, int n)
 {
     for (int i = 0; i < n; i++)
+#if defined(TVMAF_FP64_FREE)
+        if (tvmaf_sd_lt(tvmaf_sd_from_float(fabsf(r[i * n + i])), SPEED_EIG_EPS_BITS)) return 1;
+#else
         if ((double)fabsf(r[i * n + i]) < SPEED_EIG_EPS) return 1;
+#endif
     return 0;
 }
 
@@ -604,6 +670,19 @@ TVMAF_HD float speed_window_mean(TVMAF_GLOBAL const float *img, int stride, cons
 TVMAF_HD float speed_window_cov(TVMAF_GLOBAL const float *img, int stride, const SpeedGrid *g,
                                 int rx, int cx, int ry, int cy, float mean_x, float mean_y)
 {
+#if defined(TVMAF_FP64_FREE)
+    const tvmaf_sd mx = tvmaf_sd_from_float(mean_x), my = tvmaf_sd_from_float(mean_y);
+    tvmaf_sd acc = 0; /* +0.0 */
+    for (int i = 0; i < g->subh; i++) {
+        TVMAF_GLOBAL const float *px = img + (size_t)(rx + i) * stride + cx;
+        TVMAF_GLOBAL const float *py = img + (size_t)(ry + i) * stride + cy;
+        for (int j = 0; j < g->subw; j++)
+            acc = tvmaf_sd_add(acc, tvmaf_sd_mul(tvmaf_sd_sub(tvmaf_sd_from_float(px[j]), mx),
+                                                 tvmaf_sd_sub(tvmaf_sd_from_float(py[j]), my)));
+    }
+    /* the count is below 2^31: the sides are ints */
+    return tvmaf_sd_to_float(tvmaf_sd_div(acc, tvmaf_sd_from_int32(g->subw * g->subh)));
+#else
     const double mx = mean_x, my = mean_y;
     double acc = 0;
     for (int i = 0; i < g->subh; i++) {
@@ -612,6 +691,7 @@ TVMAF_HD float speed_window_cov(TVMAF_GLOBAL const float *img, int stride, const
         for (int j = 0; j < g->subw; j++) acc += ((double)px[j] - mx) * ((double)py[j] - my);
     }
     return (float)(acc / (double)((size_t)g->subw * (size_t)g->subh));
+#endif
 }
 
 /* The 25x25 covariance matrix of the block positions (k, symmetric) and the
@@ -657,7 +737,11 @@ TVMAF_HD void speed_block_samples(TVMAF_GLOBAL const float *img, int stride, con
 TVMAF_HD int speed_regular(TVMAF_GLOBAL const float *ev)
 {
     for (int i = 0; i < SPEED_NE; i++)
+#if defined(TVMAF_FP64_FREE)
+        if (tvmaf_sd_lt(tvmaf_sd_from_float(ev[i]), SPEED_EIG_EPS_BITS)) return 0;
+#else
         if ((double)ev[i] < SPEED_EIG_EPS) return 0;
+#endif
     return 1;
 }
 
@@ -675,6 +759,7 @@ TVMAF_HD float speed_block_variance(const float *x, const float *b, int nb, int 
     return s;
 }
 
+#if !defined(TVMAF_FP64_FREE) /* the host's: log2 */
 /* Entropy of a block of variance s: for every eigenvalue L (negatives as 0)
  * in order, entropy = float(entropy + (log2(L*s + sigma_nn) + log2(2 pi e))),
  * the log argument in float, the sum in double. */
@@ -770,6 +855,7 @@ TVMAF_HD float speed_score(const float *he_r, const float *v_r, const float *he_
     }
     return score / (float)nb;
 }
+#endif /* !TVMAF_FP64_FREE */
 
 /* ------------------------------------------------------------------------ */
 /* The twins' decomposition (speed_kernels.h, speed_plan.c)                 */
