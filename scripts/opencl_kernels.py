@@ -34,7 +34,7 @@ double even under `#pragma OPENCL EXTENSION cl_khr_fp64 : disable`). A double
 literal (1.0, 2e3: no f suffix) names no type and would still compute in fp64
 where the device has it, so this script checks the program at build time:
 it preprocesses the embedded text as OpenCL C would see it (the C compiler
-given with --cc, __OPENCL_VERSION__ defined) and fails the build, naming
+given with --cc, __OPENCL_VERSION__ and cl_khr_fp64 defined) and fails the build, naming
 file and line, on any identifier containing "double" and on any floating
 literal without an f suffix.
 
@@ -54,8 +54,10 @@ TOKEN = re.compile(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'|[A-Za-z_]\w*|\.?\d(?
 def fp64_uses(text, cc):
     """The uses of fp64 in the program text (a list of "file:line: what"), after
     preprocessing it as OpenCL C with the C compiler cc."""
+    # cl_khr_fp64 defined, as on a device that has fp64 (NVIDIA, AMD, PoCL): code under
+    # `#if defined(cl_khr_fp64)` is then in the program there, and must be checked too
     p = subprocess.run([cc, "-E", "-x", "c", "-D__OPENCL_VERSION__=120",
-                        "-D__OPENCL_C_VERSION__=120", "-"],
+                        "-D__OPENCL_C_VERSION__=120", "-Dcl_khr_fp64=1", "-"],
                        input=text, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        universal_newlines=True)
     if p.returncode:

@@ -4,8 +4,8 @@
 Two guards, both tried here on small programs that include core/hd.h as the twins' kernels do:
   1. scripts/opencl_kernels.py, at build time, rejects a double type name and a floating literal
      without an f suffix (1.0, 2e3) in the preprocessed program, and accepts the same program
-     without TVMAF_FP64_FREE (float_vif's kernels use double on purpose) and an fp64-free one that
-     is clean; the real fp64-free programs (the build's generated ciede.cl) must pass.
+     without TVMAF_FP64_FREE (a program without that promise may use double) and an fp64-free
+     one that is clean; the real programs (every twin's generated F.cl) must pass.
   2. core/hd.h turns `double` into an unknown type name, so the device compiler rejects the
      program too: checked with clang's OpenCL front end when clang is installed (PoCL compiles
      with it; it accepts double even with cl_khr_fp64 disabled, hence the guard).
@@ -32,6 +32,7 @@ CASES = [
     ("exponent literal", True, "__kernel void k(__global float *o) { o[0] = o[0] * 1e3; }\n", False),
     ("hex literal", True, "__kernel void k(__global float *o) { o[0] = o[0] * 0x1.8p1; }\n", False),
     ("convert_double", True, "__kernel void k(__global float *o) { o[0] = (float)convert_double(o[0]); }\n", False),
+    ("double where the device has fp64", True, "#if defined(cl_khr_fp64)\n__kernel void d(__global float *o) { double x = o[0]; o[0] = (float)x; }\n#endif\n__kernel void k(__global float *o) { o[0] = 1.0f; }\n", False),
     ("clean", True, "__kernel void k(__global float *o) { o[0] = o[0] * 0.5f + 0x1.8p1f + 1e3f + 7; }\n", True),
     ("double allowed without the promise", False, "__kernel void k(__global float *o) { double x = o[0] * 0.5; o[0] = (float)x; }\n", True),
 ]
@@ -77,10 +78,15 @@ def main():
             print("no fp64-free program given (FAIL)")
             fails += 1
         for cl in sys.argv[1:]:
+            # every twin's program makes the promise (meson.build's 'opencl-fp64-free')
+            with open(cl) as f:
+                promised = "#define TVMAF_FP64_FREE" in f.read()
             p = embed(cl, os.path.join(tmp, "real_cl.c"))
-            fails += p.returncode != 0
-            print("%-36s opencl_kernels.py %s" % (cl, "accepts (ok)" if p.returncode == 0
-                                                  else "rejects (FAIL): " + p.stderr))
+            fails += p.returncode != 0 or not promised
+            print("%-36s opencl_kernels.py %s%s" % (
+                os.path.basename(cl), "accepts (ok)" if p.returncode == 0 else
+                "rejects (FAIL): " + p.stderr, "" if promised else
+                ", but it does not define TVMAF_FP64_FREE (FAIL)"))
     if not clang:
         print("clang not installed: the device-compiler check of the type guard was not run")
     print("FAIL" if fails else "all as expected")

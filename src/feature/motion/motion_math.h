@@ -205,10 +205,9 @@ TVMAF_HD uint64_t motion_sum_rows(const uint32_t *row_sad, unsigned h)
     return sad;
 }
 
-/* The double helpers below are host arithmetic the kernels do not need; under
- * OpenCL they are compiled only where the device has fp64, so the motion
- * program builds on devices without it. */
-#if !defined(__OPENCL_VERSION__) || defined(cl_khr_fp64)
+/* The double helpers below are host arithmetic the kernels do not need: not
+ * in the fp64-free OpenCL program. */
+#if !defined(TVMAF_FP64_FREE)
 /* The per-frame value written as motion_sad_score. */
 TVMAF_HD double motion_sad_score(uint64_t sad, unsigned w, unsigned h, double fps_weight,
                                  double max_val)
