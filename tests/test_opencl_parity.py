@@ -26,10 +26,10 @@ a quarter of the test's time; the other clips hold every layout and depth, and 3
 in two runs of the gate; TVMAF_TEST_FULL=1 runs both columns on every quick clip in one. The
 suite's gate_quick leaves these columns to this test (--skip-columns 'opencl*').
 The opencl-nofp64 column (--opencl-fp64 off: the device taken as one without fp64, as Intel and
-Apple GPUs) runs the features whose OpenCL program is fp64-free (FP64_FREE) on the opencl-1t
-column's sample (every quick clip with TVMAF_TEST_FULL=1; an fp64-free program is also the one the
-opencl column runs, so what this column adds is the device taken as one without fp64),
-identical to the CPU; each other feature must be refused there (the run fails, its message
+Apple GPUs) runs the features whose OpenCL program is fp64-free (FP64_FREE: all of them, so the
+models too, outside the sanitizer pass) on the opencl-1t column's sample (every quick clip with
+TVMAF_TEST_FULL=1; an fp64-free program is also the one the opencl column runs, so what this
+column adds is the device taken as one without fp64), identical to the CPU; each other feature must be refused there (the run fails, its message
 naming the feature and fp64), so the list cannot claim a feature that still needs fp64, nor
 miss one that no longer does.
 
@@ -92,6 +92,13 @@ FP64_FREE = ["psnr", "ciede", "motion", "float_ansnr", "cambi", "psnr_hvs", "flo
              "float_ms_ssim", "speed_chroma", "speed_temporal"]
 
 
+def opencl_features(tvmaf):
+    """The features whose --list-features line names opencl."""
+    feats = subprocess.run([tvmaf, "--list-features"], stdout=subprocess.PIPE,
+                           check=True).stdout.decode().split("\n")
+    return [l.split()[0] for l in feats if l.strip() and "opencl" in l.split()[1:]]
+
+
 def fp64_refusals(tvmaf, clips, gpu):
     """Every OpenCL feature outside FP64_FREE is refused under --opencl-fp64 off, naming
     fp64; every one inside is not."""
@@ -99,9 +106,7 @@ def fp64_refusals(tvmaf, clips, gpu):
     if not os.path.isfile(ref):
         print("no %s: fp64 refusals not checked" % ref)
         return 0
-    feats = subprocess.run([tvmaf, "--list-features"], stdout=subprocess.PIPE,
-                           check=True).stdout.decode().split("\n")
-    names = [l.split()[0] for l in feats if l.strip() and "opencl" in l.split()[1:]]
+    names = opencl_features(tvmaf)
     bad = 0
     for name in names:
         cmd = [tvmaf, "-r", ref, "-d", dis, "-w", "576", "-h", "324", "-p", "420", "-b", "8",
@@ -147,9 +152,12 @@ def main():
         runs = [cmd + ["--columns", "opencl"],
                 cmd + ["--columns", "opencl-1t"] + [x for name in sample for x in ("--clip", name)]]
     # the same programs as the opencl column's (an fp64-free program serves both modes), so
-    # the sample's clips unless TVMAF_TEST_FULL=1
-    runs.append(cmd + ["--columns", "opencl-nofp64", "--no-models", "--features",
-                       ",".join(FP64_FREE)] +
+    # the sample's clips unless TVMAF_TEST_FULL=1: the FP64_FREE features, and the models where
+    # that is every OpenCL feature (not in the sanitizer pass: its opencl column runs them)
+    every = set(opencl_features(a.tvmaf)) <= set(FP64_FREE)
+    runs.append(cmd + ["--columns", "opencl-nofp64"] +
+                ([] if every and not sanitizer_pass else
+                 ["--no-models", "--features", ",".join(FP64_FREE)]) +
                 [x for name in (sample or []) for x in ("--clip", name)])
     rcs = []
     for run in runs:
