@@ -136,7 +136,8 @@ def main(argv):
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", symbol):
         sys.stderr.write("opencl_kernels.py: %r is not a C identifier\n" % symbol)
         return 2
-    deps = set()
+    # this script too: a change to its check re-checks every program
+    deps = {os.path.abspath(__file__)}
     source = "".join(expand(src, dirs, deps))
     with open(src, encoding="utf-8") as f:
         fp64_free = bool(FP64_FREE.search(f.read()))

@@ -29,9 +29,9 @@ The opencl-nofp64 column (--opencl-fp64 off: the device taken as one without fp6
 Apple GPUs) runs the features whose OpenCL program is fp64-free (FP64_FREE: all of them, so the
 models too, outside the sanitizer pass) on the opencl-1t column's sample (every quick clip with
 TVMAF_TEST_FULL=1; an fp64-free program is also the one the opencl column runs, so what this
-column adds is the device taken as one without fp64), identical to the CPU; each other feature must be refused there (the run fails, its message
-naming the feature and fp64), so the list cannot claim a feature that still needs fp64, nor
-miss one that no longer does.
+column adds is the device taken as one without fp64), identical to the CPU; each other feature
+must be refused there (the run fails, its message naming the feature and fp64), so the list
+cannot claim a feature that still needs fp64, nor miss one that no longer does.
 
 usage: test_opencl_parity.py TVMAF_EXE [--clips DIR] [--shared DIR] [--gpu N]
 """

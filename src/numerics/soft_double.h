@@ -35,6 +35,7 @@ typedef uint64_t tvmaf_sd;
 #define TVMAF_SD_FRAC ((UINT64_C(1) << 52) - 1)
 #define TVMAF_SD_INF (UINT64_C(0x7ff) << 52)
 #define TVMAF_SD_QNAN (TVMAF_SD_SIGN | TVMAF_SD_INF | (UINT64_C(1) << 51))
+#define TVMAF_SD_ONE UINT64_C(0x3ff0000000000000) /* 1.0 */
 
 /* Leading zero bits of a non-zero x. */
 TVMAF_HD int tvmaf_clz64(uint64_t x)

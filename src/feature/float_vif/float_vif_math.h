@@ -59,8 +59,6 @@ typedef tvmaf_sd FvifF64;
 #else
 typedef double FvifF64;
 #endif
-/* the bits of the double 1.0 the log arguments start from */
-#define FVIF_ONE_BITS UINT64_C(0x3ff0000000000000)
 
 #define FVIF_N_SCALES 4
 
@@ -300,10 +298,10 @@ TVMAF_HD void fvif_pixel(float mu1, float mu2, float xx, float yy, float xy,
 #if defined(TVMAF_FP64_FREE)
     const tvmaf_sd s1d = tvmaf_sd_from_float(s1);
     float n = fvif_log2f(tvmaf_sd_to_float(tvmaf_sd_add(
-        FVIF_ONE_BITS, tvmaf_sd_div(tvmaf_sd_from_float(gain_term),
+        TVMAF_SD_ONE, tvmaf_sd_div(tvmaf_sd_from_float(gain_term),
                                     tvmaf_sd_add(tvmaf_sd_from_float(sv), p->sigma_nsq)))));
     float d = fvif_log2f(
-        tvmaf_sd_to_float(tvmaf_sd_add(FVIF_ONE_BITS, tvmaf_sd_div(s1d, p->sigma_nsq))));
+        tvmaf_sd_to_float(tvmaf_sd_add(TVMAF_SD_ONE, tvmaf_sd_div(s1d, p->sigma_nsq))));
     const int below_noise = tvmaf_sd_lt(s1d, p->sigma_nsq);
 #else
     float n = fvif_log2f((float)(1.0 + (double)gain_term / ((double)sv + p->sigma_nsq)));

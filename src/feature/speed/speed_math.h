@@ -57,12 +57,11 @@
 #if defined(TVMAF_FP64_FREE)
 #include "numerics/soft_double.h"
 #endif
-/* bits of the doubles those expressions name: 1e-6, -0.5, 2.0 and 1.0
- * (tests/test_soft_double.c checks them) */
+/* bits of the doubles those expressions name: 1e-6, -0.5 and 2.0
+ * (tests/test_soft_double.c checks them; 1.0 is TVMAF_SD_ONE) */
 #define SPEED_EIG_EPS_BITS UINT64_C(0x3eb0c6f7a0b5ed8d)
 #define SPEED_MHALF_BITS UINT64_C(0xbfe0000000000000)
 #define SPEED_TWO_BITS UINT64_C(0x4000000000000000)
-#define SPEED_ONE_BITS UINT64_C(0x3ff0000000000000)
 
 #define SPEED_BLOCK 5                           /* block side */
 #define SPEED_NE (SPEED_BLOCK * SPEED_BLOCK)    /* positions in a block: 25 */
@@ -338,7 +337,7 @@ TVMAF_HD float speed_givens_scale(float t)
 {
 #if defined(TVMAF_FP64_FREE)
     return tvmaf_sd_to_float(
-        tvmaf_sd_div(SPEED_ONE_BITS, tvmaf_sd_sqrt(tvmaf_sd_from_float(1 + t * t))));
+        tvmaf_sd_div(TVMAF_SD_ONE, tvmaf_sd_sqrt(tvmaf_sd_from_float(1 + t * t))));
 #else
     return (float)(1.0 / sqrt((double)(1 + t * t)));
 #endif
