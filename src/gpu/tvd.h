@@ -117,6 +117,19 @@ typedef struct TvdPlan {
     unsigned needs;
 } TvdPlan;
 
+/* The plan of CPU extractor NAME on folder MOD's kernels (TVD_MODULE(MOD, ...)),
+ * its state a STATE, the rest of the fields given: the one definition a
+ * F_plan.c makes, so the descriptor cannot disagree with the module or the
+ * extractor it is the twin of. */
+#define TVD_PLAN(MOD, NAME, STATE, ...)                                                        \
+    extern const TvmafExtractor tvmaf_fex_##NAME;                                              \
+    const TvdPlan tvd_plan_##NAME = { .cpu = &tvmaf_fex_##NAME,                                \
+                                      .priv_size = sizeof(STATE),                              \
+                                      .kernels = tvd_kernels_##MOD,                            \
+                                      .n_kernels = TVD_N_KERNELS_##MOD,                        \
+                                      .module = #MOD,                                          \
+                                      __VA_ARGS__ }
+
 /* the kernels divide or take square roots in float (the CPU's IEEE results) */
 #define TVD_NEEDS_CR_DIV_SQRT 1u
 

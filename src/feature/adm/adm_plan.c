@@ -245,16 +245,4 @@ static int report(void *priv, TvdTwin *t, unsigned index, TvmafSink *sink)
 _Static_assert(sizeof(AdmScaleSums) == ADM_N_SUMS * sizeof(uint64_t),
                "AdmScaleSums is den[3], num[3], aim[3] in 64 bits");
 
-extern const TvmafExtractor tvmaf_fex_adm;
-
-const TvdPlan tvd_plan_adm = {
-    .cpu = &tvmaf_fex_adm,
-    .priv_size = sizeof(AdmPlan),
-    .kernels = tvd_kernels_adm,
-    .n_kernels = TVD_N_KERNELS_adm,
-    .module = "adm",
-    .init = init,
-    .setup = setup,
-    .run = run,
-    .report = report,
-};
+TVD_PLAN(adm, adm, AdmPlan, .init = init, .setup = setup, .run = run, .report = report);

@@ -317,17 +317,5 @@ static void close_plan(void *priv)
     s->opened = false;
 }
 
-extern const TvmafExtractor tvmaf_fex_cambi;
-
-const TvdPlan tvd_plan_cambi = {
-    .cpu = &tvmaf_fex_cambi,
-    .priv_size = sizeof(CambiPlan),
-    .kernels = tvd_kernels_cambi,
-    .n_kernels = TVD_N_KERNELS_cambi,
-    .module = "cambi",
-    .init = init,
-    .setup = setup,
-    .run = run,
-    .report = report,
-    .close = close_plan,
-};
+TVD_PLAN(cambi, cambi, CambiPlan, .init = init, .setup = setup, .run = run, .report = report,
+         .close = close_plan);

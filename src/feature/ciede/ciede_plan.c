@@ -102,16 +102,4 @@ static int report(void *priv, TvdTwin *t, unsigned index, TvmafSink *sink)
     return tvmaf_sink_append(sink, "ciede2000", index, ciede_score(sum, s->w, s->h));
 }
 
-extern const TvmafExtractor tvmaf_fex_ciede;
-
-const TvdPlan tvd_plan_ciede = {
-    .cpu = &tvmaf_fex_ciede,
-    .priv_size = sizeof(CiedePlan),
-    .kernels = tvd_kernels_ciede,
-    .n_kernels = TVD_N_KERNELS_ciede,
-    .module = "ciede",
-    .init = init,
-    .setup = setup,
-    .run = run,
-    .report = report,
-};
+TVD_PLAN(ciede, ciede, CiedePlan, .init = init, .setup = setup, .run = run, .report = report);

@@ -203,17 +203,5 @@ static int report(void *priv, TvdTwin *t, unsigned index, TvmafSink *sink)
     return tvmaf_float_adm_report(&s->p, sums, index, sink);
 }
 
-extern const TvmafExtractor tvmaf_fex_float_adm;
-
-const TvdPlan tvd_plan_float_adm = {
-    .cpu = &tvmaf_fex_float_adm,
-    .priv_size = sizeof(FloatAdmPlan),
-    .kernels = tvd_kernels_float_adm,
-    .n_kernels = TVD_N_KERNELS_float_adm,
-    .module = "float_adm",
-    .needs = TVD_NEEDS_CR_DIV_SQRT,
-    .init = init,
-    .setup = setup,
-    .run = run,
-    .report = report,
-};
+TVD_PLAN(float_adm, float_adm, FloatAdmPlan, .needs = TVD_NEEDS_CR_DIV_SQRT, .init = init,
+         .setup = setup, .run = run, .report = report);

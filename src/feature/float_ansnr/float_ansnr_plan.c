@@ -82,17 +82,5 @@ static int report(void *priv, TvdTwin *t, unsigned index, TvmafSink *sink)
     return tvmaf_float_ansnr_report(&s->p, sig, noise, index, sink);
 }
 
-extern const TvmafExtractor tvmaf_fex_float_ansnr;
-
-const TvdPlan tvd_plan_float_ansnr = {
-    .cpu = &tvmaf_fex_float_ansnr,
-    .priv_size = sizeof(FloatAnsnrPlan),
-    .kernels = tvd_kernels_float_ansnr,
-    .n_kernels = TVD_N_KERNELS_float_ansnr,
-    .module = "float_ansnr",
-    .needs = TVD_NEEDS_CR_DIV_SQRT,
-    .init = init,
-    .setup = setup,
-    .run = run,
-    .report = report,
-};
+TVD_PLAN(float_ansnr, float_ansnr, FloatAnsnrPlan, .needs = TVD_NEEDS_CR_DIV_SQRT, .init = init,
+         .setup = setup, .run = run, .report = report);

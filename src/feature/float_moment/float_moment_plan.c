@@ -64,16 +64,5 @@ static int report(void *priv, TvdTwin *t, unsigned index, TvmafSink *sink)
     return tvmaf_float_moment_report(&s->p, &m[0], &m[1], index, sink);
 }
 
-extern const TvmafExtractor tvmaf_fex_float_moment;
-
-const TvdPlan tvd_plan_float_moment = {
-    .cpu = &tvmaf_fex_float_moment,
-    .priv_size = sizeof(FloatMomentPlan),
-    .kernels = tvd_kernels_float_moment,
-    .n_kernels = TVD_N_KERNELS_float_moment,
-    .module = "float_moment",
-    .needs = TVD_NEEDS_CR_DIV_SQRT,
-    .init = init,
-    .run = run,
-    .report = report,
-};
+TVD_PLAN(float_moment, float_moment, FloatMomentPlan, .needs = TVD_NEEDS_CR_DIV_SQRT, .init = init,
+         .run = run, .report = report);

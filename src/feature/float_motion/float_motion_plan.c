@@ -198,17 +198,5 @@ static int report(void *priv, TvdTwin *t, unsigned index, TvmafSink *sink)
     return tvmaf_float_motion_report(p, index, motion, sink);
 }
 
-extern const TvmafExtractor tvmaf_fex_float_motion;
-
-const TvdPlan tvd_plan_float_motion = {
-    .cpu = &tvmaf_fex_float_motion,
-    .priv_size = sizeof(FmotPlan),
-    .kernels = tvd_kernels_float_motion,
-    .n_kernels = TVD_N_KERNELS_float_motion,
-    .module = "float_motion",
-    .needs = TVD_NEEDS_CR_DIV_SQRT,
-    .init = init,
-    .setup = setup,
-    .run = run,
-    .report = report,
-};
+TVD_PLAN(float_motion, float_motion, FmotPlan, .needs = TVD_NEEDS_CR_DIV_SQRT, .init = init,
+         .setup = setup, .run = run, .report = report);

@@ -166,17 +166,5 @@ static int report(void *priv, TvdTwin *t, unsigned index, TvmafSink *sink)
     return tvmaf_float_ms_ssim_report(&s->p, l, c, sv, index, sink);
 }
 
-extern const TvmafExtractor tvmaf_fex_float_ms_ssim;
-
-const TvdPlan tvd_plan_float_ms_ssim = {
-    .cpu = &tvmaf_fex_float_ms_ssim,
-    .priv_size = sizeof(MsSsimPlan),
-    .kernels = tvd_kernels_float_ms_ssim,
-    .n_kernels = TVD_N_KERNELS_float_ms_ssim,
-    .module = "float_ms_ssim",
-    .needs = TVD_NEEDS_CR_DIV_SQRT,
-    .init = init,
-    .setup = setup,
-    .run = run,
-    .report = report,
-};
+TVD_PLAN(float_ms_ssim, float_ms_ssim, MsSsimPlan, .needs = TVD_NEEDS_CR_DIV_SQRT, .init = init,
+         .setup = setup, .run = run, .report = report);

@@ -59,16 +59,5 @@ static int report(void *priv, TvdTwin *t, unsigned index, TvmafSink *sink)
     return tvmaf_float_psnr_report(&s->p, noise, index, sink);
 }
 
-extern const TvmafExtractor tvmaf_fex_float_psnr;
-
-const TvdPlan tvd_plan_float_psnr = {
-    .cpu = &tvmaf_fex_float_psnr,
-    .priv_size = sizeof(FloatPsnrPlan),
-    .kernels = tvd_kernels_float_psnr,
-    .n_kernels = TVD_N_KERNELS_float_psnr,
-    .module = "float_psnr",
-    .needs = TVD_NEEDS_CR_DIV_SQRT,
-    .init = init,
-    .run = run,
-    .report = report,
-};
+TVD_PLAN(float_psnr, float_psnr, FloatPsnrPlan, .needs = TVD_NEEDS_CR_DIV_SQRT, .init = init,
+         .run = run, .report = report);

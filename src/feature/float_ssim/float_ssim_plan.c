@@ -113,17 +113,5 @@ static int report(void *priv, TvdTwin *t, unsigned index, TvmafSink *sink)
     return tvmaf_float_ssim_report(&s->p, m, index, sink);
 }
 
-extern const TvmafExtractor tvmaf_fex_float_ssim;
-
-const TvdPlan tvd_plan_float_ssim = {
-    .cpu = &tvmaf_fex_float_ssim,
-    .priv_size = sizeof(FloatSsimPlan),
-    .kernels = tvd_kernels_float_ssim,
-    .n_kernels = TVD_N_KERNELS_float_ssim,
-    .module = "float_ssim",
-    .needs = TVD_NEEDS_CR_DIV_SQRT,
-    .init = init,
-    .setup = setup,
-    .run = run,
-    .report = report,
-};
+TVD_PLAN(float_ssim, float_ssim, FloatSsimPlan, .needs = TVD_NEEDS_CR_DIV_SQRT, .init = init,
+         .setup = setup, .run = run, .report = report);

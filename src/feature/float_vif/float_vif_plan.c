@@ -239,17 +239,5 @@ static int report(void *priv, TvdTwin *t, unsigned index, TvmafSink *sink)
     return tvmaf_float_vif_report(p, sums, index, sink);
 }
 
-extern const TvmafExtractor tvmaf_fex_float_vif;
-
-const TvdPlan tvd_plan_float_vif = {
-    .cpu = &tvmaf_fex_float_vif,
-    .priv_size = sizeof(FloatVifPlan),
-    .kernels = tvd_kernels_float_vif,
-    .n_kernels = TVD_N_KERNELS_float_vif,
-    .module = "float_vif",
-    .needs = TVD_NEEDS_CR_DIV_SQRT,
-    .init = init,
-    .setup = setup,
-    .run = run,
-    .report = report,
-};
+TVD_PLAN(float_vif, float_vif, FloatVifPlan, .needs = TVD_NEEDS_CR_DIV_SQRT, .init = init,
+         .setup = setup, .run = run, .report = report);

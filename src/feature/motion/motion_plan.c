@@ -145,20 +145,7 @@ static void close_plan(void *priv)
     m->serial = NULL;
 }
 
-extern const TvmafExtractor tvmaf_fex_motion;
-
-const TvdPlan tvd_plan_motion = {
-    .cpu = &tvmaf_fex_motion,
-    .priv_size = sizeof(MotionPlan),
-    .kernels = tvd_kernels_motion,
-    .n_kernels = TVD_N_KERNELS_motion,
-    .module = "motion",
-    .init = init,
-    .run = run,
-    .report = report,
-    .close = close_plan,
-    .flush = flush,
-    /* one instance that sees the frames in order keeps the ring */
-    .flags_remove = TVMAF_FEX_PREV_REF,
-    .flags_add = TVMAF_FEX_TEMPORAL,
-};
+TVD_PLAN(motion, motion, MotionPlan, .init = init, .run = run, .report = report,
+         .close = close_plan, .flush = flush,
+         /* one instance that sees the frames in order keeps the ring */
+         .flags_remove = TVMAF_FEX_PREV_REF, .flags_add = TVMAF_FEX_TEMPORAL);

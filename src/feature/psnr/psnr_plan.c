@@ -65,15 +65,4 @@ static int report(void *priv, TvdTwin *t, unsigned index, TvmafSink *sink)
     return tvmaf_psnr_report(&s->p, sse, index, sink);
 }
 
-extern const TvmafExtractor tvmaf_fex_psnr;
-
-const TvdPlan tvd_plan_psnr = {
-    .cpu = &tvmaf_fex_psnr,
-    .priv_size = sizeof(PsnrPlan),
-    .kernels = tvd_kernels_psnr,
-    .n_kernels = TVD_N_KERNELS_psnr,
-    .module = "psnr",
-    .init = init,
-    .run = run,
-    .report = report,
-};
+TVD_PLAN(psnr, psnr, PsnrPlan, .init = init, .run = run, .report = report);

@@ -101,17 +101,5 @@ static int report(void *priv, TvdTwin *t, unsigned index, TvmafSink *sink)
     return tvmaf_psnr_hvs_report(score, index, sink);
 }
 
-extern const TvmafExtractor tvmaf_fex_psnr_hvs;
-
-const TvdPlan tvd_plan_psnr_hvs = {
-    .cpu = &tvmaf_fex_psnr_hvs,
-    .priv_size = sizeof(PhvsPlan),
-    .kernels = tvd_kernels_psnr_hvs,
-    .n_kernels = TVD_N_KERNELS_psnr_hvs,
-    .module = "psnr_hvs",
-    .needs = TVD_NEEDS_CR_DIV_SQRT,
-    .init = init,
-    .setup = setup,
-    .run = run,
-    .report = report,
-};
+TVD_PLAN(psnr_hvs, psnr_hvs, PhvsPlan, .needs = TVD_NEEDS_CR_DIV_SQRT, .init = init, .setup = setup,
+         .run = run, .report = report);

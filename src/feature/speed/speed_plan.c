@@ -279,21 +279,9 @@ static void temporal_close(void *priv)
     speed_pipeline_close(&((SpeedTemporalPlan *)priv)->p.pl);
 }
 
-extern const TvmafExtractor tvmaf_fex_speed_temporal;
-
-const TvdPlan tvd_plan_speed_temporal = {
-    .cpu = &tvmaf_fex_speed_temporal,
-    .priv_size = sizeof(SpeedTemporalPlan),
-    .kernels = tvd_kernels_speed,
-    .n_kernels = TVD_N_KERNELS_speed,
-    .module = "speed",
-    .needs = TVD_NEEDS_CR_DIV_SQRT,
-    .init = temporal_init,
-    .setup = temporal_setup,
-    .run = temporal_run,
-    .report = temporal_report,
-    .close = temporal_close,
-};
+TVD_PLAN(speed, speed_temporal, SpeedTemporalPlan, .needs = TVD_NEEDS_CR_DIV_SQRT,
+         .init = temporal_init, .setup = temporal_setup, .run = temporal_run,
+         .report = temporal_report, .close = temporal_close);
 
 /* ------------------------------------------------------------------------ */
 /* speed_chroma                                                             */
@@ -358,18 +346,5 @@ static void chroma_close(void *priv)
     speed_pipeline_close(&((SpeedChromaPlan *)priv)->p.pl);
 }
 
-extern const TvmafExtractor tvmaf_fex_speed_chroma;
-
-const TvdPlan tvd_plan_speed_chroma = {
-    .cpu = &tvmaf_fex_speed_chroma,
-    .priv_size = sizeof(SpeedChromaPlan),
-    .kernels = tvd_kernels_speed,
-    .n_kernels = TVD_N_KERNELS_speed,
-    .module = "speed",
-    .needs = TVD_NEEDS_CR_DIV_SQRT,
-    .init = chroma_init,
-    .setup = chroma_setup,
-    .run = chroma_run,
-    .report = chroma_report,
-    .close = chroma_close,
-};
+TVD_PLAN(speed, speed_chroma, SpeedChromaPlan, .needs = TVD_NEEDS_CR_DIV_SQRT, .init = chroma_init,
+         .setup = chroma_setup, .run = chroma_run, .report = chroma_report, .close = chroma_close);

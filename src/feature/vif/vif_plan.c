@@ -269,16 +269,4 @@ static int report(void *priv, TvdTwin *t, unsigned index, TvmafSink *sink)
     return tvmaf_vif_report(&v->p, sums, index, sink) ? -EINVAL : 0;
 }
 
-extern const TvmafExtractor tvmaf_fex_vif;
-
-const TvdPlan tvd_plan_vif = {
-    .cpu = &tvmaf_fex_vif,
-    .priv_size = sizeof(VifPlan),
-    .kernels = tvd_kernels_vif,
-    .n_kernels = TVD_N_KERNELS_vif,
-    .module = "vif",
-    .init = init,
-    .setup = setup,
-    .run = run,
-    .report = report,
-};
+TVD_PLAN(vif, vif, VifPlan, .init = init, .setup = setup, .run = run, .report = report);
