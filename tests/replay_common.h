@@ -260,18 +260,26 @@ static inline void replay_fill_next(TvmafPicture *f, const TvmafPicture *prev, R
 
 /* ---- the CPU extractor through the public API ---- */
 
-/* A CPU context using `feature` with options `opts` ("" for none); NULL
- * (and a failure) when the library refuses. */
-static inline TvmafContext *replay_cpu_open(const char *feature, const char *opts,
-                                            const char *what)
+/* The feature's spec for tvmaf_use_feature: "FEATURE" or "FEATURE=OPTS". */
+static inline const char *replay_spec(char *spec, size_t len, const char *feature,
+                                      const char *opts)
 {
-    TvmafConfiguration cfg = { .backend = TVMAF_BACKEND_CPU };
+    snprintf(spec, len, "%s%s%s", feature, opts && opts[0] ? "=" : "", opts ? opts : "");
+    return spec;
+}
+
+/* A context of backend b using `feature` with options `opts` ("" for none);
+ * NULL (and a failure) when the library refuses. */
+static inline TvmafContext *replay_open(enum TvmafBackend b, const char *feature,
+                                        const char *opts, const char *what)
+{
+    TvmafConfiguration cfg = { .backend = b };
     TvmafContext *ctx = NULL;
     char spec[256];
-    if (opts && opts[0]) snprintf(spec, sizeof(spec), "%s=%s", feature, opts);
-    else snprintf(spec, sizeof(spec), "%s", feature);
-    if (tvmaf_init(&ctx, &cfg) || tvmaf_use_feature(ctx, spec)) {
-        replay_fail("%s: CPU context: %s", what, ctx ? tvmaf_last_error(ctx) : "init");
+    if (tvmaf_init(&ctx, &cfg) ||
+        tvmaf_use_feature(ctx, replay_spec(spec, sizeof(spec), feature, opts))) {
+        replay_fail("%s: %s context: %s", what, tvmaf_backend_name(b),
+                    ctx ? tvmaf_last_error(ctx) : "init");
         tvmaf_close(ctx);
         return NULL;
     }
@@ -314,38 +322,6 @@ static inline void replay_check_key(TvmafContext *ctx, const char *key, unsigned
         replay_fail("%s: CPU has no %s at frame %u", what, key, frame);
     else
         replay_check_bits(what, key, frame, cpu, replay);
-}
-
-/* The CPU extractor refuses a zero frame of this format (it is the twin's
- * shared setup that refused it too). */
-static inline void replay_check_cpu_refuses(const char *feature, const char *opts,
-                                            enum TvmafPixelFormat fmt, unsigned bpc,
-                                            unsigned w, unsigned h)
-{
-    char what[160];
-    snprintf(what, sizeof(what), "refusal %ux%u %u-bit [%s]", w, h, bpc, opts);
-    TvmafContext *ctx = replay_cpu_open(feature, opts, what);
-    TvmafPicture r, d;
-    if (!ctx) return;
-    if (tvmaf_picture_alloc(&r, fmt, bpc, w, h)) {
-        replay_fail("%s: picture alloc", what);
-        tvmaf_close(ctx);
-        return;
-    }
-    if (tvmaf_picture_alloc(&d, fmt, bpc, w, h)) {
-        tvmaf_picture_unref(&r);
-        replay_fail("%s: picture alloc", what);
-        tvmaf_close(ctx);
-        return;
-    }
-    for (int pl = 0; pl < replay_n_planes(&r); pl++) {
-        memset(r.data[pl], 0, (size_t)r.stride[pl] * r.h[pl]);
-        memset(d.data[pl], 0, (size_t)d.stride[pl] * d.h[pl]);
-    }
-    const int e1 = tvmaf_read_pictures(ctx, &r, &d, 0);
-    const int e2 = tvmaf_flush(ctx);
-    if (!e1 && !e2) replay_fail("%s: the CPU extractor scored it", what);
-    tvmaf_close(ctx);
 }
 
 /* ---- the case loop ---- */
@@ -408,6 +384,24 @@ fail:
     return -ENOMEM;
 }
 
+/* The CPU extractor refuses a zero frame of this format (it is the twin's
+ * shared setup that refused it too). */
+static inline void replay_check_cpu_refuses(const char *feature, const char *opts,
+                                            enum TvmafPixelFormat fmt, unsigned bpc,
+                                            unsigned w, unsigned h)
+{
+    ReplayCase c = { .fmt = fmt, .bpc = bpc, .w = w, .h = h, .opts = opts };
+    snprintf(c.what, sizeof(c.what), "refusal %ux%u %u-bit [%s]", w, h, bpc, opts);
+    TvmafContext *ctx = replay_open(TVMAF_BACKEND_CPU, feature, opts, c.what);
+    TvmafPicture r, d;
+    if (ctx && !replay_pictures(&c, &r, &d)) {
+        replay_fill(&r, &d, REPLAY_CONST0, 0); /* takes no random numbers */
+        const int e1 = tvmaf_read_pictures(ctx, &r, &d, 0);
+        if (!e1 && !tvmaf_flush(ctx)) replay_fail("%s: the CPU extractor scored it", c.what);
+    }
+    tvmaf_close(ctx);
+}
+
 /* A twin scoring (ref, dis) pairs: the replay of one frame and its keys. */
 #define REPLAY_MAX_KEYS 32
 typedef struct ReplayPairTwin {
@@ -440,39 +434,58 @@ static inline int replay_read_frame(FILE *f, TvmafPicture *pic, unsigned k)
  * the case; 0, or an error when the frame cannot be had. */
 typedef int (*ReplayFrameSource)(void *src, TvmafPicture *ref, TvmafPicture *dis, unsigned k);
 
-/* A test clip pair, DIR/NAME.ref.yuv and DIR/NAME.dis.yuv, opened for
- * reading frames (replay_clip_frames); the case a clip makes. */
+/* The test clips' directory: TVMAF_CLIPS, else TVMAF_CLIPS_DEFAULT (as
+ * tests/meson.build sets it), else the source tree's .cache/clips. */
+static inline const char *replay_clips_dir(void)
+{
+    const char *dir = getenv("TVMAF_CLIPS");
+    if (!dir || !dir[0]) dir = getenv("TVMAF_CLIPS_DEFAULT");
+#ifdef TVMAF_SOURCE_ROOT
+    if (!dir || !dir[0]) dir = TVMAF_SOURCE_ROOT "/.cache/clips";
+#endif
+    return dir && dir[0] ? dir : ".";
+}
+
+/* A test clip pair, DIR/NAME.ref.yuv and DIR/NAME.dis.yuv, of that layout,
+ * depth and size, scored on its first n frames with opts. */
+typedef struct ReplayClipSpec {
+    const char *name;
+    enum TvmafPixelFormat fmt;
+    unsigned bpc, w, h, n;
+    const char *opts;
+} ReplayClipSpec;
+
+/* A clip opened for reading frames (replay_clip_frames); the case it makes. */
 typedef struct ReplayClip {
     FILE *fr, *fd;
     ReplayCase c;
 } ReplayClip;
 
-/* Opens the clip and sets up its case (n frames, at most REPLAY_MAX_FRAMES;
- * what: "clip NAME [OPTS]", or "clip NAME LABEL [OPTS]"); 0 when the clip is
- * not there (nothing to close then). */
-static inline int replay_clip_open(ReplayClip *cl, const char *dir, const char *name,
-                                   const char *label, enum TvmafPixelFormat fmt, unsigned w,
-                                   unsigned h, unsigned bpc, unsigned n, const char *opts)
+/* Opens clip s of replay_clips_dir() and sets up its case (n frames, at most
+ * REPLAY_MAX_FRAMES; what: "clip NAME [OPTS]", or "clip NAME LABEL [OPTS]");
+ * 0 when the clip is not there (nothing to close then), a failure unless
+ * `optional`. */
+static inline int replay_clip_open(ReplayClip *cl, const ReplayClipSpec *s, const char *label,
+                                   int optional)
 {
+    const char *dir = replay_clips_dir();
     char rp[1024], dp[1024];
-    snprintf(rp, sizeof(rp), "%s/%s.ref.yuv", dir, name);
-    snprintf(dp, sizeof(dp), "%s/%s.dis.yuv", dir, name);
+    snprintf(rp, sizeof(rp), "%s/%s.ref.yuv", dir, s->name);
+    snprintf(dp, sizeof(dp), "%s/%s.dis.yuv", dir, s->name);
     memset(cl, 0, sizeof(*cl));
     cl->fr = fopen(rp, "rb");
     cl->fd = fopen(dp, "rb");
     if (!cl->fr || !cl->fd) {
         if (cl->fr) fclose(cl->fr);
         if (cl->fd) fclose(cl->fd);
+        if (!optional) replay_fail("the test clip %s is not in %s", s->name, dir);
         return 0;
     }
-    cl->c.fmt = fmt;
-    cl->c.bpc = bpc;
-    cl->c.w = w;
-    cl->c.h = h;
-    cl->c.opts = opts;
-    cl->c.n_frames = n < REPLAY_MAX_FRAMES ? n : REPLAY_MAX_FRAMES;
-    snprintf(cl->c.what, sizeof(cl->c.what), "clip %s%s%s [%s]", name, label ? " " : "",
-             label ? label : "", opts);
+    const ReplayCase c = { .fmt = s->fmt, .bpc = s->bpc, .w = s->w, .h = s->h, .opts = s->opts,
+                           .n_frames = s->n < REPLAY_MAX_FRAMES ? s->n : REPLAY_MAX_FRAMES };
+    cl->c = c;
+    snprintf(cl->c.what, sizeof(cl->c.what), "clip %s%s%s [%s]", s->name, label ? " " : "",
+             label ? label : "", s->opts);
     return 1;
 }
 
@@ -491,23 +504,21 @@ static inline int replay_clip_frames(void *src, TvmafPicture *ref, TvmafPicture 
     return replay_read_frame(cl->fr, ref, k) || replay_read_frame(cl->fd, dis, k);
 }
 
-/* Case c for a pair twin on frames from source (0 or an error for frame k):
- * each frame replayed by t->frame and read by the CPU extractor; then every
- * output of every frame is compared with the CPU's, as bits. */
-static inline void replay_pair_frames(const ReplayCase *c, const ReplayPairTwin *t,
-                                      ReplayFrameSource source, void *src)
+/* Case c for a pair twin on its synthetic frames (c->fills): each frame
+ * replayed by t->frame and read by the CPU extractor; then every output of
+ * every frame is compared with the CPU's, as bits. */
+static inline void replay_pair_case(const ReplayCase *c, const ReplayPairTwin *t)
 {
     static double values[REPLAY_MAX_FRAMES][REPLAY_MAX_KEYS];
     unsigned n_values[REPLAY_MAX_FRAMES] = { 0 }, k = 0;
-    TvmafContext *ctx = replay_cpu_open(t->feature, c->opts, c->what);
+    TvmafContext *ctx = replay_open(TVMAF_BACKEND_CPU, t->feature, c->opts, c->what);
     if (!ctx) return;
     for (; k < c->n_frames; k++) {
         TvmafPicture ref, dis;
         if (replay_pictures(c, &ref, &dis)) break;
-        int err = source(src, &ref, &dis, k);
-        if (err) replay_fail("%s: cannot read frame %u", c->what, k);
-        else n_values[k] = t->frame(t->priv, c, &ref, &dis, k, values[k]);
-        if (!err) err = replay_cpu_read(ctx, &ref, &dis, k, c->what);
+        replay_fill(&ref, &dis, c->fills[k], k);
+        n_values[k] = t->frame(t->priv, c, &ref, &dis, k, values[k]);
+        const int err = replay_cpu_read(ctx, &ref, &dis, k, c->what);
         tvmaf_picture_unref(&ref);
         tvmaf_picture_unref(&dis);
         if (err) break;
@@ -528,19 +539,20 @@ static inline int replay_fill_frames(void *src, TvmafPicture *ref, TvmafPicture 
     return 0;
 }
 
-/* Case c for a pair twin on its synthetic frames (c->fills). */
-static inline void replay_pair_case(const ReplayCase *c, const ReplayPairTwin *t)
-{
-    replay_pair_frames(c, t, replay_fill_frames, (void *)c);
-}
-
 /* One-entry and common lists for matrices. */
 static const enum TvmafPixelFormat replay_420[] = { TVMAF_PIX_FMT_YUV420P };
 static const enum TvmafPixelFormat replay_422[] = { TVMAF_PIX_FMT_YUV422P };
 static const enum TvmafPixelFormat replay_444[] = { TVMAF_PIX_FMT_YUV444P };
 static const enum TvmafPixelFormat replay_400[] = { TVMAF_PIX_FMT_YUV400P };
+static const enum TvmafPixelFormat replay_yuv[] = { TVMAF_PIX_FMT_YUV420P, TVMAF_PIX_FMT_YUV422P,
+                                                    TVMAF_PIX_FMT_YUV444P };
+static const enum TvmafPixelFormat replay_fmts[] = { TVMAF_PIX_FMT_YUV420P, TVMAF_PIX_FMT_YUV422P,
+                                                     TVMAF_PIX_FMT_YUV444P, TVMAF_PIX_FMT_YUV400P };
 static const unsigned replay_depths[] = { 8, 10, 12, 16 };
-static const unsigned replay_8_16[] = { 8, 16 };
+static const unsigned replay_8_16[] = { 8, 16 }, replay_d8[] = { 8 }, replay_d16[] = { 16 };
+static const ReplaySize replay_1080p[] = { { 1920, 1080 } };
+static const ReplayFill replay_random[][REPLAY_MAX_FRAMES] = { { REPLAY_RANDOM } };
+static const ReplayFill replay_near[][REPLAY_MAX_FRAMES] = { { REPLAY_NEAR } };
 static const char *const replay_debug[] = { "debug=true" };
 
 /* A list of a ReplayMatrix: REPLAY_SET(sizes, my_sizes) sets sizes and n_sizes. */
@@ -599,27 +611,33 @@ static inline unsigned replay_matrix(const ReplayMatrix *m, void (*run)(const Re
 static inline void replay_picture_matrices(const char *feature, unsigned block_w,
                                            unsigned block_h, void (*run)(const ReplayCase *))
 {
-    static const enum TvmafPixelFormat fmts[] = { TVMAF_PIX_FMT_YUV420P, TVMAF_PIX_FMT_YUV422P,
-                                                  TVMAF_PIX_FMT_YUV444P };
     static const ReplayFill fills[][REPLAY_MAX_FRAMES] = {
         { REPLAY_RANDOM },   { REPLAY_NEAR },  { REPLAY_LEVELS },
         { REPLAY_EXTREMES }, { REPLAY_EQUAL },
     };
     static const ReplayFill sweep[][REPLAY_MAX_FRAMES] = { { REPLAY_SWEEP } };
-    static const unsigned d16[] = { 16 };
     static const ReplaySize s256[] = { { 256, 256 } };
     const ReplaySize sizes[] = { { 64, 36 }, { 177, 99 }, { 33, 2 }, { 1, 1 },
                                  { block_w + 1, block_h + 1 } };
     char name[2][96];
     snprintf(name[0], sizeof(name[0]), "%s layouts x depths x sizes x fills", feature);
     snprintf(name[1], sizeof(name[1]), "%s every 16-bit level", feature);
-    const ReplayMatrix all = { .name = name[0], REPLAY_SET(fmts, fmts), REPLAY_SET(sizes, sizes),
-                               REPLAY_SET(depths, replay_depths), REPLAY_SET(seqs, fills) };
+    const ReplayMatrix all = { .name = name[0], REPLAY_SET(fmts, replay_yuv),
+                               REPLAY_SET(sizes, sizes), REPLAY_SET(depths, replay_depths),
+                               REPLAY_SET(seqs, fills) };
     const ReplayMatrix levels = { .name = name[1], REPLAY_SET(fmts, replay_444),
-                                  REPLAY_SET(sizes, s256), REPLAY_SET(depths, d16),
+                                  REPLAY_SET(sizes, s256), REPLAY_SET(depths, replay_d16),
                                   REPLAY_SET(seqs, sweep) };
     replay_matrix(&all, run);
     replay_matrix(&levels, run);
+}
+
+/* Whether the environment variable is set to something other than "" or "0"
+ * (TVMAF_TEST_FULL, TVMAF_TEST_QUICK). */
+static inline int replay_env_on(const char *name)
+{
+    const char *v = getenv(name);
+    return v && v[0] && strcmp(v, "0");
 }
 
 /* A check outside the matrices counts as one case. */

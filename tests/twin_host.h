@@ -7,6 +7,8 @@
  * (TVD_HOST_PROFILE=cuda: warp shuffles and 64-bit atomics; opencl: none),
  * so each decomposition a plan can choose is checked.
  *
+ * The drivers' shared checks are here too: the operations counted against
+ * the old twins' (TwinHostOps), refusals alike, sampled matrices and clips.
  * The cases, fills and clips are replay_common.h's.
  */
 #ifndef TVMAF_TESTS_TWIN_HOST_H
@@ -19,30 +21,30 @@
 #include "replay_common.h"
 
 static const char *const twin_host_profiles[] = { "cuda", "opencl" };
+/* with a ladder's: each frame as the reference pass into an area and the
+ * pair pass (the twins that serve ladders) */
+static const char *const twin_host_ladder_profiles[] = { "cuda", "opencl", "ladder" };
 
-static inline void twin_host_init(void)
+/* The driver's feature (NULL when its cases name theirs): the one the
+ * matrices' runners below score. */
+static const char *twin_host_feature;
+
+static inline void twin_host_init(const char *feature)
 {
+    twin_host_feature = feature;
     if (tvd_host_register()) {
         fprintf(stderr, "cannot register the host executor\n");
         exit(1);
     }
 }
 
+/* A context of backend b (replay_open); on the host executor, the feature
+ * must run there. */
 static inline TvmafContext *twin_host_open(enum TvmafBackend b, const char *feature,
                                            const char *opts, const char *what)
 {
-    TvmafConfiguration cfg = { .backend = b };
-    TvmafContext *ctx = NULL;
-    char spec[256];
-    if (opts && opts[0]) snprintf(spec, sizeof(spec), "%s=%s", feature, opts);
-    else snprintf(spec, sizeof(spec), "%s", feature);
-    if (tvmaf_init(&ctx, &cfg) || tvmaf_use_feature(ctx, spec)) {
-        replay_fail("%s: %s context: %s", what, tvmaf_backend_name(b),
-                    ctx ? tvmaf_last_error(ctx) : "init");
-        tvmaf_close(ctx);
-        return NULL;
-    }
-    if (b != TVMAF_BACKEND_CPU) {
+    TvmafContext *ctx = replay_open(b, feature, opts, what);
+    if (ctx && b != TVMAF_BACKEND_CPU) {
         const char *ran = tvmaf_feature_backend(ctx, feature);
         if (!ran || strcmp(ran, tvmaf_backend_name(b)))
             replay_fail("%s: feature %s runs on %s, not on the host executor", what, feature,
@@ -157,8 +159,7 @@ static inline int twin_host_refused(const ReplayCase *c, const char *feature)
 {
     static const enum TvmafBackend backends[2] = { TVMAF_BACKEND_CPU, TVMAF_BACKEND_HOST };
     char spec[256];
-    if (c->opts && c->opts[0]) snprintf(spec, sizeof(spec), "%s=%s", feature, c->opts);
-    else snprintf(spec, sizeof(spec), "%s", feature);
+    replay_spec(spec, sizeof(spec), feature, c->opts);
     for (int i = 0; i < 2; i++) {
         const char *name = tvmaf_backend_name(backends[i]), *ran;
         TvmafConfiguration cfg = { .backend = backends[i] };
@@ -182,32 +183,6 @@ static inline int twin_host_refused(const ReplayCase *c, const char *feature)
     return 1;
 }
 
-/* The operations per frame the host executor counted for `feature` since
- * the last reset, under the profile last used; checks them against the
- * expected ones (the old CUDA twin's, read from its code). */
-static inline void twin_host_check_counts(const char *feature, const char *what,
-                                          unsigned long long launches,
-                                          unsigned long long copies, unsigned long long fills,
-                                          unsigned long long syncs)
-{
-    TvdCounts c;
-    unsigned long long frames;
-    if (tvd_host_totals(feature, &c, &frames) || !frames) {
-        replay_fail("%s: no counts for %s", what, feature);
-        return;
-    }
-    const unsigned long long got[4] = { c.launches, c.copies, c.fills, c.syncs };
-    const unsigned long long want[4] = { launches, copies, fills, syncs };
-    static const char *const names[4] = { "launches", "copies", "fills", "syncs" };
-    for (int i = 0; i < 4; i++)
-        if (got[i] != want[i] * frames)
-            replay_fail("%s: %s: %llu over %llu frames, expected %llu per frame", what,
-                        names[i], got[i], frames, want[i]);
-    printf("%s: per frame %llu launches, %llu copies, %llu fills, %llu syncs\n", what,
-           c.launches / frames, c.copies / frames, c.fills / frames, c.syncs / frames);
-    replay_cases++;
-}
-
 /* Case c's frames on the host executor alone, under one profile, scored on
  * the calling thread (n_threads 1: one instance of the twin, the frames in
  * order): for the totals of a twin that clears a buffer on each instance's
@@ -218,12 +193,11 @@ static inline void twin_host_one_instance(const ReplayCase *c, const char *featu
                                           const char *profile)
 {
     char spec[256];
-    if (c->opts && c->opts[0]) snprintf(spec, sizeof(spec), "%s=%s", feature, c->opts);
-    else snprintf(spec, sizeof(spec), "%s", feature);
     setenv("TVD_HOST_PROFILE", profile, 1);
     TvmafConfiguration cfg = { .backend = TVMAF_BACKEND_HOST, .n_threads = 1 };
     TvmafContext *ctx = NULL;
-    int err = tvmaf_init(&ctx, &cfg) || tvmaf_use_feature(ctx, spec);
+    int err = tvmaf_init(&ctx, &cfg) ||
+              tvmaf_use_feature(ctx, replay_spec(spec, sizeof(spec), feature, c->opts));
     for (unsigned k = 0; !err && k < c->n_frames; k++) {
         TvmafPicture ref, dis;
         if ((err = replay_pictures(c, &ref, &dis))) break;
@@ -240,34 +214,138 @@ static inline void twin_host_one_instance(const ReplayCase *c, const char *featu
     tvmaf_close(ctx);
 }
 
+/* The operations a case of the old CUDA twin made, read from its code: per
+ * frame (frames 0: every frame alike), or in all over `frames` frames (a
+ * twin whose first frames differ from its steady state: a buffer cleared
+ * once, a temporal twin's first frame). */
+typedef struct TwinHostOps {
+    unsigned long long frames, launches, copies, fills, syncs;
+} TwinHostOps;
+
 /* The operations the host executor counted for `feature` since the last
- * reset, in all, over `frames` frames: for a twin whose first frames differ
- * from its steady state (a buffer cleared once, a temporal twin's first
- * frame), the old CUDA twin's operations over those frames, read from its
- * code. */
-static inline void twin_host_check_totals(const char *feature, const char *what,
-                                          unsigned long long frames,
-                                          unsigned long long launches,
-                                          unsigned long long copies, unsigned long long fills,
-                                          unsigned long long syncs)
+ * reset, under the profile last used, against want (a case). */
+static inline void twin_host_check_ops(const char *feature, const char *what,
+                                       const TwinHostOps *want)
 {
     TvdCounts c;
-    unsigned long long got_frames;
-    if (tvd_host_totals(feature, &c, &got_frames) || got_frames != frames) {
+    unsigned long long frames = 0;
+    const int err = tvd_host_totals(feature, &c, &frames);
+    if (err || !frames || (want->frames && frames != want->frames)) {
         replay_fail("%s: counts for %s over %llu frames, expected %llu", what, feature,
-                    tvd_host_totals(feature, &c, &got_frames) ? 0 : got_frames, frames);
+                    err ? 0 : frames, want->frames);
         return;
     }
+    const unsigned long long per = want->frames ? 1 : frames; /* want's multiple */
     const unsigned long long got[4] = { c.launches, c.copies, c.fills, c.syncs };
-    const unsigned long long want[4] = { launches, copies, fills, syncs };
+    const unsigned long long exp[4] = { want->launches, want->copies, want->fills, want->syncs };
     static const char *const names[4] = { "launches", "copies", "fills", "syncs" };
     for (int i = 0; i < 4; i++)
-        if (got[i] != want[i])
-            replay_fail("%s: %s: %llu over %llu frames, expected %llu", what, names[i], got[i],
-                        frames, want[i]);
-    printf("%s: over %llu frames %llu launches, %llu copies, %llu fills, %llu syncs\n", what,
-           frames, c.launches, c.copies, c.fills, c.syncs);
+        if (got[i] != exp[i] * per)
+            replay_fail("%s: %s: %llu over %llu frames, expected %llu%s", what, names[i], got[i],
+                        frames, exp[i], want->frames ? "" : " per frame");
+    if (want->frames)
+        printf("%s: over %llu frames %llu launches, %llu copies, %llu fills, %llu syncs\n", what,
+               frames, c.launches, c.copies, c.fills, c.syncs);
+    else
+        printf("%s: per frame %llu launches, %llu copies, %llu fills, %llu syncs\n", what,
+               c.launches / frames, c.copies / frames, c.fills / frames, c.syncs / frames);
     replay_cases++;
+}
+
+/* How a case runs under one profile: twin_host_profile (both sides, compared),
+ * twin_host_one_instance or a driver's own. */
+typedef void (*TwinHostRun)(const ReplayCase *c, const char *feature, ReplayFrameSource source,
+                            void *src, const char *profile);
+
+/* Case c's operations under `profile`: the totals reset, c run by `run`
+ * (NULL: twin_host_profile) on frames from source (NULL: c's fills), checked
+ * against want as "WHAT {PROFILE}". */
+static inline void twin_host_count(const ReplayCase *c, const char *feature,
+                                   const char *profile, TwinHostRun run,
+                                   ReplayFrameSource source, void *src, const TwinHostOps *want)
+{
+    char what[400];
+    snprintf(what, sizeof(what), "%s {%s}", c->what, profile);
+    tvd_host_totals_reset();
+    (run ? run : twin_host_profile)(c, feature, source ? source : replay_fill_frames,
+                                    source ? src : (void *)c, profile);
+    twin_host_check_ops(feature, what, want);
+}
+
+/* Case c's operations on its fills under each of twin_host_profiles: want[p]
+ * for the p-th, the last of the n_want for those after. */
+static inline void twin_host_counts(const ReplayCase *c, const char *feature,
+                                    const TwinHostOps *want, unsigned n_want)
+{
+    for (unsigned p = 0; p < REPLAY_COUNT(twin_host_profiles); p++)
+        twin_host_count(c, feature, twin_host_profiles[p], NULL, NULL, NULL,
+                        &want[p < n_want ? p : n_want - 1]);
+}
+
+/* ---- the cases a driver checks beyond the bits ---- */
+
+/* Cases refused by both sides, and the matrices' sampling: a sampled case is
+ * run one in twin_host_every, by a fixed hash of its number (a driver sets
+ * twin_host_every to 1 under TVMAF_TEST_FULL=1). */
+static unsigned twin_host_n_refused, twin_host_every = 1, twin_host_seen, twin_host_skipped;
+
+static inline int twin_host_sampled_out(void)
+{
+    if (twin_host_every < 2 || !((++twin_host_seen * 2654435761u >> 16) % twin_host_every))
+        return 0;
+    twin_host_skipped++;
+    return 1;
+}
+
+/* Case c refused by both sides (counted), or else scored and compared. */
+static inline void twin_host_case_or_refused(const ReplayCase *c, const char *feature)
+{
+    if (twin_host_refused(c, feature)) twin_host_n_refused++;
+    else twin_host_case(c, feature);
+}
+
+/* Runners of a matrix (replay_matrix) of the driver's feature: every case
+ * scored; refused by both or scored; the same, sampled. */
+static inline void twin_host_run(const ReplayCase *c)
+{
+    twin_host_case(c, twin_host_feature);
+}
+
+static inline void twin_host_run_or_refused(const ReplayCase *c)
+{
+    twin_host_case_or_refused(c, twin_host_feature);
+}
+
+static inline void twin_host_run_sampled(const ReplayCase *c)
+{
+    if (!twin_host_sampled_out()) twin_host_case_or_refused(c, twin_host_feature);
+}
+
+/* Case c, which the CPU extractor must refuse: both sides refuse it. */
+static inline void twin_host_must_refuse(const ReplayCase *c, const char *feature)
+{
+    if (!twin_host_refused(c, feature)) replay_fail("%s: the CPU extractor scored it", c->what);
+    twin_host_n_refused++;
+}
+
+/* The refused and sampled-out cases' line; a driver that has refusals must
+ * have exercised one. */
+static inline void twin_host_report_refused(void)
+{
+    printf("refused by both: %u cases; sampled out: %u cases\n", twin_host_n_refused,
+           twin_host_skipped);
+    if (!twin_host_n_refused) replay_fail("no refused case was exercised");
+}
+
+/* Clip s under the profiles (twin_host_frames), counted as a case; a missing
+ * clip fails. */
+static inline void twin_host_clip(const ReplayClipSpec *s, const char *feature)
+{
+    ReplayClip cl;
+    if (!replay_clip_open(&cl, s, NULL, 0)) return;
+    twin_host_frames(&cl.c, feature, replay_clip_frames, &cl);
+    replay_count(cl.c.what, 1);
+    replay_clip_close(&cl);
 }
 
 #endif

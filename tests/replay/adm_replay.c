@@ -26,19 +26,12 @@
 #define SAMPLED 1u
 #define LARGE 2u
 
-static int env_on(const char *name)
-{
-    const char *v = getenv(name);
-    return v && v[0] && strcmp(v, "0");
-}
-
 static void run_case(const ReplayCase *c)
 {
-    static const char *const profiles[] = { "cuda", "opencl", "ladder" };
     static unsigned n_sampled, n_quick;
-    if ((c->flags & SAMPLED) && !env_on("TVMAF_TEST_FULL") && n_sampled++ % 8) return;
-    if (env_on("TVMAF_TEST_QUICK") && ((c->flags & LARGE) || n_quick++ % 2)) return;
-    twin_host_frames_in(c, "adm", replay_fill_frames, (void *)c, profiles, 3);
+    if ((c->flags & SAMPLED) && !replay_env_on("TVMAF_TEST_FULL") && n_sampled++ % 8) return;
+    if (replay_env_on("TVMAF_TEST_QUICK") && ((c->flags & LARGE) || n_quick++ % 2)) return;
+    twin_host_frames_in(c, "adm", replay_fill_frames, (void *)c, twin_host_ladder_profiles, 3);
 }
 
 /* Per frame with statistics at every scale: a coef and a cm launch per
@@ -47,17 +40,12 @@ static void run_case(const ReplayCase *c)
  * area: the area's zeroing and the four reference passes more. */
 static void counts(void)
 {
-    static const char *const profiles[] = { "cuda", "opencl", "ladder" };
-    for (int p = 0; p < 3; p++) {
-        tvd_host_totals_reset();
-        ReplayCase c = { .fmt = TVMAF_PIX_FMT_YUV420P, .bpc = 8, .w = 64, .h = 64, .opts = "",
-                         .n_frames = 2, .fills = { REPLAY_RANDOM, REPLAY_NEAR } };
-        snprintf(c.what, sizeof(c.what), "adm counts");
-        twin_host_profile(&c, "adm", replay_fill_frames, &c, profiles[p]);
-        char what[64];
-        snprintf(what, sizeof(what), "adm counts {%s}", profiles[p]);
-        twin_host_check_counts("adm", what, p == 2 ? 13 : 9, 1, p == 2 ? 2 : 1, 1);
-    }
+    static const ReplayCase c = { .fmt = TVMAF_PIX_FMT_YUV420P, .bpc = 8, .w = 64, .h = 64,
+                                  .opts = "", .n_frames = 2, .what = "adm counts",
+                                  .fills = { REPLAY_RANDOM, REPLAY_NEAR } };
+    static const TwinHostOps ops[] = { { 0, 9, 1, 1, 1 }, { 0, 9, 1, 1, 1 }, { 0, 13, 1, 2, 1 } };
+    for (unsigned p = 0; p < 3; p++)
+        twin_host_count(&c, "adm", twin_host_ladder_profiles[p], NULL, NULL, NULL, &ops[p]);
 }
 
 static void check_refusals(void)
@@ -73,7 +61,8 @@ static void check_refusals(void)
         AdmState s;
         memset(&s, 0, sizeof(s));
         tvmaf_options_set_defaults(tvmaf_adm_options, &s);
-        const TvmafVideoInfo vi = { TVMAF_PIX_FMT_YUV420P, cases[i].bpc, cases[i].w, cases[i].h, 0, false };
+        const TvmafVideoInfo vi = { TVMAF_PIX_FMT_YUV420P, cases[i].bpc, cases[i].w, cases[i].h,
+                                    0, false };
         char msg[256] = "";
         int err = tvmaf_options_parse(tvmaf_adm_options, &s, cases[i].opts, "adm", msg,
                                       sizeof(msg));
@@ -89,7 +78,6 @@ static void check_refusals(void)
 
 int main(void)
 {
-    static const unsigned d8[] = { 8 }, d16[] = { 16 };
     /* widths chosen so the lane blocks (16 over the work range, 14 / 6 over
      * the cm columns) end differently at every scale, plus odd sizes */
     static const ReplaySize sizes[] = {
@@ -99,14 +87,13 @@ int main(void)
     };
     static const ReplaySize s33[] = { { 33, 33 } }, s177[] = { { 177, 99 } };
     static const ReplaySize s130[] = { { 130, 70 } }, s67[] = { { 67, 45 } };
-    static const ReplaySize s99[] = { { 99, 40 } }, hd[] = { { 1920, 1080 } };
+    static const ReplaySize s99[] = { { 99, 40 } };
     static const ReplayFill seqs[][REPLAY_MAX_FRAMES] = {
         { REPLAY_RANDOM, REPLAY_NEAR, REPLAY_SMOOTH },
         { REPLAY_LEVELS, REPLAY_EXTREMES, REPLAY_EDGES },
         { REPLAY_CONST0, REPLAY_CONSTMAX, REPLAY_EQUAL },
         { REPLAY_REF_FLAT, REPLAY_LINES, REPLAY_LINES_DIM },
     };
-    static const ReplayFill near[][REPLAY_MAX_FRAMES] = { { REPLAY_NEAR } };
     static const ReplayFill lines[][REPLAY_MAX_FRAMES] = { { REPLAY_LINES } };
     static const char *const opt_sets[] = {
         "debug=true",
@@ -153,13 +140,13 @@ int main(void)
           REPLAY_SET(depths, replay_depths), REPLAY_SET(seqs, seqs), .n_frames = 3 },
         /* a full HD frame, 8 and 16 bits */
         { .name = "adm 1920x1080 8-bit", REPLAY_SET(opts, replay_debug),
-          REPLAY_SET(fmts, replay_420), REPLAY_SET(sizes, hd), REPLAY_SET(depths, d8),
-          REPLAY_SET(seqs, near), .flags = LARGE },
+          REPLAY_SET(fmts, replay_420), REPLAY_SET(sizes, replay_1080p),
+          REPLAY_SET(depths, replay_d8), REPLAY_SET(seqs, replay_near), .flags = LARGE },
         { .name = "adm 1920x1080 16-bit", REPLAY_SET(opts, hd16_opts), REPLAY_SET(fmts, replay_420),
-          REPLAY_SET(sizes, hd), REPLAY_SET(depths, d16), REPLAY_SET(seqs, lines),
+          REPLAY_SET(sizes, replay_1080p), REPLAY_SET(depths, replay_d16), REPLAY_SET(seqs, lines),
           .flags = LARGE },
     };
-    twin_host_init();
+    twin_host_init("adm");
     replay_seed(0x3c6ef372fe94f82bull);
     for (unsigned i = 0; i < REPLAY_COUNT(m); i++) replay_matrix(&m[i], run_case);
     check_refusals();

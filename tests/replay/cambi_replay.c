@@ -18,7 +18,7 @@
  * the bits stay right and the extra read-back is what shows it.
  *
  * The host executor runs each work-item of the top-k passes as a fiber, so
- * the matrices are sampled, one case in `every` by a fixed hash of the
+ * the matrices are sampled, one case in twin_host_every by a fixed hash of the
  * case's number, and the clips are three short ones; TVMAF_TEST_FULL=1 runs
  * everything (4 minutes here, unloaded), TVMAF_TEST_QUICK no clip above 576x324.
  */
@@ -157,7 +157,7 @@ static void check_heatmaps(const ReplayCase *c, const char *what)
 
 /* ---- cases ---- */
 
-static unsigned n_refused, n_range, n_scored, n_nonzero;
+static unsigned n_range, n_scored, n_nonzero;
 
 /* Frame k into two contexts (each takes its own copies); whether each failed. */
 static void read_both(TvmafContext *ctx[2], const TvmafPicture *ref, const TvmafPicture *dis,
@@ -178,16 +178,17 @@ static void read_both(TvmafContext *ctx[2], const TvmafPicture *ref, const Tvmaf
 }
 
 /* Case c on frames from source under one profile: the CPU and the host
- * executor both score every frame, identically, or both fail alike. */
-static void run_profile(const ReplayCase *c, ReplayFrameSource source, void *src,
-                        const char *profile)
+ * executor both score every frame, identically, or both fail alike (a
+ * TwinHostRun: the feature is cambi). */
+static void run_profile(const ReplayCase *c, const char *feature, ReplayFrameSource source,
+                        void *src, const char *profile)
 {
     char what[320], ob[2][240];
     snprintf(what, sizeof(what), "%s {%s}", c->what, profile);
     setenv("TVD_HOST_PROFILE", profile, 1);
     TvmafContext *ctx[2] = {
-        twin_host_open(TVMAF_BACKEND_CPU, "cambi", heat_opts(c->opts, "cpu", ob[0], 240), what),
-        twin_host_open(TVMAF_BACKEND_HOST, "cambi", heat_opts(c->opts, "twin", ob[1], 240), what),
+        twin_host_open(TVMAF_BACKEND_CPU, feature, heat_opts(c->opts, "cpu", ob[0], 240), what),
+        twin_host_open(TVMAF_BACKEND_HOST, feature, heat_opts(c->opts, "twin", ob[1], 240), what),
     };
     int failed[2] = { !ctx[0], !ctx[1] };
     for (unsigned k = 0; k < c->n_frames && !failed[0] && !failed[1]; k++) {
@@ -214,7 +215,7 @@ static void run_profile(const ReplayCase *c, ReplayFrameSource source, void *src
         const char *m[2] = { tvmaf_last_error(ctx[0]), tvmaf_last_error(ctx[1]) };
         if (strcmp(m[0], m[1])) replay_fail("%s: refused as \"%s\" and \"%s\"", what, m[0], m[1]);
         if (strstr(m[0], "failed on frame")) n_range++;
-        else n_refused++;
+        else twin_host_n_refused++;
     } else if (!failed[0]) {
         twin_host_compare(ctx[0], ctx[1], c->n_frames, what);
         if (strstr(c->opts, "heatmaps_path=")) check_heatmaps(c, what);
@@ -233,7 +234,7 @@ static void run_profile(const ReplayCase *c, ReplayFrameSource source, void *src
 static void run_frames(const ReplayCase *c, ReplayFrameSource source, void *src)
 {
     for (unsigned p = 0; p < REPLAY_COUNT(twin_host_profiles); p++)
-        run_profile(c, source, src, twin_host_profiles[p]);
+        run_profile(c, "cambi", source, src, twin_host_profiles[p]);
 }
 
 static void run_case(const ReplayCase *c)
@@ -241,13 +242,9 @@ static void run_case(const ReplayCase *c)
     run_frames(c, fill_source, (void *)c);
 }
 
-/* one case in `every` of a matrix, by a fixed hash of the case's number */
-static unsigned every = 1, n_seen, n_skipped;
-
 static void run_sampled(const ReplayCase *c)
 {
-    if (every > 1 && (++n_seen * 2654435761u >> 16) % every) n_skipped++;
-    else run_case(c);
+    if (!twin_host_sampled_out()) run_case(c);
 }
 
 /* ---- operations per frame ---- */
@@ -279,85 +276,68 @@ static void counts(const CountCase *cc)
     const unsigned launches = cc->pics * per_pic, copies = 2 + cc->heat + cc->back;
     const unsigned fills = 2 + 5 * cc->pics * !cc->gate, old_syncs = 1 + (cc->back > 0);
     const unsigned syncs = old_syncs + (!cc->back && (cc->pics == 2 || !cc->heat));
-    for (unsigned p = 0; p < REPLAY_COUNT(twin_host_profiles); p++) {
-        ReplayCase c = { .fmt = cc->fmt, .bpc = cc->bpc, .w = cc->w, .h = cc->h,
-                         .opts = cc->opts, .n_frames = 1, .fills = { (ReplayFill)cc->fill } };
-        snprintf(c.what, sizeof(c.what), "cambi counts %ux%u %u-bit [%s]", cc->w, cc->h, cc->bpc,
-                 cc->opts);
-        tvd_host_totals_reset();
-        run_profile(&c, fill_source, &c, twin_host_profiles[p]);
-        char what[400];
-        snprintf(what, sizeof(what), "%s {%s} (old twin: %u/%u/%u/%u)", c.what,
-                 twin_host_profiles[p], launches, copies, fills, old_syncs);
-        twin_host_check_counts("cambi", what, launches, copies, fills, syncs);
-    }
+    ReplayCase c = { .fmt = cc->fmt, .bpc = cc->bpc, .w = cc->w, .h = cc->h, .opts = cc->opts,
+                     .n_frames = 1, .fills = { (ReplayFill)cc->fill } };
+    snprintf(c.what, sizeof(c.what), "cambi counts %ux%u %u-bit [%s] (old twin: %u/%u/%u/%u)",
+             cc->w, cc->h, cc->bpc, cc->opts, launches, copies, fills, old_syncs);
+    const TwinHostOps ops = { 0, launches, copies, fills, syncs };
+    for (unsigned p = 0; p < REPLAY_COUNT(twin_host_profiles); p++)
+        twin_host_count(&c, "cambi", twin_host_profiles[p], run_profile, fill_source, &c, &ops);
 }
 
 /* ---- frames of the test clips ---- */
 
-static int quick, full;
-
-/* A clip case: always, or (`sampled`) only with TVMAF_TEST_FULL=1; with
- * TVMAF_TEST_QUICK none above 576x324 (the sanitizer pass). */
-static unsigned clip_case(const char *dir, int sampled, const char *name,
-                          enum TvmafPixelFormat fmt, unsigned w, unsigned h, unsigned bpc,
-                          unsigned n, const char *opts)
+/* The clips: a case marked `sampled` only with TVMAF_TEST_FULL=1, and with
+ * TVMAF_TEST_QUICK none above 576x324 (the sanitizer pass); a missing clip
+ * fails. */
+static void clips(int full)
 {
-    if ((sampled && !full) || (quick && (size_t)w * h > 576 * 324)) return 0;
-    ReplayClip cl;
-    if (!replay_clip_open(&cl, dir, name, NULL, fmt, w, h, bpc, n, opts)) {
-        replay_fail("the test clip %s is not in %s", name, dir);
-        return 0;
-    }
-    run_frames(&cl.c, replay_clip_frames, &cl);
-    replay_clip_close(&cl);
-    return 1;
-}
-
-static void clips(void)
-{
-    const char *dir = getenv("TVMAF_CLIPS");
-    if (!dir || !dir[0]) dir = getenv("TVMAF_CLIPS_DEFAULT");
-    if (!dir || !dir[0]) dir = TVMAF_SOURCE_ROOT "/.cache/clips";
     const enum TvmafPixelFormat f420 = TVMAF_PIX_FMT_YUV420P;
+    const struct { int sampled; ReplayClipSpec s; } clips[] = {
+        { 0, { "cups_576x324", f420, 8, 576, 324, 2, "" } },
+        { 1, { "cups_576x324", f420, 8, 576, 324, 2, "full_ref=true" } },
+        { 1, { "cups_576x324_10b", f420, 10, 576, 324, 3, "" } },
+        { 1, { "cups_576x324_12b", f420, 12, 576, 324, 3, "" } },
+        { 0, { "cups_576x324_16b", f420, 16, 576, 324, 1, "" } },
+        { 1, { "cups_576x324_422", TVMAF_PIX_FMT_YUV422P, 8, 576, 324, 3, "" } },
+        { 1, { "cups_576x324_444_10b", TVMAF_PIX_FMT_YUV444P, 10, 576, 324, 3, "" } },
+        /* the option goldens' sets (testdata/options.tsv) */
+        { 1, { "cups_576x324", f420, 8, 576, 324, 2, "topk=0.2:tvi_threshold=0.01" } },
+        { 0, { "cups_576x324_10b", f420, 10, 576, 324, 1, "eotf=pq:max_log_contrast=3" } },
+        { 1, { "forest_1920x1080", f420, 8, 1920, 1080, 2,
+               "cambi_high_res_speedup=1080:cambi_vis_lum_threshold=0.06:cambi_max_val=17" } },
+        { 1, { "forest_1920x1080", f420, 8, 1920, 1080, 2, "" } },
+        { 1, { "sky_1920x1080_10b", f420, 10, 1920, 1080, 2, "" } },
+        { 1, { "sky_1920x1080_10b", f420, 10, 1920, 1080, 1,
+               "full_ref=true:src_width=1280:src_height=720" } },
+        { 1, { "meadow_3840x2160", f420, 8, 3840, 2160, 1, "" } },
+        { 1, { "meadow_3840x2160", f420, 8, 3840, 2160, 1, "cambi_high_res_speedup=2160" } },
+    };
+    const int quick = replay_env_on("TVMAF_TEST_QUICK");
     unsigned n = 0;
-    n += clip_case(dir, 0, "cups_576x324", f420, 576, 324, 8, 2, "");
-    n += clip_case(dir, 1, "cups_576x324", f420, 576, 324, 8, 2, "full_ref=true");
-    n += clip_case(dir, 1, "cups_576x324_10b", f420, 576, 324, 10, 3, "");
-    n += clip_case(dir, 1, "cups_576x324_12b", f420, 576, 324, 12, 3, "");
-    n += clip_case(dir, 0, "cups_576x324_16b", f420, 576, 324, 16, 1, "");
-    n += clip_case(dir, 1, "cups_576x324_422", TVMAF_PIX_FMT_YUV422P, 576, 324, 8, 3, "");
-    n += clip_case(dir, 1, "cups_576x324_444_10b", TVMAF_PIX_FMT_YUV444P, 576, 324, 10, 3, "");
-    /* the option goldens' sets (testdata/options.tsv) */
-    n += clip_case(dir, 1, "cups_576x324", f420, 576, 324, 8, 2, "topk=0.2:tvi_threshold=0.01");
-    n += clip_case(dir, 0, "cups_576x324_10b", f420, 576, 324, 10, 1,
-                   "eotf=pq:max_log_contrast=3");
-    n += clip_case(dir, 1, "forest_1920x1080", f420, 1920, 1080, 8, 2,
-                   "cambi_high_res_speedup=1080:cambi_vis_lum_threshold=0.06:cambi_max_val=17");
-    n += clip_case(dir, 1, "forest_1920x1080", f420, 1920, 1080, 8, 2, "");
-    n += clip_case(dir, 1, "sky_1920x1080_10b", f420, 1920, 1080, 10, 2, "");
-    n += clip_case(dir, 1, "sky_1920x1080_10b", f420, 1920, 1080, 10, 1,
-                   "full_ref=true:src_width=1280:src_height=720");
-    n += clip_case(dir, 1, "meadow_3840x2160", f420, 3840, 2160, 8, 1, "");
-    n += clip_case(dir, 1, "meadow_3840x2160", f420, 3840, 2160, 8, 1,
-                   "cambi_high_res_speedup=2160");
+    for (unsigned i = 0; i < REPLAY_COUNT(clips); i++) {
+        const ReplayClipSpec *s = &clips[i].s;
+        ReplayClip cl;
+        if ((clips[i].sampled && !full) || (quick && (size_t)s->w * s->h > 576 * 324) ||
+            !replay_clip_open(&cl, s, NULL, 0))
+            continue;
+        run_frames(&cl.c, replay_clip_frames, &cl);
+        replay_clip_close(&cl);
+        n++;
+    }
     replay_count("cambi clip cases", n);
 }
 
 int main(void)
 {
-    twin_host_init();
+    twin_host_init("cambi");
     replay_seed(0xcab1cab1cab1cab1ull);
-    const char *q = getenv("TVMAF_TEST_QUICK"), *f = getenv("TVMAF_TEST_FULL");
-    quick = q && q[0] && strcmp(q, "0");
-    full = f && !strcmp(f, "1");
+    const int full = replay_env_on("TVMAF_TEST_FULL");
     char heat_opt[320];
     snprintf(heat_dir, sizeof(heat_dir), "/tmp/cambi_replay_%d", (int)getpid());
     mkdir(heat_dir, 0700);
     snprintf(heat_opt, sizeof(heat_opt), "heatmaps_path=%s", heat_dir);
 
-    static const enum TvmafPixelFormat fmts4[] = { TVMAF_PIX_FMT_YUV420P, TVMAF_PIX_FMT_YUV422P,
-                                                   TVMAF_PIX_FMT_YUV444P, TVMAF_PIX_FMT_YUV400P };
     static const unsigned depths[] = { 8, 9, 10, 12, 16 };
 
     /* sizes: the smallest accepted (216 on one side; the height half a
@@ -371,10 +351,10 @@ int main(void)
         { REPLAY_EDGES, (ReplayFill)FILL_BANDS },
     };
     const ReplayMatrix all = { .name = "cambi layouts x sizes x depths x sequences",
-                               REPLAY_SET(fmts, fmts4), REPLAY_SET(sizes, sizes),
+                               REPLAY_SET(fmts, replay_fmts), REPLAY_SET(sizes, sizes),
                                REPLAY_SET(depths, depths), REPLAY_SET(seqs, seqs),
                                .n_frames = 2 };
-    every = full ? 1 : 24;
+    twin_host_every = full ? 1 : 24;
     replay_matrix(&all, run_sampled);
 
     static const ReplayFill fills_more[][REPLAY_MAX_FRAMES] = {
@@ -385,7 +365,7 @@ int main(void)
     const ReplayMatrix more = { .name = "cambi common fills", REPLAY_SET(fmts, replay_420),
                                 REPLAY_SET(sizes, s_more), REPLAY_SET(depths, replay_depths),
                                 REPLAY_SET(seqs, fills_more), .n_frames = 1 };
-    every = full ? 1 : 8;
+    twin_host_every = full ? 1 : 8;
     replay_matrix(&more, run_sampled);
 
     /* options (the option goldens' sets among them) */
@@ -416,7 +396,7 @@ int main(void)
                                  REPLAY_SET(fmts, replay_420), REPLAY_SET(sizes, o_sizes),
                                  REPLAY_SET(depths, replay_8_16), REPLAY_SET(seqs, o_seqs),
                                  .n_frames = 2 };
-    every = full ? 1 : 16;
+    twin_host_every = full ? 1 : 16;
     replay_matrix(&o_all, run_sampled);
 
     /* narrow frames with large windows: the last scales are narrower than
@@ -432,21 +412,20 @@ int main(void)
                                   REPLAY_SET(fmts, replay_444), REPLAY_SET(sizes, n_sizes),
                                   REPLAY_SET(depths, replay_8_16), REPLAY_SET(seqs, n_seqs),
                                   .n_frames = 2 };
-    every = full ? 1 : 4;
+    twin_host_every = full ? 1 : 4;
     replay_matrix(&narrow, run_sampled);
 
     /* the high-resolution speed-up where it acts (the first scale halved) */
     const char *hr_opts[] = { "cambi_high_res_speedup=1080",
                               "cambi_high_res_speedup=1080:full_ref=true:src_width=1280:"
                               "src_height=720" };
-    static const ReplaySize hr_sizes[] = { { 1920, 1080 } };
     static const unsigned d10[] = { 10 };
     static const ReplayFill hr_seqs[][REPLAY_MAX_FRAMES] = { { (ReplayFill)FILL_BANDS_NOISY } };
     const ReplayMatrix hr = { .name = "cambi high-resolution speed-up", REPLAY_SET(opts, hr_opts),
-                              REPLAY_SET(fmts, replay_420), REPLAY_SET(sizes, hr_sizes),
+                              REPLAY_SET(fmts, replay_420), REPLAY_SET(sizes, replay_1080p),
                               REPLAY_SET(depths, d10), REPLAY_SET(seqs, hr_seqs),
                               .n_frames = 1 };
-    every = full ? 1 : 2;
+    twin_host_every = full ? 1 : 2;
     replay_matrix(&hr, run_sampled);
 
     /* samples past the input's depth: both refuse the frame */
@@ -459,10 +438,10 @@ int main(void)
                                  REPLAY_SET(fmts, replay_420), REPLAY_SET(sizes, bad_sizes),
                                  REPLAY_SET(depths, d_bad), REPLAY_SET(seqs, bad),
                                  .n_frames = 2 };
-    every = full ? 1 : 2;
+    twin_host_every = full ? 1 : 2;
     replay_matrix(&m_bad, run_sampled);
 
-    clips();
+    clips(full);
 
     /* default 8-bit; 10-bit full_ref; 16-bit heat maps; no gate; top-k sums
      * past 2^53 units (one picture read back, then both) */
@@ -480,12 +459,12 @@ int main(void)
     for (unsigned i = 0; i < REPLAY_COUNT(cc); i++) counts(&cc[i]);
 
     printf("sampled: %u cases skipped (TVMAF_TEST_FULL=1 runs them); refused alike: %u; "
-           "frames refused for their samples: %u; scores: %u, non-zero: %u\n", n_skipped,
-           n_refused, n_range, n_scored, n_nonzero);
-    if (!n_refused) replay_fail("no refused case was exercised");
+           "frames refused for their samples: %u; scores: %u, non-zero: %u\n", twin_host_skipped,
+           twin_host_n_refused, n_range, n_scored, n_nonzero);
+    if (!twin_host_n_refused) replay_fail("no refused case was exercised");
     if (!n_range) replay_fail("no sample past the depth was exercised");
     if (!n_nonzero) replay_fail("no case scored above 0");
-    replay_cases -= n_skipped;
+    replay_cases -= twin_host_skipped;
     char cmd[400];
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", heat_dir);
     if (system(cmd)) printf("could not remove %s\n", heat_dir);

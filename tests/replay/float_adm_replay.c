@@ -23,44 +23,6 @@
 #include "feature/float_adm/float_adm_kernels.h"
 #include "../twin_host.h"
 
-static unsigned n_refused;
-
-static void run_case(const ReplayCase *c)
-{
-    if (twin_host_refused(c, "float_adm")) n_refused++;
-    else twin_host_case(c, "float_adm");
-}
-
-/* An option value the CPU refuses, refused by the twin too. */
-static void option_refusal(const char *opts)
-{
-    ReplayCase c = { .fmt = TVMAF_PIX_FMT_YUV420P, .bpc = 8, .w = 64, .h = 64, .opts = opts,
-                     .n_frames = 1 };
-    snprintf(c.what, sizeof(c.what), "float_adm option refusal [%s]", opts);
-    if (twin_host_refused(&c, "float_adm")) n_refused++;
-    else replay_fail("%s: the CPU accepted it", c.what);
-}
-
-typedef struct Clip {
-    const char *name;
-    unsigned w, h, bpc;
-    enum TvmafPixelFormat fmt;
-    unsigned frames;
-} Clip;
-
-/* The first frames of a clip pair with opts; a missing clip fails. */
-static void clip(const char *dir, const Clip *c, const char *opts)
-{
-    ReplayClip cl;
-    if (!replay_clip_open(&cl, dir, c->name, NULL, c->fmt, c->w, c->h, c->bpc, c->frames, opts)) {
-        replay_fail("the test clip %s is not in %s", c->name, dir);
-        return;
-    }
-    twin_host_frames(&cl.c, "float_adm", replay_clip_frames, &cl);
-    replay_count(cl.c.what, 1);
-    replay_clip_close(&cl);
-}
-
 /* Per frame (4:2:0): per scale a dwt, a decouple, a terms and (p = 3) a rows
  * launch; scale 0 only its dwt under adm_skip_scale0; one read-back and the
  * wait (the old float_adm_cuda.c: 4 per scale, a d2h, a sync). */
@@ -69,23 +31,19 @@ static void counts(void)
     static const struct { const char *opts; unsigned launches; } sets[] = {
         { "", 16 }, { "adm_skip_scale0=true", 13 }, { "adm_p_norm=2", 12 },
     };
-    for (unsigned s = 0; s < REPLAY_COUNT(sets); s++)
-        for (unsigned p = 0; p < REPLAY_COUNT(twin_host_profiles); p++) {
-            tvd_host_totals_reset();
-            ReplayCase c = { .fmt = TVMAF_PIX_FMT_YUV420P, .bpc = 8, .w = 64, .h = 64,
-                             .opts = sets[s].opts, .n_frames = 2,
-                             .fills = { REPLAY_RANDOM, REPLAY_NEAR } };
-            snprintf(c.what, sizeof(c.what), "float_adm counts [%s]", sets[s].opts);
-            twin_host_profile(&c, "float_adm", replay_fill_frames, &c, twin_host_profiles[p]);
-            char what[300];
-            snprintf(what, sizeof(what), "%s {%s}", c.what, twin_host_profiles[p]);
-            twin_host_check_counts("float_adm", what, sets[s].launches, 1, 0, 1);
-        }
+    for (unsigned s = 0; s < REPLAY_COUNT(sets); s++) {
+        ReplayCase c = { .fmt = TVMAF_PIX_FMT_YUV420P, .bpc = 8, .w = 64, .h = 64,
+                         .opts = sets[s].opts, .n_frames = 2,
+                         .fills = { REPLAY_RANDOM, REPLAY_NEAR } };
+        snprintf(c.what, sizeof(c.what), "float_adm counts [%s]", sets[s].opts);
+        const TwinHostOps ops = { 0, sets[s].launches, 1, 0, 1 };
+        twin_host_counts(&c, "float_adm", &ops, 1);
+    }
 }
 
 int main(void)
 {
-    twin_host_init();
+    twin_host_init("float_adm");
     replay_seed(0x9e3779b97f4a7c15ull);
 
     /* every option, each division mode with the default options and with the outputs' debug
@@ -121,13 +79,11 @@ int main(void)
                                REPLAY_SET(opts, opts), REPLAY_SET(fmts, replay_420),
                                REPLAY_SET(sizes, sizes), REPLAY_SET(depths, replay_depths),
                                REPLAY_SET(seqs, fills), .n_frames = 2 };
-    replay_matrix(&all, run_case);
+    replay_matrix(&all, twin_host_run_or_refused);
 
     /* the division modes over layouts, more sizes and every fill */
     static const char *const modes[] = { "adm_div=host:debug=true", "adm_div=table:debug=true",
                                          "adm_div=ieee:debug=true" };
-    static const enum TvmafPixelFormat fmts[] = { TVMAF_PIX_FMT_YUV420P, TVMAF_PIX_FMT_YUV422P,
-                                                  TVMAF_PIX_FMT_YUV444P, TVMAF_PIX_FMT_YUV400P };
     static const ReplaySize more[] = { { 18, 31 }, { 33, 65 },
                                        { 2 * FADM_BLOCK_W + 5, 2 * FADM_BLOCK_H + 3 } };
     static const ReplayFill every[][REPLAY_MAX_FRAMES] = {
@@ -135,10 +91,10 @@ int main(void)
         { REPLAY_REF_FLAT }, { REPLAY_INVERT }, { REPLAY_LEVELS }, { REPLAY_SWEEP },
     };
     const ReplayMatrix layouts = { .name = "float_adm division modes x layouts x sizes x fills",
-                                   REPLAY_SET(opts, modes), REPLAY_SET(fmts, fmts),
+                                   REPLAY_SET(opts, modes), REPLAY_SET(fmts, replay_fmts),
                                    REPLAY_SET(sizes, more), REPLAY_SET(depths, replay_8_16),
                                    REPLAY_SET(seqs, every) };
-    replay_matrix(&layouts, run_case);
+    replay_matrix(&layouts, twin_host_run_or_refused);
 
     /* what the CPU refuses: too small, an unknown division, option values */
     static const char *const ref_opts[] = { "", "adm_div=fast" };
@@ -147,39 +103,42 @@ int main(void)
     const ReplayMatrix refused = { .name = "float_adm refusals", REPLAY_SET(opts, ref_opts),
                                    REPLAY_SET(fmts, replay_420), REPLAY_SET(sizes, small),
                                    REPLAY_SET(depths, replay_8_16), REPLAY_SET(seqs, rnd) };
-    const unsigned before = n_refused;
-    replay_matrix(&refused, run_case);
-    if (n_refused - before != 2 * REPLAY_COUNT(small) * REPLAY_COUNT(replay_8_16))
+    const unsigned before = twin_host_n_refused;
+    replay_matrix(&refused, twin_host_run_or_refused);
+    if (twin_host_n_refused - before != 2 * REPLAY_COUNT(small) * REPLAY_COUNT(replay_8_16))
         replay_fail("float_adm refusals: not all refused");
-    option_refusal("adm_p_norm=0.5");
-    option_refusal("adm_enhn_gain_limit=0.9");
-    option_refusal("adm_csf_mode=10");
-    option_refusal("adm_no_such_option=1");
+    static const char *const bad_opts[] = { "adm_p_norm=0.5", "adm_enhn_gain_limit=0.9",
+                                            "adm_csf_mode=10", "adm_no_such_option=1" };
+    for (unsigned i = 0; i < REPLAY_COUNT(bad_opts); i++) {
+        ReplayCase c = { .fmt = TVMAF_PIX_FMT_YUV420P, .bpc = 8, .w = 64, .h = 64,
+                         .opts = bad_opts[i], .n_frames = 1 };
+        snprintf(c.what, sizeof(c.what), "float_adm option refusal [%s]", c.opts);
+        twin_host_must_refuse(&c, "float_adm");
+    }
 
     /* real clips, first frames, in the three modes (and a p-norm read back as bases) */
-    static const Clip clips[] = {
-        { "cups_576x324", 576, 324, 8, TVMAF_PIX_FMT_YUV420P, 3 },
-        { "cups_576x324_10b", 576, 324, 10, TVMAF_PIX_FMT_YUV420P, 2 },
-        { "cups_576x324_16b", 576, 324, 16, TVMAF_PIX_FMT_YUV420P, 1 },
-        { "cups_576x324_444_10b", 576, 324, 10, TVMAF_PIX_FMT_YUV444P, 1 },
-        { "tiny_177x99", 177, 99, 8, TVMAF_PIX_FMT_YUV420P, 3 },
-        { "flat_64x64", 64, 64, 8, TVMAF_PIX_FMT_YUV420P, 3 },
-        { "noise_320x180", 320, 180, 8, TVMAF_PIX_FMT_YUV420P, 2 },
+    static const ReplayClipSpec clips[] = {
+        { "cups_576x324", TVMAF_PIX_FMT_YUV420P, 8, 576, 324, 3, NULL },
+        { "cups_576x324_10b", TVMAF_PIX_FMT_YUV420P, 10, 576, 324, 2, NULL },
+        { "cups_576x324_16b", TVMAF_PIX_FMT_YUV420P, 16, 576, 324, 1, NULL },
+        { "cups_576x324_444_10b", TVMAF_PIX_FMT_YUV444P, 10, 576, 324, 1, NULL },
+        { "tiny_177x99", TVMAF_PIX_FMT_YUV420P, 8, 177, 99, 3, NULL },
+        { "flat_64x64", TVMAF_PIX_FMT_YUV420P, 8, 64, 64, 3, NULL },
+        { "noise_320x180", TVMAF_PIX_FMT_YUV420P, 8, 320, 180, 2, NULL },
     };
     static const char *const clip_opts[] = { "debug=true:adm_div=host", "debug=true:adm_div=table",
                                              "debug=true:adm_div=ieee" };
-    const char *dir = getenv("TVMAF_CLIPS");
-    if (!dir || !dir[0]) dir = getenv("TVMAF_CLIPS_DEFAULT");
-    if (!dir || !dir[0]) {
-        replay_fail("neither TVMAF_CLIPS nor TVMAF_CLIPS_DEFAULT is set");
-    } else {
-        for (size_t i = 0; i < REPLAY_COUNT(clips); i++)
-            for (size_t o = 0; o < REPLAY_COUNT(clip_opts); o++) clip(dir, &clips[i], clip_opts[o]);
-        clip(dir, &clips[0], "debug=true:adm_p_norm=2.5:adm_enhn_gain_limit=1.2");
+    ReplayClipSpec s;
+    for (unsigned i = 0; i < 3 * REPLAY_COUNT(clips); i++) {
+        s = clips[i / 3];
+        s.opts = clip_opts[i % 3];
+        twin_host_clip(&s, "float_adm");
     }
+    s = clips[0];
+    s.opts = "debug=true:adm_p_norm=2.5:adm_enhn_gain_limit=1.2";
+    twin_host_clip(&s, "float_adm");
     counts();
 
-    printf("refused by both: %u cases\n", n_refused);
-    if (!n_refused) replay_fail("no refused case was exercised");
+    twin_host_report_refused();
     return replay_report("float_adm");
 }

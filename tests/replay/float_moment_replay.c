@@ -61,11 +61,6 @@ static int above_depth_frames(void *src, TvmafPicture *ref, TvmafPicture *dis, u
     return 0;
 }
 
-static void run_case(const ReplayCase *c)
-{
-    twin_host_case(c, "float_moment");
-}
-
 static void run_big(const ReplayCase *c)
 {
     twin_host_frames_all(c, "float_moment", big_frames, (void *)c);
@@ -76,34 +71,27 @@ static void run_big(const ReplayCase *c)
  * profiles. */
 static void counts(void)
 {
-    for (unsigned p = 0; p < REPLAY_COUNT(twin_host_profiles); p++) {
-        tvd_host_totals_reset();
-        ReplayCase c = { .fmt = TVMAF_PIX_FMT_YUV420P, .bpc = 10, .w = 300, .h = 20,
-                         .opts = "", .n_frames = 3,
-                         .fills = { REPLAY_RANDOM, REPLAY_LEVELS, REPLAY_NEAR } };
-        snprintf(c.what, sizeof(c.what), "float_moment counts");
-        twin_host_profile(&c, "float_moment", replay_fill_frames, &c, twin_host_profiles[p]);
-        char what[64];
-        snprintf(what, sizeof(what), "float_moment counts {%s}", twin_host_profiles[p]);
-        twin_host_check_counts("float_moment", what, 2, 1, 0, 1);
-    }
+    static const ReplayCase c = { .fmt = TVMAF_PIX_FMT_YUV420P, .bpc = 10, .w = 300, .h = 20,
+                                  .opts = "", .n_frames = 3, .what = "float_moment counts",
+                                  .fills = { REPLAY_RANDOM, REPLAY_LEVELS, REPLAY_NEAR } };
+    static const TwinHostOps ops = { 0, 2, 1, 0, 1 };
+    twin_host_counts(&c, "float_moment", &ops, 1);
 }
 
 int main(void)
 {
-    twin_host_init();
+    twin_host_init("float_moment");
     setenv("TVD_HOST_SEED", "1", 1);
     replay_seed(0x9e3779b97f4a7c15ull);
     /* one group per row: a row one sample past a group */
-    replay_picture_matrices("float_moment", FPIC_THREADS, 1, run_case);
+    replay_picture_matrices("float_moment", FPIC_THREADS, 1, twin_host_run);
 
     static const ReplayFill big_fills[][REPLAY_MAX_FRAMES] = { { REPLAY_CONSTMAX },
                                                                { REPLAY_RANDOM } };
     static const ReplaySize s4k[] = { { 3840, 2160 } };
-    static const unsigned d16[] = { 16 };
     const ReplayMatrix big = { .name = "float_moment 4K 16-bit past the limit",
                                REPLAY_SET(fmts, replay_400), REPLAY_SET(sizes, s4k),
-                               REPLAY_SET(depths, d16), REPLAY_SET(seqs, big_fills) };
+                               REPLAY_SET(depths, replay_d16), REPLAY_SET(seqs, big_fills) };
     replay_matrix(&big, run_big);
     const unsigned n_big = n_saturated;
     ReplayCase c = { .fmt = TVMAF_PIX_FMT_YUV400P, .bpc = 10, .w = 4096, .h = 2048,

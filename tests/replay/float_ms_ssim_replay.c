@@ -23,56 +23,33 @@
 
 #define EVERY 6
 
-static unsigned n_refused, every = 1, n_seen, n_skipped;
-
-static void run_case(const ReplayCase *c)
-{
-    if (twin_host_refused(c, "float_ms_ssim")) n_refused++;
-    else twin_host_case(c, "float_ms_ssim");
-}
-
-static void run_sampled(const ReplayCase *c)
-{
-    if (every > 1 && (++n_seen * 2654435761u >> 16) % every) n_skipped++;
-    else run_case(c);
-}
-
-static void clip(const char *dir, const char *name, enum TvmafPixelFormat fmt, unsigned bpc,
-                 unsigned w, unsigned h, unsigned n, const char *opts)
-{
-    ReplayClip cl;
-    if (!replay_clip_open(&cl, dir, name, NULL, fmt, w, h, bpc, n, opts)) {
-        replay_fail("the test clip %s is not in %s", name, dir);
-        return;
-    }
-    if (twin_host_refused(&cl.c, "float_ms_ssim")) {
-        n_refused++;
-    } else {
-        twin_host_frames(&cl.c, "float_ms_ssim", replay_clip_frames, &cl);
-        replay_count(cl.c.what, 1);
-    }
-    replay_clip_close(&cl);
-}
-
+/* The clips: a frame smaller than the scales need is refused by both. */
 static void clips(void)
 {
-    const char *dir = getenv("TVMAF_CLIPS");
-    if (!dir || !dir[0]) dir = getenv("TVMAF_CLIPS_DEFAULT");
-    if (!dir || !dir[0]) {
-        replay_fail("neither TVMAF_CLIPS nor TVMAF_CLIPS_DEFAULT is set");
-        return;
+    static const ReplayClipSpec clips[] = {
+        { "cups_576x324", TVMAF_PIX_FMT_YUV420P, 8, 576, 324, 4, "enable_lcs=true" },
+        { "cups_576x324_10b", TVMAF_PIX_FMT_YUV420P, 10, 576, 324, 3, "enable_lcs=true" },
+        { "cups_576x324_12b", TVMAF_PIX_FMT_YUV420P, 12, 576, 324, 3,
+          "enable_db=true:clip_db=true" },
+        { "cups_576x324_16b", TVMAF_PIX_FMT_YUV420P, 16, 576, 324, 3, "enable_lcs=true" },
+        { "cups_576x324_422", TVMAF_PIX_FMT_YUV422P, 8, 576, 324, 3, "enable_db=true" },
+        { "cups_576x324_444_10b", TVMAF_PIX_FMT_YUV444P, 10, 576, 324, 3, "enable_lcs=true" },
+        { "noise_320x180", TVMAF_PIX_FMT_YUV420P, 8, 320, 180, 8, "enable_lcs=true" },
+        { "forest_1920x1080", TVMAF_PIX_FMT_YUV420P, 8, 1920, 1080, 1, "enable_lcs=true" },
+        { "tiny_177x99", TVMAF_PIX_FMT_YUV420P, 8, 177, 99, 8, "" },
+        { "flat_64x64", TVMAF_PIX_FMT_YUV420P, 8, 64, 64, 4, "" },
+    };
+    for (unsigned i = 0; i < REPLAY_COUNT(clips); i++) {
+        ReplayClip cl;
+        if (!replay_clip_open(&cl, &clips[i], NULL, 0)) continue;
+        if (twin_host_refused(&cl.c, "float_ms_ssim")) {
+            twin_host_n_refused++;
+        } else {
+            twin_host_frames(&cl.c, "float_ms_ssim", replay_clip_frames, &cl);
+            replay_count(cl.c.what, 1);
+        }
+        replay_clip_close(&cl);
     }
-    const enum TvmafPixelFormat f420 = TVMAF_PIX_FMT_YUV420P;
-    clip(dir, "cups_576x324", f420, 8, 576, 324, 4, "enable_lcs=true");
-    clip(dir, "cups_576x324_10b", f420, 10, 576, 324, 3, "enable_lcs=true");
-    clip(dir, "cups_576x324_12b", f420, 12, 576, 324, 3, "enable_db=true:clip_db=true");
-    clip(dir, "cups_576x324_16b", f420, 16, 576, 324, 3, "enable_lcs=true");
-    clip(dir, "cups_576x324_422", TVMAF_PIX_FMT_YUV422P, 8, 576, 324, 3, "enable_db=true");
-    clip(dir, "cups_576x324_444_10b", TVMAF_PIX_FMT_YUV444P, 10, 576, 324, 3, "enable_lcs=true");
-    clip(dir, "noise_320x180", f420, 8, 320, 180, 8, "enable_lcs=true");
-    clip(dir, "forest_1920x1080", f420, 8, 1920, 1080, 1, "enable_lcs=true");
-    clip(dir, "tiny_177x99", f420, 8, 177, 99, 8, "");
-    clip(dir, "flat_64x64", f420, 8, 64, 64, 4, "");
 }
 
 /* Per frame (4:2:0, default options): a load, 4 down-samplings, a rows and a
@@ -82,25 +59,18 @@ static void clips(void)
  * host instead of the sums launch: 15 launches, 3 read-backs. */
 static void counts(void)
 {
-    for (unsigned p = 0; p < REPLAY_COUNT(twin_host_profiles); p++) {
-        tvd_host_totals_reset();
-        ReplayCase c = { .fmt = TVMAF_PIX_FMT_YUV420P, .bpc = 8, .w = 176, .h = 176, .opts = "",
-                         .n_frames = 2, .fills = { REPLAY_RANDOM, REPLAY_NEAR } };
-        snprintf(c.what, sizeof(c.what), "float_ms_ssim counts");
-        twin_host_profile(&c, "float_ms_ssim", replay_fill_frames, &c, twin_host_profiles[p]);
-        char what[64];
-        snprintf(what, sizeof(what), "float_ms_ssim counts {%s}", twin_host_profiles[p]);
-        const int host_sums = !strcmp(twin_host_profiles[p], "opencl");
-        twin_host_check_counts("float_ms_ssim", what, host_sums ? 15 : 16, host_sums ? 3 : 1, 0, 1);
-    }
+    static const ReplayCase c = { .fmt = TVMAF_PIX_FMT_YUV420P, .bpc = 8, .w = 176, .h = 176,
+                                  .opts = "", .n_frames = 2, .what = "float_ms_ssim counts",
+                                  .fills = { REPLAY_RANDOM, REPLAY_NEAR } };
+    static const TwinHostOps ops[] = { { 0, 16, 1, 0, 1 }, { 0, 15, 3, 0, 1 } };
+    twin_host_counts(&c, "float_ms_ssim", ops, 2);
 }
 
 int main(void)
 {
-    twin_host_init();
+    twin_host_init("float_ms_ssim");
     replay_seed(0x2545f4914f6cdd1dull);
-    const char *full = getenv("TVMAF_TEST_FULL");
-    every = full && !strcmp(full, "1") ? 1 : EVERY;
+    twin_host_every = replay_env_on("TVMAF_TEST_FULL") ? 1 : EVERY;
 
     static const char *const all_opts[] = {
         "", "enable_lcs=true", "enable_db=true", "enable_db=true:clip_db=true", "clip_db=true",
@@ -114,11 +84,9 @@ int main(void)
                                    REPLAY_SET(fmts, replay_420), REPLAY_SET(sizes, two),
                                    REPLAY_SET(depths, replay_8_16),
                                    REPLAY_SET(seqs, opt_fills), .n_frames = 2 };
-    replay_matrix(&options, run_sampled);
+    replay_matrix(&options, twin_host_run_sampled);
 
     static const char *const lcs[] = { "enable_lcs=true" };
-    static const enum TvmafPixelFormat fmts[] = { TVMAF_PIX_FMT_YUV420P, TVMAF_PIX_FMT_YUV422P,
-                                                  TVMAF_PIX_FMT_YUV444P, TVMAF_PIX_FMT_YUV400P };
     static const ReplaySize sizes[] = {
         { 176, 176 }, { 177, 179 }, { 2 * SSIM_BLOCK_W * 4 + 1, 191 }, { 241, 183 },
         { 177, 99 },  { 64, 64 },   { 175, 400 },                      { 400, 175 },
@@ -128,36 +96,32 @@ int main(void)
         { REPLAY_EDGES },               { REPLAY_REF_FLAT }, { REPLAY_CONST0 },
     };
     const ReplayMatrix layouts = { .name = "float_ms_ssim layouts x sizes x depths x fills",
-                                   REPLAY_SET(opts, lcs), REPLAY_SET(fmts, fmts),
+                                   REPLAY_SET(opts, lcs), REPLAY_SET(fmts, replay_fmts),
                                    REPLAY_SET(sizes, sizes), REPLAY_SET(depths, replay_depths),
                                    REPLAY_SET(seqs, fills) };
-    replay_matrix(&layouts, run_sampled);
-    every = 1;
+    replay_matrix(&layouts, twin_host_run_sampled);
+    twin_host_every = 1;
 
     static const unsigned odd_depths[] = { 9, 11, 13, 14, 15 };
     static const ReplaySize one[] = { { 176, 176 } };
-    static const ReplayFill rnd[][REPLAY_MAX_FRAMES] = { { REPLAY_RANDOM } };
     const ReplayMatrix depths = { .name = "float_ms_ssim depths it refuses",
                                   REPLAY_SET(opts, lcs), REPLAY_SET(fmts, replay_420),
                                   REPLAY_SET(sizes, one), REPLAY_SET(depths, odd_depths),
-                                  REPLAY_SET(seqs, rnd) };
-    const unsigned before = n_refused;
-    replay_matrix(&depths, run_case);
-    if (n_refused - before != REPLAY_COUNT(odd_depths))
+                                  REPLAY_SET(seqs, replay_random) };
+    const unsigned before = twin_host_n_refused;
+    replay_matrix(&depths, twin_host_run_or_refused);
+    if (twin_host_n_refused - before != REPLAY_COUNT(odd_depths))
         replay_fail("depths 9, 11, 13, 14, 15: not all refused");
 
     /* scale 0 of 1080p has many tiles of the sum groups, a partial last one */
-    static const ReplaySize s1080[] = { { 1920, 1080 } };
     static const unsigned d8_10[] = { 8, 10 };
-    static const ReplayFill near[][REPLAY_MAX_FRAMES] = { { REPLAY_NEAR } };
     const ReplayMatrix big = { .name = "float_ms_ssim 1920x1080", REPLAY_SET(opts, lcs),
-                               REPLAY_SET(fmts, replay_420), REPLAY_SET(sizes, s1080),
-                               REPLAY_SET(depths, d8_10), REPLAY_SET(seqs, near) };
-    replay_matrix(&big, run_case);
+                               REPLAY_SET(fmts, replay_420), REPLAY_SET(sizes, replay_1080p),
+                               REPLAY_SET(depths, d8_10), REPLAY_SET(seqs, replay_near) };
+    replay_matrix(&big, twin_host_run_or_refused);
 
     clips();
     counts();
-    printf("refused by both: %u cases; sampled out: %u cases\n", n_refused, n_skipped);
-    if (!n_refused) replay_fail("no refused case was exercised");
+    twin_host_report_refused();
     return replay_report("float_ms_ssim");
 }

@@ -59,11 +59,6 @@ static int above_depth_frames(void *src, TvmafPicture *ref, TvmafPicture *dis, u
     return 0;
 }
 
-static void run_case(const ReplayCase *c)
-{
-    twin_host_case(c, "float_psnr");
-}
-
 static void run_big(const ReplayCase *c)
 {
     twin_host_frames_all(c, "float_psnr", big_frames, (void *)c);
@@ -73,33 +68,26 @@ static void run_big(const ReplayCase *c)
  * old float_psnr_cuda.c: 2 launches, a d2h, the sync), under both profiles. */
 static void counts(void)
 {
-    for (unsigned p = 0; p < REPLAY_COUNT(twin_host_profiles); p++) {
-        tvd_host_totals_reset();
-        ReplayCase c = { .fmt = TVMAF_PIX_FMT_YUV420P, .bpc = 8, .w = 64, .h = 36,
-                         .opts = "", .n_frames = 3,
-                         .fills = { REPLAY_RANDOM, REPLAY_NEAR, REPLAY_RANDOM } };
-        snprintf(c.what, sizeof(c.what), "float_psnr counts");
-        twin_host_profile(&c, "float_psnr", replay_fill_frames, &c, twin_host_profiles[p]);
-        char what[64];
-        snprintf(what, sizeof(what), "float_psnr counts {%s}", twin_host_profiles[p]);
-        twin_host_check_counts("float_psnr", what, 2, 1, 0, 1);
-    }
+    static const ReplayCase c = { .fmt = TVMAF_PIX_FMT_YUV420P, .bpc = 8, .w = 64, .h = 36,
+                                  .opts = "", .n_frames = 3, .what = "float_psnr counts",
+                                  .fills = { REPLAY_RANDOM, REPLAY_NEAR, REPLAY_RANDOM } };
+    static const TwinHostOps ops = { 0, 2, 1, 0, 1 };
+    twin_host_counts(&c, "float_psnr", &ops, 1);
 }
 
 int main(void)
 {
-    twin_host_init();
+    twin_host_init("float_psnr");
     setenv("TVD_HOST_SEED", "1", 1);
     replay_seed(0x9e3779b97f4a7c15ull);
     /* one group per row: a row one sample past a group */
-    replay_picture_matrices("float_psnr", FPIC_THREADS, 1, run_case);
+    replay_picture_matrices("float_psnr", FPIC_THREADS, 1, twin_host_run);
 
     static const ReplayFill inv[][REPLAY_MAX_FRAMES] = { { REPLAY_INVERT }, { REPLAY_EXTREMES } };
     static const ReplaySize s4k[] = { { 3840, 2160 } };
-    static const unsigned d16[] = { 16 };
     const ReplayMatrix big = { .name = "float_psnr 4K 16-bit past the limit",
                                REPLAY_SET(fmts, replay_400), REPLAY_SET(sizes, s4k),
-                               REPLAY_SET(depths, d16), REPLAY_SET(seqs, inv) };
+                               REPLAY_SET(depths, replay_d16), REPLAY_SET(seqs, inv) };
     replay_matrix(&big, run_big);
     const unsigned n_big = n_saturated;
     ReplayCase c = { .fmt = TVMAF_PIX_FMT_YUV400P, .bpc = 10, .w = 4096, .h = 2048,

@@ -21,34 +21,6 @@
 
 #define EVERY 12
 
-static unsigned n_refused, every = 1, n_seen, n_skipped;
-
-static void run_case(const ReplayCase *c)
-{
-    if (twin_host_refused(c, "float_vif")) n_refused++;
-    else twin_host_case(c, "float_vif");
-}
-
-static void run_sampled(const ReplayCase *c)
-{
-    if (every > 1 && (++n_seen * 2654435761u >> 16) % every) n_skipped++;
-    else run_case(c);
-}
-
-/* The first n frames of a 4:2:0 clip pair with opts; a missing clip fails. */
-static void clip(const char *dir, const char *name, unsigned w, unsigned h, unsigned bpc,
-                 unsigned n, const char *opts)
-{
-    ReplayClip cl;
-    if (!replay_clip_open(&cl, dir, name, NULL, TVMAF_PIX_FMT_YUV420P, w, h, bpc, n, opts)) {
-        replay_fail("the test clip %s is not in %s", name, dir);
-        return;
-    }
-    twin_host_frames(&cl.c, "float_vif", replay_clip_frames, &cl);
-    replay_count(cl.c.what, 1);
-    replay_clip_close(&cl);
-}
-
 /* Per frame (4:2:0): a load, per scale the moments, the statistic and the
  * rows' sums, and the decimation's two passes into scales 1 to 3; one
  * read-back and the wait (the old float_vif_cuda.c: 1 + 3 + 3 x 5 launches,
@@ -59,26 +31,21 @@ static void counts(void)
         { "", 19 }, { "vif_prescale=1.5:vif_prescale_method=bilinear", 20 },
         { "vif_skip_scale0=true", 16 },
     };
-    for (unsigned s = 0; s < REPLAY_COUNT(sets); s++)
-        for (unsigned p = 0; p < REPLAY_COUNT(twin_host_profiles); p++) {
-            tvd_host_totals_reset();
-            ReplayCase c = { .fmt = TVMAF_PIX_FMT_YUV420P, .bpc = 8, .w = 64, .h = 64,
-                             .opts = sets[s].opts, .n_frames = 2,
-                             .fills = { REPLAY_RANDOM, REPLAY_NEAR } };
-            snprintf(c.what, sizeof(c.what), "float_vif counts [%s]", sets[s].opts);
-            twin_host_profile(&c, "float_vif", replay_fill_frames, &c, twin_host_profiles[p]);
-            char what[300];
-            snprintf(what, sizeof(what), "%s {%s}", c.what, twin_host_profiles[p]);
-            twin_host_check_counts("float_vif", what, sets[s].launches, 1, 0, 1);
-        }
+    for (unsigned s = 0; s < REPLAY_COUNT(sets); s++) {
+        ReplayCase c = { .fmt = TVMAF_PIX_FMT_YUV420P, .bpc = 8, .w = 64, .h = 64,
+                         .opts = sets[s].opts, .n_frames = 2,
+                         .fills = { REPLAY_RANDOM, REPLAY_NEAR } };
+        snprintf(c.what, sizeof(c.what), "float_vif counts [%s]", sets[s].opts);
+        const TwinHostOps ops = { 0, sets[s].launches, 1, 0, 1 };
+        twin_host_counts(&c, "float_vif", &ops, 1);
+    }
 }
 
 int main(void)
 {
-    twin_host_init();
+    twin_host_init("float_vif");
     replay_seed(0x2545f4914f6cdd1dull);
-    const char *full = getenv("TVMAF_TEST_FULL");
-    const unsigned sample = full && !strcmp(full, "1") ? 1 : EVERY;
+    const unsigned sample = replay_env_on("TVMAF_TEST_FULL") ? 1 : EVERY;
 
     /* every accepted kernel scale keeps the filters within FVIF_MAX_FW */
     static const double ks_list[] = { 1.0, 0.5, 1.5, 2.0, 2.0 / 3, 2.4, 360.0 / 97, 4.0 / 3,
@@ -99,8 +66,6 @@ int main(void)
         "debug=true:vif_scale1_min_val=0.9:vif_scale2_min_val=0.5:vif_scale3_min_val=1.0",
         "debug=true:vif_kernelscale=0.5",
     };
-    static const enum TvmafPixelFormat fmts[] = { TVMAF_PIX_FMT_YUV420P, TVMAF_PIX_FMT_YUV422P,
-                                                  TVMAF_PIX_FMT_YUV444P };
     static const ReplaySize sizes[] = { { 64, 64 }, { 177, 99 }, { 16, 16 }, { 15, 40 },
                                         { 33, 2 }, { FVIF_BLOCK_W + 17, FVIF_BLOCK_H + 17 } };
     static const ReplayFill fills[][REPLAY_MAX_FRAMES] = {
@@ -109,16 +74,17 @@ int main(void)
         { REPLAY_INVERT }, { REPLAY_LINES_DIM },
     };
     const ReplayMatrix all = { .name = "float_vif options x layouts x sizes x depths x fills",
-                               REPLAY_SET(opts, opts), REPLAY_SET(fmts, fmts),
+                               REPLAY_SET(opts, opts), REPLAY_SET(fmts, replay_yuv),
                                REPLAY_SET(sizes, sizes), REPLAY_SET(depths, replay_depths),
                                REPLAY_SET(seqs, fills), .n_frames = 2 };
-    every = sample;
-    replay_matrix(&all, run_sampled);
+    twin_host_every = sample;
+    replay_matrix(&all, twin_host_run_sampled);
 
     /* wide kernels, the noise variance at its ends and the prescale methods */
     static const char *const wide_opts[] = {
         "debug=true:vif_kernelscale=2.0", "debug=true:vif_kernelscale=3.711340",
-        "debug=true:vif_kernelscale=1.5:vif_skip_scale0=true", "debug=true:vif_kernelscale=0.711111",
+        "debug=true:vif_kernelscale=1.5:vif_skip_scale0=true",
+        "debug=true:vif_kernelscale=0.711111",
         "debug=true:vif_sigma_nsq=0.0", "debug=true:vif_sigma_nsq=5.0",
         "debug=true:vif_prescale=2.0:vif_prescale_method=bilinear",
         "debug=true:vif_prescale=0.7:vif_prescale_method=bilinear",
@@ -138,42 +104,34 @@ int main(void)
                                 REPLAY_SET(opts, wide_opts), REPLAY_SET(fmts, replay_420),
                                 REPLAY_SET(sizes, wide_sizes), REPLAY_SET(depths, replay_8_16),
                                 REPLAY_SET(seqs, wide_fills), .n_frames = 2 };
-    every = sample > 1 ? sample / 3 : 1;
-    replay_matrix(&wide, run_sampled);
-    every = 1;
+    twin_host_every = sample > 1 ? sample / 3 : 1;
+    replay_matrix(&wide, twin_host_run_sampled);
+    twin_host_every = 1;
 
-    static const ReplayFill rnd[][REPLAY_MAX_FRAMES] = { { REPLAY_RANDOM } };
     /* the bilinear scaler's widest output (7680) and one past it */
     static const char *const bil_opts[] = { "vif_prescale=2.0:vif_prescale_method=bilinear" };
     static const ReplaySize bil_sizes[] = { { 3840, 17 }, { 3841, 17 } };
-    static const unsigned d8[] = { 8 };
     const ReplayMatrix bil = { .name = "float_vif bilinear width limit",
                                REPLAY_SET(opts, bil_opts), REPLAY_SET(fmts, replay_400),
-                               REPLAY_SET(sizes, bil_sizes), REPLAY_SET(depths, d8),
-                               REPLAY_SET(seqs, rnd) };
-    replay_matrix(&bil, run_case);
+                               REPLAY_SET(sizes, bil_sizes), REPLAY_SET(depths, replay_d8),
+                               REPLAY_SET(seqs, replay_random) };
+    replay_matrix(&bil, twin_host_run_or_refused);
 
-    static const ReplaySize s1080[] = { { 1920, 1080 } };
-    static const ReplayFill near[][REPLAY_MAX_FRAMES] = { { REPLAY_NEAR } };
     const ReplayMatrix big = { .name = "float_vif 1920x1080",
                                REPLAY_SET(opts, replay_debug), REPLAY_SET(fmts, replay_420),
-                               REPLAY_SET(sizes, s1080), REPLAY_SET(depths, replay_8_16),
-                               REPLAY_SET(seqs, near) };
-    replay_matrix(&big, run_case);
+                               REPLAY_SET(sizes, replay_1080p), REPLAY_SET(depths, replay_8_16),
+                               REPLAY_SET(seqs, replay_near) };
+    replay_matrix(&big, twin_host_run_or_refused);
 
-    const char *dir = getenv("TVMAF_CLIPS");
-    if (!dir || !dir[0]) dir = getenv("TVMAF_CLIPS_DEFAULT");
-    if (!dir || !dir[0]) {
-        replay_fail("neither TVMAF_CLIPS nor TVMAF_CLIPS_DEFAULT is set");
-    } else {
-        clip(dir, "cups_576x324", 576, 324, 8, 3, "debug=true");
-        clip(dir, "cups_576x324_10b", 576, 324, 10, 2, "debug=true");
-        clip(dir, "cups_576x324", 576, 324, 8, 2,
-             "debug=true:vif_prescale=1.5:vif_prescale_method=lanczos4");
-    }
+    static const ReplayClipSpec clips[] = {
+        { "cups_576x324", TVMAF_PIX_FMT_YUV420P, 8, 576, 324, 3, "debug=true" },
+        { "cups_576x324_10b", TVMAF_PIX_FMT_YUV420P, 10, 576, 324, 2, "debug=true" },
+        { "cups_576x324", TVMAF_PIX_FMT_YUV420P, 8, 576, 324, 2,
+          "debug=true:vif_prescale=1.5:vif_prescale_method=lanczos4" },
+    };
+    for (unsigned i = 0; i < REPLAY_COUNT(clips); i++) twin_host_clip(&clips[i], "float_vif");
     counts();
 
-    printf("refused by both: %u cases; sampled out: %u cases\n", n_refused, n_skipped);
-    if (!n_refused) replay_fail("no refused case was exercised");
+    twin_host_report_refused();
     return replay_report("float_vif");
 }

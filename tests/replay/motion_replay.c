@@ -12,11 +12,6 @@
 #include "feature/motion/motion_kernels.h"
 #include "../twin_host.h"
 
-static void run_case(const ReplayCase *c)
-{
-    twin_host_case(c, "motion");
-}
-
 /* Per frame that compares: the luma into its slot (a copy), the rows'
  * zeroing (a fill), one launch, the rows' read-back (a copy), the frame's
  * wait. The old motion_cuda.c waited once more in the middle of the frame
@@ -25,26 +20,19 @@ static void run_case(const ReplayCase *c)
  * compares with nothing: its copy and the wait. */
 static void counts(void)
 {
-    static const char *const profiles[] = { "cuda", "opencl" };
-    for (int p = 0; p < 2; p++) {
-        tvd_host_totals_reset();
-        /* frames 1..: one comparison each */
-        ReplayCase c = { .fmt = TVMAF_PIX_FMT_YUV420P, .bpc = 8, .w = 64, .h = 36, .opts = "",
-                         .n_frames = 1, .fills = { REPLAY_RANDOM } };
-        snprintf(c.what, sizeof(c.what), "motion counts frame 0");
-        twin_host_profile(&c, "motion", replay_fill_frames, &c, profiles[p]);
-        char what[64];
-        snprintf(what, sizeof(what), "motion counts frame 0 {%s}", profiles[p]);
-        twin_host_check_counts("motion", what, 0, 1, 0, 1);
-        tvd_host_totals_reset();
-        c.n_frames = 4;
-        for (int k = 1; k < 4; k++) c.fills[k] = REPLAY_NEAR;
-        twin_host_profile(&c, "motion", replay_fill_frames, &c, profiles[p]);
-        snprintf(what, sizeof(what), "motion counts 4 frames {%s}", profiles[p]);
-        /* 4 frames: 4 copies into slots, 3 comparisons (each a fill, a
-         * launch, a read-back), 4 waits */
-        twin_host_check_totals("motion", what, 4, 3, 4 + 3, 3, 4);
-    }
+    static const ReplayCase c[2] = {
+        { .fmt = TVMAF_PIX_FMT_YUV420P, .bpc = 8, .w = 64, .h = 36, .opts = "", .n_frames = 1,
+          .fills = { REPLAY_RANDOM }, .what = "motion counts frame 0" },
+        { .fmt = TVMAF_PIX_FMT_YUV420P, .bpc = 8, .w = 64, .h = 36, .opts = "", .n_frames = 4,
+          .fills = { REPLAY_RANDOM, REPLAY_NEAR, REPLAY_NEAR, REPLAY_NEAR },
+          .what = "motion counts 4 frames" },
+    };
+    /* 4 frames: 4 copies into slots, 3 comparisons (each a fill, a launch, a
+     * read-back), 4 waits */
+    static const TwinHostOps ops[2] = { { 0, 0, 1, 0, 1 }, { 4, 3, 4 + 3, 3, 4 } };
+    for (unsigned p = 0; p < REPLAY_COUNT(twin_host_profiles); p++)
+        for (unsigned i = 0; i < 2; i++)
+            twin_host_count(&c[i], "motion", twin_host_profiles[p], NULL, NULL, NULL, &ops[i]);
 }
 
 int main(void)
@@ -105,9 +93,9 @@ int main(void)
           REPLAY_SET(sizes, s1283), REPLAY_SET(depths, replay_8_16), REPLAY_SET(seqs, seqs),
           .n_frames = 6 },
     };
-    twin_host_init();
+    twin_host_init("motion");
     replay_seed(0x2545f4914f6cdd1dull);
-    for (unsigned i = 0; i < REPLAY_COUNT(m); i++) replay_matrix(&m[i], run_case);
+    for (unsigned i = 0; i < REPLAY_COUNT(m); i++) replay_matrix(&m[i], twin_host_run);
     counts();
     return replay_report("motion");
 }

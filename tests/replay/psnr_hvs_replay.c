@@ -22,20 +22,19 @@
 #include "feature/psnr_hvs/psnr_hvs_state.h"
 #include "../twin_host.h"
 
-static unsigned n_refused;
-
 /* The CPU's setup decides; a refused case must be refused by both. */
-static void run_case(const ReplayCase *c)
+static void run_frames(const ReplayCase *c, ReplayFrameSource source, void *src)
 {
     PsnrHvsParams p;
     char msg[512];
     const TvmafVideoInfo vi = { c->fmt, c->bpc, c->w, c->h, 0, false };
-    if (tvmaf_psnr_hvs_setup(&p, &vi, msg, sizeof(msg))) {
-        if (!twin_host_refused(c, "psnr_hvs")) replay_fail("%s: scored on the CPU", c->what);
-        n_refused++;
-        return;
-    }
-    twin_host_case(c, "psnr_hvs");
+    if (tvmaf_psnr_hvs_setup(&p, &vi, msg, sizeof(msg))) twin_host_must_refuse(c, "psnr_hvs");
+    else twin_host_frames(c, "psnr_hvs", source, src);
+}
+
+static void run_case(const ReplayCase *c)
+{
+    run_frames(c, replay_fill_frames, (void *)c);
 }
 
 /* Samples anywhere in 0..65535 in pictures declaring 9 to 12 bits (input
@@ -71,23 +70,11 @@ static void wild_samples(void)
 
 /* ---- the test clips ---- */
 
-static int info_value(const char *text, const char *key_name, char *out, size_t len)
-{
-    const char *p = strstr(text, key_name);
-    if (!p) return -1;
-    p += strlen(key_name);
-    size_t i = 0;
-    while (p[i] && p[i] != '\n' && i + 1 < len) {
-        out[i] = p[i];
-        i++;
-    }
-    out[i] = 0;
-    return 0;
-}
-
+/* Clip NAME as its NAME.info describes it (KEY=VALUE lines), if psnr_hvs
+ * scores its layout and it is no larger than max_area. */
 static void clip(const char *dir, const char *name, size_t max_area, unsigned *n_clips)
 {
-    char path[1024], text[1024], v[64];
+    char path[1024], key[64], v[64];
     FILE *f = NULL;
     if (snprintf(path, sizeof(path), "%s/%s.info", dir, name) < (int)sizeof(path))
         f = fopen(path, "r");
@@ -95,39 +82,29 @@ static void clip(const char *dir, const char *name, size_t max_area, unsigned *n
         replay_fail("clip %s: no %s", name, path);
         return;
     }
-    const size_t got = fread(text, 1, sizeof(text) - 1, f);
+    unsigned w = 0, h = 0, bpc = 0, frames = 0, layout = 0;
+    while (fscanf(f, " %63[^=]=%63s", key, v) == 2) {
+        unsigned *to = !strcmp(key, "width") ? &w : !strcmp(key, "height") ? &h
+                     : !strcmp(key, "bitdepth") ? &bpc : !strcmp(key, "frames") ? &frames
+                     : !strcmp(key, "layout") ? &layout : NULL;
+        if (to) *to = (unsigned)atoi(v);
+    }
     fclose(f);
-    text[got] = 0;
-    unsigned w = 0, h = 0, bpc = 0, frames = 0;
-    enum TvmafPixelFormat fmt;
-    if (info_value(text, "width=", v, sizeof(v)) || !(w = (unsigned)atoi(v)) ||
-        info_value(text, "height=", v, sizeof(v)) || !(h = (unsigned)atoi(v)) ||
-        info_value(text, "bitdepth=", v, sizeof(v)) || !(bpc = (unsigned)atoi(v)) ||
-        info_value(text, "frames=", v, sizeof(v)) || !(frames = (unsigned)atoi(v)) ||
-        info_value(text, "layout=", v, sizeof(v))) {
+    if (!w || !h || !bpc || !frames || !layout) {
         replay_fail("clip %s: unreadable %s", name, path);
         return;
     }
-    if (!strcmp(v, "420")) fmt = TVMAF_PIX_FMT_YUV420P;
-    else if (!strcmp(v, "422")) fmt = TVMAF_PIX_FMT_YUV422P;
-    else if (!strcmp(v, "444")) fmt = TVMAF_PIX_FMT_YUV444P;
-    else return; /* not a layout psnr_hvs scores (none such among the clips now) */
+    const enum TvmafPixelFormat fmt = layout == 420 ? TVMAF_PIX_FMT_YUV420P
+                                    : layout == 422 ? TVMAF_PIX_FMT_YUV422P
+                                                    : TVMAF_PIX_FMT_YUV444P;
+    /* not a layout psnr_hvs scores (none such among the clips now) */
+    if (layout != 420 && layout != 422 && layout != 444) return;
     if ((size_t)w * h > max_area) return;
     (*n_clips)++;
+    const ReplayClipSpec s = { name, fmt, bpc, w, h, frames < 3 ? frames : 3, "" };
     ReplayClip cl;
-    if (!replay_clip_open(&cl, dir, name, NULL, fmt, w, h, bpc, frames < 3 ? frames : 3, "")) {
-        replay_fail("clip %s: cannot open its frames", name);
-        return;
-    }
-    PsnrHvsParams p;
-    char msg[512];
-    const TvmafVideoInfo vi = { fmt, bpc, w, h, 0, false };
-    if (tvmaf_psnr_hvs_setup(&p, &vi, msg, sizeof(msg))) {
-        if (!twin_host_refused(&cl.c, "psnr_hvs")) replay_fail("%s: scored on the CPU", cl.c.what);
-        n_refused++;
-    } else {
-        twin_host_frames(&cl.c, "psnr_hvs", replay_clip_frames, &cl);
-    }
+    if (!replay_clip_open(&cl, &s, NULL, 0)) return;
+    run_frames(&cl.c, replay_clip_frames, &cl);
     replay_clip_close(&cl);
 }
 
@@ -138,12 +115,11 @@ static int by_name(const void *a, const void *b)
 
 static void clips(void)
 {
-    const char *dir = getenv("TVMAF_CLIPS"), *q = getenv("TVMAF_TEST_QUICK");
-    if (!dir || !dir[0]) dir = getenv("TVMAF_CLIPS_DEFAULT");
-    const size_t max_area = q && q[0] && strcmp(q, "0") ? 576 * 324 : 1920 * 1080;
-    DIR *dp = dir ? opendir(dir) : NULL;
+    const char *dir = replay_clips_dir();
+    const size_t max_area = replay_env_on("TVMAF_TEST_QUICK") ? 576 * 324 : 1920 * 1080;
+    DIR *dp = opendir(dir);
     if (!dp) {
-        replay_fail("no clips in %s (set TVMAF_CLIPS)", dir ? dir : "(no TVMAF_CLIPS)");
+        replay_fail("no clips in %s (set TVMAF_CLIPS)", dir);
         return;
     }
     char *names[256];
@@ -172,22 +148,19 @@ static void clips(void)
  * psnr_hvs_cuda.c: memset once, 3 launches, 2 d2h, a sync). */
 static void counts(void)
 {
-    for (unsigned p = 0; p < REPLAY_COUNT(twin_host_profiles); p++) {
-        tvd_host_totals_reset();
-        ReplayCase c = { .fmt = TVMAF_PIX_FMT_YUV420P, .bpc = 8, .w = 64, .h = 36, .opts = "",
-                         .n_frames = 3, .fills = { REPLAY_RANDOM, REPLAY_NEAR, REPLAY_RANDOM } };
-        snprintf(c.what, sizeof(c.what), "psnr_hvs counts {%s}", twin_host_profiles[p]);
-        twin_host_one_instance(&c, "psnr_hvs", replay_fill_frames, &c, twin_host_profiles[p]);
-        twin_host_check_totals("psnr_hvs", c.what, 3, 3 * 3, 3 * 2, 1, 3 * 1);
-    }
+    static const ReplayCase c = { .fmt = TVMAF_PIX_FMT_YUV420P, .bpc = 8, .w = 64, .h = 36,
+                                  .opts = "", .n_frames = 3, .what = "psnr_hvs counts",
+                                  .fills = { REPLAY_RANDOM, REPLAY_NEAR, REPLAY_RANDOM } };
+    static const TwinHostOps ops = { 3, 3 * 3, 3 * 2, 1, 3 * 1 };
+    for (unsigned p = 0; p < REPLAY_COUNT(twin_host_profiles); p++)
+        twin_host_count(&c, "psnr_hvs", twin_host_profiles[p], twin_host_one_instance, NULL, NULL,
+                        &ops);
 }
 
 int main(void)
 {
-    twin_host_init();
+    twin_host_init("psnr_hvs");
     replay_seed(0x5eed0f9a1c3b7d21ull);
-    static const enum TvmafPixelFormat fmts[] = { TVMAF_PIX_FMT_YUV420P, TVMAF_PIX_FMT_YUV422P,
-                                                  TVMAF_PIX_FMT_YUV444P, TVMAF_PIX_FMT_YUV400P };
     /* one block; one sample short of a second; 4:2:0 chroma just 8 (and 7)
      * wide; odd sizes; more blocks than one group's work-items */
     static const ReplaySize sizes[] = {
@@ -202,21 +175,18 @@ int main(void)
     };
     static const unsigned depths[] = { 8, 9, 10, 12, 16 };
     const ReplayMatrix all = { .name = "psnr_hvs layouts x sizes x depths x fills",
-                               REPLAY_SET(fmts, fmts), REPLAY_SET(sizes, sizes),
+                               REPLAY_SET(fmts, replay_fmts), REPLAY_SET(sizes, sizes),
                                REPLAY_SET(depths, depths), REPLAY_SET(seqs, fills),
                                .n_frames = 2 };
     replay_matrix(&all, run_case);
-    static const ReplaySize s1080[] = { { 1920, 1080 } };
-    static const ReplayFill near[][REPLAY_MAX_FRAMES] = { { REPLAY_NEAR } };
     static const unsigned d8_12[] = { 8, 12 };
     const ReplayMatrix big = { .name = "psnr_hvs 1920x1080", REPLAY_SET(fmts, replay_420),
-                               REPLAY_SET(sizes, s1080), REPLAY_SET(depths, d8_12),
-                               REPLAY_SET(seqs, near) };
+                               REPLAY_SET(sizes, replay_1080p), REPLAY_SET(depths, d8_12),
+                               REPLAY_SET(seqs, replay_near) };
     replay_matrix(&big, run_case);
     wild_samples();
     clips();
-    printf("refused by both: %u cases\n", n_refused);
-    if (!n_refused) replay_fail("no refused case was exercised");
+    twin_host_report_refused();
     counts();
     return replay_report("psnr_hvs");
 }

@@ -12,36 +12,24 @@
 #include "feature/psnr/psnr_math.h"
 #include "../twin_host.h"
 
-static void run_case(const ReplayCase *c)
-{
-    twin_host_case(c, "psnr");
-}
-
 /* Per frame on 4:2:0: a launch per plane, one read-back, the wait; with the
  * atomics' totals one fill of them first (the old psnr_cuda.c: memset, 3
  * launches, a d2h, a sync; psnr_opencl.c: 3 launches, a read, clFinish). */
 static void counts(void)
 {
-    static const char *const profiles[] = { "cuda", "opencl" };
-    for (int p = 0; p < 2; p++) {
-        tvd_host_totals_reset();
-        ReplayCase c = { .fmt = TVMAF_PIX_FMT_YUV420P, .bpc = 8, .w = 64, .h = 36,
-                         .opts = "", .n_frames = 3,
-                         .fills = { REPLAY_RANDOM, REPLAY_NEAR, REPLAY_RANDOM } };
-        snprintf(c.what, sizeof(c.what), "psnr counts");
-        twin_host_profile(&c, "psnr", replay_fill_frames, &c, profiles[p]);
-        char what[64];
-        snprintf(what, sizeof(what), "psnr counts {%s}", profiles[p]);
-        twin_host_check_counts("psnr", what, 3, 1, p == 0, 1);
-    }
+    static const ReplayCase c = { .fmt = TVMAF_PIX_FMT_YUV420P, .bpc = 8, .w = 64, .h = 36,
+                                  .opts = "", .n_frames = 3, .what = "psnr counts",
+                                  .fills = { REPLAY_RANDOM, REPLAY_NEAR, REPLAY_RANDOM } };
+    static const TwinHostOps ops[] = { { 0, 3, 1, 1, 1 }, { 0, 3, 1, 0, 1 } };
+    twin_host_counts(&c, "psnr", ops, 2);
 }
 
 int main(void)
 {
-    twin_host_init();
+    twin_host_init("psnr");
     replay_seed(0x9e3779b97f4a7c15ull);
     /* one group per row: a row one sample past a group */
-    replay_picture_matrices("psnr", PSNR_THREADS, 1, run_case);
+    replay_picture_matrices("psnr", PSNR_THREADS, 1, twin_host_run);
 
     static const char *const opts[] = { "enable_chroma=false", "enable_mse=true:enable_apsnr=true",
                                         "reduced_hbd_peak=true", "min_sse=0.5" };
@@ -55,19 +43,10 @@ int main(void)
                              REPLAY_SET(fmts, fmts), REPLAY_SET(sizes, sizes),
                              REPLAY_SET(depths, depths), REPLAY_SET(seqs, seqs),
                              REPLAY_SET(lengths, lengths) };
-    replay_matrix(&m, run_case);
+    replay_matrix(&m, twin_host_run);
 
-    const char *dir = getenv("TVMAF_CLIPS");
-    if (!dir || !dir[0]) dir = getenv("TVMAF_CLIPS_DEFAULT");
-    ReplayClip cl;
-    if (dir && replay_clip_open(&cl, dir, "cups_576x324", NULL, TVMAF_PIX_FMT_YUV420P, 576, 324,
-                                8, 3, "")) {
-        twin_host_frames(&cl.c, "psnr", replay_clip_frames, &cl);
-        replay_clip_close(&cl);
-        replay_count("psnr clip cups_576x324", 1);
-    } else {
-        replay_fail("the test clip cups_576x324 is not in %s", dir ? dir : "(no TVMAF_CLIPS)");
-    }
+    const ReplayClipSpec clip = { "cups_576x324", TVMAF_PIX_FMT_YUV420P, 8, 576, 324, 3, "" };
+    twin_host_clip(&clip, "psnr");
     counts();
     return replay_report("psnr");
 }

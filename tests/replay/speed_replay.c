@@ -26,13 +26,10 @@
  * number (a case the CPU refuses is always checked) */
 #define EVERY 3
 
-static unsigned n_refused, every = 1, n_seen, n_skipped;
-
 static void run_as(const ReplayCase *c, const char *feature)
 {
-    if (twin_host_refused(c, feature)) n_refused++;
-    else if (every > 1 && (++n_seen * 2654435761u >> 16) % every) n_skipped++;
-    else twin_host_case(c, feature);
+    if (twin_host_refused(c, feature)) twin_host_n_refused++;
+    else if (!twin_host_sampled_out()) twin_host_case(c, feature);
 }
 
 static void run_temporal(const ReplayCase *c)
@@ -43,18 +40,6 @@ static void run_temporal(const ReplayCase *c)
 static void run_chroma(const ReplayCase *c)
 {
     run_as(c, "speed_chroma");
-}
-
-/* The first n frames of a clip pair with opts; 0 when the clip is not there. */
-static unsigned clip_case(const char *dir, const char *name, enum TvmafPixelFormat fmt,
-                          unsigned w, unsigned h, unsigned bpc, unsigned n, const char *feature,
-                          const char *opts)
-{
-    ReplayClip cl;
-    if (!replay_clip_open(&cl, dir, name, feature, fmt, w, h, bpc, n, opts)) return 0;
-    twin_host_frames(&cl.c, feature, replay_clip_frames, &cl);
-    replay_clip_close(&cl);
-    return 1;
 }
 
 /* One instance's operations, as the old speed_cuda.c's per frame:
@@ -73,28 +58,23 @@ static void counts(void)
         { "speed_temporal", "", 1 + 2 * 8, 2, 0 },
         { "speed_temporal", "speed_prescale=0.5:speed_prescale_method=bicubic", 1 + 2 * 9, 2, 1 },
     };
-    for (unsigned i = 0; i < REPLAY_COUNT(sets); i++)
-        for (unsigned p = 0; p < REPLAY_COUNT(twin_host_profiles); p++) {
-            tvd_host_totals_reset();
-            ReplayCase c = { .fmt = TVMAF_PIX_FMT_YUV420P, .bpc = 8, .w = 336, .h = 200,
-                             .opts = sets[i].opts, .n_frames = 3,
-                             .fills = { REPLAY_RANDOM, REPLAY_NEAR, REPLAY_SMOOTH } };
-            snprintf(c.what, sizeof(c.what), "%s counts [%s]", sets[i].feature, sets[i].opts);
-            twin_host_one_instance(&c, sets[i].feature, replay_fill_frames, &c,
-                                   twin_host_profiles[p]);
-            char what[320];
-            snprintf(what, sizeof(what), "%s {%s}", c.what, twin_host_profiles[p]);
-            twin_host_check_totals(sets[i].feature, what, 3, sets[i].launches, sets[i].copies,
-                                   sets[i].fills, 3);
-        }
+    for (unsigned i = 0; i < REPLAY_COUNT(sets); i++) {
+        ReplayCase c = { .fmt = TVMAF_PIX_FMT_YUV420P, .bpc = 8, .w = 336, .h = 200,
+                         .opts = sets[i].opts, .n_frames = 3,
+                         .fills = { REPLAY_RANDOM, REPLAY_NEAR, REPLAY_SMOOTH } };
+        snprintf(c.what, sizeof(c.what), "%s counts [%s]", sets[i].feature, sets[i].opts);
+        const TwinHostOps ops = { 3, sets[i].launches, sets[i].copies, sets[i].fills, 3 };
+        for (unsigned p = 0; p < REPLAY_COUNT(twin_host_profiles); p++)
+            twin_host_count(&c, sets[i].feature, twin_host_profiles[p], twin_host_one_instance,
+                            NULL, NULL, &ops);
+    }
 }
 
 int main(void)
 {
-    twin_host_init();
+    twin_host_init(NULL); /* two features */
     replay_seed(0x5eed5eed12345678ull);
-    const char *full = getenv("TVMAF_TEST_FULL");
-    every = full && !strcmp(full, "1") ? 1 : EVERY;
+    twin_host_every = replay_env_on("TVMAF_TEST_FULL") ? 1 : EVERY;
 
     /* every accepted kernel scale keeps the filters within SPEED_MAX_FW, and
      * speed_pair enumerates the lower triangle */
@@ -118,10 +98,6 @@ int main(void)
         }
     replay_count("speed filter widths of every accepted kernel scale, speed_pair", 2);
 
-    static const enum TvmafPixelFormat fmts[] = { TVMAF_PIX_FMT_YUV420P, TVMAF_PIX_FMT_YUV422P,
-                                                  TVMAF_PIX_FMT_YUV444P };
-    static const enum TvmafPixelFormat fmts4[] = { TVMAF_PIX_FMT_YUV420P, TVMAF_PIX_FMT_YUV422P,
-                                                   TVMAF_PIX_FMT_YUV444P, TVMAF_PIX_FMT_YUV400P };
 
     /* speed_temporal: layouts x sizes (the minimum 80x80 and one short of
      * it, odd) x depths x sequences */
@@ -134,7 +110,7 @@ int main(void)
         { REPLAY_EXTREMES, REPLAY_INVERT, REPLAY_LEVELS },
     };
     const ReplayMatrix t_all = { .name = "speed_temporal layouts x sizes x depths x sequences",
-                                 REPLAY_SET(fmts, fmts4), REPLAY_SET(sizes, t_sizes),
+                                 REPLAY_SET(fmts, replay_fmts), REPLAY_SET(sizes, t_sizes),
                                  REPLAY_SET(depths, replay_depths), REPLAY_SET(seqs, t_seqs),
                                  .n_frames = 3 };
     replay_matrix(&t_all, run_temporal);
@@ -171,7 +147,7 @@ int main(void)
         { REPLAY_EXTREMES },
     };
     const ReplayMatrix c_all = { .name = "speed_chroma layouts x sizes x depths x fills",
-                                 REPLAY_SET(fmts, fmts4), REPLAY_SET(sizes, c_sizes),
+                                 REPLAY_SET(fmts, replay_fmts), REPLAY_SET(sizes, c_sizes),
                                  REPLAY_SET(depths, replay_depths), REPLAY_SET(seqs, c_fills),
                                  .n_frames = 2 };
     replay_matrix(&c_all, run_chroma);
@@ -194,15 +170,15 @@ int main(void)
         { REPLAY_NEAR, REPLAY_RANDOM }, { REPLAY_REF_FLAT },
     };
     const ReplayMatrix c_opt = { .name = "speed_chroma options", REPLAY_SET(opts, c_opts),
-                                 REPLAY_SET(fmts, fmts), REPLAY_SET(sizes, c_osizes),
+                                 REPLAY_SET(fmts, replay_yuv), REPLAY_SET(sizes, c_osizes),
                                  REPLAY_SET(depths, replay_8_16), REPLAY_SET(seqs, c_ofills),
                                  .n_frames = 2 };
     replay_matrix(&c_opt, run_chroma);
 
     /* singular covariances, every case run: flat images, one flat side, a
      * still scene; and a regular pair */
-    const unsigned sampled = every;
-    every = 1;
+    const unsigned sampled = twin_host_every;
+    twin_host_every = 1;
     static const ReplaySize c_min[] = { { 159, 159 } }, t_min[] = { { 80, 80 } };
     static const ReplayFill c_flat[][REPLAY_MAX_FRAMES] = {
         { REPLAY_CONST0 }, { REPLAY_REF_FLAT }, { REPLAY_RANDOM },
@@ -210,18 +186,17 @@ int main(void)
     static const ReplayFill t_still[][REPLAY_MAX_FRAMES] = {
         { REPLAY_CONST0, REPLAY_CONST0, REPLAY_REF_FLAT },
     };
-    static const unsigned d8[] = { 8 };
     const ReplayMatrix c_sing = { .name = "speed_chroma singular covariances",
                                   REPLAY_SET(fmts, replay_420), REPLAY_SET(sizes, c_min),
-                                  REPLAY_SET(depths, d8), REPLAY_SET(seqs, c_flat),
+                                  REPLAY_SET(depths, replay_d8), REPLAY_SET(seqs, c_flat),
                                   .n_frames = 1 };
     replay_matrix(&c_sing, run_chroma);
     const ReplayMatrix t_sing = { .name = "speed_temporal a still scene",
                                   REPLAY_SET(fmts, replay_420), REPLAY_SET(sizes, t_min),
-                                  REPLAY_SET(depths, d8), REPLAY_SET(seqs, t_still),
+                                  REPLAY_SET(depths, replay_d8), REPLAY_SET(seqs, t_still),
                                   .n_frames = 3 };
     replay_matrix(&t_sing, run_temporal);
-    every = sampled;
+    twin_host_every = sampled;
 
     /* tall planes: several groups in y */
     static const ReplaySize tall[] = { { 161, 340 } };
@@ -235,49 +210,56 @@ int main(void)
                                REPLAY_SET(seqs, rnd), .n_frames = 1 };
     replay_matrix(&g_c, run_chroma);
 
-    const char *dir = getenv("TVMAF_CLIPS");
-    if (!dir || !dir[0]) dir = getenv("TVMAF_CLIPS_DEFAULT");
-    if (!dir || !dir[0]) dir = TVMAF_SOURCE_ROOT "/.cache/clips";
     const enum TvmafPixelFormat f420 = TVMAF_PIX_FMT_YUV420P;
     const char *const T = "speed_temporal", *const C = "speed_chroma";
-    unsigned n_clips = 0, n_tried = 0;
-#define CLIP(...) (n_tried++, n_clips += clip_case(dir, __VA_ARGS__))
-    CLIP("cups_576x324", f420, 576, 324, 8, 4, T, "");
-    CLIP("cups_576x324", f420, 576, 324, 8, 3, C, "");
-    CLIP("cups_576x324_10b", f420, 576, 324, 10, 3, T, "");
-    CLIP("cups_576x324_10b", f420, 576, 324, 10, 3, C, "");
-    CLIP("cups_576x324_12b", f420, 576, 324, 12, 3, T, "");
-    CLIP("cups_576x324_12b", f420, 576, 324, 12, 3, C, "");
-    CLIP("cups_576x324_16b", f420, 576, 324, 16, 3, T, "");
-    CLIP("cups_576x324_16b", f420, 576, 324, 16, 3, C, "");
-    CLIP("cups_576x324_422", TVMAF_PIX_FMT_YUV422P, 576, 324, 8, 3, C, "");
-    CLIP("cups_576x324_444_10b", TVMAF_PIX_FMT_YUV444P, 576, 324, 10, 3, C, "");
-    CLIP("cups_576x324", f420, 576, 324, 8, 3, C,
-         "speed_prescale=1.5:speed_prescale_method=lanczos4");
-    CLIP("cups_576x324", f420, 576, 324, 8, 3, T,
-         "speed_prescale=0.5:speed_prescale_method=bicubic");
-    /* the option goldens' sets (testdata/options.tsv) */
-    CLIP("cups_576x324", f420, 576, 324, 8, 2, C,
-         "speed_prescale=0.5:speed_prescale_method=bicubic");
-    CLIP("cups_576x324", f420, 576, 324, 8, 2, C,
-         "speed_prescale=0.6:speed_prescale_method=lanczos4");
-    CLIP("cups_576x324", f420, 576, 324, 8, 2, C,
-         "speed_nn_floor=0.1:speed_sigma_nn=0.19:speed_weight_var_mode=5:speed_max_val=45");
-    CLIP("forest_1920x1080", f420, 1920, 1080, 8, 2, C,
-         "speed_prescale=0.5:speed_prescale_method=bilinear");
-    CLIP("forest_1920x1080", f420, 1920, 1080, 8, 3, T, "");
-    CLIP("forest_1920x1080", f420, 1920, 1080, 8, 2, C, "");
-    CLIP("checker_1920x1080", f420, 1920, 1080, 8, 3, T, "");
-    CLIP("sky_1920x1080_10b", f420, 1920, 1080, 10, 2, C, "");
-    CLIP("meadow_3840x2160", f420, 3840, 2160, 8, 2, T, "");
-    CLIP("meadow_3840x2160", f420, 3840, 2160, 8, 1, C, "");
-#undef CLIP
+    /* a clip not there is left out (the large ones may be) */
+    const struct { const char *feature; ReplayClipSpec s; } clips[] = {
+        { T, { "cups_576x324", f420, 8, 576, 324, 4, "" } },
+        { C, { "cups_576x324", f420, 8, 576, 324, 3, "" } },
+        { T, { "cups_576x324_10b", f420, 10, 576, 324, 3, "" } },
+        { C, { "cups_576x324_10b", f420, 10, 576, 324, 3, "" } },
+        { T, { "cups_576x324_12b", f420, 12, 576, 324, 3, "" } },
+        { C, { "cups_576x324_12b", f420, 12, 576, 324, 3, "" } },
+        { T, { "cups_576x324_16b", f420, 16, 576, 324, 3, "" } },
+        { C, { "cups_576x324_16b", f420, 16, 576, 324, 3, "" } },
+        { C, { "cups_576x324_422", TVMAF_PIX_FMT_YUV422P, 8, 576, 324, 3, "" } },
+        { C, { "cups_576x324_444_10b", TVMAF_PIX_FMT_YUV444P, 10, 576, 324, 3, "" } },
+        { C, { "cups_576x324", f420, 8, 576, 324, 3,
+               "speed_prescale=1.5:speed_prescale_method=lanczos4" } },
+        { T, { "cups_576x324", f420, 8, 576, 324, 3,
+               "speed_prescale=0.5:speed_prescale_method=bicubic" } },
+        /* the option goldens' sets (testdata/options.tsv) */
+        { C, { "cups_576x324", f420, 8, 576, 324, 2,
+               "speed_prescale=0.5:speed_prescale_method=bicubic" } },
+        { C, { "cups_576x324", f420, 8, 576, 324, 2,
+               "speed_prescale=0.6:speed_prescale_method=lanczos4" } },
+        { C, { "cups_576x324", f420, 8, 576, 324, 2,
+               "speed_nn_floor=0.1:speed_sigma_nn=0.19:speed_weight_var_mode=5:"
+               "speed_max_val=45" } },
+        { C, { "forest_1920x1080", f420, 8, 1920, 1080, 2,
+               "speed_prescale=0.5:speed_prescale_method=bilinear" } },
+        { T, { "forest_1920x1080", f420, 8, 1920, 1080, 3, "" } },
+        { C, { "forest_1920x1080", f420, 8, 1920, 1080, 2, "" } },
+        { T, { "checker_1920x1080", f420, 8, 1920, 1080, 3, "" } },
+        { C, { "sky_1920x1080_10b", f420, 10, 1920, 1080, 2, "" } },
+        { T, { "meadow_3840x2160", f420, 8, 3840, 2160, 2, "" } },
+        { C, { "meadow_3840x2160", f420, 8, 3840, 2160, 1, "" } },
+    };
+    unsigned n_clips = 0;
+    for (unsigned i = 0; i < REPLAY_COUNT(clips); i++) {
+        ReplayClip cl;
+        if (!replay_clip_open(&cl, &clips[i].s, clips[i].feature, 1)) continue;
+        twin_host_frames(&cl.c, clips[i].feature, replay_clip_frames, &cl);
+        replay_clip_close(&cl);
+        n_clips++;
+    }
     replay_count("speed clip cases", n_clips);
-    printf("clip cases found in %s: %u of %u\n", dir, n_clips, n_tried);
+    printf("clip cases found in %s: %u of %u\n", replay_clips_dir(), n_clips,
+           (unsigned)REPLAY_COUNT(clips));
 
     printf("refused by both: %u cases; scored cases of the matrices sampled out: %u of %u\n",
-           n_refused, n_skipped, n_seen);
-    if (!n_refused) replay_fail("no refused case was exercised");
+           twin_host_n_refused, twin_host_skipped, twin_host_seen);
+    if (!twin_host_n_refused) replay_fail("no refused case was exercised");
     counts();
     return replay_report("speed");
 }

@@ -20,8 +20,7 @@
 
 static void run_case(const ReplayCase *c)
 {
-    static const char *const profiles[] = { "cuda", "opencl", "ladder" };
-    twin_host_frames_in(c, "vif", replay_fill_frames, (void *)c, profiles, 3);
+    twin_host_frames_in(c, "vif", replay_fill_frames, (void *)c, twin_host_ladder_profiles, 3);
 }
 
 /* Per frame: a launch per scale and one read-back, the wait; with the
@@ -29,20 +28,14 @@ static void run_case(const ReplayCase *c)
  * launches, a d2h; vif_opencl.c: 4 launches, a read). */
 static void counts(void)
 {
-    static const char *const profiles[] = { "cuda", "opencl", "ladder" };
-    for (int p = 0; p < 3; p++) {
-        tvd_host_totals_reset();
-        ReplayCase c = { .fmt = TVMAF_PIX_FMT_YUV420P, .bpc = 8, .w = 64, .h = 36, .opts = "",
-                         .n_frames = 2, .fills = { REPLAY_RANDOM, REPLAY_NEAR } };
-        snprintf(c.what, sizeof(c.what), "vif counts");
-        twin_host_profile(&c, "vif", replay_fill_frames, &c, profiles[p]);
-        char what[64];
-        snprintf(what, sizeof(what), "vif counts {%s}", profiles[p]);
-        /* a ladder's pair that fills the area: its zeroing and the four
-         * reference passes more, and the reference pass's sums read back */
-        twin_host_check_counts("vif", what, p == 2 ? 8 : 4, p == 2 ? 2 : 1,
-                               p == 2 ? 2 : p == 0, 1);
-    }
+    static const ReplayCase c = { .fmt = TVMAF_PIX_FMT_YUV420P, .bpc = 8, .w = 64, .h = 36,
+                                  .opts = "", .n_frames = 2, .what = "vif counts",
+                                  .fills = { REPLAY_RANDOM, REPLAY_NEAR } };
+    /* a ladder's pair that fills the area: its zeroing and the four
+     * reference passes more, and the reference pass's sums read back */
+    static const TwinHostOps ops[] = { { 0, 4, 1, 1, 1 }, { 0, 4, 1, 0, 1 }, { 0, 8, 2, 2, 1 } };
+    for (unsigned p = 0; p < 3; p++)
+        twin_host_count(&c, "vif", twin_host_ladder_profiles[p], NULL, NULL, NULL, &ops[p]);
 }
 
 static void check_refusals(void)
@@ -55,7 +48,8 @@ static void check_refusals(void)
         VifParams p;
         memset(&p, 0, sizeof(p));
         tvmaf_options_set_defaults(tvmaf_vif_options, &p);
-        const TvmafVideoInfo vi = { TVMAF_PIX_FMT_YUV420P, cases[i].bpc, cases[i].w, cases[i].h, 0, false };
+        const TvmafVideoInfo vi = { TVMAF_PIX_FMT_YUV420P, cases[i].bpc, cases[i].w, cases[i].h,
+                                    0, false };
         char msg[256] = "";
         const int err = tvmaf_vif_setup(&p, &vi, msg, sizeof(msg));
         if (cases[i].ok ? err != 0 : (err != -EINVAL || !strstr(msg, "vif")))
@@ -78,14 +72,13 @@ int main(void)
     };
     static const ReplaySize s17[] = { { 17, 17 } }, s177[] = { { 177, 99 } };
     static const ReplaySize s33[] = { { 33, 19 } }, s67[] = { { 67, 45 } };
-    static const ReplaySize s353[] = { { 353, 147 } }, hd[] = { { 1920, 1080 } };
+    static const ReplaySize s353[] = { { 353, 147 } };
     static const ReplayFill seqs[][REPLAY_MAX_FRAMES] = {
         { REPLAY_RANDOM, REPLAY_NEAR, REPLAY_SMOOTH },
         { REPLAY_LEVELS, REPLAY_EXTREMES, REPLAY_EDGES },
         { REPLAY_CONST0, REPLAY_CONSTMAX, REPLAY_EQUAL },
         { REPLAY_REF_FLAT, REPLAY_SMOOTH, REPLAY_NEAR },
     };
-    static const ReplayFill near[][REPLAY_MAX_FRAMES] = { { REPLAY_NEAR } };
     static const char *const opt_sets[] = {
         "vif_enhn_gain_limit=1.0",
         "vif_skip_scale0=true:debug=true",
@@ -116,9 +109,10 @@ int main(void)
           REPLAY_SET(lengths, two) },
         /* a full HD frame, 8 and 16 bits */
         { .name = "vif 1920x1080", REPLAY_SET(opts, replay_debug), REPLAY_SET(fmts, replay_420),
-          REPLAY_SET(sizes, hd), REPLAY_SET(depths, replay_8_16), REPLAY_SET(seqs, near) },
+          REPLAY_SET(sizes, replay_1080p), REPLAY_SET(depths, replay_8_16),
+          REPLAY_SET(seqs, replay_near) },
     };
-    twin_host_init();
+    twin_host_init("vif");
     replay_seed(0x9b05688c2b3e6c1full);
     for (unsigned s = 0; s < VIF_N_SCALES; s++)
         if (2 * VIF_HALF(s) + 1 != vif_filter_width[s])
