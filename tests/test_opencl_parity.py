@@ -27,11 +27,14 @@ in two runs of the gate; TVMAF_TEST_FULL=1 runs both columns on every quick clip
 suite's gate_quick leaves these columns to this test (--skip-columns 'opencl*').
 The opencl-nofp64 column (--opencl-fp64 off: the device taken as one without fp64, as Intel and
 Apple GPUs) runs the features whose OpenCL program is fp64-free (FP64_FREE: all of them, so the
-models too, outside the sanitizer pass) on the opencl-1t column's sample (every quick clip with
-TVMAF_TEST_FULL=1; an fp64-free program is also the one the opencl column runs, so what this
-column adds is the device taken as one without fp64), identical to the CPU; each other feature
-must be refused there (the run fails, its message naming the feature and fp64), so the list
-cannot claim a feature that still needs fp64, nor miss one that no longer does.
+models too, outside the sanitizer pass), identical to the CPU; each other feature must be
+refused there (the run fails, its message naming the feature and fp64), so the list cannot
+claim a feature that still needs fp64, nor miss one that no longer does. An fp64-free program
+is also the one the opencl column runs, so what this column adds is the device's fp64 cap
+withheld; while no plan reads that cap (plans_read_fp64: checked on every run) the plans make
+the opencl column's decisions, and the column runs on NOFP64_SAMPLE (8-bit 4:2:0 at an odd size,
+16-bit, 4:4:4 10-bit); a plan that reads the cap gets the opencl-1t column's sample; every quick
+clip with TVMAF_TEST_FULL=1.
 
 usage: test_opencl_parity.py TVMAF_EXE [--clips DIR] [--shared DIR] [--gpu N]
 """
@@ -90,6 +93,24 @@ def without_loader(tvmaf, clips):
 FP64_FREE = ["psnr", "ciede", "motion", "float_ansnr", "cambi", "psnr_hvs", "float_motion",
              "float_psnr", "float_moment", "float_ssim", "adm", "vif", "float_adm", "float_vif",
              "float_ms_ssim", "speed_chroma", "speed_temporal"]
+
+
+# The opencl-nofp64 column's clips while no plan reads the fp64 cap (the docstring says why).
+NOFP64_SAMPLE = ["tiny_177x99", "cups_576x324_16b", "cups_576x324_444_10b"]
+
+
+def plans_read_fp64():
+    """The plan sources (src/feature/*/*_plan.c) whose code, comments aside, names fp64: a
+    plan that may decide by the cap."""
+    import glob
+    import re
+    found = []
+    for path in sorted(glob.glob(os.path.join(ROOT, "src", "feature", "*", "*_plan.c"))):
+        with open(path) as f:
+            code = re.sub(r"/\*.*?\*/|//[^\n]*", "", f.read(), flags=re.S)
+        if re.search(r"fp64", code):
+            found.append(os.path.relpath(path, ROOT))
+    return found
 
 
 def opencl_features(tvmaf):
@@ -155,10 +176,18 @@ def main():
     # the sample's clips unless TVMAF_TEST_FULL=1: the FP64_FREE features, and the models where
     # that is every OpenCL feature (not in the sanitizer pass: its opencl column runs them)
     every = set(opencl_features(a.tvmaf)) <= set(FP64_FREE)
+    readers = plans_read_fp64()
+    nofp64 = sample
+    if sample is not None and not readers:
+        nofp64 = [c for c in NOFP64_SAMPLE if c in sample] or sample
+    print("opencl-nofp64 column: %s" % (
+        "every quick clip" if nofp64 is None else
+        "%d clips (%s)" % (len(nofp64), "plans reading the fp64 cap: " + ", ".join(readers)
+                           if readers else "no plan reads the fp64 cap")))
     runs.append(cmd + ["--columns", "opencl-nofp64"] +
                 ([] if every and not sanitizer_pass else
                  ["--no-models", "--features", ",".join(FP64_FREE)]) +
-                [x for name in (sample or []) for x in ("--clip", name)])
+                [x for name in (nofp64 or []) for x in ("--clip", name)])
     rcs = []
     for run in runs:
         print(" ".join(run), flush=True)
