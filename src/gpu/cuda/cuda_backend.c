@@ -16,6 +16,7 @@
 #include "core/device_budget.h"
 #include "gpu/cuda/cuda_backend.h"
 #include "gpu/cuda/device_frame.h"
+#include "gpu/exec_common.h"
 
 /* Steady-state statistics count from this frame on. */
 #define STATS_FROM 64u
@@ -56,13 +57,6 @@ struct TvmafGpu {
     double t_open, t_ready, t_frames, t_first_done; /* ms, monotonic */
 };
 
-static double mono_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
-}
-
 TvmafCudaDevice *tvmaf_cuda_gpu_device(TvmafGpu *gpu)
 {
     return gpu->dev;
@@ -88,14 +82,15 @@ void tvmaf_cuda_gpu_free(TvmafGpu *gpu, CUdeviceptr ptr, size_t size)
     tvmaf_budget_give(&gpu->mem, size);
 }
 
-bool tvmaf_cuda_gpu_shares_reference(const TvmafGpu *gpu)
+bool tvmaf_cuda_gpu_shares_reference(TvdTwin *t)
 {
-    return gpu->share_ref;
+    return t->gpu->share_ref;
 }
 
-int tvmaf_cuda_gpu_ref_derived(TvmafGpu *gpu, const char *key, size_t bytes, unsigned *slot)
+int tvmaf_cuda_gpu_ref_derived(TvdTwin *t, const char *key, size_t bytes, unsigned *slot)
 {
-    *slot = TVMAF_CUDA_NO_DERIVED;
+    TvmafGpu *gpu = t->gpu;
+    *slot = TVD_NO_SLOT;
     if (!gpu->share_ref) return 0;
     for (unsigned k = 0; k < gpu->n_derived; k++) {
         if (strcmp(gpu->derived[k].key, key)) continue;
@@ -145,7 +140,8 @@ static void *open_device(void *arg)
 static int open_gpu(TvmafGpu **out, const TvmafConfiguration *cfg, char *msg, size_t len)
 {
     TvmafGpu *gpu = calloc(1, sizeof(*gpu));
-    if (!gpu) {
+    if (!gpu || !(gpu->st = tvmaf_cuda_stats_new(!!(cfg->gpu_flags & TVMAF_GPU_STATS)))) {
+        free(gpu);
         snprintf(msg, len, "out of memory");
         return -ENOMEM;
     }
@@ -157,19 +153,14 @@ static int open_gpu(TvmafGpu **out, const TvmafConfiguration *cfg, char *msg, si
     gpu->share_ref = cfg->gpu_flags & TVMAF_GPU_SHARED_REFERENCE;
     gpu->mem.limit = cfg->gpu_mem_limit;
     gpu->log_level = cfg->log_level;
-    if (!(gpu->st = tvmaf_cuda_stats_new(gpu->stats))) {
-        free(gpu);
-        snprintf(msg, len, "out of memory");
-        return -ENOMEM;
-    }
     tvmaf_cuda_stats_bind(gpu->st);
-    gpu->t_open = mono_ms();
+    gpu->t_open = tvd_mono_ms();
     /* with page-locked pictures the allocator (of the device) is needed
      * before the first picture is read: open now */
     gpu->opening = !gpu->pinned && !pthread_create(&gpu->opener, NULL, open_device, gpu);
     if (!gpu->opening) {
         open_device(gpu);
-        gpu->t_ready = mono_ms();
+        gpu->t_ready = tvd_mono_ms();
     }
     /* Pictures stay in ordinary memory and each worker copies the frame into
      * its own page-locked staging buffer (device_frame.c): page-locking every
@@ -191,7 +182,7 @@ static int ready(TvmafGpu *gpu, char *msg, size_t len)
     if (gpu->opening) {
         pthread_join(gpu->opener, NULL);
         gpu->opening = false;
-        gpu->t_ready = mono_ms();
+        gpu->t_ready = tvd_mono_ms();
     }
     pthread_mutex_unlock(&gpu->open_lock);
     if (gpu->open_err) snprintf(msg, len, "%s", gpu->open_msg);
@@ -257,7 +248,7 @@ static int frames_alloc(TvmafGpu *gpu, const TvmafVideoInfo *vi, unsigned planes
         }
     }
     tvmaf_cuda_pop(gpu->dev);
-    gpu->t_frames = mono_ms();
+    gpu->t_frames = tvd_mono_ms();
     return err;
 }
 
@@ -290,8 +281,10 @@ static void frame_done(TvmafGpu *gpu, unsigned w, unsigned index)
 {
     tvmaf_cuda_frame_release(&gpu->frames[w]);
     if (!gpu->stats) return;
-    tvmaf_cuda_frame_account(&gpu->frames[w]);
-    if (index == 0) gpu->t_first_done = mono_ms();
+    /* the last upload's device time: the twins have synchronised on work
+     * that waited for `ready`, so both of the span's events have completed */
+    tvmaf_cuda_span_add(&gpu->frames[w].span, "upload");
+    if (index == 0) gpu->t_first_done = tvd_mono_ms();
 }
 
 static void frame_submitted(TvmafGpu *gpu, unsigned index)
@@ -348,14 +341,14 @@ static void stats(TvmafGpu *gpu, unsigned n_frames)
             "buffers of the device %llu (%.1f ms); device opened in %.1f ms; device memory "
             "of this context %zu bytes\n", gpu->ordinal,
             gpu->t_ready - gpu->t_open, gpu->t_frames - gpu->t_open,
-            gpu->t_first_done - gpu->t_open, mono_ms() - gpu->t_open, np, pms,
+            gpu->t_first_done - gpu->t_open, tvd_mono_ms() - gpu->t_open, np, pms,
             tvmaf_cuda_open_ms(), atomic_load(&gpu->mem.used));
 }
 
 static void close_gpu(TvmafGpu *gpu)
 {
     if (!gpu) return;
-    const double t_close = mono_ms();
+    const double t_close = tvd_mono_ms();
     char msg[sizeof(gpu->open_msg)];
     ready(gpu, msg, sizeof(msg));
     if ((gpu->n_frames || gpu->ref_cache) && !tvmaf_cuda_push(gpu->dev)) {
@@ -372,7 +365,7 @@ static void close_gpu(TvmafGpu *gpu)
         tvmaf_picture_allocator_uninstall(tvmaf_cuda_pinned_allocator(gpu->dev));
     if (gpu->dev) tvmaf_cuda_release(gpu->dev);
     if (gpu->stats)
-        fprintf(stderr, "tvmaf cuda stats: device released in %.1f ms\n", mono_ms() - t_close);
+        fprintf(stderr, "tvmaf cuda stats: device released in %.1f ms\n", tvd_mono_ms() - t_close);
     tvmaf_cuda_stats_unbind(gpu->st);
     tvmaf_cuda_stats_unref(gpu->st);
     pthread_mutex_destroy(&gpu->open_lock);
@@ -431,15 +424,7 @@ static int pictures_written(TvmafGpu *gpu, void **fence, char *msg, size_t len)
 const TvmafBackendOps tvmaf_backend_cuda = {
     .id = TVMAF_BACKEND_CUDA,
     .name = "cuda",
-    .available = available,
-    .open = open_gpu,
-    .ready = ready,
-    .frames_alloc = frames_alloc,
-    .frame_upload = frame_upload,
-    .frame_done = frame_done,
-    .frame_submitted = frame_submitted,
-    .stats = stats,
-    .close = close_gpu,
+    TVD_BACKEND_OPS,
     .picture_alloc = picture_alloc,
     .device = device_of,
     .pictures_written = pictures_written,

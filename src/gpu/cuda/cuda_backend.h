@@ -12,6 +12,7 @@
 
 #include "core/backend.h"
 #include "gpu/cuda/cuda_runtime.h"
+#include "gpu/twin.h"
 
 extern const TvmafBackendOps tvmaf_backend_cuda;
 
@@ -25,18 +26,16 @@ TvmafCudaDevice *tvmaf_cuda_gpu_device(TvmafGpu *gpu);
 int tvmaf_cuda_gpu_alloc(TvmafGpu *gpu, CUdeviceptr *ptr, size_t size);
 void tvmaf_cuda_gpu_free(TvmafGpu *gpu, CUdeviceptr ptr, size_t size);
 
-/* A twin's reference-side results, shared by the pairs of a ladder: at
- * init, a twin declares an area of `bytes` per reference picture
- * under its `key` (the same key and size from each of its instances, and
- * from each context of the ladder). *slot is the slot to pass to
- * tvmaf_cuda_frame_ref_derived, or TVMAF_CUDA_NO_DERIVED when this context
- * shares no reference (not a ladder): the twin then computes everything
- * itself. */
-#define TVMAF_CUDA_NO_DERIVED (~0u)
 /* Whether this context is a ladder's pair, sharing its reference pictures
  * with other contexts (host results too: tvmaf_picture_once on the frame's
- * ref_pic). */
-bool tvmaf_cuda_gpu_shares_reference(const TvmafGpu *gpu);
-int tvmaf_cuda_gpu_ref_derived(TvmafGpu *gpu, const char *key, size_t bytes, unsigned *slot);
+ * ref_pic): the executor's shares_reference (gpu/twin.h). */
+bool tvmaf_cuda_gpu_shares_reference(TvdTwin *t);
+/* The executor's ref_slot: a twin's reference-side results, shared by the
+ * pairs of a ladder. At init, a twin declares an area of `bytes` per
+ * reference picture under its `key` (the same key and size from each of its
+ * instances, and from each context of the ladder). *slot is the slot to pass
+ * to tvmaf_cuda_frame_ref_derived, or TVD_NO_SLOT when this context shares
+ * no reference (not a ladder): the twin then computes everything itself. */
+int tvmaf_cuda_gpu_ref_derived(TvdTwin *t, const char *key, size_t bytes, unsigned *slot);
 
 #endif

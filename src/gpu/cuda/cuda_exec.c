@@ -10,7 +10,7 @@
 
 #include "gpu/cuda/cuda_backend.h"
 #include "gpu/cuda/device_frame.h"
-#include "gpu/twin.h"
+#include "gpu/exec_common.h"
 
 typedef struct CudaXs {
     TvmafCudaDevice *dev; /* a reference, released by close */
@@ -50,20 +50,14 @@ static int bind(TvdTwin *t, char *why, size_t len)
     (void)why;
     (void)len;
     CudaXs *x = t->xs;
-    size_t dev = 0, host = 0;
-    for (unsigned i = 0; i < t->n_buf; i++) {
-        dev = t->buf[i].off + t->buf[i].size;
-        if (t->buf[i].flags & TVD_MIRROR) host = t->buf[i].off + t->buf[i].size;
-    }
+    size_t dev, host;
+    tvd_exec_arena(t, &dev, &host);
     int err = tvmaf_cuda_push(x->dev);
     if (err) return err;
     if (dev && !(err = tvmaf_cuda_gpu_alloc(t->gpu, &x->arena, dev))) x->arena_size = dev;
     if (!err && host) err = tvmaf_cuda_host_alloc(&x->host, host);
     tvmaf_cuda_pop(x->dev);
-    for (unsigned i = 0; i < t->n_buf && !err; i++) {
-        t->buf[i].addr = x->arena + t->buf[i].off;
-        if (t->buf[i].flags & TVD_MIRROR) t->buf[i].mirror = (char *)x->host + t->buf[i].off;
-    }
+    if (!err) tvd_exec_place(t, x->arena, x->host);
     return err;
 }
 
@@ -87,20 +81,6 @@ static int begin(TvdTwin *t, const TvmafDeviceFrame *f)
     if (!err) err = tvmaf_cuda_span_begin(&x->span, x->stream);
     if (err) tvmaf_cuda_pop(x->dev);
     return err;
-}
-
-static void plane(TvdTwin *t, const TvmafDeviceFrame *f, int dis, unsigned p, TvdView *v,
-                  uint64_t *pitch)
-{
-    (void)t;
-    v->off = dis ? f->d_dis[p] : f->d_ref[p];
-    v->size = (uint64_t)f->pitch[p] * f->ph[p];
-    *pitch = f->pitch[p];
-}
-
-static unsigned planes(const TvmafDeviceFrame *f)
-{
-    return f->n_planes;
 }
 
 static int fill(TvdTwin *t, const TvdView *v, uint64_t addr, uint8_t byte)
@@ -162,22 +142,10 @@ static void close_x(TvdTwin *t)
     memset(x, 0, sizeof(*x));
 }
 
-static bool shares_reference(TvdTwin *t)
-{
-    return tvmaf_cuda_gpu_shares_reference(t->gpu);
-}
-
 static const TvmafPicture *ref_picture(const TvmafDeviceFrame *f, uint64_t *serial)
 {
     *serial = f->ref_serial;
     return f->ref_pic;
-}
-
-static int ref_slot(TvdTwin *t, const char *key, size_t bytes, unsigned *slot)
-{
-    int err = tvmaf_cuda_gpu_ref_derived(t->gpu, key, bytes, slot);
-    if (*slot == TVMAF_CUDA_NO_DERIVED) *slot = TVD_NO_SLOT;
-    return err;
 }
 
 static int ref_area(TvdTwin *t, const TvmafDeviceFrame *f, unsigned slot, uint64_t *addr,
@@ -198,24 +166,12 @@ const TvdExec tvd_exec_cuda = {
     .backend = TVMAF_BACKEND_CUDA,
     .name = "cuda",
     .xs_size = sizeof(CudaXs),
-    .open = open_x,
-    .bind = bind,
-    .upload = upload,
-    .begin = begin,
-    .plane = plane,
-    .planes = planes,
-    .fill = fill,
-    .copy = copy,
-    .download = download,
-    .launch = launch,
-    .sync = sync_x,
-    .end = end,
-    .close = close_x,
+    TVD_EXEC_OPS,
     .last_error = tvmaf_cuda_last_error,
-    .shares_reference = shares_reference,
+    .shares_reference = tvmaf_cuda_gpu_shares_reference,
     .ref_picture = ref_picture,
     .count_shared = tvmaf_cuda_frame_count_host_result,
-    .ref_slot = ref_slot,
+    .ref_slot = tvmaf_cuda_gpu_ref_derived,
     .ref_area = ref_area,
     .ref_area_done = ref_area_done,
 };

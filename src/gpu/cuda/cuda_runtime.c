@@ -27,43 +27,15 @@
 #define CU_NAME(x) CU_STR_(x)
 
 #define CU_FUNCTIONS(X)                                                                       \
-    X(cuInit)                                                                                 \
-    X(cuGetErrorName)                                                                         \
-    X(cuDeviceGetCount)                                                                       \
-    X(cuDeviceGet)                                                                            \
-    X(cuDeviceGetName)                                                                        \
-    X(cuDeviceGetAttribute)                                                                   \
-    X(cuDeviceTotalMem)                                                                       \
-    X(cuDevicePrimaryCtxRetain)                                                               \
-    X(cuDevicePrimaryCtxRelease)                                                              \
-    X(cuCtxPushCurrent)                                                                       \
-    X(cuCtxPopCurrent)                                                                        \
-    X(cuCtxGetDevice)                                                                         \
-    X(cuStreamCreate)                                                                         \
-    X(cuStreamDestroy)                                                                        \
-    X(cuStreamSynchronize)                                                                    \
-    X(cuStreamQuery)                                                                          \
-    X(cuEventCreate)                                                                          \
-    X(cuEventDestroy)                                                                         \
-    X(cuEventRecord)                                                                          \
-    X(cuEventSynchronize)                                                                     \
-    X(cuStreamWaitEvent)                                                                      \
-    X(cuMemHostRegister)                                                                      \
-    X(cuMemHostUnregister)                                                                    \
-    X(cuMemcpyDtoDAsync)                                                                      \
-    X(cuEventElapsedTime)                                                                     \
-    X(cuMemAlloc)                                                                             \
-    X(cuMemFree)                                                                              \
-    X(cuMemHostAlloc)                                                                         \
-    X(cuMemFreeHost)                                                                          \
-    X(cuMemcpyHtoDAsync)                                                                      \
-    X(cuMemcpyDtoHAsync)                                                                      \
-    X(cuMemcpy2DAsync)                                                                        \
-    X(cuMemsetD8Async)                                                                        \
-    X(cuModuleLoadDataEx)                                                                     \
-    X(cuModuleUnload)                                                                         \
-    X(cuModuleGetFunction)                                                                    \
-    X(cuLaunchKernel)
+    X(cuInit) X(cuGetErrorName) X(cuDeviceGetCount) X(cuDeviceGet) X(cuDeviceGetName)         \
+    X(cuDeviceGetAttribute) X(cuDeviceTotalMem) X(cuDevicePrimaryCtxRetain)                   \
+    X(cuDevicePrimaryCtxRelease) X(cuCtxPushCurrent) X(cuCtxPopCurrent) X(cuCtxGetDevice)     \
+    X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize) X(cuStreamQuery)              \
+    X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize)                 \
+    X(cuStreamWaitEvent) X(cuMemHostRegister) X(cuMemHostUnregister) X(cuMemcpyDtoDAsync)     \
+    X(cuEventElapsedTime) X(cuMemAlloc) X(cuMemFree) X(cuMemHostAlloc) X(cuMemFreeHost)       \
+    X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync) X(cuMemcpy2DAsync) X(cuMemsetD8Async)           \
+    X(cuModuleLoadDataEx) X(cuModuleUnload) X(cuModuleGetFunction) X(cuLaunchKernel)
 
 static struct Driver {
 #define CU_FIELD(fn) __typeof__(fn) *fn;
@@ -77,27 +49,14 @@ static struct Driver {
 
 static pthread_once_t driver_once = PTHREAD_ONCE_INIT;
 
-/* Calls counted for the steady-state figures: the process's totals
- * (tvmaf_cuda_counts) and those of the context the calling thread works for
- * (tvmaf_cuda_stats_bind). */
-static struct {
-    unsigned long long launches, syncs, dev_allocs, host_allocs, copies;
-} counts;
+/* Calls counted for the steady-state figures: those of the context the
+ * calling thread works for (tvmaf_cuda_stats_bind). */
 static TvmafCudaStats *bound_stats(void);
 #define COUNT(field) do {                                                          \
-        __atomic_fetch_add(&counts.field, 1ull, __ATOMIC_RELAXED);                \
         TvmafCudaStats *bs_ = bound_stats();                                       \
         if (bs_) __atomic_fetch_add(&bs_->counts.field, 1ull, __ATOMIC_RELAXED);   \
     } while (0)
 
-void tvmaf_cuda_counts(TvmafCudaCounts *c)
-{
-    c->launches = __atomic_load_n(&counts.launches, __ATOMIC_RELAXED);
-    c->syncs = __atomic_load_n(&counts.syncs, __ATOMIC_RELAXED);
-    c->dev_allocs = __atomic_load_n(&counts.dev_allocs, __ATOMIC_RELAXED);
-    c->host_allocs = __atomic_load_n(&counts.host_allocs, __ATOMIC_RELAXED);
-    c->copies = __atomic_load_n(&counts.copies, __ATOMIC_RELAXED);
-}
 static _Thread_local char last_error[320];
 
 const char *tvmaf_cuda_last_error(void)
@@ -153,7 +112,7 @@ void tvmaf_cuda_set_last_error(const char *what)
 
 static int fail(int err, const char *what)
 {
-    snprintf(last_error, sizeof(last_error), "%s", what);
+    tvmaf_cuda_set_last_error(what);
     return err;
 }
 
@@ -289,7 +248,7 @@ static int read_info(TvmafCudaDevice *d, int ordinal)
     return 0;
 }
 
-static const TvmafHostAllocator pinned_template;
+static void pinned_init(TvmafCudaDevice *d);
 
 int tvmaf_cuda_acquire(unsigned ordinal, TvmafCudaDevice **dev, char *msg, size_t msg_len)
 {
@@ -311,8 +270,7 @@ int tvmaf_cuda_acquire(unsigned ordinal, TvmafCudaDevice **dev, char *msg, size_
             copy_msg(msg, msg_len);
             return err;
         }
-        d->pinned = pinned_template;
-        d->pinned.opaque = d;
+        pinned_init(d);
     }
     d->refs++;
     *dev = d;
@@ -381,8 +339,7 @@ int tvmaf_cuda_acquire_context(CUcontext ctx, TvmafCudaDevice **dev, char *msg, 
     d->ctx = ctx;
     d->external = true;
     d->refs = 1;
-    d->pinned = pinned_template;
-    d->pinned.opaque = d;
+    pinned_init(d);
     externals[free_slot] = d;
     *dev = d;
     pthread_mutex_unlock(&device_lock);
@@ -468,23 +425,18 @@ int tvmaf_cuda_fence_legacy_stream(TvmafCudaDevice *dev, CUevent *fence)
     CUevent e = dev->n_fences ? dev->fences[--dev->n_fences] : NULL;
     pthread_mutex_unlock(&device_lock);
     int err = tvmaf_cuda_push(dev);
-    if (err) {
-        if (e) tvmaf_cuda_fence_put(dev, e);
-        return err;
-    }
-    if (!e) err = tvmaf_cuda_event_create_sync_only(&e);
     if (!err) {
-        const CUresult r = drv.cuEventRecord(e, CU_STREAM_LEGACY);
-        if (r != CUDA_SUCCESS) err = cu_fail(r, "cuEventRecord (legacy stream)");
+        if (!e) err = tvmaf_cuda_event_create_sync_only(&e);
+        if (!err) {
+            const CUresult r = drv.cuEventRecord(e, CU_STREAM_LEGACY);
+            if (r != CUDA_SUCCESS) err = cu_fail(r, "cuEventRecord (legacy stream)");
+        }
+        const int perr = tvmaf_cuda_pop(dev);
+        if (!err) err = perr;
     }
-    const int perr = tvmaf_cuda_pop(dev);
-    if (!err) err = perr;
-    if (err) {
-        if (e) tvmaf_cuda_fence_put(dev, e);
-        return err;
-    }
-    *fence = e;
-    return 0;
+    if (err && e) tvmaf_cuda_fence_put(dev, e);
+    if (!err) *fence = e;
+    return err;
 }
 
 void tvmaf_cuda_fence_put(TvmafCudaDevice *dev, CUevent fence)
@@ -506,11 +458,34 @@ const TvmafCudaDeviceInfo *tvmaf_cuda_device_info(const TvmafCudaDevice *dev)
     return &dev->info;
 }
 
-int tvmaf_cuda_push(TvmafCudaDevice *dev)
-{
-    CU_CHECK(cuCtxPushCurrent, dev->ctx);
-    return 0;
-}
+/*
+ * The runtime's wrappers of one driver call: int NAME PARAMS calls FN(ARGS)
+ * and records its failure as this thread's last error. CU_WRAP_COUNTED
+ * counts the call first (COUNT); CU_WRAP_OPT ignores a null argument (a
+ * stream, event or pointer never created).
+ */
+#define CU_WRAP(name, params, fn, ...)                                                        \
+    int name params                                                                           \
+    {                                                                                         \
+        CU_CHECK(fn, __VA_ARGS__);                                                            \
+        return 0;                                                                             \
+    }
+#define CU_WRAP_COUNTED(field, name, params, fn, ...)                                         \
+    int name params                                                                           \
+    {                                                                                         \
+        COUNT(field);                                                                         \
+        CU_CHECK(fn, __VA_ARGS__);                                                            \
+        return 0;                                                                             \
+    }
+#define CU_WRAP_OPT(name, type, fn)                                                           \
+    int name(type x)                                                                          \
+    {                                                                                         \
+        if (x)                                                                                \
+            CU_CHECK(fn, x);                                                                  \
+        return 0;                                                                             \
+    }
+
+CU_WRAP(tvmaf_cuda_push, (TvmafCudaDevice *dev), cuCtxPushCurrent, dev->ctx)
 
 int tvmaf_cuda_pop(TvmafCudaDevice *dev)
 {
@@ -523,18 +498,9 @@ int tvmaf_cuda_pop(TvmafCudaDevice *dev)
 
 /* ---- streams and events ---------------------------------------------------- */
 
-int tvmaf_cuda_stream_create(CUstream *stream)
-{
-    CU_CHECK(cuStreamCreate, stream, CU_STREAM_NON_BLOCKING);
-    return 0;
-}
-
-int tvmaf_cuda_stream_destroy(CUstream stream)
-{
-    if (stream)
-        CU_CHECK(cuStreamDestroy, stream);
-    return 0;
-}
+CU_WRAP(tvmaf_cuda_stream_create, (CUstream *stream), cuStreamCreate, stream,
+        CU_STREAM_NON_BLOCKING)
+CU_WRAP_OPT(tvmaf_cuda_stream_destroy, CUstream, cuStreamDestroy)
 
 int tvmaf_cuda_stream_synchronize(CUstream stream)
 {
@@ -554,91 +520,45 @@ int tvmaf_cuda_stream_synchronize(CUstream stream)
     return 0;
 }
 
-int tvmaf_cuda_event_create(CUevent *event)
-{
-    CU_CHECK(cuEventCreate, event, CU_EVENT_DEFAULT);
-    return 0;
-}
-
-int tvmaf_cuda_event_destroy(CUevent event)
-{
-    if (event)
-        CU_CHECK(cuEventDestroy, event);
-    return 0;
-}
-
-int tvmaf_cuda_event_record(CUevent event, CUstream stream)
-{
-    CU_CHECK(cuEventRecord, event, stream);
-    return 0;
-}
-
-int tvmaf_cuda_event_synchronize(CUevent event)
-{
-    COUNT(syncs);
-    CU_CHECK(cuEventSynchronize, event);
-    return 0;
-}
-
-int tvmaf_cuda_event_create_sync_only(CUevent *event)
-{
-    CU_CHECK(cuEventCreate, event, CU_EVENT_DISABLE_TIMING);
-    return 0;
-}
-
-int tvmaf_cuda_stream_wait_event(CUstream stream, CUevent event)
-{
-    CU_CHECK(cuStreamWaitEvent, stream, event, 0);
-    return 0;
-}
-
-int tvmaf_cuda_event_elapsed_ms(float *ms, CUevent start, CUevent end)
-{
-    CU_CHECK(cuEventElapsedTime, ms, start, end);
-    return 0;
-}
+CU_WRAP(tvmaf_cuda_event_create, (CUevent *event), cuEventCreate, event, CU_EVENT_DEFAULT)
+CU_WRAP_OPT(tvmaf_cuda_event_destroy, CUevent, cuEventDestroy)
+CU_WRAP(tvmaf_cuda_event_record, (CUevent event, CUstream stream), cuEventRecord, event, stream)
+CU_WRAP_COUNTED(syncs, tvmaf_cuda_event_synchronize, (CUevent event), cuEventSynchronize, event)
+CU_WRAP(tvmaf_cuda_event_create_sync_only, (CUevent *event), cuEventCreate, event,
+        CU_EVENT_DISABLE_TIMING)
+CU_WRAP(tvmaf_cuda_stream_wait_event, (CUstream stream, CUevent event), cuStreamWaitEvent,
+        stream, event, 0)
+CU_WRAP(tvmaf_cuda_event_elapsed_ms, (float *ms, CUevent start, CUevent end),
+        cuEventElapsedTime, ms, start, end)
 
 /* ---- memory ---------------------------------------------------------------- */
 
-int tvmaf_cuda_mem_alloc(CUdeviceptr *ptr, size_t size)
-{
-    COUNT(dev_allocs);
-    CU_CHECK(cuMemAlloc, ptr, size);
-    return 0;
-}
+CU_WRAP_COUNTED(dev_allocs, tvmaf_cuda_mem_alloc, (CUdeviceptr *ptr, size_t size), cuMemAlloc,
+                ptr, size)
+CU_WRAP_OPT(tvmaf_cuda_mem_free, CUdeviceptr, cuMemFree)
+CU_WRAP_COUNTED(host_allocs, tvmaf_cuda_host_alloc, (void **ptr, size_t size), cuMemHostAlloc,
+                ptr, size, 0)
+CU_WRAP_OPT(tvmaf_cuda_host_free, void *, cuMemFreeHost)
+CU_WRAP_COUNTED(copies, tvmaf_cuda_copy_h2d,
+                (CUdeviceptr dst, const void *src, size_t size, CUstream stream),
+                cuMemcpyHtoDAsync, dst, src, size, stream)
+CU_WRAP_COUNTED(copies, tvmaf_cuda_copy_d2h,
+                (void *dst, CUdeviceptr src, size_t size, CUstream stream), cuMemcpyDtoHAsync,
+                dst, src, size, stream)
+CU_WRAP_COUNTED(copies, tvmaf_cuda_copy_d2d,
+                (CUdeviceptr dst, CUdeviceptr src, size_t size, CUstream stream),
+                cuMemcpyDtoDAsync, dst, src, size, stream)
+CU_WRAP(tvmaf_cuda_memset, (CUdeviceptr dst, unsigned char value, size_t size, CUstream stream),
+        cuMemsetD8Async, dst, value, size, stream)
 
-int tvmaf_cuda_mem_free(CUdeviceptr ptr)
+/* `height` rows of `width_bytes` between host memory and the device, either
+ * way (the host side's fields set by the caller). */
+static int copy_2d(CUDA_MEMCPY2D *c, size_t width_bytes, size_t height, CUstream stream)
 {
-    if (ptr)
-        CU_CHECK(cuMemFree, ptr);
-    return 0;
-}
-
-int tvmaf_cuda_host_alloc(void **ptr, size_t size)
-{
-    COUNT(host_allocs);
-    CU_CHECK(cuMemHostAlloc, ptr, size, 0);
-    return 0;
-}
-
-int tvmaf_cuda_host_free(void *ptr)
-{
-    if (ptr)
-        CU_CHECK(cuMemFreeHost, ptr);
-    return 0;
-}
-
-int tvmaf_cuda_copy_h2d(CUdeviceptr dst, const void *src, size_t size, CUstream stream)
-{
+    c->WidthInBytes = width_bytes;
+    c->Height = height;
     COUNT(copies);
-    CU_CHECK(cuMemcpyHtoDAsync, dst, src, size, stream);
-    return 0;
-}
-
-int tvmaf_cuda_copy_d2h(void *dst, CUdeviceptr src, size_t size, CUstream stream)
-{
-    COUNT(copies);
-    CU_CHECK(cuMemcpyDtoHAsync, dst, src, size, stream);
+    CU_CHECK(cuMemcpy2DAsync, c, stream);
     return 0;
 }
 
@@ -646,50 +566,19 @@ int tvmaf_cuda_copy_h2d_2d(CUdeviceptr dst, size_t dst_pitch, const void *src,
                            size_t src_pitch, size_t width_bytes, size_t height,
                            CUstream stream)
 {
-    CUDA_MEMCPY2D c;
-    memset(&c, 0, sizeof(c));
-    c.srcMemoryType = CU_MEMORYTYPE_HOST;
-    c.srcHost = src;
-    c.srcPitch = src_pitch;
-    c.dstMemoryType = CU_MEMORYTYPE_DEVICE;
-    c.dstDevice = dst;
-    c.dstPitch = dst_pitch;
-    c.WidthInBytes = width_bytes;
-    c.Height = height;
-    COUNT(copies);
-    CU_CHECK(cuMemcpy2DAsync, &c, stream);
-    return 0;
+    CUDA_MEMCPY2D c = { .srcMemoryType = CU_MEMORYTYPE_HOST, .srcHost = src,
+                        .srcPitch = src_pitch, .dstMemoryType = CU_MEMORYTYPE_DEVICE,
+                        .dstDevice = dst, .dstPitch = dst_pitch };
+    return copy_2d(&c, width_bytes, height, stream);
 }
 
 int tvmaf_cuda_copy_d2h_2d(void *dst, size_t dst_pitch, CUdeviceptr src, size_t src_pitch,
                            size_t width_bytes, size_t height, CUstream stream)
 {
-    CUDA_MEMCPY2D c;
-    memset(&c, 0, sizeof(c));
-    c.srcMemoryType = CU_MEMORYTYPE_DEVICE;
-    c.srcDevice = src;
-    c.srcPitch = src_pitch;
-    c.dstMemoryType = CU_MEMORYTYPE_HOST;
-    c.dstHost = dst;
-    c.dstPitch = dst_pitch;
-    c.WidthInBytes = width_bytes;
-    c.Height = height;
-    COUNT(copies);
-    CU_CHECK(cuMemcpy2DAsync, &c, stream);
-    return 0;
-}
-
-int tvmaf_cuda_copy_d2d(CUdeviceptr dst, CUdeviceptr src, size_t size, CUstream stream)
-{
-    COUNT(copies);
-    CU_CHECK(cuMemcpyDtoDAsync, dst, src, size, stream);
-    return 0;
-}
-
-int tvmaf_cuda_memset(CUdeviceptr dst, unsigned char value, size_t size, CUstream stream)
-{
-    CU_CHECK(cuMemsetD8Async, dst, value, size, stream);
-    return 0;
+    CUDA_MEMCPY2D c = { .srcMemoryType = CU_MEMORYTYPE_DEVICE, .srcDevice = src,
+                        .srcPitch = src_pitch, .dstMemoryType = CU_MEMORYTYPE_HOST,
+                        .dstHost = dst, .dstPitch = dst_pitch };
+    return copy_2d(&c, width_bytes, height, stream);
 }
 
 /* ---- modules and launches ---------------------------------------------------- */
@@ -709,24 +598,6 @@ static TvmafCudaModule *modules; /* loaded modules, under device_lock */
 
 static void module_free(TvmafCudaModule *m);
 
-static int module_load_current(CUmodule *module, const unsigned char *fatbin)
-{
-    /* the JIT log explains a PTX that fails to compile for this device */
-    char jit_log[1024] = "";
-    CUjit_option opts[] = { CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES };
-    void *vals[] = { jit_log, (void *)(uintptr_t)sizeof(jit_log) };
-    const CUresult r = drv.cuModuleLoadDataEx(module, fatbin, 2, opts, vals);
-    if (r != CUDA_SUCCESS) {
-        const int err = cu_fail(r, CU_NAME(cuModuleLoadDataEx));
-        if (jit_log[0]) {
-            const size_t n = strlen(last_error);
-            snprintf(last_error + n, sizeof(last_error) - n, " (%s)", jit_log);
-        }
-        return err;
-    }
-    return 0;
-}
-
 static int module_load_new(TvmafCudaDevice *dev, const unsigned char *fatbin,
                            TvmafCudaModule **module, char *msg, size_t msg_len)
 {
@@ -737,14 +608,23 @@ static int module_load_new(TvmafCudaDevice *dev, const unsigned char *fatbin,
         copy_msg(msg, msg_len);
         return -ENOMEM;
     }
-    pthread_mutex_lock(&device_lock);
-    dev->refs++;
-    pthread_mutex_unlock(&device_lock);
+    tvmaf_cuda_retain(dev);
     m->dev = dev;
 
     int err = tvmaf_cuda_push(dev);
     if (!err) {
-        err = module_load_current(&m->module, fatbin);
+        /* the JIT log explains a PTX that fails to compile for this device */
+        char jit_log[1024] = "";
+        CUjit_option opts[] = { CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES };
+        void *vals[] = { jit_log, (void *)(uintptr_t)sizeof(jit_log) };
+        const CUresult r = drv.cuModuleLoadDataEx(&m->module, fatbin, 2, opts, vals);
+        if (r != CUDA_SUCCESS) {
+            err = cu_fail(r, CU_NAME(cuModuleLoadDataEx));
+            if (jit_log[0]) {
+                const size_t n = strlen(last_error);
+                snprintf(last_error + n, sizeof(last_error) - n, " (%s)", jit_log);
+            }
+        }
         const int pop_err = tvmaf_cuda_pop(dev);
         if (!err)
             err = pop_err;
@@ -823,15 +703,12 @@ int tvmaf_cuda_module_function(TvmafCudaModule *m, const char *name, CUfunction 
     return err ? err : pop_err;
 }
 
-int tvmaf_cuda_launch(CUfunction fn, unsigned grid_x, unsigned grid_y, unsigned grid_z,
-                      unsigned block_x, unsigned block_y, unsigned block_z,
-                      unsigned shared_bytes, CUstream stream, void **args)
-{
-    COUNT(launches);
-    CU_CHECK(cuLaunchKernel, fn, grid_x, grid_y, grid_z, block_x, block_y, block_z,
-             shared_bytes, stream, args, NULL);
-    return 0;
-}
+CU_WRAP_COUNTED(launches, tvmaf_cuda_launch,
+                (CUfunction fn, unsigned grid_x, unsigned grid_y, unsigned grid_z,
+                 unsigned block_x, unsigned block_y, unsigned block_z, unsigned shared_bytes,
+                 CUstream stream, void **args),
+                cuLaunchKernel, fn, grid_x, grid_y, grid_z, block_x, block_y, block_z,
+                shared_bytes, stream, args, NULL)
 
 /* ---- page-locked staging memory ------------------------------------------------ */
 
@@ -922,7 +799,11 @@ static void pinned_free(void *opaque, void *ptr)
     tvmaf_cuda_release(dev);
 }
 
-static const TvmafHostAllocator pinned_template = { pinned_alloc, pinned_free, NULL };
+/* A device's allocator (opened, or a caller's context taken). */
+static void pinned_init(TvmafCudaDevice *d)
+{
+    d->pinned = (TvmafHostAllocator){ pinned_alloc, pinned_free, d };
+}
 
 const TvmafHostAllocator *tvmaf_cuda_pinned_allocator(TvmafCudaDevice *dev)
 {
@@ -963,7 +844,7 @@ TvmafCudaStats *tvmaf_cuda_stats_new(int enabled)
     return st;
 }
 
-void tvmaf_cuda_stats_ref(TvmafCudaStats *st)
+static void stats_ref(TvmafCudaStats *st)
 {
     if (st) __atomic_fetch_add(&st->refs, 1u, __ATOMIC_RELAXED);
 }
@@ -979,7 +860,7 @@ void tvmaf_cuda_stats_bind(TvmafCudaStats *st)
 {
     TvmafCudaStats *old = bound_stats();
     if (old == st) return;
-    tvmaf_cuda_stats_ref(st);
+    stats_ref(st);
     pthread_setspecific(stats_key, st);
     tvmaf_cuda_stats_unref(old);
 }
@@ -1009,7 +890,7 @@ int tvmaf_cuda_span_init(TvmafCudaSpan *s)
         tvmaf_cuda_span_destroy(s);
         return err;
     }
-    tvmaf_cuda_stats_ref(st);
+    stats_ref(st);
     s->stats = st;
     s->on = 1;
     return 0;

@@ -160,9 +160,8 @@ void tvmaf_cuda_pinned_stats(TvmafCudaDevice *dev, unsigned long long *n, double
 
 /*
  * Steady-state accounting (a context's TVMAF_GPU_STATS). Every call of this
- * runtime that launches, synchronises, allocates or copies is counted in the
- * process's totals (tvmaf_cuda_counts) and in the statistics the calling
- * thread is bound to: the backend binds a context's statistics on the
+ * runtime that launches, synchronises, allocates or copies is counted in
+ * the statistics the calling thread is bound to: the backend binds a context's statistics on the
  * threads that work for it (at open, ready, frames_alloc and each frame's
  * upload), so contexts that run at the same time (a batch, a ladder, the
  * ranges of a split pair) count apart. Spans time a twin's device work with
@@ -172,7 +171,6 @@ void tvmaf_cuda_pinned_stats(TvmafCudaDevice *dev, unsigned long long *n, double
 typedef struct TvmafCudaCounts {
     unsigned long long launches, syncs, dev_allocs, host_allocs, copies;
 } TvmafCudaCounts;
-void tvmaf_cuda_counts(TvmafCudaCounts *c);
 
 #define TVMAF_CUDA_SPAN_NAMES 32
 typedef struct TvmafCudaStats {
@@ -185,7 +183,6 @@ typedef struct TvmafCudaStats {
 } TvmafCudaStats;
 /* New statistics (one reference, the caller's), NULL when out of memory. */
 TvmafCudaStats *tvmaf_cuda_stats_new(int enabled);
-void tvmaf_cuda_stats_ref(TvmafCudaStats *st);
 void tvmaf_cuda_stats_unref(TvmafCudaStats *st);
 /* The calling thread's calls count in `st` from now on (NULL: in none). */
 void tvmaf_cuda_stats_bind(TvmafCudaStats *st);

@@ -5,22 +5,15 @@
 
 #include "gpu/cuda/cuda_backend.h"
 #include "gpu/cuda/device_frame.h"
+#include "gpu/exec_common.h"
 
 int tvmaf_cuda_frame_alloc(TvmafDeviceFrame *f, TvmafGpu *gpu, const TvmafVideoInfo *vi,
                            unsigned n_planes)
 {
     memset(f, 0, sizeof(*f));
-    size_t stride[3], off[3], total;
-    if (tvmaf_plane_dims(vi->pix_fmt, vi->w, vi->h, f->pw, f->ph) ||
-        tvmaf_picture_layout(vi->pix_fmt, vi->bpc, vi->w, vi->h, stride, off, &total))
-        return -EINVAL;
-    if (vi->pix_fmt == TVMAF_PIX_FMT_YUV400P) n_planes = 1;
-    f->n_planes = n_planes;
-    f->bytes_per_sample = vi->bpc > 8 ? 2 : 1;
-    /* the pictures' layout: luma first, so the luma alone is a prefix */
-    f->copy_bytes = n_planes == 1 ? stride[0] * f->ph[0] : total;
-    f->size = 2 * f->copy_bytes; /* reference, then distorted */
-    int err = tvmaf_cuda_gpu_alloc(gpu, &f->d_buf, f->size);
+    int err = tvd_frame_layout(f, vi, n_planes, f->off);
+    if (err) return err;
+    err = tvmaf_cuda_gpu_alloc(gpu, &f->d_buf, f->size);
     if (!err) err = tvmaf_cuda_stream_create(&f->stream);
     if (!err) err = tvmaf_cuda_event_create_sync_only(&f->ready);
     if (!err) err = tvmaf_cuda_span_init(&f->span);
@@ -28,11 +21,9 @@ int tvmaf_cuda_frame_alloc(TvmafDeviceFrame *f, TvmafGpu *gpu, const TvmafVideoI
         tvmaf_cuda_frame_free(f, gpu);
         return err;
     }
-    for (unsigned p = 0; p < n_planes; p++) {
-        f->off[p] = off[p];
-        f->pitch[p] = stride[p];
-        f->d_ref[p] = f->d_buf + off[p];
-        f->d_dis[p] = f->d_buf + f->copy_bytes + off[p];
+    for (unsigned p = 0; p < f->n_planes; p++) {
+        f->plane[0][p] = f->d_buf + f->off[p];
+        f->plane[1][p] = f->d_buf + f->copy_bytes + f->off[p];
     }
     return 0;
 }
@@ -71,7 +62,7 @@ static int upload_shared_ref(TvmafDeviceFrame *f, const TvmafPicture *ref, uint6
 {
     bool fill;
     tvmaf_cuda_ref_cache_get(f->cache, serial, &f->entry, &fill);
-    for (unsigned p = 0; p < f->n_planes; p++) f->d_ref[p] = f->entry->d + f->off[p];
+    for (unsigned p = 0; p < f->n_planes; p++) f->plane[0][p] = f->entry->d + f->off[p];
     if (!fill) {
         f->ref_shared++;
         return tvmaf_cuda_stream_wait_event(f->stream, f->entry->ready);
@@ -100,15 +91,16 @@ int tvmaf_cuda_frame_upload(TvmafDeviceFrame *f, const TvmafPicture *ref, const 
          * them where they are; the context holds them until the frame is
          * done. No upload, no ladder cache. */
         for (unsigned p = 0; p < f->n_planes; p++) {
-            f->d_ref[p] = (CUdeviceptr)ref->data[p];
-            f->d_dis[p] = (CUdeviceptr)dis->data[p];
+            f->plane[0][p] = (CUdeviceptr)ref->data[p];
+            f->plane[1][p] = (CUdeviceptr)dis->data[p];
         }
         int err = tvmaf_cuda_span_begin(&f->span, f->stream);
         if (!err) err = tvmaf_cuda_span_end(&f->span, f->stream);
         if (!err) err = tvmaf_cuda_event_record(f->ready, f->stream);
         return err;
     }
-    for (unsigned p = 0; p < f->n_planes; p++) f->d_dis[p] = f->d_buf + f->copy_bytes + f->off[p];
+    for (unsigned p = 0; p < f->n_planes; p++)
+        f->plane[1][p] = f->d_buf + f->copy_bytes + f->off[p];
     /* a picture of the library (a serial, its layout) can be shared */
     const uint64_t serial = f->cache && tvmaf_picture_has_layout(ref) ? tvmaf_picture_serial(ref)
                                                                       : 0;
@@ -129,20 +121,20 @@ int tvmaf_cuda_frame_upload(TvmafDeviceFrame *f, const TvmafPicture *ref, const 
         err = upload_shared_ref(f, ref, serial, pinned);
         if (!err && stage_dis) {
             memcpy(f->h_stage + f->copy_bytes, dis->data[0], f->copy_bytes);
-            err = tvmaf_cuda_copy_h2d(f->d_dis[0], f->h_stage + f->copy_bytes, f->copy_bytes,
+            err = tvmaf_cuda_copy_h2d(f->plane[1][0], f->h_stage + f->copy_bytes, f->copy_bytes,
                                       f->stream);
         } else if (!err) {
-            err = upload_picture(f, dis, f->d_dis);
+            err = upload_picture(f, dis, f->plane[1]);
         }
     } else {
-        for (unsigned p = 0; p < f->n_planes; p++) f->d_ref[p] = f->d_buf + f->off[p];
+        for (unsigned p = 0; p < f->n_planes; p++) f->plane[0][p] = f->d_buf + f->off[p];
         if (staged) {
             memcpy(f->h_stage, ref->data[0], f->copy_bytes);
             memcpy(f->h_stage + f->copy_bytes, dis->data[0], f->copy_bytes);
             err = tvmaf_cuda_copy_h2d(f->d_buf, f->h_stage, f->size, f->stream);
         } else {
-            err = upload_picture(f, ref, f->d_ref);
-            if (!err) err = upload_picture(f, dis, f->d_dis);
+            err = upload_picture(f, ref, f->plane[0]);
+            if (!err) err = upload_picture(f, dis, f->plane[1]);
         }
     }
     if (!err) err = tvmaf_cuda_span_end(&f->span, f->stream);
@@ -194,11 +186,4 @@ void tvmaf_cuda_frame_release(TvmafDeviceFrame *f)
     if (!f->entry) return;
     tvmaf_cuda_ref_cache_put(f->cache, f->entry);
     f->entry = NULL;
-}
-
-int tvmaf_cuda_frame_account(TvmafDeviceFrame *f)
-{
-    /* called once the twins have synchronised on work that waited for
-     * `ready`, so both events have completed */
-    return tvmaf_cuda_span_add(&f->span, "upload");
 }

@@ -35,7 +35,7 @@
 #include "gpu/cuda/ref_cache.h"
 
 struct TvmafDeviceFrame {
-    CUdeviceptr d_ref[3], d_dis[3];
+    CUdeviceptr plane[2][3]; /* [dis][p]: the reference's planes, the distorted's */
     size_t pitch[3];         /* bytes per row on the device, per plane */
     unsigned pw[3], ph[3];
     unsigned n_planes;       /* planes uploaded: 1 (luma) or 3 */
@@ -95,8 +95,5 @@ int tvmaf_cuda_frame_ref_derived_done(const TvmafDeviceFrame *f, unsigned slot, 
 void tvmaf_cuda_frame_count_host_result(const TvmafDeviceFrame *f, bool computed);
 /* The frame's twins are done with it: a held cache entry goes back. */
 void tvmaf_cuda_frame_release(TvmafDeviceFrame *f);
-/* Adds the last upload's device time to the statistics; call once work that
- * waited for `ready` has been synchronised. */
-int tvmaf_cuda_frame_account(TvmafDeviceFrame *f);
 
 #endif

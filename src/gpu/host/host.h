@@ -31,16 +31,21 @@
 #include "gpu/host/host_kernel.h"
 #include "gpu/twin.h"
 
+/* The devices' layout (gpu/exec_common.h), each plane in a mapping of its own. */
 struct TvmafDeviceFrame {
     unsigned n_planes;
     unsigned char *plane[2][3]; /* [dis][p] */
     size_t pitch[3];
     unsigned pw[3], ph[3];
-    unsigned bps;
+    unsigned bytes_per_sample;
+    size_t copy_bytes, size; /* as a device's one buffer would have them */
 };
 
 extern const TvmafBackendOps tvd_host_backend;
 extern const TvdExec tvd_exec_host;
+
+/* The executor's and the backend's last error: none is ever kept. */
+const char *tvd_host_last_error(void);
 
 /* Registers the host backend and every plan's twin on it (call before the
  * library is first used). */

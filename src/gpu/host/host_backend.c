@@ -7,6 +7,7 @@
 
 #include "core/picture_pool.h"
 #include "gpu/host/host.h"
+#include "gpu/exec_common.h" /* after host.h: its frame */
 #include "tvmaf_builtins.h"
 
 struct TvmafGpu {
@@ -54,25 +55,16 @@ static int frames_alloc(TvmafGpu *gpu, const TvmafVideoInfo *vi, unsigned planes
                         char *msg, size_t len)
 {
     if (!(gpu->frames = calloc(n, sizeof(*gpu->frames)))) return -ENOMEM;
-    unsigned pw[3], ph[3];
-    int err = tvmaf_plane_dims(vi->pix_fmt, vi->w, vi->h, pw, ph);
-    const unsigned bps = vi->bpc > 8 ? 2 : 1;
-    const unsigned np = vi->pix_fmt == TVMAF_PIX_FMT_YUV400P ? 1 : planes;
     /* the rows of tvmaf_picture_alloc's pictures, as the devices' frames
      * have them (a twin may rely on that pitch), and padding beyond them */
-    size_t stride[3], off[3], total;
-    if (!err) err = tvmaf_picture_layout(vi->pix_fmt, vi->bpc, vi->w, vi->h, stride, off, &total);
+    int err = 0;
     for (; !err && gpu->n_frames < n; gpu->n_frames++) {
         TvmafDeviceFrame *f = &gpu->frames[gpu->n_frames];
-        f->n_planes = np;
-        f->bps = bps;
-        for (unsigned p = 0; p < np && !err; p++) {
-            f->pw[p] = pw[p];
-            f->ph[p] = ph[p];
-            f->pitch[p] = stride[p];
+        size_t off[3];
+        err = tvd_frame_layout(f, vi, planes, off);
+        for (unsigned p = 0; p < f->n_planes && !err; p++)
             for (int d = 0; d < 2 && !err; d++)
-                if (!(f->plane[d][p] = tvd_host_map(f->pitch[p] * ph[p]))) err = -ENOMEM;
-        }
+                if (!(f->plane[d][p] = tvd_host_map(f->pitch[p] * f->ph[p]))) err = -ENOMEM;
     }
     if (err) snprintf(msg, len, "cannot allocate the host executor's frames");
     return err;
@@ -92,7 +84,7 @@ static int frame_upload(TvmafGpu *gpu, unsigned w, const TvmafPicture *ref,
             for (unsigned y = 0; y < f->ph[p]; y++)
                 memcpy(f->plane[d][p] + y * f->pitch[p],
                        (const unsigned char *)pic[d]->data[p] + y * pic[d]->stride[p],
-                       (size_t)f->pw[p] * f->bps);
+                       (size_t)f->pw[p] * f->bytes_per_sample);
     *frame = f;
     return 0;
 }
@@ -124,7 +116,7 @@ static void close_gpu(TvmafGpu *gpu)
     free(gpu);
 }
 
-static const char *last_error(void)
+const char *tvd_host_last_error(void)
 {
     return "";
 }
@@ -132,17 +124,9 @@ static const char *last_error(void)
 const TvmafBackendOps tvd_host_backend = {
     .id = TVMAF_BACKEND_HOST,
     .name = "host",
-    .available = available,
+    TVD_BACKEND_OPS,
     .auto_ok = auto_ok,
-    .open = open_gpu,
-    .ready = ready,
-    .frames_alloc = frames_alloc,
-    .frame_upload = frame_upload,
-    .frame_done = frame_done,
-    .frame_submitted = frame_submitted,
-    .stats = stats,
-    .close = close_gpu,
-    .last_error = last_error,
+    .last_error = tvd_host_last_error,
 };
 
 /* X(extractor, its folder): a folder's plans share its kernels */

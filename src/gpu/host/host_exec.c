@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "gpu/host/host.h"
+#include "gpu/exec_common.h" /* after host.h: its frame */
 
 /* ---- the executor ---- */
 
@@ -91,20 +92,6 @@ static int begin(TvdTwin *t, const TvmafDeviceFrame *f)
     (void)f;
     ((HostXs *)t->xs)->frames++;
     return 0;
-}
-
-static void plane(TvdTwin *t, const TvmafDeviceFrame *f, int dis, unsigned p, TvdView *v,
-                  uint64_t *pitch)
-{
-    (void)t;
-    v->off = (uintptr_t)f->plane[dis ? 1 : 0][p];
-    v->size = (uint64_t)f->pitch[p] * f->ph[p];
-    *pitch = f->pitch[p];
-}
-
-static unsigned planes(const TvmafDeviceFrame *f)
-{
-    return f->n_planes;
 }
 
 static int fill(TvdTwin *t, const TvdView *v, uint64_t addr, uint8_t byte)
@@ -257,29 +244,12 @@ static void close_x(TvdTwin *t)
     memset(x, 0, sizeof(*x));
 }
 
-static const char *last_error(void)
-{
-    return "";
-}
-
 const TvdExec tvd_exec_host = {
     .backend = TVMAF_BACKEND_HOST,
     .name = "host",
     .xs_size = sizeof(HostXs),
-    .open = open_x,
-    .bind = bind,
-    .upload = upload,
-    .begin = begin,
-    .plane = plane,
-    .planes = planes,
-    .fill = fill,
-    .copy = copy,
-    .download = download,
-    .launch = launch,
-    .sync = sync_x,
-    .end = end,
-    .close = close_x,
-    .last_error = last_error,
+    TVD_EXEC_OPS,
+    .last_error = tvd_host_last_error,
     .ref_slot = ref_slot,
     .ref_area = ref_area,
     .ref_area_done = ref_area_done,

@@ -201,7 +201,6 @@ typedef struct Fiber {
 
 typedef struct Group {
     void *main_sp;
-    void *main_fake;
     const void *main_bottom;
     size_t main_size;
     Fiber *f;
@@ -264,13 +263,17 @@ static void trampoline(void)
 static pthread_key_t group_key;
 static pthread_once_t group_key_once = PTHREAD_ONCE_INIT;
 
+static void stacks_unmap(Group *g)
+{
+    if (!g->stacks) return;
+    ASAN_UNPOISON(g->stacks, (size_t)g->cap * STACK);
+    munmap(g->stacks, (size_t)g->cap * STACK);
+}
+
 static void group_release(void *p)
 {
     Group *g = p;
-    if (g->stacks) {
-        ASAN_UNPOISON(g->stacks, (size_t)g->cap * STACK);
-        munmap(g->stacks, (size_t)g->cap * STACK);
-    }
+    stacks_unmap(g);
     free(g->f);
     free(g->order);
     free(g->slot);
@@ -299,10 +302,7 @@ static int ensure(Group *g, unsigned n)
     if (o) g->order = o;
     if (sl) g->slot = sl;
     if (!f || !o || !sl) return -ENOMEM;
-    if (g->stacks) {
-        ASAN_UNPOISON(g->stacks, (size_t)g->cap * STACK);
-        munmap(g->stacks, (size_t)g->cap * STACK);
-    }
+    stacks_unmap(g);
     g->stacks = mmap(NULL, (size_t)n * STACK, PROT_READ | PROT_WRITE,
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (g->stacks == MAP_FAILED) {

@@ -1,5 +1,6 @@
 /*
- * A reference/distorted picture pair on an OpenCL device: the planes the
+ * A reference/distorted picture pair on an OpenCL device (made, freed and
+ * written by opencl_backend.c): the planes the
  * twins' kernels read (core's TvmafDeviceFrame, as this backend defines it).
  * The backend owns one per worker thread (allocated once) and writes each
  * frame into it once, whatever the number of twins. The luma planes only,
@@ -7,7 +8,7 @@
  *
  * One buffer holds both pictures in the layout of tvmaf_picture_alloc's
  * pictures (core/picture_pool.h): reference at offset 0, distorted at
- * copy_bytes; plane p of each at off_ref[p] / off_dis[p] with pitch[p]
+ * copy_bytes; plane p of each at plane[0][p] / plane[1][p] with pitch[p]
  * bytes per row. A kernel takes the buffer and the byte offset of its plane
  * (OpenCL has no pointer arithmetic on the host).
  *
@@ -26,7 +27,7 @@
 
 struct TvmafDeviceFrame {
     cl_mem buf;
-    cl_ulong off_ref[3], off_dis[3]; /* byte offsets of the planes in buf */
+    cl_ulong plane[2][3];            /* [dis][p]: byte offsets of the planes in buf */
     size_t pitch[3];                 /* bytes per row, per plane */
     unsigned pw[3], ph[3];
     unsigned n_planes;               /* planes uploaded: 1 (luma) or 3 */
@@ -35,13 +36,5 @@ struct TvmafDeviceFrame {
     size_t size;                     /* bytes of buf */
     size_t copy_bytes;               /* bytes of one picture: its luma, or all */
 };
-
-int tvmaf_opencl_frame_alloc(TvmafDeviceFrame *f, TvmafGpu *gpu, const TvmafVideoInfo *vi,
-                             unsigned n_planes);
-void tvmaf_opencl_frame_free(TvmafDeviceFrame *f, TvmafGpu *gpu);
-/* Writes both pictures into the frame (returns once the host memory has been
- * copied: the pictures may be reused). */
-int tvmaf_opencl_frame_upload(TvmafDeviceFrame *f, const TvmafPicture *ref,
-                              const TvmafPicture *dis);
 
 #endif

@@ -10,10 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "gpu/opencl/device_frame.h"
 #include "core/device_budget.h"
+#include "gpu/opencl/device_frame.h"
+#include "gpu/exec_common.h"
 #include "gpu/opencl/opencl_backend.h"
 
 #define MAX_PROGRAMS 32
@@ -39,18 +39,6 @@ struct TvmafGpu {
      * (ciede), of how many */
     _Atomic unsigned long long decided, decided_of;
 };
-
-static double mono_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
-}
-
-cl_context tvmaf_opencl_gpu_context(TvmafGpu *gpu)
-{
-    return gpu->ctx;
-}
 
 bool tvmaf_opencl_gpu_fp64(const TvmafGpu *gpu)
 {
@@ -146,9 +134,9 @@ int tvmaf_opencl_gpu_program(TvmafGpu *gpu, const char *name, const char *source
             snprintf(msg, len, "too many OpenCL programs");
             err = -EINVAL;
         } else {
-            const double t0 = mono_ms();
+            const double t0 = tvd_mono_ms();
             err = build(gpu, name, source, options, prog, msg, len);
-            gpu->t_build += mono_ms() - t0;
+            gpu->t_build += tvd_mono_ms() - t0;
             if (!err) {
                 gpu->progs[gpu->n_progs].name = name;
                 gpu->progs[gpu->n_progs++].prog = *prog;
@@ -157,6 +145,65 @@ int tvmaf_opencl_gpu_program(TvmafGpu *gpu, const char *name, const char *source
     }
     pthread_mutex_unlock(&gpu->lock);
     return err;
+}
+
+/* ---- the device frames (device_frame.h) ---- */
+
+static void frame_free(TvmafDeviceFrame *f, TvmafGpu *gpu)
+{
+    if (f->queue) {
+        tvmaf_cl.clFinish(f->queue);
+        tvmaf_cl.clReleaseCommandQueue(f->queue);
+    }
+    if (f->buf) tvmaf_opencl_gpu_free(gpu, f->buf, f->size);
+    memset(f, 0, sizeof(*f));
+}
+
+static int frame_alloc(TvmafDeviceFrame *f, TvmafGpu *gpu, const TvmafVideoInfo *vi,
+                       unsigned n_planes)
+{
+    memset(f, 0, sizeof(*f));
+    size_t off[3];
+    int err = tvd_frame_layout(f, vi, n_planes, off);
+    if (err) return err;
+    err = tvmaf_opencl_gpu_alloc(gpu, &f->buf, f->size);
+    if (!err) {
+        cl_int r = CL_SUCCESS;
+        f->queue = tvmaf_cl.clCreateCommandQueue(gpu->ctx, gpu->dev->device, 0, &r);
+        err = tvmaf_cl_check(r, "clCreateCommandQueue");
+    }
+    if (err) {
+        frame_free(f, gpu);
+        return err;
+    }
+    for (unsigned p = 0; p < f->n_planes; p++) {
+        f->plane[0][p] = off[p];
+        f->plane[1][p] = f->copy_bytes + off[p];
+    }
+    return 0;
+}
+
+/* Writes one picture at byte offset `base` of the frame's buffer. */
+static int upload_picture(TvmafDeviceFrame *f, const TvmafPicture *pic, size_t base,
+                          const cl_ulong *off)
+{
+    if (tvmaf_picture_has_layout(pic))
+        return tvmaf_cl_check(tvmaf_cl.clEnqueueWriteBuffer(f->queue, f->buf, CL_TRUE, base,
+                                                            f->copy_bytes, pic->data[0], 0,
+                                                            NULL, NULL),
+                              "clEnqueueWriteBuffer");
+    /* a picture of another layout (built by an API user): plane by plane */
+    for (unsigned p = 0; p < f->n_planes; p++) {
+        const size_t dst_origin[3] = { (size_t)off[p], 0, 0 }, src_origin[3] = { 0, 0, 0 };
+        const size_t region[3] = { (size_t)f->pw[p] * f->bytes_per_sample, f->ph[p], 1 };
+        int err = tvmaf_cl_check(
+            tvmaf_cl.clEnqueueWriteBufferRect(f->queue, f->buf, CL_TRUE, dst_origin, src_origin,
+                                              region, f->pitch[p], 0, (size_t)pic->stride[p], 0,
+                                              pic->data[p], 0, NULL, NULL),
+            "clEnqueueWriteBufferRect");
+        if (err) return err;
+    }
+    return 0;
 }
 
 /* When not, the reason is this thread's last error (the loader's failure,
@@ -192,7 +239,7 @@ static int open_gpu(TvmafGpu **out, const TvmafConfiguration *cfg, char *msg, si
         snprintf(msg, len, "out of memory");
         return -ENOMEM;
     }
-    gpu->t_open = mono_ms();
+    gpu->t_open = tvd_mono_ms();
     gpu->index = cfg->gpu_index;
     gpu->stats = cfg->gpu_flags & TVMAF_GPU_STATS;
     gpu->mem.limit = cfg->gpu_mem_limit;
@@ -244,7 +291,7 @@ static int frames_alloc(TvmafGpu *gpu, const TvmafVideoInfo *vi, unsigned planes
     }
     int err = 0;
     for (; gpu->n_frames < n; gpu->n_frames++)
-        if ((err = tvmaf_opencl_frame_alloc(&gpu->frames[gpu->n_frames], gpu, vi, planes)))
+        if ((err = frame_alloc(&gpu->frames[gpu->n_frames], gpu, vi, planes)))
             break;
     if (err) snprintf(msg, len, "cannot allocate the device frames (%s)", tvmaf_cl_last_error());
     return err;
@@ -257,7 +304,8 @@ static int frame_upload(TvmafGpu *gpu, unsigned w, const TvmafPicture *ref,
     (void)fence; /* host pictures only */
     TvmafDeviceFrame *f = &gpu->frames[w];
     *frame = f;
-    int err = tvmaf_opencl_frame_upload(f, ref, dis);
+    int err = upload_picture(f, ref, 0, f->plane[0]);
+    if (!err) err = upload_picture(f, dis, f->copy_bytes, f->plane[1]);
     if (err) snprintf(msg, len, "%s", tvmaf_cl_last_error());
     return err;
 }
@@ -265,7 +313,7 @@ static int frame_upload(TvmafGpu *gpu, unsigned w, const TvmafPicture *ref,
 static void frame_done(TvmafGpu *gpu, unsigned w, unsigned index)
 {
     (void)w;
-    if (gpu->stats && index == 0) gpu->t_first_done = mono_ms();
+    if (gpu->stats && index == 0) gpu->t_first_done = tvd_mono_ms();
 }
 
 static void frame_submitted(TvmafGpu *gpu, unsigned index)
@@ -277,7 +325,7 @@ static void frame_submitted(TvmafGpu *gpu, unsigned index)
 static void stats(TvmafGpu *gpu, unsigned n_frames)
 {
     if (!gpu->stats || !gpu->dev) return;
-    const double t = mono_ms() - gpu->t_open;
+    const double t = tvd_mono_ms() - gpu->t_open;
     fprintf(stderr, "tvmaf opencl stats: device %u (%s, %s): %u frames, %.1f fps from open "
             "to flush; programs built in %.1f ms; first frame scored at %.1f ms; device "
             "memory %zu bytes\n", gpu->index, gpu->dev->name, gpu->dev->platform_name, n_frames,
@@ -290,16 +338,16 @@ static void stats(TvmafGpu *gpu, unsigned n_frames)
                 1e4 * (double)atomic_load(&gpu->decided) / (double)of);
 }
 
-void tvmaf_opencl_gpu_count_decided(TvmafGpu *gpu, unsigned long long n, unsigned long long of)
+void tvmaf_opencl_gpu_count_decided(TvdTwin *t, unsigned long long n, unsigned long long of)
 {
-    atomic_fetch_add(&gpu->decided, n);
-    atomic_fetch_add(&gpu->decided_of, of);
+    atomic_fetch_add(&t->gpu->decided, n);
+    atomic_fetch_add(&t->gpu->decided_of, of);
 }
 
 static void close_gpu(TvmafGpu *gpu)
 {
     if (!gpu) return;
-    for (unsigned i = 0; i < gpu->n_frames; i++) tvmaf_opencl_frame_free(&gpu->frames[i], gpu);
+    for (unsigned i = 0; i < gpu->n_frames; i++) frame_free(&gpu->frames[i], gpu);
     free(gpu->frames);
     for (unsigned i = 0; i < gpu->n_progs; i++) tvmaf_cl.clReleaseProgram(gpu->progs[i].prog);
     if (gpu->setup_q) tvmaf_cl.clReleaseCommandQueue(gpu->setup_q);
@@ -311,15 +359,7 @@ static void close_gpu(TvmafGpu *gpu)
 const TvmafBackendOps tvmaf_backend_opencl = {
     .id = TVMAF_BACKEND_OPENCL,
     .name = "opencl",
-    .available = available,
+    TVD_BACKEND_OPS,
     .auto_ok = auto_ok,
-    .open = open_gpu,
-    .ready = ready,
-    .frames_alloc = frames_alloc,
-    .frame_upload = frame_upload,
-    .frame_done = frame_done,
-    .frame_submitted = frame_submitted,
-    .stats = stats,
-    .close = close_gpu,
     .last_error = tvmaf_cl_last_error,
 };

@@ -13,16 +13,17 @@
 
 #include "core/backend.h"
 #include "gpu/opencl/opencl_runtime.h"
+#include "gpu/twin.h"
 
 extern const TvmafBackendOps tvmaf_backend_opencl;
 
-cl_context tvmaf_opencl_gpu_context(TvmafGpu *gpu);
 const TvmafClDeviceInfo *tvmaf_opencl_gpu_device(TvmafGpu *gpu);
 /* Whether twins may compute in fp64 here: the device has cl_khr_fp64 and the
  * context's opencl_fp64 is not OFF. */
 bool tvmaf_opencl_gpu_fp64(const TvmafGpu *gpu);
-/* tvd_count_decided's counts, printed by --gpu-stats */
-void tvmaf_opencl_gpu_count_decided(TvmafGpu *gpu, unsigned long long n, unsigned long long of);
+/* tvd_count_decided's counts, printed by --gpu-stats (the executor's
+ * count_decided, gpu/twin.h) */
+void tvmaf_opencl_gpu_count_decided(TvdTwin *t, unsigned long long n, unsigned long long of);
 
 /* Device memory counted against the context's limit (gpu_mem_limit): past
  * it, -ENOMEM with a message naming the limit (tvmaf_cl_last_error). Release

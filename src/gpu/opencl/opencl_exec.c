@@ -17,7 +17,7 @@
 
 #include "gpu/opencl/device_frame.h"
 #include "gpu/opencl/opencl_backend.h"
-#include "gpu/twin.h"
+#include "gpu/exec_common.h"
 
 typedef struct OclXs {
     cl_kernel fn[32];
@@ -74,18 +74,12 @@ static int bind(TvdTwin *t, char *why, size_t len)
     (void)why;
     (void)len;
     OclXs *x = t->xs;
-    size_t dev = 0, host = 0;
-    for (unsigned i = 0; i < t->n_buf; i++) {
-        dev = t->buf[i].off + t->buf[i].size;
-        if (t->buf[i].flags & TVD_MIRROR) host = t->buf[i].off + t->buf[i].size;
-    }
+    size_t dev, host;
+    tvd_exec_arena(t, &dev, &host);
     int err = dev ? tvmaf_opencl_gpu_alloc(t->gpu, &x->arena, dev) : 0;
     if (!err) x->arena_size = dev;
     if (!err && host && !(x->host = malloc(host))) err = -ENOMEM;
-    for (unsigned i = 0; i < t->n_buf && !err; i++) {
-        t->buf[i].addr = t->buf[i].off;
-        if (t->buf[i].flags & TVD_MIRROR) t->buf[i].mirror = (char *)x->host + t->buf[i].off;
-    }
+    if (!err) tvd_exec_place(t, 0, x->host); /* an address is an offset in the arena */
     return err;
 }
 
@@ -98,20 +92,6 @@ static int begin(TvdTwin *t, const TvmafDeviceFrame *f)
 {
     ((OclXs *)t->xs)->f = f;
     return 0;
-}
-
-static void plane(TvdTwin *t, const TvmafDeviceFrame *f, int dis, unsigned p, TvdView *v,
-                  uint64_t *pitch)
-{
-    (void)t;
-    v->off = dis ? f->off_dis[p] : f->off_ref[p];
-    v->size = (uint64_t)f->pitch[p] * f->ph[p];
-    *pitch = f->pitch[p];
-}
-
-static unsigned planes(const TvmafDeviceFrame *f)
-{
-    return f->n_planes;
 }
 
 static cl_mem mem_of(const OclXs *x, const TvdView *v)
@@ -145,6 +125,11 @@ static int download(TvdTwin *t, const TvdView *v, uint64_t addr, void *host)
                           "clEnqueueReadBuffer");
 }
 
+static int set_arg(cl_kernel k, cl_uint i, size_t size, const void *value)
+{
+    return tvmaf_cl_check(tvmaf_cl.clSetKernelArg(k, i, size, value), "clSetKernelArg");
+}
+
 static int launch(TvdTwin *t, unsigned k, TvdGrid g, const void *kargs, const TvdView *views)
 {
     OclXs *x = t->xs;
@@ -160,20 +145,14 @@ static int launch(TvdTwin *t, unsigned k, TvdGrid g, const void *kargs, const Tv
             const cl_mem mem = mem_of(x, &views[v++]);
             cl_ulong o;
             memcpy(&o, p, sizeof(o));
-            err = tvmaf_cl_check(tvmaf_cl.clSetKernelArg(x->fn[k], n++, sizeof(mem), &mem),
-                                 "clSetKernelArg");
-            if (!err)
-                err = tvmaf_cl_check(tvmaf_cl.clSetKernelArg(x->fn[k], n++, sizeof(o), &o),
-                                     "clSetKernelArg");
+            err = set_arg(x->fn[k], n++, sizeof(mem), &mem);
+            if (!err) err = set_arg(x->fn[k], n++, sizeof(o), &o);
         } else {
-            err = tvmaf_cl_check(tvmaf_cl.clSetKernelArg(x->fn[k], n++, kd->args[i].size, p),
-                                 "clSetKernelArg");
+            err = set_arg(x->fn[k], n++, kd->args[i].size, p);
         }
     }
     const cl_uint end = 0;
-    if (!err)
-        err = tvmaf_cl_check(tvmaf_cl.clSetKernelArg(x->fn[k], n, sizeof(end), &end),
-                             "clSetKernelArg");
+    if (!err) err = set_arg(x->fn[k], n, sizeof(end), &end);
     const size_t global[3] = { (size_t)g.x * kd->group[0], (size_t)g.y * kd->group[1], g.z };
     const size_t local[3] = { kd->group[0], kd->group[1], 1 };
     return err ? err : tvmaf_cl_launch(x->f->queue, x->fn[k], g.z > 1 ? 3 : 2, global, local);
@@ -192,11 +171,6 @@ static int end(TvdTwin *t, int err)
     return err ? err : e;
 }
 
-static void count_decided(TvdTwin *t, unsigned long long n, unsigned long long of)
-{
-    tvmaf_opencl_gpu_count_decided(t->gpu, n, of);
-}
-
 static void close_x(TvdTwin *t)
 {
     OclXs *x = t->xs;
@@ -211,19 +185,7 @@ const TvdExec tvd_exec_opencl = {
     .backend = TVMAF_BACKEND_OPENCL,
     .name = "opencl",
     .xs_size = sizeof(OclXs),
-    .open = open_x,
-    .bind = bind,
-    .upload = upload,
-    .begin = begin,
-    .plane = plane,
-    .planes = planes,
-    .fill = fill,
-    .copy = copy,
-    .download = download,
-    .launch = launch,
-    .sync = sync_x,
-    .end = end,
-    .close = close_x,
+    TVD_EXEC_OPS,
     .last_error = tvmaf_cl_last_error,
-    .count_decided = count_decided,
+    .count_decided = tvmaf_opencl_gpu_count_decided,
 };

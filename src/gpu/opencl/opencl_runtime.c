@@ -115,10 +115,6 @@ static void add_device(cl_platform_id p, cl_device_id d)
     cl_device_fp_config dfp = 0;
     tvmaf_cl.clGetDeviceInfo(d, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof(dfp), &dfp, NULL);
     i->fp64 = dfp != 0;
-    tvmaf_cl.clGetDeviceInfo(d, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof(i->max_work_group),
-                             &i->max_work_group, NULL);
-    tvmaf_cl.clGetDeviceInfo(d, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof(i->global_mem),
-                             &i->global_mem, NULL);
     rt.n++;
 }
 
@@ -460,21 +456,16 @@ const TvmafClDeviceInfo *tvmaf_cl_auto_device(unsigned index)
 
 static pthread_mutex_t inject_lock = PTHREAD_MUTEX_INITIALIZER;
 static long inject_after = -1;
-static unsigned withheld_caps;
+static atomic_uint withheld_caps;
 
 void tvmaf_cl_test_withhold_caps(unsigned caps)
 {
-    pthread_mutex_lock(&inject_lock);
-    withheld_caps = caps;
-    pthread_mutex_unlock(&inject_lock);
+    atomic_store(&withheld_caps, caps);
 }
 
 unsigned tvmaf_cl_withheld_caps(void)
 {
-    pthread_mutex_lock(&inject_lock);
-    const unsigned caps = withheld_caps;
-    pthread_mutex_unlock(&inject_lock);
-    return caps;
+    return atomic_load(&withheld_caps);
 }
 
 void tvmaf_cl_inject_launch_failure(long after)

@@ -39,9 +39,8 @@
     X(clReleaseCommandQueue) X(clCreateBuffer) X(clReleaseMemObject)                          \
     X(clCreateProgramWithSource) X(clBuildProgram) X(clGetProgramBuildInfo)                   \
     X(clReleaseProgram) X(clCreateKernel) X(clReleaseKernel) X(clSetKernelArg)                \
-    X(clGetKernelWorkGroupInfo) X(clEnqueueNDRangeKernel) X(clEnqueueWriteBuffer)             \
-    X(clEnqueueWriteBufferRect) X(clEnqueueReadBuffer) X(clEnqueueFillBuffer)                \
-    X(clEnqueueCopyBuffer) X(clFinish)
+    X(clEnqueueNDRangeKernel) X(clEnqueueWriteBuffer) X(clEnqueueWriteBufferRect)             \
+    X(clEnqueueReadBuffer) X(clEnqueueFillBuffer) X(clEnqueueCopyBuffer) X(clFinish)
 
 typedef struct TvmafClApi {
 #define TVMAF_CL_MEMBER(fn) __typeof__(fn) *fn;
@@ -61,8 +60,6 @@ typedef struct TvmafClDeviceInfo {
     cl_device_type type;
     int fp64;                /* cl_khr_fp64 */
     int cr_divide_sqrt;      /* correctly rounded fp32 division and square root available */
-    size_t max_work_group;
-    cl_ulong global_mem;
 } TvmafClDeviceInfo;
 
 /* Message of the last failed call on this thread ("" if none); set stores a
