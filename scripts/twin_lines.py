@@ -6,7 +6,8 @@ Twin code is
   - every file under src/feature/ that a CPU-only build (-Dcuda=disabled -Dopencl=disabled)
     neither compiles nor includes (found from that build's compile commands with the
     compiler's -M, so nothing is guessed from names);
-  - the twins' host tests: tests/replay/, tests/replay_common.h, tests/twin_host.h;
+  - the twins' host tests: tests/replay/, tests/replay_common.h, tests/twin_host.h,
+    tests/test_twin_faults.c;
   - twin code kept elsewhere: the kernel generators (scripts/cuda_kernels.py,
     scripts/opencl_kernels.py) and any other file under src/ that only twin builds reach
     (listed with --other).
@@ -140,8 +141,9 @@ def main():
         role = ('feature plans' if base.endswith('_plan.c') else
                 'feature kernels' if base.endswith('_kernels.h') else 'feature, other')
         add(role, p)
-    for p in list(walk('tests/replay')) + [os.path.join(ROOT, 'tests/replay_common.h'),
-                                           os.path.join(ROOT, 'tests/twin_host.h')]:
+    for p in list(walk('tests/replay')) + [os.path.join(ROOT, 'tests', f) for f in
+                                           ('replay_common.h', 'twin_host.h',
+                                            'test_twin_faults.c')]:
         add('host tests', p)
     for p in ['scripts/cuda_kernels.py', 'scripts/opencl_kernels.py'] + a.other:
         add('generators and elsewhere', os.path.join(ROOT, p))

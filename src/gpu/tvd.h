@@ -21,6 +21,13 @@
  *
  * Init, close on failure, the descriptor and the statistics' span are the
  * base's (gpu/twin.c); a plan holds no backend code.
+ *
+ * Failures stick within a phase (the plan's init, its setup, a frame's run):
+ * after the first failing tvd_buffer, tvd_upload, tvd_fill, tvd_copy,
+ * tvd_download(_into), tvd_launch or tvd_sync, each of them does nothing and
+ * returns that error, and the base ends the phase with it (the frame's queue
+ * still drained). A plan may therefore queue a phase's calls unchecked and
+ * return 0; it checks a result only where it decides something by it.
  */
 #ifndef TVMAF_GPU_TVD_H
 #define TVMAF_GPU_TVD_H

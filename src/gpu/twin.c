@@ -83,7 +83,7 @@ void tvd_kern_offsets(const TvdKernel *k, size_t *off)
     }
 }
 
-int tvd_buffer(TvdTwin *t, TvdBuf *b, size_t bytes, unsigned flags)
+static int buffer(TvdTwin *t, TvdBuf *b, size_t bytes, unsigned flags)
 {
     if (t->bound) return plan_error(t, "%s a buffer after init (%llu %llu)", "declared", 0, 0);
     if (t->n_buf == t->cap_buf) {
@@ -152,7 +152,7 @@ static int check_view(TvdTwin *t, const TvdView *v, size_t elem, const char *wha
     return 0;
 }
 
-int tvd_upload(TvdTwin *t, TvdView dst, const void *src)
+static int upload(TvdTwin *t, TvdView dst, const void *src)
 {
     int err = check_view(t, &dst, 1, "upload");
     if (!err) err = t->x->upload(t, tvd_addr(t, &dst), src, dst.size);
@@ -180,7 +180,7 @@ unsigned tvd_planes(TvdTwin *t, const TvmafDeviceFrame *f)
     return t->x->planes(f);
 }
 
-int tvd_fill(TvdTwin *t, TvdView v, uint8_t byte)
+static int fill(TvdTwin *t, TvdView v, uint8_t byte)
 {
     int err = check_view(t, &v, 1, "fill");
     if (err || !v.size) return err;
@@ -188,7 +188,7 @@ int tvd_fill(TvdTwin *t, TvdView v, uint8_t byte)
     return t->x->fill(t, &v, tvd_addr(t, &v), byte);
 }
 
-int tvd_copy(TvdTwin *t, TvdView dst, TvdView src)
+static int copy(TvdTwin *t, TvdView dst, TvdView src)
 {
     int err = check_view(t, &dst, 1, "copy");
     if (!err) err = check_view(t, &src, 1, "copy");
@@ -199,7 +199,7 @@ int tvd_copy(TvdTwin *t, TvdView dst, TvdView src)
     return t->x->copy(t, &dst, tvd_addr(t, &dst), &src, tvd_addr(t, &src));
 }
 
-int tvd_download_into(TvdTwin *t, TvdView src, TvdView dst)
+static int download_into(TvdTwin *t, TvdView src, TvdView dst)
 {
     int err = check_view(t, &src, 1, "download");
     if (!err) err = check_view(t, &dst, 1, "download");
@@ -212,15 +212,11 @@ int tvd_download_into(TvdTwin *t, TvdView src, TvdView dst)
     return t->x->download(t, &src, tvd_addr(t, &src), (char *)t->buf[dst.buf.id].mirror + dst.off);
 }
 
-int tvd_download(TvdTwin *t, TvdView v)
-{
-    return tvd_download_into(t, v, v);
-}
 
 #define TVD_MAX_KARGS 512
 #define TVD_MAX_VIEWS 32
 
-int tvd_launch(TvdTwin *t, unsigned kernel, TvdGrid g, const void *args)
+static int launch(TvdTwin *t, unsigned kernel, TvdGrid g, const void *args)
 {
     if (kernel >= t->plan->n_kernels)
         return plan_error(t, "%s: kernel %llu of %llu", "launch", kernel, t->plan->n_kernels);
@@ -267,10 +263,59 @@ int tvd_launch(TvdTwin *t, unsigned kernel, TvdGrid g, const void *args)
     return t->x->launch(t, kernel, g, kbuf, views);
 }
 
-int tvd_sync(TvdTwin *t)
+static int sync_queue(TvdTwin *t)
 {
     t->counts.syncs++;
     return t->x->sync(t);
+}
+
+/* A phase's first failure sticks (gpu/tvd.h): the calls below do nothing
+ * after it and return it; the base ends the phase with it. */
+static int stick(TvdTwin *t, int err)
+{
+    if (err && !t->err) t->err = err;
+    return err;
+}
+#define STICKY(call) (t->err ? t->err : stick(t, (call)))
+
+int tvd_buffer(TvdTwin *t, TvdBuf *b, size_t bytes, unsigned flags)
+{
+    return STICKY(buffer(t, b, bytes, flags));
+}
+
+int tvd_upload(TvdTwin *t, TvdView dst, const void *src)
+{
+    return STICKY(upload(t, dst, src));
+}
+
+int tvd_fill(TvdTwin *t, TvdView v, uint8_t byte)
+{
+    return STICKY(fill(t, v, byte));
+}
+
+int tvd_copy(TvdTwin *t, TvdView dst, TvdView src)
+{
+    return STICKY(copy(t, dst, src));
+}
+
+int tvd_download_into(TvdTwin *t, TvdView src, TvdView dst)
+{
+    return STICKY(download_into(t, src, dst));
+}
+
+int tvd_download(TvdTwin *t, TvdView v)
+{
+    return STICKY(download_into(t, v, v));
+}
+
+int tvd_launch(TvdTwin *t, unsigned kernel, TvdGrid g, const void *args)
+{
+    return STICKY(launch(t, kernel, g, args));
+}
+
+int tvd_sync(TvdTwin *t)
+{
+    return STICKY(sync_queue(t));
 }
 
 const TvmafPicture *tvd_shared_ref(TvdTwin *t, const TvmafDeviceFrame *f, uint64_t *serial)
@@ -343,7 +388,7 @@ int tvd_twin_init(const TvmafExtractor *ex, void *priv, const TvmafVideoInfo *vi
     int err = 0;
     for (unsigned k = 0; k < pl->n_kernels && !err; k++) err = check_layout(t, &pl->kernels[k]);
     if (!err && (err = t->x->open(t, why, sizeof(why)))) failed(t, err, why, msg, len);
-    if (!err) err = pl->init(priv, t, vi, msg, len);
+    if (!err && !(err = pl->init(priv, t, vi, msg, len))) err = t->err;
     if (!err) {
         uint64_t off = 0;
         for (unsigned i = 0; i < t->n_buf; i++) {
@@ -353,7 +398,8 @@ int tvd_twin_init(const TvmafExtractor *ex, void *priv, const TvmafVideoInfo *vi
         if ((err = t->x->bind(t, why, sizeof(why)))) failed(t, err, why, msg, len);
     }
     t->bound = true;
-    if (!err && pl->setup && (err = pl->setup(priv, t))) failed(t, err, NULL, msg, len);
+    if (!err && pl->setup && ((err = pl->setup(priv, t)) || (err = t->err)))
+        failed(t, err, NULL, msg, len);
     if (err) close_twin(pl, priv, t);
     return err;
 }
@@ -369,7 +415,8 @@ int tvd_twin_extract(const TvmafExtractor *ex, void *priv, const TvmafDeviceFram
     t->frame = f;
     t->host[0] = ref;
     t->host[1] = dis;
-    err = pl->run(priv, t, f, index);
+    t->err = 0;
+    if (!(err = pl->run(priv, t, f, index))) err = t->err;
     t->counts.syncs++;
     err = t->x->end(t, err);
     t->frame = NULL;

@@ -46,6 +46,7 @@ struct TvdTwin {
     TvdCounts counts;
     size_t ref_slot_bytes; /* the one reference area a twin may have */
     void *xs;           /* the executor's state, xs_size bytes */
+    int err;            /* the phase's first failure (gpu/tvd.h), 0 if none */
 };
 
 struct TvdExec {

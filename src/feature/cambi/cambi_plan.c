@@ -57,26 +57,26 @@ static int init(void *priv, TvdTwin *t, const TvmafVideoInfo *vi, char *msg, siz
     s->slab = (size_t)p->band.size * p->alloc_w + 1;
     s->max_strips = cambi_max_strips(s->slab, p->alloc_h);
     if (!(s->heat_row = malloc(sizeof(uint16_t) * p->alloc_w))) return -ENOMEM;
-    err = tvd_buffer(t, &s->flag, 2 * sizeof(uint32_t), TVD_MIRROR);
-    if (!err) err = tvd_buffer(t, &s->topk, sizeof(CambiTopk) * 2 * CAMBI_NUM_SCALES, TVD_MIRROR);
-    if (!err)
-        err = tvd_buffer(t, &s->cval, sizeof(float) * (s->n_pic[0] + s->n_pic[1]), TVD_MIRROR);
-    for (int i = 0; i < 2 && !err; i++)
-        if (!(err = tvd_buffer(t, &s->img[i], sizeof(uint16_t) * plane, 0)))
-            err = tvd_buffer(t, &s->mask[i], plane, 0);
-    if (!err) err = tvd_buffer(t, &s->flat, plane, 0);
-    if (!err && p->any_gate)
-        err = tvd_buffer(t, &s->hist, sizeof(uint16_t) * s->slab * (size_t)s->max_strips, 0);
-    if (!err) err = tvd_buffer(t, &s->limit, sizeof(p->limit), 0);
-    if (!err) err = tvd_buffer(t, &s->recip, sizeof(p->recip), 0);
-    if (!err) err = tvd_buffer(t, &s->tcount, sizeof(uint32_t) * CAMBI_TOPK_BINS, 0);
-    if (!err) err = tvd_buffer(t, &s->tsum, sizeof(uint64_t) * CAMBI_TOPK_BINS, 0);
-    for (int i = 0; i < 1 + p->full_ref && !err; i++) {
-        const CambiGeom *g = i ? &p->src : &p->enc;
-        if (!(err = tvd_buffer(t, &s->ix[i], sizeof(uint32_t) * g->w, 0)))
-            err = tvd_buffer(t, &s->iy[i], sizeof(uint32_t) * g->h, 0);
+    tvd_buffer(t, &s->flag, 2 * sizeof(uint32_t), TVD_MIRROR);
+    tvd_buffer(t, &s->topk, sizeof(CambiTopk) * 2 * CAMBI_NUM_SCALES, TVD_MIRROR);
+    tvd_buffer(t, &s->cval, sizeof(float) * (s->n_pic[0] + s->n_pic[1]), TVD_MIRROR);
+    for (int i = 0; i < 2; i++) {
+        tvd_buffer(t, &s->img[i], sizeof(uint16_t) * plane, 0);
+        tvd_buffer(t, &s->mask[i], plane, 0);
     }
-    return err;
+    tvd_buffer(t, &s->flat, plane, 0);
+    if (p->any_gate)
+        tvd_buffer(t, &s->hist, sizeof(uint16_t) * s->slab * (size_t)s->max_strips, 0);
+    tvd_buffer(t, &s->limit, sizeof(p->limit), 0);
+    tvd_buffer(t, &s->recip, sizeof(p->recip), 0);
+    tvd_buffer(t, &s->tcount, sizeof(uint32_t) * CAMBI_TOPK_BINS, 0);
+    tvd_buffer(t, &s->tsum, sizeof(uint64_t) * CAMBI_TOPK_BINS, 0);
+    for (int i = 0; i < 1 + p->full_ref; i++) {
+        const CambiGeom *g = i ? &p->src : &p->enc;
+        tvd_buffer(t, &s->ix[i], sizeof(uint32_t) * g->w, 0);
+        tvd_buffer(t, &s->iy[i], sizeof(uint32_t) * g->h, 0);
+    }
+    return 0;
 }
 
 /* The tables, the resampling positions of the input to each picture's size
@@ -89,11 +89,11 @@ static int setup(void *priv, TvdTwin *t)
     const size_t n = p->alloc_w + p->alloc_h;
     uint32_t *tmp = calloc(n > 2 * CAMBI_TOPK_BINS ? n : 2 * CAMBI_TOPK_BINS, sizeof(uint32_t));
     if (!tmp) return -ENOMEM;
-    int err = tvd_upload(t, tvd_whole(t, s->tcount), tmp);
-    if (!err) err = tvd_upload(t, tvd_whole(t, s->tsum), tmp);
-    if (!err) err = tvd_upload(t, tvd_whole(t, s->limit), p->limit);
-    if (!err) err = tvd_upload(t, tvd_whole(t, s->recip), p->recip);
-    for (int i = 0; i < 1 + p->full_ref && !err; i++) {
+    tvd_upload(t, tvd_whole(t, s->tcount), tmp);
+    tvd_upload(t, tvd_whole(t, s->tsum), tmp);
+    tvd_upload(t, tvd_whole(t, s->limit), p->limit);
+    tvd_upload(t, tvd_whole(t, s->recip), p->recip);
+    for (int i = 0; i < 1 + p->full_ref; i++) {
         const CambiGeom *g = i ? &p->src : &p->enc;
         uint32_t *ix = tmp, *iy = tmp + g->w;
         if (p->in_w == g->w && p->in_h == g->h) {
@@ -103,11 +103,11 @@ static int setup(void *priv, TvdTwin *t)
             cambi_resample_index(p->in_w, g->w, ix);
             cambi_resample_index(p->in_h, g->h, iy);
         }
-        if (!(err = tvd_upload(t, tvd_whole(t, s->ix[i]), ix)))
-            err = tvd_upload(t, tvd_whole(t, s->iy[i]), iy);
+        tvd_upload(t, tvd_whole(t, s->ix[i]), ix);
+        tvd_upload(t, tvd_whole(t, s->iy[i]), iy);
     }
     free(tmp);
-    return err;
+    return 0;
 }
 
 /* the per-sample grid over w x h */
@@ -125,29 +125,26 @@ static TvdView pic_cvals(const CambiPlan *s, int i)
 }
 
 /* The top-k select of a scale's w x h c-values into its state st. */
-static int topk(CambiPlan *s, TvdTwin *t, TvdView cval, TvdView st, unsigned w, unsigned h)
+static void topk(CambiPlan *s, TvdTwin *t, TvdView cval, TvdView st, unsigned w, unsigned h)
 {
     unsigned blocks = (w * h + CAMBI_TOPK_THREADS - 1) / CAMBI_TOPK_THREADS;
     if (blocks > CAMBI_TOPK_BLOCKS) blocks = CAMBI_TOPK_BLOCKS;
     const TvdView count = tvd_whole(t, s->tcount), sum = tvd_whole(t, s->tsum);
     const uint32_t k = (uint32_t)cambi_topk_count(s->p.pool_topk, w, h);
-    int err = 0;
-    for (int pass = 0; pass < CAMBI_TOPK_PASSES && !err; pass++) {
+    for (int pass = 0; pass < CAMBI_TOPK_PASSES; pass++) {
         const CambiTopkArgs a = { .cval = cval, .n = (int32_t)(w * h), .pass = pass,
                                   .st = st, .count = count, .sum = sum };
         const CambiScanArgs b = { .st = st, .count = count, .sum = sum, .pass = pass, .k = k };
-        err = tvd_launch(t, s->atomics ? TVD_K_cambi_topk_hist : TVD_K_cambi_topk_hist_pairs,
-                         TVD_GRID(blocks, 1), &a);
-        if (!err)
-            err = tvd_launch(t, s->atomics ? TVD_K_cambi_topk_scan_kernel
-                                           : TVD_K_cambi_topk_scan_pairs, TVD_GRID(1, 1), &b);
+        tvd_launch(t, s->atomics ? TVD_K_cambi_topk_hist : TVD_K_cambi_topk_hist_pairs,
+                   TVD_GRID(blocks, 1), &a);
+        tvd_launch(t, s->atomics ? TVD_K_cambi_topk_scan_kernel : TVD_K_cambi_topk_scan_pairs,
+                   TVD_GRID(1, 1), &b);
     }
-    return err;
 }
 
 /* Picture `which` (0: distorted at enc, 1: reference at src) from the luma
  * plane src: its c-values and top-k states, its range flag. */
-static int run_picture(CambiPlan *s, TvdTwin *t, int which, TvdView src, uint64_t pitch)
+static void run_picture(CambiPlan *s, TvdTwin *t, int which, TvdView src, uint64_t pitch)
 {
     const CambiParams *p = &s->p;
     const CambiGeom *g = which ? &p->src : &p->enc;
@@ -159,47 +156,47 @@ static int run_picture(CambiPlan *s, TvdTwin *t, int which, TvdView src, uint64_
         mask[i] = tvd_whole(t, s->mask[i]);
     }
     const TvdView flat = tvd_whole(t, s->flat);
-    int err = 0, cur = 0, mcur = 0;
+    int cur = 0, mcur = 0;
     if (s->bpc > 8 && s->bpc < 16) {
         const CambiCheckArgs a = {
             .src = src, .pitch = pitch, .w = (int32_t)p->in_w, .h = (int32_t)p->in_h,
             .bpc = s->bpc, .flag = tvd_view(s->flag, sizeof(uint32_t) * which, sizeof(uint32_t)) };
-        err = tvd_launch(t, TVD_K_cambi_check, samples(p->in_w, p->in_h), &a);
+        tvd_launch(t, TVD_K_cambi_check, samples(p->in_w, p->in_h), &a);
     }
     const CambiLoadArgs load = { .src = src, .pitch = pitch, .bpc = s->bpc,
                                  .ix = tvd_whole(t, s->ix[which]), .iy = tvd_whole(t, s->iy[which]),
                                  .ow = gw, .oh = gh, .img = img[0], .stride = stride };
-    if (!err) err = tvd_launch(t, TVD_K_cambi_load, grid, &load);
-    if (!err && p->work_bits < 10) {
+    tvd_launch(t, TVD_K_cambi_load, grid, &load);
+    if (p->work_bits < 10) {
         const CambiDitherArgs a = { .in = img[0], .out = img[1], .stride = stride, .w = gw,
                                     .h = gh };
-        err = tvd_launch(t, TVD_K_cambi_dither, grid, &a);
+        tvd_launch(t, TVD_K_cambi_dither, grid, &a);
         cur = 1;
     }
     const CambiFlatArgs fa = { .img = img[cur], .flat = flat, .stride = stride, .w = gw, .h = gh };
     const CambiMaskArgs ma = { .flat = flat, .mask = mask[0], .stride = stride, .w = gw, .h = gh,
                                .threshold = cambi_mask_threshold(g->w, g->h) };
-    if (!err) err = tvd_launch(t, TVD_K_cambi_flat_kernel, grid, &fa);
-    if (!err) err = tvd_launch(t, TVD_K_cambi_mask_kernel, grid, &ma);
+    tvd_launch(t, TVD_K_cambi_flat_kernel, grid, &fa);
+    tvd_launch(t, TVD_K_cambi_mask_kernel, grid, &ma);
     unsigned w = g->w, h = g->h;
     size_t off = which ? s->n_pic[0] : 0;
-    for (int k = 0; k < CAMBI_NUM_SCALES && !err; k++) {
+    for (int k = 0; k < CAMBI_NUM_SCALES; k++) {
         if (cambi_scale_step(k, p->halved, &w, &h)) {
             const CambiDecimateArgs a = {
                 .img = img[cur], .mask = mask[mcur], .img_out = img[!cur], .mask_out = mask[!mcur],
                 .stride = stride, .gw = gw, .gh = gh, .w = (int32_t)w, .h = (int32_t)h };
-            err = tvd_launch(t, TVD_K_cambi_decimate, grid, &a);
+            tvd_launch(t, TVD_K_cambi_decimate, grid, &a);
             cur = !cur;
             mcur = !mcur;
         }
         const CambiModeArgs mo = { .in = img[cur], .out = img[!cur], .stride = stride, .gw = gw,
                                    .gh = gh, .w = (int32_t)w, .h = (int32_t)h };
-        if (!err) err = tvd_launch(t, TVD_K_cambi_mode, grid, &mo);
+        tvd_launch(t, TVD_K_cambi_mode, grid, &mo);
         cur = !cur;
         const TvdView cval = tvd_view(s->cval, sizeof(float) * off, sizeof(float) * w * h);
-        if (!err && !p->any_gate) {
-            err = tvd_fill(t, cval, 0);
-        } else if (!err) {
+        if (!p->any_gate) {
+            tvd_fill(t, cval, 0);
+        } else {
             const int rows = cambi_strip_rows((int)h, s->max_strips);
             const CambiCvalArgs a = {
                 .img = img[cur], .mask = mask[mcur], .stride = stride, .w = (int32_t)w,
@@ -208,16 +205,15 @@ static int run_picture(CambiPlan *s, TvdTwin *t, int which, TvdView src, uint64_
                 .band_size = p->band.size, .num_diffs = p->num_diffs,
                 .limit = tvd_whole(t, s->limit), .vlt_code = p->vlt_code,
                 .recip = tvd_whole(t, s->recip), .cval = cval };
-            err = tvd_launch(t, TVD_K_cambi_cvalues,
-                             TVD_GRID((w + CAMBI_CVAL_THREADS - 1) / CAMBI_CVAL_THREADS,
-                                      (h + (unsigned)rows - 1) / (unsigned)rows), &a);
+            tvd_launch(t, TVD_K_cambi_cvalues,
+                       TVD_GRID((w + CAMBI_CVAL_THREADS - 1) / CAMBI_CVAL_THREADS,
+                                (h + (unsigned)rows - 1) / (unsigned)rows), &a);
         }
         const TvdView st = tvd_view(s->topk, sizeof(CambiTopk) * (which * CAMBI_NUM_SCALES + k),
                                     sizeof(CambiTopk));
-        if (!err) err = topk(s, t, cval, st, w, h);
+        topk(s, t, cval, st, w, h);
         off += (size_t)w * h;
     }
-    return err;
 }
 
 /* Whether every scale of picture `which` has its exact device sum. */
@@ -239,23 +235,23 @@ static int run(void *priv, TvdTwin *t, const TvmafDeviceFrame *f, unsigned index
     const bool heat = p->heatmaps_path[0] != '\0';
     const uint64_t pitch = tvd_pitch(t, f, 0);
     s->back[0] = s->back[1] = false;
-    int err = tvd_fill(t, tvd_whole(t, s->flag), 0);
-    if (!err) err = tvd_fill(t, tvd_whole(t, s->topk), 0);
-    if (!err) err = run_picture(s, t, 0, tvd_plane(t, f, 1, 0), pitch);
-    if (!err && p->full_ref) err = run_picture(s, t, 1, tvd_plane(t, f, 0, 0), pitch);
-    if (!err && heat) err = tvd_download(t, pic_cvals(s, 0));
-    if (!err) err = tvd_download(t, tvd_whole(t, s->topk));
-    if (!err) err = tvd_download(t, tvd_whole(t, s->flag));
+    tvd_fill(t, tvd_whole(t, s->flag), 0);
+    tvd_fill(t, tvd_whole(t, s->topk), 0);
+    run_picture(s, t, 0, tvd_plane(t, f, 1, 0), pitch);
+    if (p->full_ref) run_picture(s, t, 1, tvd_plane(t, f, 0, 0), pitch);
+    if (heat) tvd_download(t, pic_cvals(s, 0));
+    tvd_download(t, tvd_whole(t, s->topk));
+    tvd_download(t, tvd_whole(t, s->flag));
     /* with heat maps and no reference every c-value the host may need is
      * already coming back */
-    if (err || (heat && !p->full_ref) || (err = tvd_sync(t))) return err;
+    if ((heat && !p->full_ref) || tvd_sync(t)) return 0;
     /* a frame the CPU refuses (report) needs nothing more */
     if (((const uint32_t *)tvd_mirror(t, s->flag))[0]) return 0;
     s->back[0] = !heat && !pic_exact(s, t, 0);
     s->back[1] = p->full_ref && !pic_exact(s, t, 1);
-    for (int i = 0; i < 2 && !err; i++)
-        if (s->back[i]) err = tvd_download(t, pic_cvals(s, i));
-    return err;
+    for (int i = 0; i < 2; i++)
+        if (s->back[i]) tvd_download(t, pic_cvals(s, i));
+    return 0;
 }
 
 /* The score of picture `which`: per scale the device's exact top-k mean,

@@ -56,4 +56,10 @@ int tvd_host_register(void);
 int tvd_host_totals(const char *name, TvdCounts *c, unsigned long long *frames);
 void tvd_host_totals_reset(void);
 
+/* Operation n from now (a fill, copy, download, launch or mid-frame wait of
+ * any instance, counted from 1) fails with -EIO, as a device's would; 0: none.
+ * Whether it has been reached since. */
+void tvd_host_fail_at(unsigned long long n);
+bool tvd_host_fail_fired(void);
+
 #endif

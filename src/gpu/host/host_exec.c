@@ -34,6 +34,40 @@ typedef struct HostXs {
     size_t area_bytes;
 } HostXs;
 
+/* ---- injected failures, for the tests ---- */
+
+/* The operation (fill, copy, download, launch, mid-frame wait; counted over
+ * every instance) that fails with -EIO, 0 for none; whether it was reached. */
+static unsigned long long fail_at, op_count;
+static bool fail_fired;
+static pthread_mutex_t fail_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void tvd_host_fail_at(unsigned long long n)
+{
+    pthread_mutex_lock(&fail_lock);
+    fail_at = n;
+    op_count = 0;
+    fail_fired = false;
+    pthread_mutex_unlock(&fail_lock);
+}
+
+bool tvd_host_fail_fired(void)
+{
+    pthread_mutex_lock(&fail_lock);
+    const bool fired = fail_fired;
+    pthread_mutex_unlock(&fail_lock);
+    return fired;
+}
+
+static int injected(void)
+{
+    pthread_mutex_lock(&fail_lock);
+    const bool fail = fail_at && ++op_count == fail_at;
+    if (fail) fail_fired = true;
+    pthread_mutex_unlock(&fail_lock);
+    return fail ? -EIO : 0;
+}
+
 static int open_x(TvdTwin *t, char *why, size_t len)
 {
     HostXs *x = t->xs;
@@ -97,6 +131,7 @@ static int begin(TvdTwin *t, const TvmafDeviceFrame *f)
 static int fill(TvdTwin *t, const TvdView *v, uint64_t addr, uint8_t byte)
 {
     (void)t;
+    if (injected()) return -EIO;
     memset((void *)(uintptr_t)addr, byte, v->size);
     return 0;
 }
@@ -106,6 +141,7 @@ static int copy(TvdTwin *t, const TvdView *dst, uint64_t dst_addr, const TvdView
 {
     (void)t;
     (void)src;
+    if (injected()) return -EIO;
     memmove((void *)(uintptr_t)dst_addr, (const void *)(uintptr_t)src_addr, dst->size);
     return 0;
 }
@@ -114,6 +150,7 @@ static int copy(TvdTwin *t, const TvdView *dst, uint64_t dst_addr, const TvdView
 static int download(TvdTwin *t, const TvdView *v, uint64_t addr, void *host)
 {
     HostXs *x = t->xs;
+    if (injected()) return -EIO;
     if (x->n_pending == x->cap_pending) {
         const unsigned cap = x->cap_pending ? 2 * x->cap_pending : 8;
         struct Pending *p = realloc(x->pending, cap * sizeof(*p));
@@ -132,6 +169,7 @@ static int launch(TvdTwin *t, unsigned k, TvdGrid g, const void *kargs, const Tv
     HostXs *x = t->xs;
     const TvdHostKernel *hk = &x->mod->kernels[k];
     const unsigned grid[3] = { g.x, g.y, g.z }, block[3] = { hk->group[0], hk->group[1], 1 };
+    if (injected()) return -EIO;
     return tvd_host_run(hk, t->plan->cpu->name, grid, block, kargs, &x->seed);
 }
 
@@ -168,7 +206,8 @@ static int ref_area_done(TvdTwin *t, const TvmafDeviceFrame *f, unsigned slot, b
     return 0;
 }
 
-static int sync_x(TvdTwin *t)
+/* the queued downloads land */
+static int drain(TvdTwin *t)
 {
     HostXs *x = t->xs;
     for (unsigned i = 0; i < x->n_pending; i++)
@@ -177,9 +216,15 @@ static int sync_x(TvdTwin *t)
     return 0;
 }
 
+/* the plan's mid-frame wait (the frame's own, end, is never injected) */
+static int sync_x(TvdTwin *t)
+{
+    return injected() ? -EIO : drain(t);
+}
+
 static int end(TvdTwin *t, int err)
 {
-    const int e = sync_x(t);
+    const int e = drain(t);
     return err ? err : e;
 }
 
