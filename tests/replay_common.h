@@ -286,24 +286,28 @@ static inline TvmafContext *replay_open(enum TvmafBackend b, const char *feature
     return ctx;
 }
 
-/* Feeds copies of ref and dis as frame `index`. */
+/* Feeds copies of ref and dis as frame `index` (the context takes its own):
+ * 0, -ENOMEM, or -EINVAL when the library refuses the frame. */
+static inline int replay_read_copies(TvmafContext *ctx, const TvmafPicture *ref,
+                                     const TvmafPicture *dis, unsigned index)
+{
+    TvmafPicture rc, dc;
+    if (replay_copy_picture(&rc, ref)) return -ENOMEM;
+    if (replay_copy_picture(&dc, dis)) {
+        tvmaf_picture_unref(&rc);
+        return -ENOMEM;
+    }
+    return tvmaf_read_pictures(ctx, &rc, &dc, index) ? -EINVAL : 0;
+}
+
+/* replay_read_copies, a failure when it fails. */
 static inline int replay_cpu_read(TvmafContext *ctx, const TvmafPicture *ref,
                                   const TvmafPicture *dis, unsigned index, const char *what)
 {
-    TvmafPicture rc, dc;
-    if (replay_copy_picture(&rc, ref)) goto fail;
-    if (replay_copy_picture(&dc, dis)) {
-        tvmaf_picture_unref(&rc);
-        goto fail;
-    }
-    if (tvmaf_read_pictures(ctx, &rc, &dc, index)) {
-        replay_fail("%s: CPU frame %u: %s", what, index, tvmaf_last_error(ctx));
-        return -EINVAL;
-    }
-    return 0;
-fail:
-    replay_fail("%s: picture alloc", what);
-    return -ENOMEM;
+    const int err = replay_read_copies(ctx, ref, dis, index);
+    if (err == -ENOMEM) replay_fail("%s: picture alloc", what);
+    else if (err) replay_fail("%s: CPU frame %u: %s", what, index, tvmaf_last_error(ctx));
+    return err;
 }
 
 static inline int replay_cpu_flush(TvmafContext *ctx, const char *what)

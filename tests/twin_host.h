@@ -8,7 +8,8 @@
  * so each decomposition a plan can choose is checked.
  *
  * The drivers' shared checks are here too: the operations counted against
- * the old twins' (TwinHostOps), refusals alike, sampled matrices and clips.
+ * the old twins' (TwinHostOps), refusals alike, a shared setup's refusals,
+ * sampled matrices, totals past a twin's exact limit and clips.
  * The cases, fills and clips are replay_common.h's.
  */
 #ifndef TVMAF_TESTS_TWIN_HOST_H
@@ -122,8 +123,7 @@ static inline void twin_host_frames_in(const ReplayCase *c, const char *feature,
                                        ReplayFrameSource source, void *src,
                                        const char *const *profiles, unsigned n)
 {
-    const char *full = getenv("TVMAF_TEST_FULL");
-    if (full && full[0] && strcmp(full, "0")) {
+    if (replay_env_on("TVMAF_TEST_FULL")) {
         for (unsigned p = 0; p < n; p++) twin_host_profile(c, feature, source, src, profiles[p]);
         return;
     }
@@ -282,6 +282,26 @@ static inline void twin_host_counts(const ReplayCase *c, const char *feature,
                         &want[p < n_want ? p : n_want - 1]);
 }
 
+/* An option set's operations: the case "FEATURE counts [OPTS]". */
+typedef struct TwinHostOptOps {
+    const char *opts;
+    TwinHostOps ops;
+} TwinHostOptOps;
+
+/* Case c (its layout, size, frames and fills) under each option set of
+ * sets in turn, each under every profile, run by `run` (NULL:
+ * twin_host_profile) and checked against the set's operations. */
+static inline void twin_host_counts_opts(ReplayCase c, const char *feature,
+                                         const TwinHostOptOps *sets, unsigned n, TwinHostRun run)
+{
+    for (unsigned i = 0; i < n; i++) {
+        c.opts = sets[i].opts;
+        snprintf(c.what, sizeof(c.what), "%s counts [%s]", feature, c.opts);
+        for (unsigned p = 0; p < REPLAY_COUNT(twin_host_profiles); p++)
+            twin_host_count(&c, feature, twin_host_profiles[p], run, NULL, NULL, &sets[i].ops);
+    }
+}
+
 /* ---- the cases a driver checks beyond the bits ---- */
 
 /* Cases refused by both sides, and the matrices' sampling: a sampled case is
@@ -295,6 +315,17 @@ static inline int twin_host_sampled_out(void)
         return 0;
     twin_host_skipped++;
     return 1;
+}
+
+/* Matrix m run by `run`, a sampled runner: one scored case in `every`
+ * (every one under TVMAF_TEST_FULL=1). */
+static inline void twin_host_sampled_matrix(const ReplayMatrix *m, unsigned every,
+                                            void (*run)(const ReplayCase *))
+{
+    const unsigned before = twin_host_every;
+    twin_host_every = replay_env_on("TVMAF_TEST_FULL") ? 1 : every;
+    replay_matrix(m, run);
+    twin_host_every = before;
 }
 
 /* Case c refused by both sides (counted), or else scored and compared. */
@@ -335,6 +366,120 @@ static inline void twin_host_report_refused(void)
     printf("refused by both: %u cases; sampled out: %u cases\n", twin_host_n_refused,
            twin_host_skipped);
     if (!twin_host_n_refused) replay_fail("no refused case was exercised");
+}
+
+/* ---- totals past a twin's exact limit ---- */
+
+/*
+ * A twin whose device totals saturate at a limit (FPIC_UNITS_EXACT), past
+ * which its finish kernel falls back to the CPU's loop in one work-item.
+ * Large cases reach the limit for real: 4:0:0 16-bit 4K pictures of the
+ * given fills, and one 4096x2048 10-bit picture pair whose samples are far
+ * above 10 bits (scored as they are), each sample `base | (random & mask)
+ * << shift` (ref [0], dis [1]). `past` counts the totals of a frame pair
+ * past the limit from the exact sums (so the cases check that they reach
+ * it); at least want_big (the 4K fills) and want_above (the 10-bit pair)
+ * are expected per profile.
+ */
+typedef struct TwinHostLimit {
+    const char *feature, *unit; /* unit: what `past` counts, for the report */
+    const ReplayFill (*fills)[REPLAY_MAX_FRAMES];
+    unsigned n_fills;
+    unsigned base[2], mask[2], shift[2];
+    unsigned (*past)(const TvmafPicture *ref, const TvmafPicture *dis);
+    unsigned want_big, want_above;
+} TwinHostLimit;
+
+static const TwinHostLimit *twin_host_limit; /* the one twin_host_past_limit runs */
+static unsigned twin_host_n_past;
+
+static inline int twin_host_limit_fills(void *src, TvmafPicture *ref, TvmafPicture *dis,
+                                        unsigned k)
+{
+    replay_fill_frames(src, ref, dis, k);
+    twin_host_n_past += twin_host_limit->past(ref, dis);
+    return 0;
+}
+
+static inline int twin_host_limit_above(void *src, TvmafPicture *ref, TvmafPicture *dis,
+                                        unsigned k)
+{
+    const TwinHostLimit *l = twin_host_limit;
+    (void)src;
+    (void)k;
+    for (unsigned y = 0; y < ref->h[0]; y++)
+        for (unsigned x = 0; x < ref->w[0]; x++) {
+            replay_put(ref, 0, x, y, l->base[0] | (replay_next() & l->mask[0]) << l->shift[0]);
+            replay_put(dis, 0, x, y, l->base[1] | (replay_next() & l->mask[1]) << l->shift[1]);
+        }
+    twin_host_n_past += l->past(ref, dis);
+    return 0;
+}
+
+/* Each source runs once per profile, whatever TVMAF_TEST_FULL says. */
+static inline void twin_host_limit_run(const ReplayCase *c)
+{
+    twin_host_frames_all(c, twin_host_limit->feature, twin_host_limit_fills, (void *)c);
+}
+
+static inline void twin_host_past_limit(const TwinHostLimit *l)
+{
+    static const ReplaySize s4k[] = { { 3840, 2160 } };
+    const unsigned np = REPLAY_COUNT(twin_host_profiles);
+    char name[96];
+    snprintf(name, sizeof(name), "%s 4K 16-bit past the limit", l->feature);
+    const ReplayMatrix big = { .name = name, REPLAY_SET(fmts, replay_400), REPLAY_SET(sizes, s4k),
+                               REPLAY_SET(depths, replay_d16), .seqs = l->fills,
+                               .n_seqs = l->n_fills };
+    twin_host_limit = l;
+    replay_matrix(&big, twin_host_limit_run);
+    const unsigned n_big = twin_host_n_past;
+    ReplayCase c = { .fmt = TVMAF_PIX_FMT_YUV400P, .bpc = 10, .w = 4096, .h = 2048,
+                     .opts = "", .n_frames = 1 };
+    snprintf(c.what, sizeof(c.what), "%s 4096x2048 10-bit with 16-bit samples", l->feature);
+    twin_host_frames_all(&c, l->feature, twin_host_limit_above, NULL);
+    replay_count(c.what, 1);
+    if (n_big < l->want_big * np || twin_host_n_past - n_big < l->want_above * np)
+        replay_fail("the large cases did not reach the limit (%u and %u %s)", n_big,
+                    twin_host_n_past - n_big, l->unit);
+    printf("%s past the limit: %u\n", l->unit, twin_host_n_past);
+}
+
+/* ---- a shared setup's refusals ---- */
+
+/* A 4:2:0 video of this size and depth with these options, and whether the
+ * feature's shared setup accepts it. */
+typedef struct TwinHostSetupCase {
+    unsigned w, h, bpc;
+    const char *opts;
+    int ok;
+} TwinHostSetupCase;
+
+/* Each case through `setup` (the options parsed and the setup run: 0, or an
+ * error and msg): accepted as the table says, or refused with -EINVAL and a
+ * message naming the feature; a refused case of a depth the API takes is
+ * refused by the CPU extractor too (replay_check_cpu_refuses). Counted as
+ * one case, "FEATURE refusals". */
+static inline void twin_host_setup_refusals(const char *feature, const TwinHostSetupCase *cases,
+                                            unsigned n,
+                                            int (*setup)(const char *opts,
+                                                         const TvmafVideoInfo *vi, char *msg,
+                                                         size_t len))
+{
+    char name[96];
+    for (unsigned i = 0; i < n; i++) {
+        const TwinHostSetupCase *t = &cases[i];
+        const TvmafVideoInfo vi = { TVMAF_PIX_FMT_YUV420P, t->bpc, t->w, t->h, 0, false };
+        char msg[256] = "";
+        const int err = setup(t->opts, &vi, msg, sizeof(msg));
+        if (t->ok ? err != 0 : (err != -EINVAL || !strstr(msg, feature)))
+            replay_fail("refusal %ux%u %u-bit [%s]: err %d msg \"%s\"", t->w, t->h, t->bpc,
+                        t->opts, err, msg);
+        if (!t->ok && t->bpc >= 8 && t->bpc <= 16)
+            replay_check_cpu_refuses(feature, t->opts, vi.pix_fmt, vi.bpc, vi.w, vi.h);
+    }
+    snprintf(name, sizeof(name), "%s refusals", feature);
+    replay_count(name, 1);
 }
 
 /* Clip s under the profiles (twin_host_frames), counted as a case; a missing

@@ -48,32 +48,15 @@ static void counts(void)
         twin_host_count(&c, "adm", twin_host_ladder_profiles[p], NULL, NULL, NULL, &ops[p]);
 }
 
-static void check_refusals(void)
+/* The options parsed, then the shared setup (a twin_host_setup_refusals
+ * setup). */
+static int setup(const char *opts, const TvmafVideoInfo *vi, char *msg, size_t len)
 {
-    static const struct { unsigned w, h, bpc; const char *opts; int ok; } cases[] = {
-        { 32, 33, 8, "", 0 },  { 33, 32, 8, "", 0 },  { 33, 33, 8, "", 1 },
-        { 33, 33, 16, "", 1 }, { 33, 33, 7, "", 0 },  { 33, 33, 17, "", 0 },
-        { 64, 64, 8, "adm_norm_view_dist=2.9", 0 },
-        { 64, 64, 8, "adm_ref_display_height=720", 0 },
-        { 64, 64, 8, "adm_norm_view_dist=1.5:adm_ref_display_height=2160", 1 },
-    };
-    for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        AdmState s;
-        memset(&s, 0, sizeof(s));
-        tvmaf_options_set_defaults(tvmaf_adm_options, &s);
-        const TvmafVideoInfo vi = { TVMAF_PIX_FMT_YUV420P, cases[i].bpc, cases[i].w, cases[i].h,
-                                    0, false };
-        char msg[256] = "";
-        int err = tvmaf_options_parse(tvmaf_adm_options, &s, cases[i].opts, "adm", msg,
-                                      sizeof(msg));
-        if (!err) err = tvmaf_adm_setup(&s, &vi, msg, sizeof(msg));
-        if (cases[i].ok ? err != 0 : (err != -EINVAL || !strstr(msg, "adm")))
-            replay_fail("refusal %ux%u %u-bit [%s]: err %d msg \"%s\"", cases[i].w, cases[i].h,
-                        cases[i].bpc, cases[i].opts, err, msg);
-        if (cases[i].ok || cases[i].bpc < 8 || cases[i].bpc > 16) continue;
-        /* the CPU extractor refuses the same input */
-        replay_check_cpu_refuses("adm", cases[i].opts, vi.pix_fmt, vi.bpc, vi.w, vi.h);
-    }
+    AdmState s;
+    memset(&s, 0, sizeof(s));
+    tvmaf_options_set_defaults(tvmaf_adm_options, &s);
+    const int err = tvmaf_options_parse(tvmaf_adm_options, &s, opts, "adm", msg, len);
+    return err ? err : tvmaf_adm_setup(&s, vi, msg, len);
 }
 
 int main(void)
@@ -149,8 +132,14 @@ int main(void)
     twin_host_init("adm");
     replay_seed(0x3c6ef372fe94f82bull);
     for (unsigned i = 0; i < REPLAY_COUNT(m); i++) replay_matrix(&m[i], run_case);
-    check_refusals();
-    replay_count("adm refusals", 1);
+    static const TwinHostSetupCase refusals[] = {
+        { 32, 33, 8, "", 0 },  { 33, 32, 8, "", 0 },  { 33, 33, 8, "", 1 },
+        { 33, 33, 16, "", 1 }, { 33, 33, 7, "", 0 },  { 33, 33, 17, "", 0 },
+        { 64, 64, 8, "adm_norm_view_dist=2.9", 0 },
+        { 64, 64, 8, "adm_ref_display_height=720", 0 },
+        { 64, 64, 8, "adm_norm_view_dist=1.5:adm_ref_display_height=2160", 1 },
+    };
+    twin_host_setup_refusals("adm", refusals, REPLAY_COUNT(refusals), setup);
     counts();
     return replay_report("adm");
 }

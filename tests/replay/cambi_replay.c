@@ -159,24 +159,6 @@ static void check_heatmaps(const ReplayCase *c, const char *what)
 
 static unsigned n_range, n_scored, n_nonzero;
 
-/* Frame k into two contexts (each takes its own copies); whether each failed. */
-static void read_both(TvmafContext *ctx[2], const TvmafPicture *ref, const TvmafPicture *dis,
-                      unsigned k, int failed[2])
-{
-    for (int i = 0; i < 2; i++) {
-        TvmafPicture rc, dc;
-        if (failed[i]) continue;
-        if (replay_copy_picture(&rc, ref)) {
-            failed[i] = 1;
-        } else if (replay_copy_picture(&dc, dis)) {
-            tvmaf_picture_unref(&rc);
-            failed[i] = 1;
-        } else {
-            failed[i] = tvmaf_read_pictures(ctx[i], &rc, &dc, k) != 0;
-        }
-    }
-}
-
 /* Case c on frames from source under one profile: the CPU and the host
  * executor both score every frame, identically, or both fail alike (a
  * TwinHostRun: the feature is cambi). */
@@ -201,7 +183,8 @@ static void run_profile(const ReplayCase *c, const char *feature, ReplayFrameSou
             replay_fail("%s: cannot read frame %u", what, k);
             failed[0] = failed[1] = 1;
         } else {
-            read_both(ctx, &ref, &dis, k, failed);
+            for (int i = 0; i < 2; i++)
+                failed[i] = replay_read_copies(ctx[i], &ref, &dis, k) != 0;
         }
         tvmaf_picture_unref(&ref);
         tvmaf_picture_unref(&dis);
@@ -354,8 +337,7 @@ int main(void)
                                REPLAY_SET(fmts, replay_fmts), REPLAY_SET(sizes, sizes),
                                REPLAY_SET(depths, depths), REPLAY_SET(seqs, seqs),
                                .n_frames = 2 };
-    twin_host_every = full ? 1 : 24;
-    replay_matrix(&all, run_sampled);
+    twin_host_sampled_matrix(&all, 24, run_sampled);
 
     static const ReplayFill fills_more[][REPLAY_MAX_FRAMES] = {
         { REPLAY_RANDOM }, { REPLAY_LEVELS }, { REPLAY_SMOOTH }, { REPLAY_EXTREMES },
@@ -365,8 +347,7 @@ int main(void)
     const ReplayMatrix more = { .name = "cambi common fills", REPLAY_SET(fmts, replay_420),
                                 REPLAY_SET(sizes, s_more), REPLAY_SET(depths, replay_depths),
                                 REPLAY_SET(seqs, fills_more), .n_frames = 1 };
-    twin_host_every = full ? 1 : 8;
-    replay_matrix(&more, run_sampled);
+    twin_host_sampled_matrix(&more, 8, run_sampled);
 
     /* options (the option goldens' sets among them) */
     const char *opts[] = {
@@ -396,8 +377,7 @@ int main(void)
                                  REPLAY_SET(fmts, replay_420), REPLAY_SET(sizes, o_sizes),
                                  REPLAY_SET(depths, replay_8_16), REPLAY_SET(seqs, o_seqs),
                                  .n_frames = 2 };
-    twin_host_every = full ? 1 : 16;
-    replay_matrix(&o_all, run_sampled);
+    twin_host_sampled_matrix(&o_all, 16, run_sampled);
 
     /* narrow frames with large windows: the last scales are narrower than
      * half the window, and the histograms read columns past them (what the
@@ -412,8 +392,7 @@ int main(void)
                                   REPLAY_SET(fmts, replay_444), REPLAY_SET(sizes, n_sizes),
                                   REPLAY_SET(depths, replay_8_16), REPLAY_SET(seqs, n_seqs),
                                   .n_frames = 2 };
-    twin_host_every = full ? 1 : 4;
-    replay_matrix(&narrow, run_sampled);
+    twin_host_sampled_matrix(&narrow, 4, run_sampled);
 
     /* the high-resolution speed-up where it acts (the first scale halved) */
     const char *hr_opts[] = { "cambi_high_res_speedup=1080",
@@ -425,8 +404,7 @@ int main(void)
                               REPLAY_SET(fmts, replay_420), REPLAY_SET(sizes, replay_1080p),
                               REPLAY_SET(depths, d10), REPLAY_SET(seqs, hr_seqs),
                               .n_frames = 1 };
-    twin_host_every = full ? 1 : 2;
-    replay_matrix(&hr, run_sampled);
+    twin_host_sampled_matrix(&hr, 2, run_sampled);
 
     /* samples past the input's depth: both refuse the frame */
     static const unsigned d_bad[] = { 9, 10, 12, 15 };
@@ -438,8 +416,7 @@ int main(void)
                                  REPLAY_SET(fmts, replay_420), REPLAY_SET(sizes, bad_sizes),
                                  REPLAY_SET(depths, d_bad), REPLAY_SET(seqs, bad),
                                  .n_frames = 2 };
-    twin_host_every = full ? 1 : 2;
-    replay_matrix(&m_bad, run_sampled);
+    twin_host_sampled_matrix(&m_bad, 2, run_sampled);
 
     clips(full);
 

@@ -28,17 +28,14 @@
  * wait (the old float_adm_cuda.c: 4 per scale, a d2h, a sync). */
 static void counts(void)
 {
-    static const struct { const char *opts; unsigned launches; } sets[] = {
-        { "", 16 }, { "adm_skip_scale0=true", 13 }, { "adm_p_norm=2", 12 },
+    static const TwinHostOptOps sets[] = {
+        { "", { 0, 16, 1, 0, 1 } },
+        { "adm_skip_scale0=true", { 0, 13, 1, 0, 1 } },
+        { "adm_p_norm=2", { 0, 12, 1, 0, 1 } },
     };
-    for (unsigned s = 0; s < REPLAY_COUNT(sets); s++) {
-        ReplayCase c = { .fmt = TVMAF_PIX_FMT_YUV420P, .bpc = 8, .w = 64, .h = 64,
-                         .opts = sets[s].opts, .n_frames = 2,
-                         .fills = { REPLAY_RANDOM, REPLAY_NEAR } };
-        snprintf(c.what, sizeof(c.what), "float_adm counts [%s]", sets[s].opts);
-        const TwinHostOps ops = { 0, sets[s].launches, 1, 0, 1 };
-        twin_host_counts(&c, "float_adm", &ops, 1);
-    }
+    const ReplayCase c = { .fmt = TVMAF_PIX_FMT_YUV420P, .bpc = 8, .w = 64, .h = 64,
+                           .n_frames = 2, .fills = { REPLAY_RANDOM, REPLAY_NEAR } };
+    twin_host_counts_opts(c, "float_adm", sets, REPLAY_COUNT(sets), NULL);
 }
 
 int main(void)

@@ -9,7 +9,8 @@
  * Large cases make totals reach the device's limit for real, so the finish
  * kernel's fallback (the CPU's loop in one work-item) runs: 16-bit 4K
  * pictures at full scale, and 10-bit pictures whose samples are far above
- * 10 bits. Their sources count the totals past the limit.
+ * 10 bits (twin_host_past_limit). Their sources count the totals past the
+ * limit.
  *
  * Poison: all-ones (TVD_HOST_SEED odd), as float_psnr_replay.c says: a unit
  * count no kernel wrote then wraps the saturating fold instead of sending
@@ -23,47 +24,20 @@
 #include "feature/float_moment/float_moment_math.h"
 #include "../twin_host.h"
 
-static unsigned n_saturated; /* totals (of 4 a frame) that reached the twin's limit */
-
-static void count_saturated(const TvmafPicture *p)
+/* how many of a picture's two totals reach the twin's limit */
+static unsigned past_one(const TvmafPicture *p)
 {
     const float divisor = float_pic_divisor(p->bpc);
     FMomentSums m = { 0., 0. };
     fmoment_plane(p->data[0], p->stride[0], p->w[0], p->h[0], p->bpc, divisor, &m);
     const double limit = (double)FPIC_UNITS_EXACT;
-    n_saturated += ldexp(m.s1, (int)fmoment_frac_bits(p->bpc, divisor, 1)) >= limit;
-    n_saturated += ldexp(m.s2, (int)fmoment_frac_bits(p->bpc, divisor, 2)) >= limit;
+    return (ldexp(m.s1, (int)fmoment_frac_bits(p->bpc, divisor, 1)) >= limit) +
+           (ldexp(m.s2, (int)fmoment_frac_bits(p->bpc, divisor, 2)) >= limit);
 }
 
-static int big_frames(void *src, TvmafPicture *ref, TvmafPicture *dis, unsigned k)
+static unsigned past(const TvmafPicture *ref, const TvmafPicture *dis)
 {
-    replay_fill_frames(src, ref, dis, k);
-    count_saturated(ref);
-    count_saturated(dis);
-    return 0;
-}
-
-/* 10-bit pictures holding 16-bit samples (scored as they are): the 10-bit
- * unit of a square is 2^-4 (fpic_frac_bits), both pictures' samples are at
- * 0xc000 and above, so every square is above 2^27.1, 2^31.1 units, and
- * 4096x2048 of them pass 2^53 (the samples' sums stay far below). */
-static int above_depth_frames(void *src, TvmafPicture *ref, TvmafPicture *dis, unsigned k)
-{
-    (void)src;
-    (void)k;
-    for (unsigned y = 0; y < ref->h[0]; y++)
-        for (unsigned x = 0; x < ref->w[0]; x++) {
-            replay_put(ref, 0, x, y, 0xc000 | (replay_next() & 0x3fff));
-            replay_put(dis, 0, x, y, (0xc0 | (replay_next() & 0x3f)) << 8);
-        }
-    count_saturated(ref);
-    count_saturated(dis);
-    return 0;
-}
-
-static void run_big(const ReplayCase *c)
-{
-    twin_host_frames_all(c, "float_moment", big_frames, (void *)c);
+    return past_one(ref) + past_one(dis);
 }
 
 /* Per frame: the rows and the finish kernels, one read-back, the wait (the
@@ -86,26 +60,16 @@ int main(void)
     /* one group per row: a row one sample past a group */
     replay_picture_matrices("float_moment", FPIC_THREADS, 1, twin_host_run);
 
+    /* 10-bit pictures holding 16-bit samples: the 10-bit unit of a square
+     * is 2^-4 (fpic_frac_bits), both pictures' samples are at 0xc000 and
+     * above, so every square is above 2^27.1, 2^31.1 units, and 4096x2048 of
+     * them pass 2^53 (the samples' sums stay far below): both squares pass.
+     * 4K: constmax both squares, random both too (mean ~ 2^14.4 a pixel). */
     static const ReplayFill big_fills[][REPLAY_MAX_FRAMES] = { { REPLAY_CONSTMAX },
                                                                { REPLAY_RANDOM } };
-    static const ReplaySize s4k[] = { { 3840, 2160 } };
-    const ReplayMatrix big = { .name = "float_moment 4K 16-bit past the limit",
-                               REPLAY_SET(fmts, replay_400), REPLAY_SET(sizes, s4k),
-                               REPLAY_SET(depths, replay_d16), REPLAY_SET(seqs, big_fills) };
-    replay_matrix(&big, run_big);
-    const unsigned n_big = n_saturated;
-    ReplayCase c = { .fmt = TVMAF_PIX_FMT_YUV400P, .bpc = 10, .w = 4096, .h = 2048,
-                     .opts = "", .n_frames = 1 };
-    snprintf(c.what, sizeof(c.what), "float_moment 4096x2048 10-bit with 16-bit samples");
-    twin_host_frames_all(&c, "float_moment", above_depth_frames, NULL);
-    replay_count(c.what, 1);
-    /* per profile: constmax both squares, random both too (mean ~ 2^14.4 a
-     * pixel); above the depth both squares */
-    const unsigned np = REPLAY_COUNT(twin_host_profiles);
-    if (n_big < 4 * np || n_saturated - n_big < 2 * np)
-        replay_fail("the large cases did not reach the limit (%u and %u totals)", n_big,
-                    n_saturated - n_big);
-    printf("totals past the limit: %u\n", n_saturated);
+    const TwinHostLimit limit = { "float_moment", "totals", big_fills, REPLAY_COUNT(big_fills),
+                                  { 0xc000, 0xc000 }, { 0x3fff, 0x3f }, { 0, 8 }, past, 4, 2 };
+    twin_host_past_limit(&limit);
     counts();
     return replay_report("float_moment");
 }

@@ -70,7 +70,6 @@ int main(void)
 {
     twin_host_init("float_ms_ssim");
     replay_seed(0x2545f4914f6cdd1dull);
-    twin_host_every = replay_env_on("TVMAF_TEST_FULL") ? 1 : EVERY;
 
     static const char *const all_opts[] = {
         "", "enable_lcs=true", "enable_db=true", "enable_db=true:clip_db=true", "clip_db=true",
@@ -84,7 +83,7 @@ int main(void)
                                    REPLAY_SET(fmts, replay_420), REPLAY_SET(sizes, two),
                                    REPLAY_SET(depths, replay_8_16),
                                    REPLAY_SET(seqs, opt_fills), .n_frames = 2 };
-    replay_matrix(&options, twin_host_run_sampled);
+    twin_host_sampled_matrix(&options, EVERY, twin_host_run_sampled);
 
     static const char *const lcs[] = { "enable_lcs=true" };
     static const ReplaySize sizes[] = {
@@ -99,8 +98,7 @@ int main(void)
                                    REPLAY_SET(opts, lcs), REPLAY_SET(fmts, replay_fmts),
                                    REPLAY_SET(sizes, sizes), REPLAY_SET(depths, replay_depths),
                                    REPLAY_SET(seqs, fills) };
-    replay_matrix(&layouts, twin_host_run_sampled);
-    twin_host_every = 1;
+    twin_host_sampled_matrix(&layouts, EVERY, twin_host_run_sampled);
 
     static const unsigned odd_depths[] = { 9, 11, 13, 14, 15 };
     static const ReplaySize one[] = { { 176, 176 } };

@@ -9,7 +9,8 @@
  * Large cases make the device's saturated total reach its limit for real,
  * so the finish kernel's fallback (the CPU's loop in one work-item) runs:
  * 16-bit 4K pictures, and 10-bit pictures whose samples are far above 10
- * bits. Their sources check that the exact total is past the limit.
+ * bits (twin_host_past_limit). Their sources check that the exact total is
+ * past the limit.
  *
  * Poison: all-ones (TVD_HOST_SEED odd). A unit count read from memory no
  * kernel wrote is then 2^64 - 1, which wraps the saturating fold to a wrong
@@ -24,44 +25,14 @@
 #include "feature/float_psnr/float_psnr_math.h"
 #include "../twin_host.h"
 
-static unsigned n_saturated; /* frames whose exact total reached the twin's limit */
-
-static void count_saturated(const TvmafPicture *r, const TvmafPicture *d)
+/* 1 when the frame's exact total reaches the twin's limit */
+static unsigned past(const TvmafPicture *r, const TvmafPicture *d)
 {
     const float divisor = float_pic_divisor(r->bpc);
     const double noise = fpsnr_plane_noise(r->data[0], d->data[0], r->stride[0], d->stride[0],
                                            r->w[0], r->h[0], r->bpc, divisor);
     const unsigned q = r->bpc == 8 ? 0 : fpic_frac_bits(divisor, 2);
-    n_saturated += ldexp(noise, (int)q) >= (double)FPIC_UNITS_EXACT;
-}
-
-static int big_frames(void *src, TvmafPicture *ref, TvmafPicture *dis, unsigned k)
-{
-    replay_fill_frames(src, ref, dis, k);
-    count_saturated(ref, dis);
-    return 0;
-}
-
-/* 10-bit pictures holding 16-bit samples (scored as they are): the 10-bit
- * unit is 2^-4 (fpic_frac_bits), the reference's samples sit at 0xe000 and
- * above and the distorted's below 0x2000, so every term is above 2^26.8,
- * 2^30.8 units, and 4096x2048 of them pass 2^53. */
-static int above_depth_frames(void *src, TvmafPicture *ref, TvmafPicture *dis, unsigned k)
-{
-    (void)src;
-    (void)k;
-    for (unsigned y = 0; y < ref->h[0]; y++)
-        for (unsigned x = 0; x < ref->w[0]; x++) {
-            replay_put(ref, 0, x, y, 0xe000 | (replay_next() & 0x1fff));
-            replay_put(dis, 0, x, y, replay_next() & 0x1fff);
-        }
-    count_saturated(ref, dis);
-    return 0;
-}
-
-static void run_big(const ReplayCase *c)
-{
-    twin_host_frames_all(c, "float_psnr", big_frames, (void *)c);
+    return ldexp(noise, (int)q) >= (double)FPIC_UNITS_EXACT;
 }
 
 /* Per frame: the rows and the finish kernels, one read-back, the wait (the
@@ -83,24 +54,14 @@ int main(void)
     /* one group per row: a row one sample past a group */
     replay_picture_matrices("float_psnr", FPIC_THREADS, 1, twin_host_run);
 
+    /* 10-bit pictures holding 16-bit samples: the 10-bit unit is 2^-4
+     * (fpic_frac_bits), the reference's samples sit at 0xe000 and above and
+     * the distorted's below 0x2000, so every term is above 2^26.8, 2^30.8
+     * units, and 4096x2048 of them pass 2^53; each 4K fill's frame passes */
     static const ReplayFill inv[][REPLAY_MAX_FRAMES] = { { REPLAY_INVERT }, { REPLAY_EXTREMES } };
-    static const ReplaySize s4k[] = { { 3840, 2160 } };
-    const ReplayMatrix big = { .name = "float_psnr 4K 16-bit past the limit",
-                               REPLAY_SET(fmts, replay_400), REPLAY_SET(sizes, s4k),
-                               REPLAY_SET(depths, replay_d16), REPLAY_SET(seqs, inv) };
-    replay_matrix(&big, run_big);
-    const unsigned n_big = n_saturated;
-    ReplayCase c = { .fmt = TVMAF_PIX_FMT_YUV400P, .bpc = 10, .w = 4096, .h = 2048,
-                     .opts = "", .n_frames = 1 };
-    snprintf(c.what, sizeof(c.what), "float_psnr 4096x2048 10-bit with 16-bit samples");
-    twin_host_frames_all(&c, "float_psnr", above_depth_frames, NULL);
-    replay_count(c.what, 1);
-    /* each source runs once per profile */
-    const unsigned want = 2 * REPLAY_COUNT(twin_host_profiles);
-    if (n_big < want || n_saturated - n_big < REPLAY_COUNT(twin_host_profiles))
-        replay_fail("the large cases did not reach the limit (%u and %u frames)", n_big,
-                    n_saturated - n_big);
-    printf("frames past the limit: %u\n", n_saturated);
+    const TwinHostLimit limit = { "float_psnr", "frames", inv, REPLAY_COUNT(inv),
+                                  { 0xe000, 0 }, { 0x1fff, 0x1fff }, { 0, 0 }, past, 2, 1 };
+    twin_host_past_limit(&limit);
     counts();
     return replay_report("float_psnr");
 }

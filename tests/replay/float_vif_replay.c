@@ -27,25 +27,20 @@
  * +1 with a rescale, 3 x 5 + 1 with scale 0 skipped, a d2h, a sync). */
 static void counts(void)
 {
-    static const struct { const char *opts; unsigned launches; } sets[] = {
-        { "", 19 }, { "vif_prescale=1.5:vif_prescale_method=bilinear", 20 },
-        { "vif_skip_scale0=true", 16 },
+    static const TwinHostOptOps sets[] = {
+        { "", { 0, 19, 1, 0, 1 } },
+        { "vif_prescale=1.5:vif_prescale_method=bilinear", { 0, 20, 1, 0, 1 } },
+        { "vif_skip_scale0=true", { 0, 16, 1, 0, 1 } },
     };
-    for (unsigned s = 0; s < REPLAY_COUNT(sets); s++) {
-        ReplayCase c = { .fmt = TVMAF_PIX_FMT_YUV420P, .bpc = 8, .w = 64, .h = 64,
-                         .opts = sets[s].opts, .n_frames = 2,
-                         .fills = { REPLAY_RANDOM, REPLAY_NEAR } };
-        snprintf(c.what, sizeof(c.what), "float_vif counts [%s]", sets[s].opts);
-        const TwinHostOps ops = { 0, sets[s].launches, 1, 0, 1 };
-        twin_host_counts(&c, "float_vif", &ops, 1);
-    }
+    const ReplayCase c = { .fmt = TVMAF_PIX_FMT_YUV420P, .bpc = 8, .w = 64, .h = 64,
+                           .n_frames = 2, .fills = { REPLAY_RANDOM, REPLAY_NEAR } };
+    twin_host_counts_opts(c, "float_vif", sets, REPLAY_COUNT(sets), NULL);
 }
 
 int main(void)
 {
     twin_host_init("float_vif");
     replay_seed(0x2545f4914f6cdd1dull);
-    const unsigned sample = replay_env_on("TVMAF_TEST_FULL") ? 1 : EVERY;
 
     /* every accepted kernel scale keeps the filters within FVIF_MAX_FW */
     static const double ks_list[] = { 1.0, 0.5, 1.5, 2.0, 2.0 / 3, 2.4, 360.0 / 97, 4.0 / 3,
@@ -77,8 +72,7 @@ int main(void)
                                REPLAY_SET(opts, opts), REPLAY_SET(fmts, replay_yuv),
                                REPLAY_SET(sizes, sizes), REPLAY_SET(depths, replay_depths),
                                REPLAY_SET(seqs, fills), .n_frames = 2 };
-    twin_host_every = sample;
-    replay_matrix(&all, twin_host_run_sampled);
+    twin_host_sampled_matrix(&all, EVERY, twin_host_run_sampled);
 
     /* wide kernels, the noise variance at its ends and the prescale methods */
     static const char *const wide_opts[] = {
@@ -104,9 +98,7 @@ int main(void)
                                 REPLAY_SET(opts, wide_opts), REPLAY_SET(fmts, replay_420),
                                 REPLAY_SET(sizes, wide_sizes), REPLAY_SET(depths, replay_8_16),
                                 REPLAY_SET(seqs, wide_fills), .n_frames = 2 };
-    twin_host_every = sample > 1 ? sample / 3 : 1;
-    replay_matrix(&wide, twin_host_run_sampled);
-    twin_host_every = 1;
+    twin_host_sampled_matrix(&wide, EVERY / 3, twin_host_run_sampled);
 
     /* the bilinear scaler's widest output (7680) and one past it */
     static const char *const bil_opts[] = { "vif_prescale=2.0:vif_prescale_method=bilinear" };

@@ -148,13 +148,10 @@ static void clips(void)
  * psnr_hvs_cuda.c: memset once, 3 launches, 2 d2h, a sync). */
 static void counts(void)
 {
-    static const ReplayCase c = { .fmt = TVMAF_PIX_FMT_YUV420P, .bpc = 8, .w = 64, .h = 36,
-                                  .opts = "", .n_frames = 3, .what = "psnr_hvs counts",
-                                  .fills = { REPLAY_RANDOM, REPLAY_NEAR, REPLAY_RANDOM } };
-    static const TwinHostOps ops = { 3, 3 * 3, 3 * 2, 1, 3 * 1 };
-    for (unsigned p = 0; p < REPLAY_COUNT(twin_host_profiles); p++)
-        twin_host_count(&c, "psnr_hvs", twin_host_profiles[p], twin_host_one_instance, NULL, NULL,
-                        &ops);
+    static const TwinHostOptOps set = { "", { 3, 3 * 3, 3 * 2, 1, 3 * 1 } };
+    const ReplayCase c = { .fmt = TVMAF_PIX_FMT_YUV420P, .bpc = 8, .w = 64, .h = 36,
+                           .n_frames = 3, .fills = { REPLAY_RANDOM, REPLAY_NEAR, REPLAY_RANDOM } };
+    twin_host_counts_opts(c, "psnr_hvs", &set, 1, twin_host_one_instance);
 }
 
 int main(void)

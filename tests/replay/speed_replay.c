@@ -49,32 +49,26 @@ static void run_chroma(const ReplayCase *c)
  * read-back (its prescaled images cleared on frame 1). */
 static void counts(void)
 {
-    static const struct {
-        const char *feature, *opts;
-        unsigned long long launches, copies, fills;
-    } sets[] = {
-        { "speed_chroma", "", 3 * 11, 3, 0 },
-        { "speed_chroma", "speed_prescale=1.5", 3 * 12, 3, 1 },
-        { "speed_temporal", "", 1 + 2 * 8, 2, 0 },
-        { "speed_temporal", "speed_prescale=0.5:speed_prescale_method=bicubic", 1 + 2 * 9, 2, 1 },
+    static const TwinHostOptOps chroma[] = {
+        { "", { 3, 3 * 11, 3, 0, 3 } },
+        { "speed_prescale=1.5", { 3, 3 * 12, 3, 1, 3 } },
     };
-    for (unsigned i = 0; i < REPLAY_COUNT(sets); i++) {
-        ReplayCase c = { .fmt = TVMAF_PIX_FMT_YUV420P, .bpc = 8, .w = 336, .h = 200,
-                         .opts = sets[i].opts, .n_frames = 3,
-                         .fills = { REPLAY_RANDOM, REPLAY_NEAR, REPLAY_SMOOTH } };
-        snprintf(c.what, sizeof(c.what), "%s counts [%s]", sets[i].feature, sets[i].opts);
-        const TwinHostOps ops = { 3, sets[i].launches, sets[i].copies, sets[i].fills, 3 };
-        for (unsigned p = 0; p < REPLAY_COUNT(twin_host_profiles); p++)
-            twin_host_count(&c, sets[i].feature, twin_host_profiles[p], twin_host_one_instance,
-                            NULL, NULL, &ops);
-    }
+    static const TwinHostOptOps temporal[] = {
+        { "", { 3, 1 + 2 * 8, 2, 0, 3 } },
+        { "speed_prescale=0.5:speed_prescale_method=bicubic", { 3, 1 + 2 * 9, 2, 1, 3 } },
+    };
+    const ReplayCase c = { .fmt = TVMAF_PIX_FMT_YUV420P, .bpc = 8, .w = 336, .h = 200,
+                           .n_frames = 3, .fills = { REPLAY_RANDOM, REPLAY_NEAR, REPLAY_SMOOTH } };
+    twin_host_counts_opts(c, "speed_chroma", chroma, REPLAY_COUNT(chroma),
+                          twin_host_one_instance);
+    twin_host_counts_opts(c, "speed_temporal", temporal, REPLAY_COUNT(temporal),
+                          twin_host_one_instance);
 }
 
 int main(void)
 {
     twin_host_init(NULL); /* two features */
     replay_seed(0x5eed5eed12345678ull);
-    twin_host_every = replay_env_on("TVMAF_TEST_FULL") ? 1 : EVERY;
 
     /* every accepted kernel scale keeps the filters within SPEED_MAX_FW, and
      * speed_pair enumerates the lower triangle */
@@ -113,7 +107,7 @@ int main(void)
                                  REPLAY_SET(fmts, replay_fmts), REPLAY_SET(sizes, t_sizes),
                                  REPLAY_SET(depths, replay_depths), REPLAY_SET(seqs, t_seqs),
                                  .n_frames = 3 };
-    replay_matrix(&t_all, run_temporal);
+    twin_host_sampled_matrix(&t_all, EVERY, run_temporal);
 
     static const char *const t_opts[] = {
         "speed_use_ref_diff=true", "speed_kernelscale=0.5", "speed_kernelscale=3.711340",
@@ -135,7 +129,7 @@ int main(void)
                                  REPLAY_SET(fmts, replay_420), REPLAY_SET(sizes, t_osizes),
                                  REPLAY_SET(depths, replay_8_16), REPLAY_SET(seqs, t_oseqs),
                                  .n_frames = 3 };
-    replay_matrix(&t_opt, run_temporal);
+    twin_host_sampled_matrix(&t_opt, EVERY, run_temporal);
 
     /* speed_chroma: layouts x sizes (each layout's minimum and one short of
      * it) x depths x fills */
@@ -150,7 +144,7 @@ int main(void)
                                  REPLAY_SET(fmts, replay_fmts), REPLAY_SET(sizes, c_sizes),
                                  REPLAY_SET(depths, replay_depths), REPLAY_SET(seqs, c_fills),
                                  .n_frames = 2 };
-    replay_matrix(&c_all, run_chroma);
+    twin_host_sampled_matrix(&c_all, EVERY, run_chroma);
 
     static const char *const c_opts[] = {
         "speed_weight_var_mode=1", "speed_weight_var_mode=2", "speed_weight_var_mode=3",
@@ -173,12 +167,10 @@ int main(void)
                                  REPLAY_SET(fmts, replay_yuv), REPLAY_SET(sizes, c_osizes),
                                  REPLAY_SET(depths, replay_8_16), REPLAY_SET(seqs, c_ofills),
                                  .n_frames = 2 };
-    replay_matrix(&c_opt, run_chroma);
+    twin_host_sampled_matrix(&c_opt, EVERY, run_chroma);
 
     /* singular covariances, every case run: flat images, one flat side, a
      * still scene; and a regular pair */
-    const unsigned sampled = twin_host_every;
-    twin_host_every = 1;
     static const ReplaySize c_min[] = { { 159, 159 } }, t_min[] = { { 80, 80 } };
     static const ReplayFill c_flat[][REPLAY_MAX_FRAMES] = {
         { REPLAY_CONST0 }, { REPLAY_REF_FLAT }, { REPLAY_RANDOM },
@@ -196,7 +188,6 @@ int main(void)
                                   REPLAY_SET(depths, replay_d8), REPLAY_SET(seqs, t_still),
                                   .n_frames = 3 };
     replay_matrix(&t_sing, run_temporal);
-    twin_host_every = sampled;
 
     /* tall planes: several groups in y */
     static const ReplaySize tall[] = { { 161, 340 } };
@@ -204,11 +195,11 @@ int main(void)
     const ReplayMatrix g_t = { .name = "speed_temporal tall planes", REPLAY_SET(fmts, replay_420),
                                REPLAY_SET(sizes, tall), REPLAY_SET(depths, replay_8_16),
                                REPLAY_SET(seqs, rnd), .n_frames = 2 };
-    replay_matrix(&g_t, run_temporal);
+    twin_host_sampled_matrix(&g_t, EVERY, run_temporal);
     const ReplayMatrix g_c = { .name = "speed_chroma tall planes", REPLAY_SET(fmts, replay_444),
                                REPLAY_SET(sizes, tall), REPLAY_SET(depths, replay_8_16),
                                REPLAY_SET(seqs, rnd), .n_frames = 1 };
-    replay_matrix(&g_c, run_chroma);
+    twin_host_sampled_matrix(&g_c, EVERY, run_chroma);
 
     const enum TvmafPixelFormat f420 = TVMAF_PIX_FMT_YUV420P;
     const char *const T = "speed_temporal", *const C = "speed_chroma";

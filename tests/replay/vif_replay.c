@@ -38,27 +38,15 @@ static void counts(void)
         twin_host_count(&c, "vif", twin_host_ladder_profiles[p], NULL, NULL, NULL, &ops[p]);
 }
 
-static void check_refusals(void)
+/* The shared setup (a twin_host_setup_refusals setup; vif's cases take no
+ * options). */
+static int setup(const char *opts, const TvmafVideoInfo *vi, char *msg, size_t len)
 {
-    static const struct { unsigned w, h, bpc; int ok; } cases[] = {
-        { 15, 16, 8, 0 }, { 16, 15, 8, 0 }, { 8, 8, 10, 0 }, { 1, 100, 8, 0 },
-        { 16, 16, 8, 1 }, { 16, 16, 16, 1 }, { 16, 16, 7, 0 }, { 16, 16, 17, 0 },
-    };
-    for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        VifParams p;
-        memset(&p, 0, sizeof(p));
-        tvmaf_options_set_defaults(tvmaf_vif_options, &p);
-        const TvmafVideoInfo vi = { TVMAF_PIX_FMT_YUV420P, cases[i].bpc, cases[i].w, cases[i].h,
-                                    0, false };
-        char msg[256] = "";
-        const int err = tvmaf_vif_setup(&p, &vi, msg, sizeof(msg));
-        if (cases[i].ok ? err != 0 : (err != -EINVAL || !strstr(msg, "vif")))
-            replay_fail("refusal %ux%u %u-bit: err %d msg \"%s\"", cases[i].w, cases[i].h,
-                        cases[i].bpc, err, msg);
-        if (cases[i].ok || cases[i].bpc < 8 || cases[i].bpc > 16) continue;
-        /* the CPU extractor refuses the same frame */
-        replay_check_cpu_refuses("vif", "", vi.pix_fmt, vi.bpc, vi.w, vi.h);
-    }
+    VifParams p;
+    (void)opts;
+    memset(&p, 0, sizeof(p));
+    tvmaf_options_set_defaults(tvmaf_vif_options, &p);
+    return tvmaf_vif_setup(&p, vi, msg, len);
 }
 
 int main(void)
@@ -118,8 +106,11 @@ int main(void)
         if (2 * VIF_HALF(s) + 1 != vif_filter_width[s])
             replay_fail("VIF_HALF(%u) is not half of the filter", s);
     for (unsigned i = 0; i < REPLAY_COUNT(m); i++) replay_matrix(&m[i], run_case);
-    check_refusals();
-    replay_count("vif refusals", 1);
+    static const TwinHostSetupCase refusals[] = {
+        { 15, 16, 8, "", 0 },  { 16, 15, 8, "", 0 },  { 8, 8, 10, "", 0 },   { 1, 100, 8, "", 0 },
+        { 16, 16, 8, "", 1 },  { 16, 16, 16, "", 1 }, { 16, 16, 7, "", 0 },  { 16, 16, 17, "", 0 },
+    };
+    twin_host_setup_refusals("vif", refusals, REPLAY_COUNT(refusals), setup);
     counts();
     return replay_report("vif");
 }
