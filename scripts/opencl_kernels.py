@@ -20,14 +20,9 @@ registry gives the twin's OpenCL executor (src/gpu/opencl/opencl_exec.c). The de
 editing a header rebuilds OUT.c. The build's one recipe for every .cl file
 is the generator in src/gpu/opencl/meson.build.
 
-Programs that use fp64. Given --cc, any other program in which the check below finds fp64 (a
-name containing "double", or a literal without an f suffix) begins with
-    #pragma OPENCL EXTENSION cl_khr_fp64 : enable
-as OpenCL C 1.2 asks; the OpenCL executor refuses such a program's twin, naming the feature, on
-a device without cl_khr_fp64, instead of failing to build it.
-
-fp64-free programs. A .cl file that defines TVMAF_FP64_FREE (before its
-includes) promises a program without fp64, for devices that have none.
+fp64-free programs. Every program is one: its .cl file defines TVMAF_FP64_FREE
+(before its includes), a promise of a program without fp64, for devices that
+have none; a file without the promise is refused.
 core/hd.h then turns the type name `double` into an unknown type, so a
 declaration or cast fails on every device (PoCL, which has fp64, accepts
 double even under `#pragma OPENCL EXTENSION cl_khr_fp64 : disable`). A double
@@ -38,7 +33,7 @@ given with --cc, __OPENCL_VERSION__ and cl_khr_fp64 defined) and fails the build
 file and line, on any identifier containing "double" and on any floating
 literal without an f suffix.
 
-usage with the check: opencl_kernels.py --cc CC IN.cl OUT.c DEPFILE INCLUDE_DIR...
+usage: opencl_kernels.py --cc CC IN.cl OUT.c DEPFILE INCLUDE_DIR...
 """
 import os
 import re
@@ -87,11 +82,6 @@ def fp64_uses(text, cc):
         where_line += 1
     return found
 
-# The first line of a program that uses fp64 (OpenCL C 1.2 asks for the extension to be
-# enabled): the OpenCL executor reads it to refuse the twin on a device without fp64 before
-# building (src/gpu/opencl/opencl_exec.c), so it must stay the program's first line.
-FP64_PRAGMA = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
-
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"\s*$')
 
 
@@ -122,13 +112,11 @@ def main(argv):
     if len(argv) < 4:
         sys.stderr.write(__doc__)
         return 2
-    cc = None
-    if argv[1] == "--cc":
-        cc = argv[2]
-        argv = argv[:1] + argv[3:]
-        if len(argv) < 4:
-            sys.stderr.write(__doc__)
-            return 2
+    if argv[1] != "--cc" or len(argv) < 6:
+        sys.stderr.write(__doc__)
+        return 2
+    cc = argv[2]
+    argv = argv[:1] + argv[3:]
     src, out, depfile = argv[1:4]
     dirs = argv[4:]
     name = os.path.splitext(os.path.basename(src))[0]
@@ -141,18 +129,15 @@ def main(argv):
     source = "".join(expand(src, dirs, deps))
     with open(src, encoding="utf-8") as f:
         fp64_free = bool(FP64_FREE.search(f.read()))
-    if fp64_free:
-        if not cc:
-            sys.stderr.write("opencl_kernels.py: %s is fp64-free (TVMAF_FP64_FREE): "
-                             "give --cc for the check\n" % src)
-            return 2
-        uses = fp64_uses(source, cc)
-        if uses:
-            sys.stderr.write("opencl_kernels.py: %s defines TVMAF_FP64_FREE but uses fp64:\n  %s\n"
-                             % (src, "\n  ".join(uses[:20])))
-            return 1
-    elif cc and fp64_uses(source, cc):
-        source = FP64_PRAGMA + source
+    if not fp64_free:
+        sys.stderr.write("opencl_kernels.py: %s does not define TVMAF_FP64_FREE: every OpenCL "
+                         "program is fp64-free (src/meson.build writes the definition)\n" % src)
+        return 1
+    uses = fp64_uses(source, cc)
+    if uses:
+        sys.stderr.write("opencl_kernels.py: %s defines TVMAF_FP64_FREE but uses fp64:\n  %s\n"
+                         % (src, "\n  ".join(uses[:20])))
+        return 1
     text = source.encode("utf-8") + b"\0"
     rows = []
     for i in range(0, len(text), 20):

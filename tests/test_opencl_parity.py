@@ -26,10 +26,10 @@ a quarter of the test's time; the other clips hold every layout and depth, and 3
 in two runs of the gate; TVMAF_TEST_FULL=1 runs both columns on every quick clip in one. The
 suite's gate_quick leaves these columns to this test (--skip-columns 'opencl*').
 The opencl-nofp64 column (--opencl-fp64 off: the device taken as one without fp64, as Intel and
-Apple GPUs) runs the features whose OpenCL program is fp64-free (FP64_FREE: all of them, so the
-models too, outside the sanitizer pass), identical to the CPU; each other feature must be
-refused there (the run fails, its message naming the feature and fp64), so the list cannot
-claim a feature that still needs fp64, nor miss one that no longer does. An fp64-free program
+Apple GPUs) runs every feature (the build makes each OpenCL program fp64-free: FP64_FREE lists
+them all, so the models run too, outside the sanitizer pass), identical to the CPU; a feature
+outside FP64_FREE would have to be refused there (the run failing, its message naming the
+feature and fp64), so the list cannot claim a feature the device does not run. An fp64-free program
 is also the one the opencl column runs, so what this column adds is the device's fp64 cap
 withheld; while no plan reads that cap (plans_read_fp64: checked on every run) the plans make
 the opencl column's decisions, and the column runs on NOFP64_SAMPLE (8-bit 4:2:0 at an odd size,
@@ -88,8 +88,8 @@ def without_loader(tvmaf, clips):
     return 0
 
 
-# The features whose OpenCL program computes without fp64: every one. The list stays so that a
-# twin added with an fp64 program must be named here to pass (fp64_refusals below).
+# The features whose OpenCL program computes without fp64: every one, as the build requires. A
+# twin added here must score under --opencl-fp64 off (fp64_refusals below).
 FP64_FREE = ["psnr", "ciede", "motion", "float_ansnr", "cambi", "psnr_hvs", "float_motion",
              "float_psnr", "float_moment", "float_ssim", "adm", "vif", "float_adm", "float_vif",
              "float_ms_ssim", "speed_chroma", "speed_temporal"]

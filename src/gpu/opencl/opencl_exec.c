@@ -4,11 +4,10 @@
  * mirrors; its work goes on the frame's in-order queue, after the frame's
  * upload. A view argument is two kernel arguments, the cl_mem and the
  * offset (gpu/kernel.h); kernels that need CUDA's caps are not in the
- * program. A twin whose program uses fp64 (its first line enables
- * cl_khr_fp64: scripts/opencl_kernels.py), or whose plan needs correctly
- * rounded division and square root (TVD_NEEDS_CR_DIV_SQRT), is refused
- * before its program is built on a device without them, naming what is
- * missing.
+ * program. Every program is fp64-free (scripts/opencl_kernels.py); a twin
+ * whose plan needs correctly rounded division and square root
+ * (TVD_NEEDS_CR_DIV_SQRT) is refused before its program is built on a device
+ * without them, naming what is missing.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -27,8 +26,6 @@ typedef struct OclXs {
     const TvmafDeviceFrame *f; /* between begin and end */
 } OclXs;
 
-#define FP64_PRAGMA "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
-
 static int open_x(TvdTwin *t, char *why, size_t len)
 {
     OclXs *x = t->xs;
@@ -43,15 +40,6 @@ static int open_x(TvdTwin *t, char *why, size_t len)
                                  !(withheld & TVMAF_CL_CAP_FP64),
                          .cr_div_sqrt = dev->cr_divide_sqrt &&
                                         !(withheld & TVMAF_CL_CAP_CR_DIV_SQRT) };
-    if (!t->caps.fp64 && !strncmp((const char *)t->code, FP64_PRAGMA, strlen(FP64_PRAGMA))) {
-        if (dev->fp64 && !tvmaf_opencl_gpu_fp64(t->gpu))
-            snprintf(why, len, "--opencl-fp64 off withholds fp64 from the device (%s), and "
-                     "this twin's program computes with it", dev->name);
-        else
-            snprintf(why, len, "the device (%s) has no fp64 (cl_khr_fp64), which this twin's "
-                     "program computes with; its results would not be the CPU's", dev->name);
-        return -ENOTSUP;
-    }
     if (!t->caps.cr_div_sqrt && (t->plan->needs & TVD_NEEDS_CR_DIV_SQRT)) {
         snprintf(why, len, "the device (%s) has no correctly rounded float division and square "
                  "root (CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT); its results would not be the CPU's",
