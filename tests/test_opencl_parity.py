@@ -39,7 +39,9 @@ clip with TVMAF_TEST_FULL=1.
 usage: test_opencl_parity.py TVMAF_EXE [--clips DIR] [--shared DIR] [--gpu N]
 """
 import argparse
+import glob
 import os
+import re
 import subprocess
 import sys
 
@@ -102,8 +104,6 @@ NOFP64_SAMPLE = ["tiny_177x99", "cups_576x324_16b", "cups_576x324_444_10b"]
 def plans_read_fp64():
     """The plan sources (src/feature/*/*_plan.c) whose code, comments aside, names fp64: a
     plan that may decide by the cap."""
-    import glob
-    import re
     found = []
     for path in sorted(glob.glob(os.path.join(ROOT, "src", "feature", "*", "*_plan.c"))):
         with open(path) as f:

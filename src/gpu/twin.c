@@ -212,7 +212,6 @@ static int download_into(TvdTwin *t, TvdView src, TvdView dst)
     return t->x->download(t, &src, tvd_addr(t, &src), (char *)t->buf[dst.buf.id].mirror + dst.off);
 }
 
-
 #define TVD_MAX_KARGS 512
 #define TVD_MAX_VIEWS 32
 
