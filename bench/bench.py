@@ -32,63 +32,15 @@ Several pairs (fps aggregate = pairs x frames / wall seconds):
 """
 import argparse
 import os
-import resource
 import statistics
 import subprocess
 import sys
 import time
 
+from benchlib import CLIPS, make_long, run_timed, warm
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-
-CLIPS = {
-    'forest_1920x1080': dict(w=1920, h=1080, frames=10),
-    'meadow_3840x2160': dict(w=3840, h=2160, frames=3),
-}
-
-
-def frame_bytes(w, h):
-    return w * h * 3 // 2
-
-
-def make_long(src_dir, work, name, frames, first_only):
-    os.makedirs(work, exist_ok=True)
-    c = CLIPS[name]
-    fb = frame_bytes(c['w'], c['h'])
-    out = {}
-    for side in ('ref', 'dis'):
-        dst = os.path.join(work, f'{name}.long{frames}.{side}.yuv')
-        out[side] = dst
-        if os.path.exists(dst) and os.path.getsize(dst) == fb * frames:
-            continue
-        with open(os.path.join(src_dir, f'{name}.{side}.yuv'), 'rb') as f:
-            data = f.read()
-        chunk = data[:fb] if first_only else data
-        n = len(chunk) // fb
-        with open(dst, 'wb') as f:
-            for i in range(frames):
-                j = i % n
-                f.write(chunk[j * fb:(j + 1) * fb])
-    return out, frames
-
-
-def warm(paths):
-    for p in paths:
-        with open(p, 'rb') as f:
-            while f.read(1 << 24):
-                pass
-
-
-def run_timed(cmd):
-    """(returncode, stderr, wall seconds, CPU seconds: user + system) of one command."""
-    t0 = time.perf_counter()
-    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    err = p.stderr.read()
-    _, status, ru = os.wait4(p.pid, 0)
-    dt = time.perf_counter() - t0
-    p.returncode = os.waitstatus_to_exitcode(status)
-    return p.returncode, err.decode(errors='replace'), dt, ru.ru_utime + ru.ru_stime
-
 
 def median_wall(cmds_per_run, runs, concurrent=False):
     """Median over runs of the wall time of a list of commands, run one after
