@@ -13,6 +13,10 @@ distorted of different frame rates (refused unless --ignore_frame_rate).
 Last, a distorted stream at half the reference's size: refused without
 --scale, and with --scale bicubic|lanczos|bilinear scored exactly as the
 raw file `ffmpeg -i HALF -vf scale=576:324[:flags=F] -f rawvideo` writes.
+FFmpeg's libraries are loaded at run time: `tvmaf --version` loads none of
+them (LD_DEBUG=libs); with TVMAF_FFMPEG_LIBDIR naming a directory without
+them an .mkv is refused in one line naming the library, while a raw pair
+scores; naming the directory where they are, the .mkv pair scores as before.
 
 Exits 77 (skip) when this build has no FFmpeg.
 
@@ -42,15 +46,72 @@ FEATURES = {
 ADM_DIV = []  # the --adm-div arguments of every run (choose_adm_division)
 
 
-def run(exe, inputs, args):
+def run(exe, inputs, args, env=None):
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, 'out.json')
         cmd = [exe] + inputs + ['-q', '--json', '-o', out, '--precision', 'max'] + args + ADM_DIV
-        p = subprocess.run(cmd, capture_output=True, text=True)
+        p = subprocess.run(cmd, capture_output=True, text=True, env=env)
         if p.returncode != 0:
             return None, ' '.join(cmd) + '\n' + p.stderr.strip()
         with open(out) as f:
             return json.load(f), None
+
+
+def ffmpeg_libdir():
+    """The directory of this machine's libavformat (ldconfig's cache), or None."""
+    try:
+        out = subprocess.run(['ldconfig', '-p'], capture_output=True, text=True).stdout
+    except OSError:
+        return None
+    for line in out.splitlines():
+        name, _, path = line.strip().partition(' => ')
+        if name.startswith('libavformat.so.') and os.path.isabs(path):
+            return os.path.dirname(path)
+    return None
+
+
+def unloadable_ffmpeg(exe, streams, clips, clip, res):
+    """FFmpeg's libraries are loaded at run time, when encoded input is opened:
+    the CLI starts without them, and where they cannot be loaded
+    (TVMAF_FFMPEG_LIBDIR names a directory without them) an encoded input is
+    refused in one line naming the library, while raw input still scores."""
+    p = subprocess.run([exe, '--version'], capture_output=True, text=True,
+                       env=dict(os.environ, LD_DEBUG='libs'))
+    loaded = sorted({w for w in p.stderr.split() if w.startswith(('libavformat', 'libavcodec'))})
+    res.check(p.returncode == 0 and 'calling init' in p.stderr and not loaded,
+              'tvmaf --version loads none of FFmpeg\'s libraries (LD_DEBUG=libs)',
+              ' '.join(loaded) or p.stderr[-300:])
+    enc = ['-r', os.path.join(streams, 'cups_576x324.ref.mkv'),
+           '-d', os.path.join(streams, 'cups_576x324.dis.mkv')]
+    with tempfile.TemporaryDirectory() as empty:
+        env = dict(os.environ, TVMAF_FFMPEG_LIBDIR=empty)
+        p = subprocess.run([exe] + enc + ['-q', '-o', os.devnull], capture_output=True, text=True,
+                           env=env)
+        res.check(p.returncode != 0 and p.stderr.count('\n') == 1 and 'cups_576x324.ref.mkv' in p.stderr
+                  and 'cannot load libav' in p.stderr and empty in p.stderr,
+                  'FFmpeg unloadable (TVMAF_FFMPEG_LIBDIR without it): an .mkv is refused in one '
+                  'line naming the library and why, non-zero exit', p.stderr.strip())
+        raw = ['-r', os.path.join(clips, 'cups_576x324.ref.yuv'), '-d', os.path.join(clips, 'cups_576x324.dis.yuv'),
+               '-w', str(clip['w']), '-h', str(clip['h']), '-p', clip['layout'], '-b', str(clip['bits']),
+               '--frame_cnt', '3', '--feature', 'psnr', '-n', '-q', '--json', '-o', '-']
+        p = subprocess.run([exe] + raw, capture_output=True, text=True, env=env)
+        try:
+            frames = len(json.loads(p.stdout)['frames']) if p.returncode == 0 else 0
+        except ValueError:
+            frames = 0
+        res.check(frames == 3, '... while a raw .yuv pair still scores (3 frames)',
+                  p.stderr.strip())
+    libdir = ffmpeg_libdir()
+    if libdir:
+        args = ['--frame_cnt', '3', '--feature', 'psnr', '-n']
+        got, err1 = run(exe, enc, args, env=dict(os.environ, TVMAF_FFMPEG_LIBDIR=libdir))
+        want, err2 = run(exe, enc, args)
+        if not (err1 or err2):
+            for d in (got, want):
+                d.pop('fps', None)
+        res.check(not (err1 or err2) and got == want,
+                  f'TVMAF_FFMPEG_LIBDIR={libdir} (where they are): the .mkv pair scores as without it',
+                  err1 or err2 or '')
 
 
 def main():
@@ -207,6 +268,8 @@ def main():
                            capture_output=True, text=True)
         res.check(p.returncode != 0 and 'lanczos' in p.stderr and p.stderr.count('\n') == 1,
                   'an unknown --scale filter is refused naming the valid ones', p.stderr.strip())
+
+    unloadable_ffmpeg(exe, streams, a.clips, cups_clip, res)
 
     print(f'{res.passed} passed, {res.failed} failed')
     return 1 if res.failed else 0

@@ -381,9 +381,9 @@ static int group_by_reference(RepDoc *d, const char *const *refs)
 
 static void doc_notes(RepDoc *d)
 {
-    d->pictures_built = media_available();
-    if (!d->pictures_built)
-        d->pictures_note = "This build of tvmaf has no FFmpeg: the page has no pictures.";
+    const char *note = NULL;
+    d->pictures_built = media_available(&note);
+    if (!d->pictures_built) d->pictures_note = note;
 }
 
 static void doc_free(RepDoc *d)

@@ -32,8 +32,9 @@ int report_run_write(const Settings *s, const char *app);
 
 /* FFmpeg (report_media.c) ---------------------------------------------- */
 
-/* Whether this build encodes pictures (FFmpeg's MJPEG encoder). */
-int media_available(void);
+/* Whether pictures can be encoded (FFmpeg's libraries loaded, its MJPEG
+ * encoder); when not, *note := the page's sentence saying why. */
+int media_available(const char **note);
 /* The video stream's bitrate of an encoded file: the container's stream bit
  * rate ("stream"), else its packets' bytes over its duration ("packets"). */
 int media_bitrate(const char *path, double *bps, const char **source, char *msg,

@@ -3,10 +3,13 @@
  * libraries where the build has them: the distorted stream's bitrate, and
  * the pictures of each encode's lowest frames (the reference and the
  * distorted frame side by side, and the crop where they differ most), JPEG
- * encoded by libavcodec's MJPEG encoder. A build without FFmpeg has neither.
+ * encoded by libavcodec's MJPEG encoder. A build without FFmpeg has neither,
+ * nor has a process where FFmpeg's libraries cannot be loaded (they are
+ * loaded at the first use, io/ffmpeg_lib.h).
  */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,10 +21,7 @@
 #include "tvmaf_config.h"
 
 #if TVMAF_HAVE_FFMPEG
-#include <libavcodec/avcodec.h>
-#include <libavformat/avformat.h>
-#include <libavutil/imgutils.h>
-#include <libswscale/swscale.h>
+#include "io/ffmpeg_lib.h" /* FFmpeg's entry points, loaded at run time */
 #endif
 
 /* The side-by-side pictures: each side at most this wide (downscaled). */
@@ -51,9 +51,29 @@ int media_parse_layout(const char *s, TvmafVideoFormat *f)
 
 #if TVMAF_HAVE_FFMPEG
 
-int media_available(void)
+/* The page's note where FFmpeg's libraries cannot be loaded, written once. */
+static char load_note[640];
+static pthread_once_t load_note_once = PTHREAD_ONCE_INIT;
+
+static void write_load_note(void)
 {
-    return avcodec_find_encoder(AV_CODEC_ID_MJPEG) != NULL;
+    snprintf(load_note, sizeof(load_note), "tvmaf %s: the page has no pictures.",
+             tvmaf_ff_error());
+}
+
+int media_available(const char **note)
+{
+    if (tvmaf_ff_load()) {
+        pthread_once(&load_note_once, write_load_note);
+        *note = load_note;
+        return 0;
+    }
+    if (!tvmaf_ff.avcodec_find_encoder(AV_CODEC_ID_MJPEG)) {
+        *note = "This FFmpeg has no MJPEG encoder: the page has no pictures.";
+        return 0;
+    }
+    *note = NULL;
+    return 1;
 }
 
 int media_bitrate(const char *path, double *bps, const char **source, char *msg, size_t msg_len)
@@ -61,13 +81,17 @@ int media_bitrate(const char *path, double *bps, const char **source, char *msg,
     AVFormatContext *fc = NULL;
     AVPacket *pkt = NULL;
     int rc = -1;
-    av_log_set_level(AV_LOG_QUIET);
-    if (avformat_open_input(&fc, path, NULL, NULL) < 0 ||
-        avformat_find_stream_info(fc, NULL) < 0) {
+    if (tvmaf_ff_load()) {
+        snprintf(msg, msg_len, "tvmaf %s", tvmaf_ff_error());
+        return -1;
+    }
+    tvmaf_ff.av_log_set_level(AV_LOG_QUIET);
+    if (tvmaf_ff.avformat_open_input(&fc, path, NULL, NULL) < 0 ||
+        tvmaf_ff.avformat_find_stream_info(fc, NULL) < 0) {
         snprintf(msg, msg_len, "FFmpeg cannot read its container");
         goto end;
     }
-    const int si = av_find_best_stream(fc, AVMEDIA_TYPE_VIDEO, -1, -1, NULL, 0);
+    const int si = tvmaf_ff.av_find_best_stream(fc, AVMEDIA_TYPE_VIDEO, -1, -1, NULL, 0);
     if (si < 0) {
         snprintf(msg, msg_len, "no video stream");
         goto end;
@@ -81,13 +105,13 @@ int media_bitrate(const char *path, double *bps, const char **source, char *msg,
     }
     /* its packets' bytes over its duration: the stream's own, else the span
      * of its timestamps, else the container's */
-    if (!(pkt = av_packet_alloc())) {
+    if (!(pkt = tvmaf_ff.av_packet_alloc())) {
         snprintf(msg, msg_len, "out of memory");
         goto end;
     }
     uint64_t bytes = 0;
     int64_t first = INT64_MAX, end_ts = INT64_MIN;
-    while (av_read_frame(fc, pkt) >= 0) {
+    while (tvmaf_ff.av_read_frame(fc, pkt) >= 0) {
         if (pkt->stream_index == si) {
             bytes += (uint64_t)pkt->size;
             const int64_t ts = pkt->pts != AV_NOPTS_VALUE ? pkt->pts : pkt->dts;
@@ -96,7 +120,7 @@ int media_bitrate(const char *path, double *bps, const char **source, char *msg,
                 if (ts + pkt->duration > end_ts) end_ts = ts + pkt->duration;
             }
         }
-        av_packet_unref(pkt);
+        tvmaf_ff.av_packet_unref(pkt);
     }
     double secs = 0;
     if (st->duration != AV_NOPTS_VALUE && st->duration > 0)
@@ -113,8 +137,8 @@ int media_bitrate(const char *path, double *bps, const char **source, char *msg,
     *source = "packets";
     rc = 0;
 end:
-    av_packet_free(&pkt);
-    avformat_close_input(&fc);
+    tvmaf_ff.av_packet_free(&pkt);
+    tvmaf_ff.avformat_close_input(&fc);
     return rc;
 }
 
@@ -150,14 +174,14 @@ static int scale_into(AVFrame *dst, unsigned dx, unsigned dw, unsigned dh, const
 {
     const enum AVPixelFormat sf = av_format(src);
     if (sf == AV_PIX_FMT_NONE) return -1;
-    struct SwsContext *sws = sws_getContext((int)w, (int)h, sf, (int)dw, (int)dh,
+    struct SwsContext *sws = tvmaf_ff.sws_getContext((int)w, (int)h, sf, (int)dw, (int)dh,
                                             AV_PIX_FMT_YUV420P,
                                             w == dw && h == dh ? SWS_POINT : SWS_AREA,
                                             NULL, NULL, NULL);
     if (!sws) return -1;
     /* limited-range input, full-range (JPEG) output */
-    const int *coef = sws_getCoefficients(SWS_CS_ITU709);
-    sws_setColorspaceDetails(sws, coef, 0, coef, 1, 0, 1 << 16, 1 << 16);
+    const int *coef = tvmaf_ff.sws_getCoefficients(SWS_CS_ITU709);
+    tvmaf_ff.sws_setColorspaceDetails(sws, coef, 0, coef, 1, 0, 1 << 16, 1 << 16);
     const unsigned bps = src->bpc > 8 ? 2 : 1;
     const uint8_t *sp[4] = { NULL };
     int ss[4] = { 0 };
@@ -171,8 +195,8 @@ static int scale_into(AVFrame *dst, unsigned dx, unsigned dw, unsigned dh, const
     }
     uint8_t *dp[4] = { dst->data[0] + dx, dst->data[1] + dx / 2, dst->data[2] + dx / 2, NULL };
     int ds[4] = { dst->linesize[0], dst->linesize[1], dst->linesize[2], 0 };
-    const int r = sws_scale(sws, sp, ss, 0, (int)h, dp, ds);
-    sws_freeContext(sws);
+    const int r = tvmaf_ff.sws_scale(sws, sp, ss, 0, (int)h, dp, ds);
+    tvmaf_ff.sws_freeContext(sws);
     if (np == 1) { /* gray: neutral chroma */
         for (unsigned row = 0; row < dh / 2; row++) {
             memset(dst->data[1] + (size_t)row * dst->linesize[1] + dx / 2, 128, dw / 2);
@@ -184,9 +208,9 @@ static int scale_into(AVFrame *dst, unsigned dx, unsigned dw, unsigned dh, const
 
 static int encode_jpeg(AVFrame *fr, RepImage *out)
 {
-    const AVCodec *codec = avcodec_find_encoder(AV_CODEC_ID_MJPEG);
-    AVCodecContext *c = codec ? avcodec_alloc_context3(codec) : NULL;
-    AVPacket *pkt = av_packet_alloc();
+    const AVCodec *codec = tvmaf_ff.avcodec_find_encoder(AV_CODEC_ID_MJPEG);
+    AVCodecContext *c = codec ? tvmaf_ff.avcodec_alloc_context3(codec) : NULL;
+    AVPacket *pkt = tvmaf_ff.av_packet_alloc();
     int rc = -1;
     if (!c || !pkt) goto end;
     c->width = fr->width;
@@ -196,11 +220,11 @@ static int encode_jpeg(AVFrame *fr, RepImage *out)
     c->time_base = (AVRational){ 1, 25 };
     c->flags |= AV_CODEC_FLAG_QSCALE;
     c->global_quality = FF_QP2LAMBDA * JPEG_QSCALE;
-    if (avcodec_open2(c, codec, NULL) < 0) goto end;
+    if (tvmaf_ff.avcodec_open2(c, codec, NULL) < 0) goto end;
     fr->quality = c->global_quality;
     fr->pict_type = AV_PICTURE_TYPE_I;
-    if (avcodec_send_frame(c, fr) < 0 || avcodec_send_frame(c, NULL) < 0 ||
-        avcodec_receive_packet(c, pkt) < 0)
+    if (tvmaf_ff.avcodec_send_frame(c, fr) < 0 || tvmaf_ff.avcodec_send_frame(c, NULL) < 0 ||
+        tvmaf_ff.avcodec_receive_packet(c, pkt) < 0)
         goto end;
     if (!(out->data = malloc((size_t)pkt->size))) goto end;
     memcpy(out->data, pkt->data, (size_t)pkt->size);
@@ -210,20 +234,20 @@ static int encode_jpeg(AVFrame *fr, RepImage *out)
     out->mime = "image/jpeg";
     rc = 0;
 end:
-    av_packet_free(&pkt);
-    avcodec_free_context(&c);
+    tvmaf_ff.av_packet_free(&pkt);
+    tvmaf_ff.avcodec_free_context(&c);
     return rc;
 }
 
 static AVFrame *new_frame(unsigned w, unsigned h)
 {
-    AVFrame *f = av_frame_alloc();
+    AVFrame *f = tvmaf_ff.av_frame_alloc();
     if (!f) return NULL;
     f->width = (int)w;
     f->height = (int)h;
     f->format = AV_PIX_FMT_YUV420P;
-    if (av_frame_get_buffer(f, 0) < 0) {
-        av_frame_free(&f);
+    if (tvmaf_ff.av_frame_get_buffer(f, 0) < 0) {
+        tvmaf_ff.av_frame_free(&f);
         return NULL;
     }
     /* white between and around the halves */
@@ -306,11 +330,11 @@ static int picture_pair(RepWorst *wo, const TvmafPicture *r, const TvmafPicture 
             wo->crop_y = cy;
             wo->crop_w = wo->crop_h = side;
         }
-        av_frame_free(&crop);
+        tvmaf_ff.av_frame_free(&crop);
     }
     rc = 0;
 end:
-    av_frame_free(&pair);
+    tvmaf_ff.av_frame_free(&pair);
     return rc;
 }
 
@@ -534,8 +558,9 @@ void media_pictures(RepDoc *d)
 
 #else /* no FFmpeg */
 
-int media_available(void)
+int media_available(const char **note)
 {
+    *note = "This build of tvmaf has no FFmpeg: the page has no pictures.";
     return 0;
 }
 

@@ -6,7 +6,11 @@
  * by the caller), YUV4MPEG2 (Y4M), and, where the library was built with
  * FFmpeg (tvmaf_build_info() says "ffmpeg=yes"), anything FFmpeg's libraries
  * demux and decode. Files and pipes ("-" is stdin) read alike: the input is
- * recognised from its first bytes, not from its name.
+ * recognised from its first bytes, not from its name. FFmpeg's libraries are
+ * not linked: they are loaded (dlopen, by the major versions the library was
+ * built against: libavformat.so.59, ...) when the first encoded input is
+ * opened; TVMAF_FFMPEG_LIBDIR names the directory to load them from instead
+ * of the dynamic loader's search path.
  *
  * Every function that can fail returns a negative errno value and writes one
  * complete sentence naming the input into msg (when msg is non-NULL and
@@ -55,7 +59,8 @@ typedef struct TvmafReaderConfig {
  * Opens path ("-" = stdin) with cfg (NULL = all zero). Fails with -ENOENT,
  * -EACCES, -EISDIR ... for a file that cannot be read, -EINVAL for raw input
  * without a geometry or a bad geometry, -ENOTSUP for an encoded input in a
- * build without FFmpeg, -ENOMEM over max_frame_bytes; *r is NULL then.
+ * build without FFmpeg or where its libraries cannot be loaded (msg names the
+ * library and why), -ENOMEM over max_frame_bytes; *r is NULL then.
  */
 int tvmaf_reader_open(TvmafReader **r, const char *path, const TvmafReaderConfig *cfg,
                       char *msg, size_t msg_len);

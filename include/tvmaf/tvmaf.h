@@ -461,7 +461,8 @@ const char *tvmaf_version(void);
  * key=value pairs, always these keys in this order (a later version may
  * append keys):
  *   version=0.1.0 ffmpeg=yes|no cuda=yes|no opencl=yes|no simd=LIST|none
- * ffmpeg: encoded input through FFmpeg (tvmaf/reader.h); cuda, opencl: the
+ * ffmpeg: encoded input through FFmpeg (tvmaf/reader.h; its libraries are
+ * loaded when the first encoded input is opened); cuda, opencl: the
  * GPU backends compiled in (whether a device is usable is a run-time matter:
  * tvmaf_cuda_available); simd: the x86-64 kernel sets compiled in,
  * comma-separated (avx2,avx512,avx512icl), chosen at run time by the CPU. */

@@ -39,6 +39,11 @@
  * and our decoder's get_buffer2 refuses a picture over it exactly, with its
  * size and format. (av_max_alloc would cap every allocation of the process,
  * other readers' included, so it is not used.)
+ *
+ * FFmpeg's libraries are not linked: the first open loads them (io/ffmpeg_lib.h)
+ * and every call goes through tvmaf_ff. Where they cannot be loaded, an
+ * input this module claims is refused as a build without FFmpeg refuses it
+ * (io/ffmpeg_absent.c), the message saying which library failed and why.
  */
 #include <errno.h>
 #include <limits.h>
@@ -47,12 +52,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <libavcodec/avcodec.h>
-#include <libavformat/avformat.h>
-#include <libavutil/imgutils.h>
-#include <libavutil/pixdesc.h>
-#include <libswscale/swscale.h>
-
+#include "io/ffmpeg_lib.h"
 #include "io/input.h"
 
 #define AVIO_BUFFER 65536
@@ -60,6 +60,11 @@
  * given without its format. */
 #define NOT_VIDEO "%s is not a Y4M stream (no \"YUV4MPEG2 \" header) nor a video FFmpeg can " \
     "read (%s), and raw YUV input needs a pixel format, bit depth, width and height."
+/* The same where FFmpeg's libraries cannot be loaded (the absent module's
+ * message, io/ffmpeg_absent.c, with the reason). */
+#define NO_FFMPEG "%s is not a Y4M stream (no \"YUV4MPEG2 \" header), and raw YUV input needs " \
+    "a pixel format, bit depth, width and height (encoded video is read through FFmpeg's " \
+    "libraries, and tvmaf %s)."
 
 typedef struct FfPriv {
     const char *name;      /* the reader's, for messages */
@@ -75,6 +80,7 @@ typedef struct FfPriv {
     int stream;
     AVPacket *pkt;
     AVFrame *frame;
+    int loaded;            /* FFmpeg's libraries are (tvmaf_ff); else nothing to close */
     int have_frame;        /* frame holds a decoded, unreturned picture */
     int draining, done;
     /* the decoded pictures' format and the one handed out */
@@ -88,7 +94,7 @@ typedef struct FfPriv {
 
 static const char *av_err(int err, char *buf, size_t len)
 {
-    av_strerror(err, buf, len);
+    tvmaf_ff.av_strerror(err, buf, len);
     return buf;
 }
 
@@ -101,7 +107,7 @@ static const char *av_err(int err, char *buf, size_t len)
  */
 static uint64_t planar_bytes(enum AVPixelFormat f, uint64_t w, uint64_t h)
 {
-    const AVPixFmtDescriptor *d = av_pix_fmt_desc_get(f);
+    const AVPixFmtDescriptor *d = tvmaf_ff.av_pix_fmt_desc_get(f);
     if (!d) return w * h;
     const int colour = d->nb_components - ((d->flags & AV_PIX_FMT_FLAG_ALPHA) ? 1 : 0);
     uint64_t samples = w * h;
@@ -133,7 +139,7 @@ static int64_t max_pixels_of(uint64_t max)
 static int over_limit(const FfPriv *r, int w, int h, enum AVPixelFormat f, char *msg,
                       size_t msg_len)
 {
-    const char *fname = av_get_pix_fmt_name(f);
+    const char *fname = tvmaf_ff.av_get_pix_fmt_name(f);
     const unsigned long long bytes = planar_bytes(f, (uint64_t)w, (uint64_t)h);
     if (fname)
         tvmaf_io_msg(msg, msg_len, "%s holds %dx%d %s frames, %llu bytes each in planar form: above "
@@ -171,7 +177,7 @@ static int limited_get_buffer(AVCodecContext *s, AVFrame *frame, int flags)
             return AVERROR(ENOMEM);
         }
     }
-    return avcodec_default_get_buffer2(s, frame, flags);
+    return tvmaf_ff.avcodec_default_get_buffer2(s, frame, flags);
 }
 
 /* The message for a failed decode: the refused picture when there was one. */
@@ -244,7 +250,7 @@ static enum AVPixelFormat unj(enum AVPixelFormat f)
 static int layout_of(FfPriv *r, enum AVPixelFormat f, TvmafVideoFormat *out, char *msg,
                      size_t msg_len)
 {
-    const AVPixFmtDescriptor *d = av_pix_fmt_desc_get(f);
+    const AVPixFmtDescriptor *d = tvmaf_ff.av_pix_fmt_desc_get(f);
     const char *name = d ? d->name : "unknown";
     if (!d || (d->flags & (AV_PIX_FMT_FLAG_RGB | AV_PIX_FMT_FLAG_PAL | AV_PIX_FMT_FLAG_HWACCEL |
                            AV_PIX_FMT_FLAG_BITSTREAM | AV_PIX_FMT_FLAG_FLOAT |
@@ -278,8 +284,9 @@ static int layout_of(FfPriv *r, enum AVPixelFormat f, TvmafVideoFormat *out, cha
         /* as for raw input and libvmaf: the features are defined at these depths */
         tvmaf_io_msg(msg, msg_len, "%s decodes to pixel format %s (%u-bit); tvmaf scores 8, 10, 12 or "
                 "16 bits, as libvmaf: convert it first (e.g. ffmpeg -i IN -pix_fmt %s OUT.mkv).",
-                r->name, name, depth, av_get_pix_fmt_name(planar_of(layout, depth < 10 ? 10 :
-                                                                    depth < 12 ? 12 : 16)));
+                r->name, name, depth,
+                tvmaf_ff.av_get_pix_fmt_name(planar_of(layout, depth < 10 ? 10 :
+                                                               depth < 12 ? 12 : 16)));
         return -EINVAL;
     }
     out->pix_fmt = layout;
@@ -302,25 +309,25 @@ static int decode_next(FfPriv *r, char *msg, size_t msg_len)
 {
     char eb[128];
     for (;;) {
-        int err = avcodec_receive_frame(r->dec, r->frame);
+        int err = tvmaf_ff.avcodec_receive_frame(r->dec, r->frame);
         if (err >= 0) return 1;
         if (err == AVERROR_EOF) { r->done = 1; return 0; }
         if (err != AVERROR(EAGAIN)) return decode_failed(r, err, msg, msg_len);
         if (r->draining) { r->done = 1; return 0; }
-        err = av_read_frame(r->fmtc, r->pkt);
+        err = tvmaf_ff.av_read_frame(r->fmtc, r->pkt);
         if (err == AVERROR_EOF) {
             r->draining = 1;
-            err = avcodec_send_packet(r->dec, NULL);
+            err = tvmaf_ff.avcodec_send_packet(r->dec, NULL);
         } else if (err < 0) {
             tvmaf_io_msg(msg, msg_len, "Reading %s failed: %s.", r->name, av_err(err, eb, sizeof(eb)));
             return -EIO;
         } else {
             if (r->pkt->stream_index != r->stream) {
-                av_packet_unref(r->pkt);
+                tvmaf_ff.av_packet_unref(r->pkt);
                 continue;
             }
-            err = avcodec_send_packet(r->dec, r->pkt);
-            av_packet_unref(r->pkt);
+            err = tvmaf_ff.avcodec_send_packet(r->dec, r->pkt);
+            tvmaf_ff.av_packet_unref(r->pkt);
         }
         if (err < 0 && err != AVERROR(EAGAIN) && err != AVERROR_EOF)
             return decode_failed(r, err, msg, msg_len);
@@ -342,7 +349,7 @@ static void stream_rate(const AVStream *st, int *num, int *den)
     AVRational q = st->avg_frame_rate.num && st->avg_frame_rate.den ? st->avg_frame_rate
                                                                      : st->r_frame_rate;
     if (!q.num || !q.den) q = (AVRational){ 0, 0 };
-    else av_reduce(&q.num, &q.den, q.num, q.den, INT32_MAX);
+    else tvmaf_ff.av_reduce(&q.num, &q.den, q.num, q.den, INT32_MAX);
     *num = q.num;
     *den = q.den;
 }
@@ -358,11 +365,11 @@ static int open_container(TvmafReader *rd, FfPriv *r, const char *path, char *ms
     if (rd->stream.seekable && rd->stream.owns_file) {
         tvmaf_stream_close(&rd->stream);
     } else {
-        unsigned char *buf = av_malloc(AVIO_BUFFER);
-        if (!buf || !(r->avio = avio_alloc_context(buf, AVIO_BUFFER, 0, &rd->stream, stream_read,
-                                                   NULL, NULL)) ||
-            !(r->fmtc = avformat_alloc_context())) {
-            if (!r->avio) av_free(buf);
+        unsigned char *buf = tvmaf_ff.av_malloc(AVIO_BUFFER);
+        if (!buf || !(r->avio = tvmaf_ff.avio_alloc_context(buf, AVIO_BUFFER, 0, &rd->stream,
+                                                            stream_read, NULL, NULL)) ||
+            !(r->fmtc = tvmaf_ff.avformat_alloc_context())) {
+            if (!r->avio) tvmaf_ff.av_free(buf);
             tvmaf_io_msg(msg, msg_len, "Out of memory opening %s.", r->name);
             return -ENOMEM;
         }
@@ -370,7 +377,7 @@ static int open_container(TvmafReader *rd, FfPriv *r, const char *path, char *ms
         r->fmtc->flags |= AVFMT_FLAG_CUSTOM_IO;
         path = "";
     }
-    if ((err = avformat_open_input(&r->fmtc, path, NULL, NULL)) < 0) {
+    if ((err = tvmaf_ff.avformat_open_input(&r->fmtc, path, NULL, NULL)) < 0) {
         r->fmtc = NULL; /* freed by the failed open */
         tvmaf_io_msg(msg, msg_len, NOT_VIDEO, r->name, av_err(err, eb, sizeof(eb)));
         return -EINVAL;
@@ -384,16 +391,16 @@ static int open_container(TvmafReader *rd, FfPriv *r, const char *path, char *ms
     AVDictionary **probe_opts = NULL;
     const unsigned n_probe = r->fmtc->nb_streams;
     if (r->max_pixels && n_probe) {
-        if (!(probe_opts = av_calloc(n_probe, sizeof(*probe_opts)))) {
+        if (!(probe_opts = tvmaf_ff.av_calloc(n_probe, sizeof(*probe_opts)))) {
             tvmaf_io_msg(msg, msg_len, "Out of memory opening %s.", r->name);
             return -ENOMEM;
         }
         for (unsigned i = 0; i < n_probe; i++)
-            av_dict_set_int(&probe_opts[i], "max_pixels", r->max_pixels, 0);
+            tvmaf_ff.av_dict_set_int(&probe_opts[i], "max_pixels", r->max_pixels, 0);
     }
-    err = avformat_find_stream_info(r->fmtc, probe_opts);
-    for (unsigned i = 0; probe_opts && i < n_probe; i++) av_dict_free(&probe_opts[i]);
-    av_freep(&probe_opts);
+    err = tvmaf_ff.avformat_find_stream_info(r->fmtc, probe_opts);
+    for (unsigned i = 0; probe_opts && i < n_probe; i++) tvmaf_ff.av_dict_free(&probe_opts[i]);
+    tvmaf_ff.av_freep(&probe_opts);
     if (err < 0) {
         tvmaf_io_msg(msg, msg_len, NOT_VIDEO, r->name, av_err(err, eb, sizeof(eb)));
         return -EINVAL;
@@ -413,10 +420,17 @@ static int ff_open(TvmafReader *rd, const char *path, const TvmafReaderConfig *c
     r->name = name;
     r->max_frame_bytes = max_frame_bytes;
     r->max_pixels = max_pixels_of(max_frame_bytes);
-    av_log_set_level(AV_LOG_QUIET); /* failures are told in our own one-line messages */
+    if (tvmaf_ff_load()) {
+        size_t n;
+        const unsigned char *first = tvmaf_stream_ahead(&rd->stream, &n);
+        tvmaf_io_msg(msg, msg_len, NO_FFMPEG, name, tvmaf_ff_error());
+        return tvmaf_encoded_signature(first, n) ? -ENOTSUP : -EINVAL;
+    }
+    r->loaded = 1;
+    tvmaf_ff.av_log_set_level(AV_LOG_QUIET); /* failures are told in our own one-line messages */
     if ((err = open_container(rd, r, path, msg, msg_len))) return err;
     const AVCodec *codec = NULL;
-    r->stream = av_find_best_stream(r->fmtc, AVMEDIA_TYPE_VIDEO, -1, -1, &codec, 0);
+    r->stream = tvmaf_ff.av_find_best_stream(r->fmtc, AVMEDIA_TYPE_VIDEO, -1, -1, &codec, 0);
     if (r->stream < 0 || !codec) {
         if (r->stream == AVERROR_DECODER_NOT_FOUND)
             tvmaf_io_msg(msg, msg_len, "%s: this FFmpeg has no decoder for its video stream.",
@@ -437,12 +451,12 @@ static int ff_open(TvmafReader *rd, const char *path, const TvmafReaderConfig *c
                      (uint64_t)par->height) > max_frame_bytes)
         return over_limit(r, par->width, par->height, (enum AVPixelFormat)par->format, msg,
                           msg_len);
-    if (!(r->dec = avcodec_alloc_context3(codec)) || !(r->pkt = av_packet_alloc()) ||
-        !(r->frame = av_frame_alloc())) {
+    if (!(r->dec = tvmaf_ff.avcodec_alloc_context3(codec)) ||
+        !(r->pkt = tvmaf_ff.av_packet_alloc()) || !(r->frame = tvmaf_ff.av_frame_alloc())) {
         tvmaf_io_msg(msg, msg_len, "Out of memory opening %s.", name);
         return -ENOMEM;
     }
-    if ((err = avcodec_parameters_to_context(r->dec, st->codecpar)) < 0) goto dec_fail;
+    if ((err = tvmaf_ff.avcodec_parameters_to_context(r->dec, st->codecpar)) < 0) goto dec_fail;
     r->dec->pkt_timebase = st->time_base;
     r->dec->thread_count = 0; /* as many as the decoder likes; the frames are the same */
     if (max_frame_bytes) {
@@ -450,7 +464,7 @@ static int ff_open(TvmafReader *rd, const char *path, const TvmafReaderConfig *c
         r->dec->opaque = r;
         r->dec->get_buffer2 = limited_get_buffer;
     }
-    if ((err = avcodec_open2(r->dec, codec, NULL)) < 0) goto dec_fail;
+    if ((err = tvmaf_ff.avcodec_open2(r->dec, codec, NULL)) < 0) goto dec_fail;
 
     if ((err = decode_next(r, msg, msg_len)) <= 0) {
         if (!err) tvmaf_io_msg(msg, msg_len, "%s holds no frame.", name);
@@ -514,15 +528,15 @@ static int ff_set_scale(TvmafReader *rd, unsigned w, unsigned h, const char *fil
     if (r->max_frame_bytes && bytes > r->max_frame_bytes) {
         tvmaf_io_msg(msg, msg_len, "Cannot scale %s to %ux%u: a %ux%u %s frame takes %llu bytes, "
                      "above the limit of %llu bytes on one frame (--max-memory sets it).", r->name,
-                     w, h, w, h, av_get_pix_fmt_name(r->dst_fmt), (unsigned long long)bytes,
-                     (unsigned long long)r->max_frame_bytes);
+                     w, h, w, h, tvmaf_ff.av_get_pix_fmt_name(r->dst_fmt),
+                     (unsigned long long)bytes, (unsigned long long)r->max_frame_bytes);
         return -ENOMEM;
     }
     r->scale_flags = flags;
     r->out.w = w;
     r->out.h = h;
     if (r->sws) {
-        sws_freeContext(r->sws);
+        tvmaf_ff.sws_freeContext(r->sws);
         r->sws = NULL;
     }
     rd->fmt = r->out;
@@ -535,24 +549,24 @@ static int convert(FfPriv *r, char *msg, size_t msg_len)
     if (!r->sws) {
         const int src = unj(r->src_fmt);
         /* equal ranges on both sides: no range conversion, values kept */
-        r->sws = sws_getContext(r->src_w, r->src_h, src, (int)r->out.w, (int)r->out.h,
+        r->sws = tvmaf_ff.sws_getContext(r->src_w, r->src_h, src, (int)r->out.w, (int)r->out.h,
                                 r->dst_fmt, r->scale_flags ? r->scale_flags : SWS_POINT,
                                 NULL, NULL, NULL);
         if (!r->sws) {
             tvmaf_io_msg(msg, msg_len, "swscale cannot convert %s (%s, %dx%d) to %s %ux%u.",
-                         r->name, av_get_pix_fmt_name(r->src_fmt), r->src_w, r->src_h,
-                         av_get_pix_fmt_name(r->dst_fmt), r->out.w, r->out.h);
+                         r->name, tvmaf_ff.av_get_pix_fmt_name(r->src_fmt), r->src_w, r->src_h,
+                         tvmaf_ff.av_get_pix_fmt_name(r->dst_fmt), r->out.w, r->out.h);
             return -EINVAL;
         }
-        if (!r->conv && !(r->conv = av_frame_alloc())) return -ENOMEM;
-        av_frame_unref(r->conv);
+        if (!r->conv && !(r->conv = tvmaf_ff.av_frame_alloc())) return -ENOMEM;
+        tvmaf_ff.av_frame_unref(r->conv);
         r->conv->format = r->dst_fmt;
         r->conv->width = (int)r->out.w;
         r->conv->height = (int)r->out.h;
-        if (av_frame_get_buffer(r->conv, 0) < 0) return -ENOMEM;
+        if (tvmaf_ff.av_frame_get_buffer(r->conv, 0) < 0) return -ENOMEM;
     }
-    sws_scale(r->sws, (const uint8_t *const *)r->frame->data, r->frame->linesize, 0, r->src_h,
-              r->conv->data, r->conv->linesize);
+    tvmaf_ff.sws_scale(r->sws, (const uint8_t *const *)r->frame->data, r->frame->linesize, 0,
+                       r->src_h, r->conv->data, r->conv->linesize);
     return 0;
 }
 
@@ -569,16 +583,16 @@ static int ff_read(TvmafReader *rd, TvmafPicture *pic, char *msg, size_t msg_len
     if (fr->format != r->src_fmt || fr->width != r->src_w || fr->height != r->src_h) {
         tvmaf_io_msg(msg, msg_len, "%s changes from %dx%d %s to %dx%d %s mid-stream, which tvmaf "
                      "does not follow.", r->name, r->src_w, r->src_h,
-                     av_get_pix_fmt_name(r->src_fmt), fr->width, fr->height,
-                     av_get_pix_fmt_name((enum AVPixelFormat)fr->format));
-        av_frame_unref(fr);
+                     tvmaf_ff.av_get_pix_fmt_name(r->src_fmt), fr->width, fr->height,
+                     tvmaf_ff.av_get_pix_fmt_name((enum AVPixelFormat)fr->format));
+        tvmaf_ff.av_frame_unref(fr);
         return -EINVAL;
     }
     const AVFrame *src = fr;
     if (r->scale_flags || unj(r->src_fmt) != r->dst_fmt) {
         int err = convert(r, msg, msg_len);
         if (err) {
-            av_frame_unref(fr);
+            tvmaf_ff.av_frame_unref(fr);
             if (err == -ENOMEM) tvmaf_io_msg(msg, msg_len, "Out of memory reading %s.", r->name);
             return err;
         }
@@ -586,7 +600,7 @@ static int ff_read(TvmafReader *rd, TvmafPicture *pic, char *msg, size_t msg_len
     }
     int err = tvmaf_picture_alloc(pic, r->out.pix_fmt, r->out.bpc, r->out.w, r->out.h);
     if (err) {
-        av_frame_unref(fr);
+        tvmaf_ff.av_frame_unref(fr);
         memset(pic, 0, sizeof(*pic));
         tvmaf_io_msg(msg, msg_len, "Cannot allocate a %ux%u picture for %s.", r->out.w, r->out.h,
                      r->name);
@@ -600,22 +614,23 @@ static int ff_read(TvmafReader *rd, TvmafPicture *pic, char *msg, size_t msg_len
             memcpy((uint8_t *)pic->data[p] + (size_t)y * pic->stride[p],
                    src->data[p] + (size_t)y * src->linesize[p], row);
     }
-    av_frame_unref(fr);
+    tvmaf_ff.av_frame_unref(fr);
     return 1;
 }
 
 static void ff_close(TvmafReader *rd)
 {
     FfPriv *r = rd->priv;
-    sws_freeContext(r->sws);
-    av_frame_free(&r->conv);
-    av_frame_free(&r->frame);
-    av_packet_free(&r->pkt);
-    avcodec_free_context(&r->dec);
-    avformat_close_input(&r->fmtc);
+    if (!r->loaded) return;
+    tvmaf_ff.sws_freeContext(r->sws);
+    tvmaf_ff.av_frame_free(&r->conv);
+    tvmaf_ff.av_frame_free(&r->frame);
+    tvmaf_ff.av_packet_free(&r->pkt);
+    tvmaf_ff.avcodec_free_context(&r->dec);
+    tvmaf_ff.avformat_close_input(&r->fmtc);
     if (r->avio) {
-        av_freep(&r->avio->buffer);
-        avio_context_free(&r->avio);
+        tvmaf_ff.av_freep(&r->avio->buffer);
+        tvmaf_ff.avio_context_free(&r->avio);
     }
 }
 

@@ -7,8 +7,9 @@
  * reads an input that starts with them; the first that does opens it and
  * from then on every read goes to it. The order is the recognition rule:
  *   y4m     the "YUV4MPEG2 " signature (a header wins over a given geometry)
- *   ffmpeg  anything else when no geometry is given (a build without FFmpeg
- *           refuses: -ENOTSUP for a known container signature)
+ *   ffmpeg  anything else when no geometry is given (a build without FFmpeg,
+ *           or a process where its libraries cannot be loaded, refuses:
+ *           -ENOTSUP for a known container signature)
  *   raw     the rest: raw planar YUV of the given geometry
  * A module sees the shared state (struct TvmafReader below) and keeps its
  * own in `priv`, priv_size bytes the front allocates zeroed.

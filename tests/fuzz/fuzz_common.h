@@ -10,7 +10,7 @@
 #include "tvmaf/tvmaf.h"
 #include "tvmaf_config.h"
 #if TVMAF_HAVE_FFMPEG
-#include <libavutil/mem.h>
+#include "io/ffmpeg_lib.h"
 
 /* FFmpeg's demuxers allocate what a header claims, up to av_max_alloc (2 GiB
  * by default): a 3.8 KB .mp4 whose atom claims 1.7 GB gets that much
@@ -22,7 +22,9 @@
  * allocations, and FFmpeg's refusals of larger claims are exercised. Every
  * target that opens an input without a raw geometry reaches FFmpeg. The
  * 185 MB picture FFmpeg may allocate before a decoder knows its pixel format
- * (fuzz_ffmpeg_reader.c) stays under it. */
+ * (fuzz_ffmpeg_reader.c) stays under it. The libraries are loaded here, at
+ * start-up (the reader would load them at its first encoded input), for
+ * av_max_alloc before FFmpeg's first allocation. */
 #define FUZZ_FFMPEG_MAX_ALLOC ((size_t)240 << 20)
 #endif
 
@@ -46,7 +48,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     (void)argv;
     signal(SIGPIPE, SIG_IGN);
 #if TVMAF_HAVE_FFMPEG
-    av_max_alloc(FUZZ_FFMPEG_MAX_ALLOC);
+    if (!tvmaf_ff_load()) tvmaf_ff.av_max_alloc(FUZZ_FFMPEG_MAX_ALLOC);
 #endif
     return 0;
 }
