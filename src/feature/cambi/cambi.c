@@ -36,24 +36,41 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "core/cpu.h"
 #include "core/feature.h"
 #include "core/feature_name.h"
+#include "feature/cambi/cambi_cpu.h"
 #include "feature/cambi/cambi_math.h"
 #include "feature/cambi/cambi_state.h"
 
 #define DEFAULT_TOPK 0.6
 #define DEFAULT_EOTF "bt1886"
 
+/* rows of flatness flags kept for the spatial mask (a power of 2 above 7) */
+#define FLAT_RING 8
+/* cells after the histograms' last (the vector kernels' gathers read 32 bits) */
+#define HIST_PAD 64
+/* bins of the pooling's radix select: 16 bits of a c-value at a time */
+#define TOPK_BINS 65536
+
 typedef struct CambiState {
     CambiParams p; /* first: the option table's offsets point into it */
 
+    const CambiKernels *k;
     uint16_t *img;
     uint8_t *mask;
     float *cval;
-    uint16_t *hist;
+    uint16_t *hist;       /* in hist_mem, 64-byte aligned */
+    void *hist_mem;
+    uint8_t *dirty;       /* per histogram row: cells may be non-zero */
+    int hist_pitch;       /* the pitch the dirty rows were written at */
     uint16_t *lines;      /* mode filter ring, 3 rows */
-    uint8_t *flat;        /* one row of flatness flags */
-    uint32_t *colsum;     /* flat counts of 7 rows, per column */
+    uint8_t *flat;        /* FLAT_RING rows of flatness flags */
+    uint8_t *colsum;      /* flat counts of 7 rows per column, CAMBI_CS_PAD zeros each side */
+    uint32_t *bins;       /* the pooling's radix select */
+    uint8_t *rowany;      /* per mask row: some pixel of the scale's w is set */
+    uint8_t *colsany;     /* per mask row: some pixel of the first `cols` is set */
+    const uint8_t *cvrows; /* per c-value row: written (NULL: none is) */
     unsigned *ix, *iy;    /* resampling positions */
     uint16_t *heat_row;
 } CambiState;
@@ -130,10 +147,14 @@ static void close_cambi(void *priv)
     free(s->img);
     free(s->mask);
     free(s->cval);
-    free(s->hist);
+    free(s->hist_mem);
+    free(s->dirty);
     free(s->lines);
     free(s->flat);
     free(s->colsum);
+    free(s->bins);
+    free(s->rowany);
+    free(s->colsany);
     free(s->ix);
     free(s->iy);
     free(s->heat_row);
@@ -141,9 +162,14 @@ static void close_cambi(void *priv)
     s->mask = NULL;
     s->cval = NULL;
     s->hist = NULL;
+    s->hist_mem = NULL;
+    s->dirty = NULL;
     s->lines = NULL;
     s->flat = NULL;
     s->colsum = NULL;
+    s->bins = NULL;
+    s->rowany = NULL;
+    s->colsany = NULL;
     s->ix = s->iy = NULL;
     s->heat_row = NULL;
     tvmaf_cambi_params_close(&s->p);
@@ -365,19 +391,31 @@ static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
     const size_t area = (size_t)s->alloc_w * s->alloc_h;
     const unsigned in_max = w > h ? w : h;
     const unsigned out_max = s->alloc_w > s->alloc_h ? s->alloc_w : s->alloc_h;
+    st->k = tvmaf_cambi_kernels(vi->cpu_flags);
     st->img = calloc(plane, sizeof(*st->img));
     st->mask = calloc(plane, sizeof(*st->mask));
     st->cval = calloc(area, sizeof(*st->cval));
-    st->hist = s->any_gate ? calloc((size_t)s->alloc_w * s->band.size + 1, sizeof(*st->hist))
-                          : NULL;
+    if (s->any_gate) {
+        /* rows 64-byte aligned (the vector kernels' aligned chunks); calloc
+         * leaves the rows no pixel value reaches unmapped */
+        const size_t cells = (size_t)cambi_hist_pitch((int)s->alloc_w) * s->band.size + HIST_PAD;
+        st->hist_mem = calloc(cells + 32, sizeof(*st->hist));
+        if (st->hist_mem)
+            st->hist = (uint16_t *)(((uintptr_t)st->hist_mem + 63) & ~(uintptr_t)63);
+        st->dirty = calloc(s->band.size, sizeof(*st->dirty));
+    }
     st->lines = calloc(3 * (size_t)s->alloc_w, sizeof(*st->lines));
-    st->flat = calloc(s->alloc_w, sizeof(*st->flat));
-    st->colsum = calloc(s->alloc_w, sizeof(*st->colsum));
+    st->flat = calloc(FLAT_RING * (size_t)s->alloc_w, sizeof(*st->flat));
+    st->colsum = calloc(s->alloc_w + 2 * CAMBI_CS_PAD, sizeof(*st->colsum));
+    st->bins = calloc(TOPK_BINS, sizeof(*st->bins));
+    st->rowany = calloc(s->alloc_h, sizeof(*st->rowany));
+    st->colsany = calloc(s->alloc_h, sizeof(*st->colsany));
     st->ix = calloc(out_max + in_max, sizeof(*st->ix));
     st->iy = calloc(out_max + in_max, sizeof(*st->iy));
     st->heat_row = calloc(s->alloc_w, sizeof(*st->heat_row));
-    if (!st->img || !st->mask || !st->cval || (s->any_gate && !st->hist) || !st->lines ||
-        !st->flat || !st->colsum || !st->ix || !st->iy || !st->heat_row) {
+    if (!st->img || !st->mask || !st->cval || (s->any_gate && (!st->hist || !st->dirty)) ||
+        !st->lines || !st->flat || !st->colsum || !st->bins || !st->rowany || !st->colsany ||
+        !st->ix || !st->iy || !st->heat_row) {
         close_cambi(st);
         return -ENOMEM;
     }
@@ -393,129 +431,239 @@ bool tvmaf_cambi_samples_in_range(const TvmafPicture *pic)
     const uint8_t *row = pic->data[0];
     for (unsigned y = 0; y < pic->h[0]; y++, row += pic->stride[0]) {
         const uint16_t *r = (const uint16_t *)row;
-        for (unsigned x = 0; x < pic->w[0]; x++)
-            if (r[x] > max) return false;
+        uint16_t hi = 0; /* the row's largest sample */
+        for (unsigned x = 0; x < pic->w[0]; x++) hi = r[x] > hi ? r[x] : hi;
+        if (hi > max) return false;
     }
     return true;
 }
 
-/* The luma plane at out_w x out_h and 10 bits into s->img. (For a 10-bit
- * input at its own size the reference copies the whole input plane with one
+/* Row y of the luma plane at out_w samples and 10 bits into s->img (row
+ * iy of the input, samples ix, when it is resampled). (For a 10-bit input
+ * at its own size the reference copies the whole input plane with one
  * memcpy at the input's stride; only with full_ref and a src_width whose
- * 32-aligned stride exceeds the input's do the two strides differ, and there
- * it scrambles rows and reads unwritten memory: rows are copied here.) */
-static void load_luma(CambiState *s, const TvmafPicture *pic, unsigned out_w, unsigned out_h)
+ * 32-aligned stride exceeds the input's do the two strides differ, and
+ * there it scrambles rows and reads unwritten memory: rows are copied
+ * here.) */
+static void load_row(CambiState *s, const TvmafPicture *pic, unsigned out_w, bool same,
+                     unsigned y)
 {
-    const unsigned in_w = pic->w[0], in_h = pic->h[0], bpc = pic->bpc;
-    const bool same = in_w == out_w && in_h == out_h;
-    if (!same) {
-        cambi_resample_index(in_w, out_w, s->ix);
-        cambi_resample_index(in_h, out_h, s->iy);
-    }
-    for (unsigned y = 0; y < out_h; y++) {
-        const uint8_t *src = (const uint8_t *)pic->data[0] + pic->stride[0] * (same ? y : s->iy[y]);
-        uint16_t *dst = s->img + y * s->p.stride;
-        if (bpc <= 8) {
-            for (unsigned x = 0; x < out_w; x++)
-                dst[x] = cambi_to_10bit(src[same ? x : s->ix[x]], bpc);
+    const unsigned bpc = pic->bpc;
+    const uint8_t *src = (const uint8_t *)pic->data[0] + pic->stride[0] * (same ? y : s->iy[y]);
+    uint16_t *dst = s->img + y * s->p.stride;
+    if (bpc <= 8) {
+        if (same && bpc == 8) {
+            s->k->widen8_row(src, dst, out_w);
+        } else if (same) {
+            for (unsigned x = 0; x < out_w; x++) dst[x] = cambi_to_10bit(src[x], bpc);
         } else {
-            const uint16_t *src16 = (const uint16_t *)src;
-            for (unsigned x = 0; x < out_w; x++)
-                dst[x] = cambi_to_10bit(src16[same ? x : s->ix[x]], bpc);
+            for (unsigned x = 0; x < out_w; x++) dst[x] = cambi_to_10bit(src[s->ix[x]], bpc);
+        }
+    } else {
+        const uint16_t *src16 = (const uint16_t *)src;
+        if (same) {
+            for (unsigned x = 0; x < out_w; x++) dst[x] = cambi_to_10bit(src16[x], bpc);
+        } else {
+            for (unsigned x = 0; x < out_w; x++) dst[x] = cambi_to_10bit(src16[s->ix[x]], bpc);
         }
     }
 }
 
-/* The mask at w x h: 1 where more than `threshold` of the 7x7 pixels around
- * (clipped to the picture) are flat. Column counts of flat pixels over the
- * 7 rows slide down the picture, row sums slide across it. */
-static void spatial_mask(CambiState *s, unsigned w, unsigned h)
+/* Step y (from -3) of the spatial mask at w x h: the flatness flags of row
+ * y + 3 (which read rows y + 3 and y + 4) join the per-column counts of
+ * flat pixels, those of row y - 4 leave them (the flags of the last rows
+ * are kept in a ring), and, from y = 0, mask row y is 1 where the 7 counts
+ * around a column (padded with zeros) add up to more than the threshold:
+ * more than `threshold` of the 7x7 pixels around (clipped to the picture)
+ * are flat. */
+static void mask_step(CambiState *s, unsigned w, unsigned h, unsigned threshold, int y)
 {
-    const int W = (int)w, H = (int)h, half = CAMBI_MASK_FILTER / 2;
+    const CambiKernels *k = s->k;
+    const int H = (int)h, half = CAMBI_MASK_FILTER / 2;
+    const ptrdiff_t stride = s->p.stride;
+    uint8_t *cs = s->colsum + CAMBI_CS_PAD;
+    const int add = y + half, sub = y - half - 1;
+    uint8_t *fa = NULL;
+    if (add < H) {
+        fa = s->flat + (size_t)(add & (FLAT_RING - 1)) * s->p.alloc_w;
+        k->flat_row(s->img + add * stride, add + 1 < H ? s->img + (add + 1) * stride : NULL, w, fa);
+    }
+    const uint8_t *fs = sub >= 0 ? s->flat + (size_t)(sub & (FLAT_RING - 1)) * s->p.alloc_w : NULL;
+    k->colsum_row(cs, fa, fs, w);
+    if (y >= 0) s->rowany[y] = k->mask_row(cs, w, threshold, s->mask + y * stride);
+}
+
+/*
+ * The picture at w x h into s->img and its spatial mask into s->mask, in
+ * one pass down the rows: row y is loaded; with `dither` (the reference's
+ * 2x2 mean, in place in raster order: a row's mean reads that row and the
+ * next before either changes) row y - 1 is then averaged; and each mask
+ * step runs as soon as the rows it reads are final (step y reads rows up to
+ * y + 4). Every step sees the rows the separate passes would give it.
+ */
+static void preprocess(CambiState *s, const TvmafPicture *pic, unsigned w, unsigned h,
+                       bool dither)
+{
+    const ptrdiff_t stride = s->p.stride;
+    const bool same = pic->w[0] == w && pic->h[0] == h;
+    if (!same) {
+        cambi_resample_index(pic->w[0], w, s->ix);
+        cambi_resample_index(pic->h[0], h, s->iy);
+    }
     const unsigned threshold = cambi_mask_threshold(w, h);
-    memset(s->colsum, 0, w * sizeof(*s->colsum));
-    for (int y = 0; y < half && y < H; y++) {
-        cambi_flat_row(s->img, s->p.stride, W, H, y, s->flat);
-        for (int x = 0; x < W; x++) s->colsum[x] += s->flat[x];
+    memset(s->colsum, 0, w + 2 * CAMBI_CS_PAD);
+    int step = -(CAMBI_MASK_FILTER / 2);
+    for (unsigned y = 0; y < h; y++) {
+        load_row(s, pic, w, same, y);
+        if (dither && y > 0) s->k->dither_row(s->img + (y - 1) * stride, s->img + y * stride, w);
+        /* rows [0, final) are final */
+        const int final = dither ? (int)y : (int)y + 1;
+        for (; step + 5 <= final && step < (int)h; step++) mask_step(s, w, h, threshold, step);
     }
-    for (int y = 0; y < H; y++) {
-        if (y + half < H) {
-            cambi_flat_row(s->img, s->p.stride, W, H, y + half, s->flat);
-            for (int x = 0; x < W; x++) s->colsum[x] += s->flat[x];
-        }
-        if (y - half - 1 >= 0) {
-            cambi_flat_row(s->img, s->p.stride, W, H, y - half - 1, s->flat);
-            for (int x = 0; x < W; x++) s->colsum[x] -= s->flat[x];
-        }
-        uint8_t *m = s->mask + y * s->p.stride;
-        uint32_t sum = 0;
-        for (int x = 0; x < half && x < W; x++) sum += s->colsum[x];
-        for (int x = 0; x < W; x++) {
-            if (x + half < W) sum += s->colsum[x + half];
-            if (x - half - 1 >= 0) sum -= s->colsum[x - half - 1];
-            m[x] = sum > threshold;
-        }
-    }
+    if (dither) s->k->dither_row(s->img + (h - 1) * stride, NULL, w);
+    for (; step < (int)h; step++) mask_step(s, w, h, threshold, step);
 }
 
-/* adds (delta 1) or removes (delta 0xffff) row y's masked in-band pixels,
- * columns [0, cols), to the histograms of the columns their window covers */
-static void hist_row(CambiState *s, int y, int cols, int w, int half, uint16_t delta)
+/*
+ * A scale's decimation (when `dec`: cambi_decimate16 and cambi_decimate8)
+ * and then its mode filter (cambi_mode_filter), done row by row in one
+ * pass: row y is decimated from row 2y, then its horizontal modes go into
+ * the 3-line ring and the vertical mode of the last three replaces row
+ * y - 1. Row 2y > y has not been written by either (the decimation writes
+ * rows up to y, the filter up to y - 1), and row 0 is decimated in place,
+ * each sample read before it is written: every row gets the values of the
+ * two passes one after the other.
+ */
+static void decimate_mode(CambiState *s, unsigned w, unsigned h, bool dec)
 {
-    const uint16_t *img = s->img + y * s->p.stride;
-    const uint8_t *mask = s->mask + y * s->p.stride;
-    for (int x = 0; x < cols; x++) {
-        if (!mask[x] || !cambi_in_band(s->p.band, img[x])) continue;
-        const int lo = x - half > 0 ? x - half : 0;
-        const int hi = x + half + 1 < w ? x + half + 1 : w;
-        cambi_hist_range(s->hist + (size_t)(uint16_t)(img[x] - s->p.band.base) * w, lo, hi, delta);
+    const ptrdiff_t stride = s->p.stride;
+    uint16_t *img = s->img, *l = s->lines;
+    uint8_t *mask = s->mask;
+    for (unsigned y = 0; y < h; y++) {
+        if (dec && y == 0) {
+            uint8_t any = 0;
+            for (unsigned x = 0; x < w; x++) {
+                img[x] = img[2 * x];
+                mask[x] = mask[2 * x];
+                any |= mask[x];
+            }
+            s->rowany[0] = any != 0;
+        } else if (dec) {
+            s->k->dec16_row(img + 2 * y * stride, img + y * stride, w);
+            s->rowany[y] = s->k->dec8_row(mask + 2 * y * stride, mask + y * stride, w);
+        }
+        s->k->hmode_row(img + y * stride, w, l + (y % 3) * w);
+        if (y >= 2) s->k->vmode_row(l, l + w, l + 2 * w, w, img + (y - 1) * stride);
     }
 }
 
-/* both at once: skips a column where the leaving and the entering pixel
- * count for the same cells */
-static void hist_slide(CambiState *s, int y_out, int y_in, int cols, int w, int half)
-{
-    const uint16_t *io = s->img + y_out * s->p.stride, *ii = s->img + y_in * s->p.stride;
-    const uint8_t *mo = s->mask + y_out * s->p.stride, *mi = s->mask + y_in * s->p.stride;
-    for (int x = 0; x < cols; x++) {
-        const bool out = mo[x] && cambi_in_band(s->p.band, io[x]);
-        const bool in = mi[x] && cambi_in_band(s->p.band, ii[x]);
-        if (out && in && io[x] == ii[x]) continue;
-        const int lo = x - half > 0 ? x - half : 0;
-        const int hi = x + half + 1 < w ? x + half + 1 : w;
-        if (out)
-            cambi_hist_range(s->hist + (size_t)(uint16_t)(io[x] - s->p.band.base) * w, lo, hi,
-                             0xffff);
-        if (in)
-            cambi_hist_range(s->hist + (size_t)(uint16_t)(ii[x] - s->p.band.base) * w, lo, hi, 1);
-    }
-}
-
-/* c-values of the w x h scale into s->cval (raster order) */
-static void c_values(CambiState *s, int w, int h, int window)
+/* c-values of the w x h scale into s->cval (raster order), with the
+ * statistics the pooling takes. The rows without a masked pixel are all 0
+ * and left unwritten (s->cvrows says which are written) until
+ * fill_zero_rows. */
+static void c_values(CambiState *s, int w, int h, int window, CambiCvalStats *st)
 {
     const int half = window >> 1;
-    memset(s->cval, 0, (size_t)w * h * sizeof(*s->cval));
+    const ptrdiff_t stride = s->p.stride;
+    *st = (CambiCvalStats){ 0, 0, 0.0 };
+    s->cvrows = NULL;
     if (!s->p.any_gate) return;
-    memset(s->hist, 0, (size_t)w * s->p.band.size * sizeof(*s->hist));
+    /* zero what the last pass left (rows at its pitch) */
+    for (unsigned r = 0; r < s->p.band.size; r++) {
+        if (!s->dirty[r]) continue;
+        memset(s->hist + (size_t)r * s->hist_pitch, 0, (size_t)s->hist_pitch * sizeof(*s->hist));
+        s->dirty[r] = 0;
+    }
+    s->hist_pitch = cambi_hist_pitch(w);
     /* columns whose pixels enter the histograms: the reference takes the
      * first half-window of columns even where the scale is narrower */
-    const int cols = w > half ? w : half;
-    for (int y = 0; y < half; y++) hist_row(s, y, cols, w, half, 1);
-    for (int y = 0; y < h; y++) {
-        const bool in = y + half < h, out = y - half - 1 >= 0;
-        if (in && out) hist_slide(s, y - half - 1, y + half, cols, w, half);
-        else if (in) hist_row(s, y + half, cols, w, half, 1);
-        else if (out) hist_row(s, y - half - 1, cols, w, half, 0xffff);
-        const uint16_t *img = s->img + y * s->p.stride;
-        const uint8_t *mask = s->mask + y * s->p.stride;
-        float *c = s->cval + (size_t)y * w;
-        for (int x = 0; x < w; x++)
-            if (mask[x])
-                c[x] = cambi_c_value(s->hist + x, w, img[x], s->p.band, s->p.num_diffs, s->p.limit,
-                                     s->p.vlt_code, s->p.recip);
+    const CambiRows c = {
+        .hist = s->hist, .dirty = s->dirty, .w = w, .pitch = s->hist_pitch, .half = half,
+        .cols = w > half ? w : half,
+        .band = s->p.band, .num_diffs = s->p.num_diffs, .limit = s->p.limit,
+        .vlt_code = s->p.vlt_code, .recip = s->p.recip,
+    };
+    const CambiKernels *k = s->k;
+    /* rows without a masked pixel (in the columns read) change nothing */
+    const uint8_t *any = s->rowany;
+    if (c.cols > w) {
+        for (int y = 0; y < h; y++)
+            s->colsany[y] = k->any_row(s->mask + y * stride, (unsigned)c.cols);
+        any = s->colsany;
     }
+    s->cvrows = any;
+    for (int y = 0; y < half; y++)
+        if (any[y]) k->hist_row(&c, NULL, NULL, s->img + y * stride, s->mask + y * stride);
+    for (int y = 0; y < h; y++) {
+        const int in = y + half, out = y - half - 1;
+        const bool add = in < h && any[in], sub = out >= 0 && any[out];
+        if (add || sub)
+            k->hist_row(&c, sub ? s->img + out * stride : NULL, sub ? s->mask + out * stride : NULL,
+                        add ? s->img + in * stride : NULL, add ? s->mask + in * stride : NULL);
+        if (any[y])
+            k->cval_row(&c, s->img + y * stride, s->mask + y * stride, s->cval + (size_t)y * w, st);
+    }
+}
+
+/* the rows c_values left unwritten, zeroed (for what reads every value) */
+static void fill_zero_rows(CambiState *s, unsigned w, unsigned h)
+{
+    for (unsigned y = 0; y < h; y++)
+        if (!s->cvrows || !s->cvrows[y]) memset(s->cval + (size_t)y * w, 0, w * sizeof(*s->cval));
+}
+
+/*
+ * The mean of the top k c-values, as cambi_pool computes it, without its
+ * quickselect where the sum is exact in any order. Every c-value is 0 or at
+ * least 0.5 (cambi_math.h's device pooling says why; the statistics check
+ * it), so a whole number of units of 2^-24. When all of them add up to less
+ * than 2^29, every partial sum of any subset in any order is such a number
+ * below 2^29, exact in a double: the reference's sum of its k values is
+ * their exact sum. Then:
+ *   - with no more than k non-zero values, the k largest are all of them
+ *     and zeros: the sum is the statistics' sum (itself exact);
+ *   - else the k-th largest value T is found by a radix select on the
+ *     float's bits (a non-negative float orders as its bits), 16 bits at a
+ *     time, and the sum is the units above T plus T's units for the rest of
+ *     the k, in 64-bit integers.
+ * Otherwise (never met in the tests) cambi_pool runs.
+ */
+static inline uint64_t units(float v)
+{
+    return (uint64_t)(v * CAMBI_UNIT_SCALE); /* exact: a power of 2, a whole number */
+}
+
+static double pool(CambiState *s, unsigned w, unsigned h, const CambiCvalStats *st)
+{
+    const double topk = s->p.pool_topk;
+    const int n = (int)(w * h), k = cambi_topk_count(topk, w, h);
+    if (!st->odd && st->sum < 536870912.0 && (int)st->nnz <= k) return st->sum / k;
+    fill_zero_rows(s, w, h);
+    if (st->odd || !(st->sum < 536870912.0)) return cambi_pool(s->cval, topk, w, h);
+    uint32_t *bins = s->bins;
+    const float *c = s->cval;
+    memset(bins, 0, TOPK_BINS * sizeof(*bins));
+    for (int i = 0; i < n; i++) bins[tvmaf_f2bits(c[i]) >> 16]++;
+    uint32_t rest = (uint32_t)k;
+    uint32_t hi = TOPK_BINS - 1;
+    for (; bins[hi] < rest; hi--) rest -= bins[hi];
+    memset(bins, 0, TOPK_BINS * sizeof(*bins));
+    uint64_t total = 0;
+    for (int i = 0; i < n; i++) {
+        const uint32_t b = tvmaf_f2bits(c[i]);
+        if (b >> 16 > hi) total += units(c[i]);
+        else if (b >> 16 == hi) bins[b & 0xffff]++;
+    }
+    for (uint32_t lo = TOPK_BINS - 1;; lo--) {
+        const uint64_t u = units(tvmaf_bits2f(hi << 16 | lo));
+        if (bins[lo] >= rest) {
+            total += rest * u;
+            break;
+        }
+        total += bins[lo] * u;
+        rest -= bins[lo];
+    }
+    return cambi_topk_mean(total, k);
 }
 
 int tvmaf_cambi_write_heatmap(const CambiParams *p, int scale, unsigned w, unsigned h,
@@ -537,30 +685,40 @@ int tvmaf_cambi_write_heatmap(const CambiParams *p, int scale, unsigned w, unsig
     return 0;
 }
 
+CAMBI_KERNELS_DEFINE(tvmaf_cambi_kernels_c);
+
+const CambiKernels *tvmaf_cambi_kernels(unsigned cpu_flags)
+{
+#if TVMAF_X86_SIMD
+    if (tvmaf_cpu_avx512icl(cpu_flags)) return &tvmaf_cambi_kernels_avx512icl;
+    if (cpu_flags & TVMAF_CPU_FLAG_AVX512) return &tvmaf_cambi_kernels_avx512;
+    if (cpu_flags & TVMAF_CPU_FLAG_AVX2) return &tvmaf_cambi_kernels_avx2;
+#endif
+    (void)cpu_flags;
+    return &tvmaf_cambi_kernels_c;
+}
+
 /* the cambi score of one picture at geometry g */
 static int picture_score(CambiState *s, const TvmafPicture *pic, const CambiGeom *g,
                          bool heatmap, unsigned index, double *score)
 {
     if (!tvmaf_cambi_samples_in_range(pic)) return -EINVAL;
-    load_luma(s, pic, g->w, g->h);
-    if (s->p.work_bits < 10) cambi_anti_dither(s->img, s->p.stride, g->w, g->h);
-    spatial_mask(s, g->w, g->h);
+    preprocess(s, pic, g->w, g->h, s->p.work_bits < 10);
 
     double scale_score[CAMBI_NUM_SCALES];
     unsigned w = g->w, h = g->h;
     for (int k = 0; k < CAMBI_NUM_SCALES; k++) {
-        if (cambi_scale_step(k, s->p.halved, &w, &h)) {
-            cambi_decimate16(s->img, s->p.stride, (int)w, (int)h);
-            cambi_decimate8(s->mask, s->p.stride, (int)w, (int)h);
-        }
-        cambi_mode_filter(s->img, s->p.stride, (int)w, (int)h, s->lines);
-        c_values(s, (int)w, (int)h, g->window);
+        const bool dec = cambi_scale_step(k, s->p.halved, &w, &h);
+        decimate_mode(s, w, h, dec);
+        CambiCvalStats st;
+        c_values(s, (int)w, (int)h, g->window, &st);
         if (heatmap) {
+            fill_zero_rows(s, w, h);
             int err = tvmaf_cambi_write_heatmap(&s->p, k, w, h, g->window, index, s->cval,
                                                 s->heat_row);
             if (err) return err;
         }
-        scale_score[k] = cambi_pool(s->cval, s->p.pool_topk, w, h);
+        scale_score[k] = pool(s, w, h, &st);
     }
     *score = cambi_combine_scales(scale_score, g->window);
     return 0;
