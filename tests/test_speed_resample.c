@@ -2,9 +2,9 @@
  * SpEED's prescale and reduction paths, checked bit for bit:
  *
  * 1. the per-axis scaler tables (speed_axis + speed_resample) against
- *    float_vif's per-sample scalers, which evaluate positions and weights
- *    for every destination sample as the reference does, for the four
- *    methods, shrinking and growing, over random samples;
+ *    the per-sample scalers (common/float_filter.h), which evaluate
+ *    positions and weights for every destination sample as the reference
+ *    does, for the four methods, shrinking and growing, over random samples;
  * 2. the pipeline's reduced image (anti-alias filter at the kept rows and
  *    columns only, prescale at the samples that filter reads, then the
  *    local mean removed) against a brute-force evaluation: every sample
@@ -37,48 +37,49 @@ static int same_float(float a, float b)
     return !memcmp(&a, &b, sizeof(a));
 }
 
-static const char *method_name(enum FvifScaler m)
+static const char *method_name(enum FfilterScaler m)
 {
-    return m == FVIF_SCALE_NEAREST ? "nearest" : m == FVIF_SCALE_BILINEAR ? "bilinear"
-         : m == FVIF_SCALE_BICUBIC ? "bicubic" : "lanczos4";
+    return m == FFILTER_SCALE_NEAREST ? "nearest" : m == FFILTER_SCALE_BILINEAR ? "bilinear"
+         : m == FFILTER_SCALE_BICUBIC ? "bicubic" : "lanczos4";
 }
 
-static const enum FvifScaler methods[] = {
-    FVIF_SCALE_NEAREST, FVIF_SCALE_BILINEAR, FVIF_SCALE_BICUBIC, FVIF_SCALE_LANCZOS4,
+static const enum FfilterScaler methods[] = {
+    FFILTER_SCALE_NEAREST, FFILTER_SCALE_BILINEAR, FFILTER_SCALE_BICUBIC, FFILTER_SCALE_LANCZOS4,
 };
 
-/* Destination sample (x, y) as float_vif's per-sample scalers give it. */
-static float direct_sample(enum FvifScaler m, const float *src, int sw, int sh, int dw, int dh,
+/* Destination sample (x, y) as the per-sample scalers give it. */
+static float direct_sample(enum FfilterScaler m, const float *src, int sw, int sh, int dw, int dh,
                            int x, int y)
 {
-    const float rx = fvif_scale_ratio(sw, dw), ry = fvif_scale_ratio(sh, dh);
+    const float rx = ffilter_scale_ratio(sw, dw), ry = ffilter_scale_ratio(sh, dh);
+    const float px = ffilter_scale_pos(x, rx), py = ffilter_scale_pos(y, ry);
     switch (m) {
-    case FVIF_SCALE_NEAREST:
-        return src[fvif_nearest_index(y, ry) * sw + fvif_nearest_index(x, rx)];
-    case FVIF_SCALE_BILINEAR: {
+    case FFILTER_SCALE_NEAREST:
+        return src[ffilter_nearest_index(y, ry) * sw + ffilter_nearest_index(x, rx)];
+    case FFILTER_SCALE_BILINEAR: {
         int x1, x2, y1, y2;
         float dx, dy, out;
-        fvif_bilinear_axis(x, rx, sw, &x1, &x2, &dx);
-        fvif_bilinear_axis(y, ry, sh, &y1, &y2, &dy);
-        fvif_bilinear_row(src + y1 * sw, src + y2 * sw, dy, &x1, &x2, &dx, &out, 1);
+        ffilter_bilinear_axis(x, rx, sw, &x1, &x2, &dx);
+        ffilter_bilinear_axis(y, ry, sh, &y1, &y2, &dy);
+        ffilter_bilinear_row(src + y1 * sw, src + y2 * sw, dy, &x1, &x2, &dx, &out, 1);
         return out;
     }
-    case FVIF_SCALE_BICUBIC:
-        return fvif_bicubic_sample(src, sw, sh, sw, fvif_scale_pos(x, rx), fvif_scale_pos(y, ry));
+    case FFILTER_SCALE_BICUBIC:
+        return ffilter_bicubic_sample(src, sw, sh, sw, px, py);
     default:
-        return fvif_lanczos_sample(src, sw, sh, sw, fvif_scale_pos(x, rx), fvif_scale_pos(y, ry));
+        return ffilter_lanczos_sample(src, sw, sh, sw, px, py);
     }
 }
 
 /* 1. tables against per-sample evaluation */
-static void check_tables(enum FvifScaler m, int sw, int sh, int dw, int dh)
+static void check_tables(enum FfilterScaler m, int sw, int sh, int dw, int dh)
 {
     float *src = malloc((size_t)sw * sh * sizeof(float));
     const int t = speed_scaler_taps(m);
     int *xi = malloc((size_t)dw * t * sizeof(int)), *yi = malloc((size_t)dh * t * sizeof(int));
     float *xw = malloc((size_t)dw * t * sizeof(float)), *yw = malloc((size_t)dh * t * sizeof(float));
     for (int i = 0; i < sw * sh; i++) src[i] = (float)(int)(next() % 256) - 128.0f + (float)(next() % 8) / 8.0f;
-    const float rx = fvif_scale_ratio(sw, dw), ry = fvif_scale_ratio(sh, dh);
+    const float rx = ffilter_scale_ratio(sw, dw), ry = ffilter_scale_ratio(sh, dh);
     for (int x = 0; x < dw; x++) speed_axis(m, x, rx, sw, xi + x * t, xw + x * t);
     for (int y = 0; y < dh; y++) speed_axis(m, y, ry, sh, yi + y * t, yw + y * t);
     int bad = 0;
@@ -106,16 +107,17 @@ static float filter_at(const float *f, int fw, const float *img, int w, int h, i
 {
     float acc = 0;
     for (int fj = 0; fj < fw; fj++) {
-        const int jj = fvif_mirror(j - fw / 2 + fj, w);
+        const int jj = mirror_skip_edge(j - fw / 2 + fj, w);
         float col = 0;
-        for (int fi = 0; fi < fw; fi++) col += f[fi] * img[fvif_mirror(i - fw / 2 + fi, h) * w + jj];
+        for (int fi = 0; fi < fw; fi++)
+            col += f[fi] * img[mirror_skip_edge(i - fw / 2 + fi, h) * w + jj];
         acc += f[fj] * col;
     }
     return acc;
 }
 
 /* 2. the pipeline's reduced image against brute force */
-static void check_reduce(enum FvifScaler m, int pw, int ph, double prescale, double ks)
+static void check_reduce(enum FfilterScaler m, int pw, int ph, double prescale, double ks)
 {
     SpeedPipeline p;
     const SpeedParams prm = { .kernelscale = ks, .prescale = prescale,
@@ -178,8 +180,8 @@ static void check_known(const char *method, double prescale, double ks, float wa
             const int v = 90 + (x * 3 + y * 5) % 50 + (int)(next() % 41);
             const uint8_t r = (uint8_t)clamp8(v);
             const uint8_t d = (uint8_t)clamp8(v + (int)(next() % 21) - 10);
-            fvif_load_row_8(&r, &ref[y * KA_W + x], 1);
-            fvif_load_row_8(&d, &dis[y * KA_W + x], 1);
+            ffilter_load_row_8(&r, &ref[y * KA_W + x], 1);
+            ffilter_load_row_8(&d, &dis[y * KA_W + x], 1);
         }
     SpeedPipeline p;
     const SpeedParams prm = { .kernelscale = ks, .prescale = prescale, .method = method,
@@ -219,8 +221,8 @@ int main(void)
         check_reduce(methods[k], 300, 203, 0.6, 360.0 / 97.0);
         check_reduce(methods[k], 41, 20, 4.0, 0.5);
     }
-    check_reduce(FVIF_SCALE_NEAREST, 163, 85, 1.0, 1.0);    /* no resize */
-    check_reduce(FVIF_SCALE_NEAREST, 600, 90, 0.9991, 1.0); /* no resize, cropped to 599 */
+    check_reduce(FFILTER_SCALE_NEAREST, 163, 85, 1.0, 1.0);    /* no resize */
+    check_reduce(FFILTER_SCALE_NEAREST, 600, 90, 0.9991, 1.0); /* no resize, cropped to 599 */
 
     check_known("nearest", 0.7, 1.0, 0x1.535974p+3f);
     check_known("nearest", 1.6, 1.0, 0x1.490226p+4f);

@@ -25,8 +25,9 @@
  *                   CUDA's caps (warp shuffles, 64-bit atomics), not emitted
  *                   for OpenCL;
  *   bodies          under #ifdef TVD_KERNEL_BUILD: TVD_BODY(name, A, L) { }
- *                   reading r->field and loc->array; a body that uses
- *                   CUDA-only primitives sits under #if TVD_HAS_CUDA_CAPS.
+ *                   reading r->field and loc->array (one per sample:
+ *                   TVD_FOR_SAMPLES); a body that uses CUDA-only
+ *                   primitives sits under #if TVD_HAS_CUDA_CAPS.
  * The generated stub (F.cu, F.cl, F_host.c) is the two includes and
  * TVD_EMIT(F, F_KERNELS).
  */
@@ -133,6 +134,17 @@ typedef struct TvdNoLocals {
 /* (a body without local memory does not read loc) */
 #define TVD_BODY(name, A, L)                                                                   \
     TVD_FN void name##_body(const A##_R *r, TVMAF_LOCAL L *loc __attribute__((unused)))
+
+/* A per-sample body over a w x h plane in groups of bw x bh work-items: x is
+ * the work-item's column (a work-item past the plane's width returns), y
+ * its rows: its group's row, then one grid height further each time, so a
+ * grid with fewer groups than the plane has rows still covers it. The loop's
+ * statement follows the macro. */
+#define TVD_FOR_SAMPLES(w, h, bw, bh)                                                          \
+    const int x = (int)(TVD_GID(0) * (bw) + TVD_LID(0));                                       \
+    if (x >= (w)) return;                                                                      \
+    for (int y = (int)(TVD_GID(1) * (bh) + TVD_LID(1)); y < (h);                               \
+         y += (int)(TVD_NGROUPS(1) * (bh)))
 
 /* ---- entries ---- */
 #define TVD_SKIP_(name, A, L, GX, GY, FLAGS)

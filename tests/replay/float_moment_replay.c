@@ -27,7 +27,7 @@
 /* how many of a picture's two totals reach the twin's limit */
 static unsigned past_one(const TvmafPicture *p)
 {
-    const float divisor = float_pic_divisor(p->bpc);
+    const float divisor = sample_divisor(p->bpc);
     FMomentSums m = { 0., 0. };
     fmoment_plane(p->data[0], p->stride[0], p->w[0], p->h[0], p->bpc, divisor, &m);
     const double limit = (double)FPIC_UNITS_EXACT;

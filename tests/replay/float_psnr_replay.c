@@ -28,7 +28,7 @@
 /* 1 when the frame's exact total reaches the twin's limit */
 static unsigned past(const TvmafPicture *r, const TvmafPicture *d)
 {
-    const float divisor = float_pic_divisor(r->bpc);
+    const float divisor = sample_divisor(r->bpc);
     const double noise = fpsnr_plane_noise(r->data[0], d->data[0], r->stride[0], d->stride[0],
                                            r->w[0], r->h[0], r->bpc, divisor);
     const unsigned q = r->bpc == 8 ? 0 : fpic_frac_bits(divisor, 2);

@@ -42,16 +42,16 @@ int main(void)
     twin_host_init("float_vif");
     replay_seed(0x2545f4914f6cdd1dull);
 
-    /* every accepted kernel scale keeps the filters within FVIF_MAX_FW */
+    /* every accepted kernel scale keeps the filters within FFILTER_MAX_FW */
     static const double ks_list[] = { 1.0, 0.5, 1.5, 2.0, 2.0 / 3, 2.4, 360.0 / 97, 4.0 / 3,
                                       3.5 / 3, 3.75 / 3, 4.25 / 3, 5.0 / 3, 3.0, 1 / 2.25,
                                       1.4746, 1.54, 1.6, 1.06667, 0.711111, 0.74074, 1.111111 };
     for (unsigned i = 0; i < REPLAY_COUNT(ks_list); i++)
         for (int e = -1; e <= 1; e++) {
             const float ks = (float)(ks_list[i] + e * 0.00099);
-            if (fvif_kernelscale_valid(ks) && fvif_filter_width(0, ks) > FVIF_MAX_FW)
-                replay_fail("kernel scale %g: %d taps > FVIF_MAX_FW", (double)ks,
-                            fvif_filter_width(0, ks));
+            if (ffilter_kernelscale_valid(ks) && ffilter_gaussian_width(0, ks) > FFILTER_MAX_FW)
+                replay_fail("kernel scale %g: %d taps > FFILTER_MAX_FW", (double)ks,
+                            ffilter_gaussian_width(0, ks));
         }
     replay_count("float_vif filter widths of every accepted kernel scale", 1);
 

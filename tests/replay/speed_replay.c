@@ -78,11 +78,11 @@ int main(void)
     for (unsigned i = 0; i < REPLAY_COUNT(ks_list); i++)
         for (int e = -1; e <= 1; e++) {
             const float ks = (float)(ks_list[i] + e * 0.00099);
-            if (fvif_kernelscale_valid(ks) &&
-                (fvif_filter_width(1, ks) > SPEED_MAX_FW ||
-                 fvif_filter_width(SPEED_N_SCALES, ks) > SPEED_MAX_FW))
+            if (ffilter_kernelscale_valid(ks) &&
+                (ffilter_gaussian_width(1, ks) > SPEED_MAX_FW ||
+                 ffilter_gaussian_width(SPEED_N_SCALES, ks) > SPEED_MAX_FW))
                 replay_fail("kernel scale %g: %d taps > SPEED_MAX_FW", (double)ks,
-                            fvif_filter_width(1, ks));
+                            ffilter_gaussian_width(1, ks));
         }
     for (int t = 0, x = 0; x < SPEED_NE; x++)
         for (int y = 0; y <= x; y++, t++) {

@@ -313,7 +313,10 @@ TVMAF_HD double adm_rint(double x)
  * Source index of tap k (0..3) for output i of a DWT over n >= 5 samples. The
  * window of output i is 2i-1 .. 2i+2; before the start it reflects without
  * repeating the edge (-1 -> 1), past the end it reflects repeating it
- * (n -> n-1, n+1 -> n-2).
+ * (n -> n-1, n+1 -> n-2), as mirror_skip_first_repeat_last (feature/common/
+ * mirror.h) does; written out because an output past 0 never reads before
+ * the start, and without that test the CUDA DWT kernels hold fewer
+ * registers (adm_coef0, adm_coef32 spill more through the helper).
  */
 TVMAF_HD int adm_dwt_tap(int i, int k, int n)
 {

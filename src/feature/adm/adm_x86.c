@@ -41,7 +41,7 @@
 
 #if defined(__AVX512F__) && defined(__AVX512DQ__) && defined(__AVX512BW__)
 #include <immintrin.h>
-#include "core/x86_avx512.h"
+#include "feature/common/x86_avx512.h"
 
 /* int64 lanes holding int16 values: the low 16 bits, sign-extended */
 static inline __m512i s16_64(__m512i v)
@@ -1159,7 +1159,7 @@ static void adm_dwt0_vrow_simd(const void *const row[4], int w, int bpc, int16_t
 /* The four DWT rows at AVX-512: the AVX2 forms above at twice the width (the
  * same integers, lane for lane), the remainder of a row handed to them;
  * their vpmaddwd sums through tvmaf_dpwssd512 (one vpdpwssd with VNNI). */
-#include "core/x86_avx512.h"
+#include "feature/common/x86_avx512.h"
 
 static inline __m512i tap_pair512(int c0, int c1)
 {

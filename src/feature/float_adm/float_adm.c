@@ -231,8 +231,8 @@ static void load_row(const TvmafPicture *pic, int y, int w, float *dst)
         for (int j = 0; j < w; j++) dst[j] = fadm_sample8(row[j]);
     } else {
         const uint16_t *r16 = (const uint16_t *)row;
-        const float scaler = fadm_hbd_scaler(pic->bpc);
-        for (int j = 0; j < w; j++) dst[j] = fadm_sample16(r16[j], scaler);
+        const float divisor = sample_divisor(pic->bpc);
+        for (int j = 0; j < w; j++) dst[j] = fadm_sample16(r16[j], divisor);
     }
 }
 
@@ -241,7 +241,7 @@ static void load_row(const TvmafPicture *pic, int y, int w, float *dst)
  * scale 0) or the previous scale's a band (src, stride bstride), iw x ih.
  * Writes a (to a_out) and, unless lo_only, h, v, d. Output columns whose
  * taps 2j - 1 .. 2j + 2 lie inside the line, [1, (iw - 1) / 2), read them
- * directly; the others through fadm_mirror.
+ * directly; the others through mirror_skip_first_repeat_last.
  */
 static void dwt(FloatAdm *s, const TvmafPicture *pic, const float *src, int iw, int ih,
                 float *a_out, float *const hvd[3], int lo_only)
@@ -253,7 +253,7 @@ static void dwt(FloatAdm *s, const TvmafPicture *pic, const float *src, int iw, 
     for (int i = 0; i < bh; i++) {
         const float *r[4];
         for (int k = 0; k < 4; k++) {
-            const int y = fadm_mirror(2 * i - 1 + k, ih);
+            const int y = mirror_skip_first_repeat_last(2 * i - 1 + k, ih);
             if (pic) {
                 load_row(pic, y, iw, s->rows[k]);
                 r[k] = s->rows[k];
@@ -270,8 +270,10 @@ static void dwt(FloatAdm *s, const TvmafPicture *pic, const float *src, int iw, 
                     a[j] = fadm_fir_lo(lo[2 * j - 1], lo[2 * j], lo[2 * j + 1], lo[2 * j + 2]);
                     continue;
                 }
-                const int j0 = fadm_mirror(2 * j - 1, iw), j1 = fadm_mirror(2 * j, iw);
-                const int j2 = fadm_mirror(2 * j + 1, iw), j3 = fadm_mirror(2 * j + 2, iw);
+                const int j0 = mirror_skip_first_repeat_last(2 * j - 1, iw);
+                const int j1 = mirror_skip_first_repeat_last(2 * j, iw);
+                const int j2 = mirror_skip_first_repeat_last(2 * j + 1, iw);
+                const int j3 = mirror_skip_first_repeat_last(2 * j + 2, iw);
                 a[j] = fadm_fir_lo(lo[j0], lo[j1], lo[j2], lo[j3]);
             }
             continue;
@@ -292,8 +294,10 @@ static void dwt(FloatAdm *s, const TvmafPicture *pic, const float *src, int iw, 
             dd[j] = fadm_fir_hi(h4[0], h4[1], h4[2], h4[3]);
         }
         for (int j = 0; j < bw; j = (j == 0 && inner_end > 1) ? inner_end : j + 1) {
-            const int j0 = fadm_mirror(2 * j - 1, iw), j1 = fadm_mirror(2 * j, iw);
-            const int j2 = fadm_mirror(2 * j + 1, iw), j3 = fadm_mirror(2 * j + 2, iw);
+            const int j0 = mirror_skip_first_repeat_last(2 * j - 1, iw);
+            const int j1 = mirror_skip_first_repeat_last(2 * j, iw);
+            const int j2 = mirror_skip_first_repeat_last(2 * j + 1, iw);
+            const int j3 = mirror_skip_first_repeat_last(2 * j + 2, iw);
             a[j] = fadm_fir_lo(lo[j0], lo[j1], lo[j2], lo[j3]);
             dv[j] = fadm_fir_hi(lo[j0], lo[j1], lo[j2], lo[j3]);
             dh[j] = fadm_fir_lo(hi[j0], hi[j1], hi[j2], hi[j3]);

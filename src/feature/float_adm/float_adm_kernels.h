@@ -128,7 +128,7 @@ TVD_FN float fadm_tile_in(TVMAF_GLOBAL const unsigned char *pic, size_t pitch, i
     TVMAF_GLOBAL const unsigned char *row = pic + (size_t)y * pitch;
     if (bpc == 8) return fadm_sample8(row[x]);
     return fadm_sample16(((TVMAF_GLOBAL const uint16_t *)(TVMAF_GLOBAL const void *)row)[x],
-                         fadm_hbd_scaler((unsigned)bpc));
+                         sample_divisor((unsigned)bpc));
 }
 
 /*
@@ -143,10 +143,10 @@ TVD_FN void fadm_tile_dwt(const FadmTileScale *c, TVMAF_GLOBAL const unsigned ch
                           TVMAF_GLOBAL float *db)
 {
     int y[4];
-    for (int k = 0; k < 4; k++) y[k] = fadm_mirror(2 * i - 1 + k, c->ih);
+    for (int k = 0; k < 4; k++) y[k] = mirror_skip_first_repeat_last(2 * i - 1 + k, c->ih);
     float lo[4], hi[4];
     for (int m = 0; m < 4; m++) {
-        const int x = fadm_mirror(2 * j - 1 + m, c->iw);
+        const int x = mirror_skip_first_repeat_last(2 * j - 1 + m, c->iw);
         float s[4];
         for (int k = 0; k < 4; k++) s[k] = fadm_tile_in(pic, pitch, c->bpc, src, c->bs, y[k], x);
         lo[m] = fadm_fir_lo(s[0], s[1], s[2], s[3]);

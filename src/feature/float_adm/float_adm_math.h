@@ -47,6 +47,8 @@
 #endif
 
 #include "core/hd.h"
+#include "feature/common/mirror.h"
+#include "feature/common/sample.h"
 
 /* The device's doubles (the gain limit, the flt and threshold products): an
  * fp64-free program (OpenCL without cl_khr_fp64) forms their bit patterns in
@@ -120,30 +122,21 @@ typedef double FadmF64;
 /* ------------------------------------------------------------------------ */
 
 /* A luma sample as the float the reference works on: centred by -128 after
- * scaling high bit depths to 8-bit range (exact in float). */
+ * scaling high bit depths to 8-bit range by their sample_divisor (exact in
+ * float). */
 TVMAF_HD float fadm_sample8(uint8_t v)
 {
     return (float)v + (float)-128;
 }
 
-TVMAF_HD float fadm_sample16(uint16_t v, float scaler)
+TVMAF_HD float fadm_sample16(uint16_t v, float divisor)
 {
-    return (float)v / scaler + (float)-128;
+    return (float)v / divisor + (float)-128;
 }
 
-/* 1/scaler of the reference: 4, 16, 256 for 10, 12, 16 bits */
-TVMAF_HD float fadm_hbd_scaler(unsigned bpc)
-{
-    return bpc == 10 ? 4.0f : (bpc == 12 ? 16.0f : 256.0f);
-}
-
-/* Index of DWT input sample i of an n-sample line, mirrored at both ends
- * (-1 -> 1, n -> n - 1, n + 1 -> n - 2). Tap k of output j reads
- * 2j - 1 + k. */
-TVMAF_HD int fadm_mirror(int i, int n)
-{
-    return i < 0 ? -i : (i >= n ? 2 * n - i - 1 : i);
-}
+/* Tap k of DWT output j reads input sample 2j - 1 + k of its line, mirrored
+ * at both ends by mirror_skip_first_repeat_last (-1 -> 1, n -> n - 1,
+ * n + 1 -> n - 2). */
 
 #if !defined(TVMAF_FP64_FREE)
 /* First pooled index of an n-sample band; the region is [lo, n - lo). */

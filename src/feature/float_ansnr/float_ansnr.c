@@ -10,7 +10,6 @@
 
 #include "core/feature.h"
 #include "feature/float_ansnr/float_ansnr_math.h"
-#include "feature/float_psnr/float_psnr_math.h" /* float_psnr_constants */
 #include "feature/float_ansnr/float_ansnr_state.h"
 
 typedef struct FloatAnsnrState {
@@ -43,7 +42,7 @@ int tvmaf_float_ansnr_setup(FloatAnsnrSetup *s, const TvmafVideoInfo *vi, char *
                  FANSNR_MIN_DIM, FANSNR_MIN_DIM, vi->w, vi->h);
         return -EINVAL;
     }
-    s->divisor = float_pic_divisor(vi->bpc);
+    s->divisor = sample_divisor(vi->bpc);
     s->w = (int)vi->w;
     s->h = (int)vi->h;
     s->bpc = vi->bpc;

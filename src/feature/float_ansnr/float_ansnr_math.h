@@ -3,14 +3,15 @@
  * CUDA twin.
  *
  * Luma only, in float throughout, from the float samples of
- * float_pic.h with an offset of -128 (8-bit scale, centred on 0).
+ * common/float_picture.h with an offset of -128 (8-bit scale, centred on 0).
  *   1. The reference is low-passed with a 3x3 binomial filter, the distorted
  *      with a 5x5 filter (FANSNR_REF_TAPS, FANSNR_DIS_TAPS). An output pixel
  *      is, in float: for each filter row a, t_a = sum over the filter
  *      columns b (left to right, from 0) of tap[a][b] * sample; then the t_a
  *      are added top to bottom, from 0. Outside the picture the index
  *      reflects: -k reads k (edge not repeated), n-1+k reads n-k (edge
- *      repeated). This needs n >= 3 for the 5x5 filter (FANSNR_MIN_DIM).
+ *      repeated; mirror_skip_first_repeat_last). This needs n >= 3 for the
+ *      5x5 filter (FANSNR_MIN_DIM).
  *   2. Per row, left to right, two float sums: signal += rf * rf and
  *      noise += (rf - df) * (rf - df), with rf, df the filtered reference and
  *      distorted. The row sums are added into two float frame sums top to
@@ -31,7 +32,8 @@
 #endif
 
 #include "core/hd.h"
-#include "feature/float_psnr/float_pic.h"
+#include "feature/common/float_picture.h"
+#include "feature/common/mirror.h"
 
 #define FANSNR_OFFSET (-128)
 
@@ -60,13 +62,6 @@ static const float fansnr_dis_taps[FANSNR_DIS_WIDTH * FANSNR_DIS_WIDTH] = FANSNR
  * picture only from 3 samples on (index -2 reads 2). */
 #define FANSNR_MIN_DIM 3
 
-/* An index k in [-2, n+1] reflected into [0, n), as described above
- * (n >= FANSNR_MIN_DIM). */
-TVMAF_HD int fansnr_reflect(int k, int n)
-{
-    return k < 0 ? -k : k >= n ? 2 * n - k - 1 : k;
-}
-
 /*
  * One filtered sample at column j: rows[a] points to the (already reflected)
  * source row for filter row a; columns are reflected against w. `width` is 3
@@ -79,8 +74,10 @@ TVMAF_HD float fansnr_filter_edge(TVMAF_GLOBAL const float *taps, int width,
     float acc = 0.0f;
     for (int a = 0; a < width; a++) {
         float part = 0.0f;
-        for (int b = 0; b < width; b++)
-            part += taps[a * width + b] * rows[a][fansnr_reflect(j - rad + b, w)];
+        for (int b = 0; b < width; b++) {
+            const int x = mirror_skip_first_repeat_last(j - rad + b, w);
+            part += taps[a * width + b] * rows[a][x];
+        }
         acc += part;
     }
     return acc;
@@ -115,7 +112,8 @@ TVMAF_HD void fansnr_window(TVMAF_GLOBAL const float *plane, ptrdiff_t stride, i
                             int width, TVMAF_GLOBAL const float **rows)
 {
     const int rad = width / 2;
-    for (int a = 0; a < width; a++) rows[a] = plane + fansnr_reflect(i - rad + a, h) * stride;
+    for (int a = 0; a < width; a++)
+        rows[a] = plane + mirror_skip_first_repeat_last(i - rad + a, h) * stride;
 }
 
 /* Signal and noise sums of one filtered row, left to right, in float. */

@@ -19,7 +19,7 @@ int tvmaf_float_moment_setup(FloatMomentSetup *s, const TvmafVideoInfo *vi, char
                  vi->bpc);
         return -EINVAL;
     }
-    s->divisor = float_pic_divisor(vi->bpc);
+    s->divisor = sample_divisor(vi->bpc);
     s->w = vi->w;
     s->h = vi->h;
     s->bpc = vi->bpc;

@@ -1,23 +1,23 @@
 /*
  * float_moment twin, kernels (gpu/kernel.h): the four double sums of the
- * luma planes, exactly as the CPU's (float_psnr_math.h, "Exact double
+ * luma planes, exactly as the CPU's (common/float_picture.h, "Exact double
  * sums"): the rows kernel gives each row's saturated units of the
  * reference's samples and squares and the distorted's (FMOMENT_SLOTS), the
  * finish kernel folds the rows and turns each picture's totals into its
  * sums, running the CPU's loop in one work-item for a picture whose total
- * reached the limit. The groups fold as float_psnr's (float_psnr_kernels.h):
- * by warp shuffles with CUDA's caps, by a tree elsewhere.
+ * reached the limit. The groups fold as float_psnr's, by
+ * common/float_picture_kernels.h's folds: by warp shuffles with CUDA's caps,
+ * by a tree elsewhere.
  */
 #ifndef TVMAF_FLOAT_MOMENT_KERNELS_H
 #define TVMAF_FLOAT_MOMENT_KERNELS_H
 
-#include "gpu/kernel.h"
+#include "feature/common/float_picture_kernels.h"
 #include "feature/float_moment/float_moment_math.h"
-#include "feature/float_psnr/float_psnr_kernels.h"
 
 /* The arguments are float_psnr's (FpicRowsArgs, FpicFinishArgs), with
  * FMOMENT_SLOTS slots a row and out = { ref s1, ref s2, dis s1, dis s2 };
- * the locals float_psnr's, one set per slot. */
+ * the locals as float_psnr's, one set per slot. */
 #define FmomentWarps_LIST(X) X(uint64_t, warps, FMOMENT_SLOTS * (FPIC_THREADS / 32))
 TVD_LOCALS(FmomentWarps)
 #define FmomentWarp_LIST(X) X(uint64_t, warps, FMOMENT_SLOTS * (FPIC_FINISH_THREADS / 32))

@@ -3,15 +3,16 @@
  * CUDA twin.
  *
  * First and second moments (mean and mean square) of the reference's and the
- * distorted's luma, from the float samples of float_psnr_math.h (8-bit scale,
- * no offset). Each moment has its own double accumulator fed pixel by pixel in
+ * distorted's luma, from the float samples of common/float_picture.h (8-bit
+ * scale, no offset). Each moment has its own double accumulator fed pixel by pixel in
  * raster order: the first with the float sample, the second with the float
  * square of the sample (a float product, which rounds at 16 bits). The sum is
  * divided by the int product w*h.
  *
  * Every term is a whole number of 2^-q units, q fixed by the depth and the
- * power (float_psnr_math.h, "Exact double sums"): the CUDA twin adds units as saturating integers and falls
- * back to the CPU's loop (fmoment_plane) where a total reaches the limit.
+ * power (common/float_picture.h, "Exact double sums"): the twin adds units
+ * as saturating integers and falls back to the CPU's loop (fmoment_plane)
+ * where a total reaches the limit.
  */
 #ifndef TVMAF_FLOAT_MOMENT_MATH_H
 #define TVMAF_FLOAT_MOMENT_MATH_H
@@ -22,7 +23,7 @@
 #endif
 
 #include "core/hd.h"
-#include "feature/float_psnr/float_psnr_math.h"
+#include "feature/common/float_picture.h"
 
 #if !defined(TVMAF_FP64_FREE) /* the double sums: not in fp64-free programs */
 /* Running sums of one picture: sum of samples, sum of squared samples. */

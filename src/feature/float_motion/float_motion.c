@@ -117,7 +117,7 @@ static void close_motion(void *priv)
 int tvmaf_float_motion_setup(FloatMotionParams *s, const TvmafVideoInfo *vi, char *msg,
                              size_t len)
 {
-    if (vi->bpc != 8 && fvif_sample_divisor(vi->bpc) == 0.0f) {
+    if (sample_divisor(vi->bpc) == 0.0f) {
         snprintf(msg, len, "feature \"float_motion\" supports 8, 10, 12 and 16-bit input, "
                  "not %u-bit", vi->bpc);
         return -EINVAL;
@@ -127,10 +127,10 @@ int tvmaf_float_motion_setup(FloatMotionParams *s, const TvmafVideoInfo *vi, cha
                  "the input is luma only");
         return -EINVAL;
     }
-    if (s->add_scale1 && fmot_half_side((int)vi->w) > FVIF_BILINEAR_MAX_WIDTH) {
+    if (s->add_scale1 && fmot_half_side((int)vi->w) > FFILTER_BILINEAR_MAX_WIDTH) {
         snprintf(msg, len, "feature \"float_motion\": motion_add_scale1 supports a width of at "
                  "most %d (half-size width %d); the input is %u wide",
-                 2 * FVIF_BILINEAR_MAX_WIDTH, FVIF_BILINEAR_MAX_WIDTH, vi->w);
+                 2 * FFILTER_BILINEAR_MAX_WIDTH, FFILTER_BILINEAR_MAX_WIDTH, vi->w);
         return -EINVAL;
     }
     unsigned pw[3], ph[3];
@@ -211,19 +211,19 @@ static void blur_plane(FloatMotion *m, const TvmafPicture *pic, int p, float *ds
 {
     const FloatMotionParams *s = &m->p;
     const int w = s->pw[p], h = s->ph[p], st = s->stride, fw = s->fw, half = fw / 2;
-    const float div = fvif_sample_divisor(s->bpc);
+    const float div = sample_divisor(s->bpc);
     for (int i = 0; i < h; i++) {
         const unsigned char *r = (const unsigned char *)pic->data[p] + (ptrdiff_t)i * pic->stride[p];
         float *d = m->plane + (size_t)i * st;
-        if (s->bpc == 8) fvif_load_row_8(r, d, w);
-        else fvif_load_row_16((const uint16_t *)r, d, w, div);
+        if (s->bpc == 8) ffilter_load_row_8(r, d, w);
+        else ffilter_load_row_16((const uint16_t *)r, d, w, div);
     }
     for (int i = 0; i < h; i++) {
         for (int k = 0; k < fw; k++)
-            m->rows[k] = m->plane + (size_t)fvif_mirror(i - half + k, h) * st;
-        fvif_vpass(s->taps, fw, m->rows, m->ext + half, w);
-        fvif_mirror_margins(m->ext, w, half);
-        fvif_hpass(s->taps, fw, m->ext, dst + (size_t)i * st, w, 1);
+            m->rows[k] = m->plane + (size_t)mirror_skip_edge(i - half + k, h) * st;
+        ffilter_vpass(s->taps, fw, m->rows, m->ext + half, w);
+        ffilter_mirror_margins(m->ext, w, half);
+        ffilter_hpass(s->taps, fw, m->ext, dst + (size_t)i * st, w, 1);
     }
 }
 
@@ -241,15 +241,15 @@ static float plane_motion(const FloatMotion *m, int p, const float *a, const flo
          * (see the top of the file). */
         const int rs = fmot_aligned_floats(w);
         const int hw = fmot_half_side(w), hh = fmot_half_side(h);
-        const float ry = fvif_scale_ratio(h, hh);
+        const float ry = ffilter_scale_ratio(h, hh);
         for (int y = 0; y < hh; y++) {
             int y1, y2;
             float dy;
-            fvif_bilinear_axis(y, ry, h, &y1, &y2, &dy);
-            fvif_bilinear_row(a + (size_t)y1 * rs, a + (size_t)y2 * rs, dy, m->col1[p],
-                              m->col2[p], m->coldx[p], m->half_a, hw);
-            fvif_bilinear_row(b + (size_t)y1 * rs, b + (size_t)y2 * rs, dy, m->col1[p],
-                              m->col2[p], m->coldx[p], m->half_b, hw);
+            ffilter_bilinear_axis(y, ry, h, &y1, &y2, &dy);
+            ffilter_bilinear_row(a + (size_t)y1 * rs, a + (size_t)y2 * rs, dy, m->col1[p],
+                                 m->col2[p], m->coldx[p], m->half_a, hw);
+            ffilter_bilinear_row(b + (size_t)y1 * rs, b + (size_t)y2 * rs, dy, m->col1[p],
+                                 m->col2[p], m->coldx[p], m->half_b, hw);
             half_sums[y] = fmot_sad_row(m->half_a, m->half_b, hw);
         }
     }

@@ -47,11 +47,7 @@ TVD_ARGS(FmotHalf)
 
 /* Column x of this work-item and the rows y it takes over a w x h plane (the
  * grid's y strides over further rows). */
-#define FMOT_FOR_SAMPLES(w, h)                                                                 \
-    const int x = (int)(TVD_GID(0) * FMOT_BLOCK_W + TVD_LID(0));                               \
-    if (x >= (w)) return;                                                                      \
-    for (int y = (int)(TVD_GID(1) * FMOT_BLOCK_H + TVD_LID(1)); y < (h);                       \
-         y += (int)(TVD_NGROUPS(1) * FMOT_BLOCK_H))
+#define FMOT_FOR_SAMPLES(w, h) TVD_FOR_SAMPLES(w, h, FMOT_BLOCK_W, FMOT_BLOCK_H)
 
 #define FMOT_VPASS_BODY(BPC)                                                                   \
     TVD_BODY(float_motion_vpass_##BPC, FmotVpass, TvdNoLocals)                                 \

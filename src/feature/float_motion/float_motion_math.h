@@ -5,14 +5,15 @@
  * Each reference frame's plane becomes floats exactly as float_vif's input
  * (v - 128, deeper samples divided by 2^(bpc-8) first) and is blurred with a
  * small symmetric filter (taps below), separable, vertical first, with
- * float_vif's float filter (fvif_vpass/fvif_hpass: 0 + f[0]*x[0] + ..., taps
- * in index order, borders mirrored without repeating the edge sample). The
- * motion of frame i is the mean absolute difference of the blurred frames
- * i-1 and i: a float sum along each row from 0, the row sums added top to
- * bottom into a float, divided by the (float) sample count in float.
+ * float_vif's float filter (common/float_filter.h's ffilter_vpass and
+ * ffilter_hpass: 0 + f[0]*x[0] + ..., taps in index order, borders mirrored
+ * without repeating the edge sample). The motion of frame i is the mean
+ * absolute difference of the blurred frames i-1 and i: a float sum along
+ * each row from 0, the row sums added top to bottom into a float, divided by
+ * the (float) sample count in float.
  * With motion_add_scale1 the two blurred frames are also halved with the
- * bilinear scaler (fvif_bilinear_*) and the mean absolute difference of the
- * halves, computed the same way, is added (in float).
+ * bilinear scaler (ffilter_bilinear_*) and the mean absolute difference of
+ * the halves, computed the same way, is added (in float).
  *
  * The reference forms |a - b| as fabs() of the float difference promoted to
  * double and adds it to the float row sum in double before rounding back to
@@ -31,7 +32,8 @@
 #endif
 
 #include "core/hd.h"
-#include "feature/float_vif/float_vif_math.h"
+#include "feature/common/float_filter.h"
+#include "feature/common/sample.h"
 
 /* Blur taps, as lists that initialise float arrays (each double literal
  * rounded to float, as in the reference's tables). */
@@ -106,21 +108,23 @@ static inline double fmot_frame_value(const float *plane_values, int n_planes)
 TVMAF_HD void fmot_half_columns(int w, int *col1, int *col2, float *coldx)
 {
     const int hw = fmot_half_side(w);
-    const float rx = fvif_scale_ratio(w, hw);
-    for (int x = 0; x < hw; x++) fvif_bilinear_axis(x, rx, w, &col1[x], &col2[x], &coldx[x]);
+    const float rx = ffilter_scale_ratio(w, hw);
+    for (int x = 0; x < hw; x++)
+        ffilter_bilinear_axis(x, rx, w, &col1[x], &col2[x], &coldx[x]);
 }
 
 /*
  * The twin's decomposition (float_motion_kernels.h). Blur: one thread per
  * sample (FMOT_BLOCK_W x FMOT_BLOCK_H blocks, FMOT_GRID_Y(h) in y striding
  * over further rows) runs the CPU's row functions on a one-sample row: the
- * vertical pass (fvif_vpass with w = 1) over the column's mirrored samples
- * (fvif_load_row_* with w = 1), into a float plane; then the horizontal
- * pass (fvif_hpass with n = 1) over the fw samples the CPU's mirrored row
- * holds at that column (fmot_hwindow), into the ring slot at the CPU's
- * stride. Motion: one thread per row adds its |a - b| (fmot_sad_row); the
- * half-size samples are one thread each (fvif_bilinear_row with n = 1), then
- * one thread per half-size row; the host adds the rows (fmot_rows_mean).
+ * vertical pass (ffilter_vpass with w = 1) over the column's mirrored
+ * samples (ffilter_load_row_* with w = 1), into a float plane; then the
+ * horizontal pass (ffilter_hpass with n = 1) over the fw samples the CPU's
+ * mirrored row holds at that column (fmot_hwindow), into the ring slot at
+ * the CPU's stride. Motion: one thread per row adds its |a - b|
+ * (fmot_sad_row); the half-size samples are one thread each
+ * (ffilter_bilinear_row with n = 1), then one thread per half-size row; the
+ * host adds the rows (fmot_rows_mean).
  */
 #define FMOT_BLOCK_W 32
 #define FMOT_BLOCK_H 8
@@ -130,11 +134,11 @@ TVMAF_HD void fmot_half_columns(int w, int *col1, int *col2, float *coldx)
                                                     : ((h) + FMOT_BLOCK_H - 1) / FMOT_BLOCK_H)
 
 /* The fw samples of a w-wide row that the horizontal pass reads for output
- * column j once the row's margins are mirrored (fvif_mirror_margins). */
+ * column j once the row's margins are mirrored (ffilter_mirror_margins). */
 TVMAF_HD void fmot_hwindow(TVMAF_GLOBAL const float *row, int w, int fw, int j, float *win)
 {
     const int rad = fw / 2;
-    for (int k = 0; k < fw; k++) win[k] = row[fvif_mirror(j - rad + k, w)];
+    for (int k = 0; k < fw; k++) win[k] = row[mirror_skip_edge(j - rad + k, w)];
 }
 
 /* One thread of the vertical pass: sample (x, y) of the plane at src (rows
@@ -147,14 +151,15 @@ TVMAF_HD float fmot_vpass_sample(TVMAF_GLOBAL const unsigned char *src, ptrdiff_
     const float *rows[FMOT_MAX_TAPS];
     const int rad = fw / 2;
     for (int k = 0; k < fw; k++) {
-        TVMAF_GLOBAL const unsigned char *r = src + (ptrdiff_t)fvif_mirror(y - rad + k, h) * pitch;
-        if (bpc == 8) fvif_load_row_8(r + x, &col[k], 1);
+        TVMAF_GLOBAL const unsigned char *r =
+            src + (ptrdiff_t)mirror_skip_edge(y - rad + k, h) * pitch;
+        if (bpc == 8) ffilter_load_row_8(r + x, &col[k], 1);
         else
-            fvif_load_row_16((TVMAF_GLOBAL const uint16_t *)(TVMAF_GLOBAL const void *)r + x,
-                             &col[k], 1, divisor);
+            ffilter_load_row_16((TVMAF_GLOBAL const uint16_t *)(TVMAF_GLOBAL const void *)r + x,
+                                &col[k], 1, divisor);
         rows[k] = &col[k];
     }
-    fvif_vpass(taps, fw, rows, &out, 1);
+    ffilter_vpass(taps, fw, rows, &out, 1);
     return out;
 }
 
@@ -165,7 +170,7 @@ TVMAF_HD float fmot_hpass_sample(TVMAF_GLOBAL const float *tmp, int w,
 {
     float win[FMOT_MAX_TAPS], out;
     fmot_hwindow(tmp + (ptrdiff_t)y * w, w, fw, x, win);
-    fvif_hpass(taps, fw, win, &out, 1, 1);
+    ffilter_hpass(taps, fw, win, &out, 1, 1);
     return out;
 }
 
@@ -177,9 +182,9 @@ TVMAF_HD float fmot_half_sample(TVMAF_GLOBAL const float *a, int rs, int h, floa
 {
     int y1, y2;
     float dy, out;
-    fvif_bilinear_axis(y, ry, h, &y1, &y2, &dy);
-    fvif_bilinear_row(a + (ptrdiff_t)y1 * rs, a + (ptrdiff_t)y2 * rs, dy, col1 + x, col2 + x,
-                      coldx + x, &out, 1);
+    ffilter_bilinear_axis(y, ry, h, &y1, &y2, &dy);
+    ffilter_bilinear_row(a + (ptrdiff_t)y1 * rs, a + (ptrdiff_t)y2 * rs, dy, col1 + x, col2 + x,
+                         coldx + x, &out, 1);
     return out;
 }
 

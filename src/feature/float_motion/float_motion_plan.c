@@ -112,7 +112,7 @@ static int blur(FmotPlan *s, TvdTwin *t, const TvmafDeviceFrame *f, int q, unsig
     const TvdView tmp = tvd_view(s->tmp, 0, sizeof(float) * (size_t)w * (size_t)h);
     const FmotVpass v = {
         .src = tvd_plane(t, f, 0, (unsigned)q), .pitch = tvd_pitch(t, f, (unsigned)q),
-        .w = w, .h = h, .divisor = fvif_sample_divisor(p->bpc),
+        .w = w, .h = h, .divisor = sample_divisor(p->bpc),
         .taps = tvd_whole(t, s->taps), .fw = p->fw, .tmp = tmp,
     };
     const FmotHpass hp = {
@@ -141,7 +141,7 @@ static int motion_rows(FmotPlan *s, TvdTwin *t, int m, int q, unsigned a, unsign
     const TvdView ha = tvd_view(s->half, 0, hn), hb = tvd_view(s->half, hn, hn);
     FmotHalf half = {
         .a = ring(s, a, q), .rs = fmot_aligned_floats(w), .h = h, .hw = hw, .hh = hh,
-        .ry = fvif_scale_ratio(h, hh), .col1 = tab(s, q, 0), .col2 = tab(s, q, 1),
+        .ry = ffilter_scale_ratio(h, hh), .col1 = tab(s, q, 0), .col2 = tab(s, q, 1),
         .coldx = tab(s, q, 2), .out = ha,
     };
     const TvdGrid g = TVD_GRID(GX(hw), FMOT_GRID_Y((uint32_t)hh));

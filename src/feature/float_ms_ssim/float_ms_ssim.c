@@ -45,7 +45,7 @@ static void close_ms_ssim(void *priv)
 int tvmaf_float_ms_ssim_setup(FloatMsSsimParams *p, const TvmafVideoInfo *vi, char *msg,
                               size_t len)
 {
-    if (ssim_hbd_divisor(vi->bpc) == 0.0f && vi->bpc != 8) {
+    if (sample_divisor(vi->bpc) == 0.0f) {
         snprintf(msg, len, "feature \"float_ms_ssim\" supports 8, 10, 12 and 16 bits per "
                  "sample, not %u", vi->bpc);
         return -EINVAL;

@@ -92,7 +92,7 @@ static int run(void *priv, TvdTwin *t, const TvmafDeviceFrame *f, unsigned index
     if (tvd_planes(t, f) < 1) return -EINVAL;
     const MsLoadArgs la = {
         .ref = tvd_plane(t, f, 0, 0), .dis = tvd_plane(t, f, 1, 0), .pitch = tvd_pitch(t, f, 0),
-        .w = p->w[0], .h = p->h[0], .divisor = ssim_hbd_divisor(p->bpc),
+        .w = p->w[0], .h = p->h[0], .divisor = sample_divisor(p->bpc),
         .img0 = image(s, 0, 0), .img1 = image(s, 0, 1),
     };
     int err = tvd_launch(t, p->bpc == 8 ? TVD_K_float_ms_ssim_load_8 : TVD_K_float_ms_ssim_load_16,

@@ -17,7 +17,7 @@ int tvmaf_float_psnr_setup(FloatPsnrSetup *s, const TvmafVideoInfo *vi, char *ms
                  vi->bpc);
         return -EINVAL;
     }
-    s->divisor = float_pic_divisor(vi->bpc);
+    s->divisor = sample_divisor(vi->bpc);
     s->w = vi->w;
     s->h = vi->h;
     s->bpc = vi->bpc;

@@ -54,11 +54,7 @@ TVD_ARGS(SsimWindowsArgs)
 
 /* x and the rows y of this work-item over a w x h grid (the grid's y
  * strides). */
-#define SSIM_FOR_SAMPLES(w, h)                                                                 \
-    const int x = (int)(TVD_GID(0) * SSIM_BLOCK_W + TVD_LID(0));                               \
-    if (x >= (w)) return;                                                                      \
-    for (int y = (int)(TVD_GID(1) * SSIM_BLOCK_H + TVD_LID(1)); y < (h);                       \
-         y += (int)(TVD_NGROUPS(1) * SSIM_BLOCK_H))
+#define SSIM_FOR_SAMPLES(w, h) TVD_FOR_SAMPLES(w, h, SSIM_BLOCK_W, SSIM_BLOCK_H)
 
 TVD_BODY(float_ssim_load_8, SsimLoadArgs, TvdNoLocals)
 {

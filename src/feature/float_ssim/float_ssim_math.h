@@ -32,6 +32,8 @@
 #endif
 
 #include "core/hd.h"
+#include "feature/common/mirror.h"
+#include "feature/common/sample.h"
 #if defined(TVMAF_FP64_FREE)
 #include "numerics/soft_double.h"
 #endif
@@ -109,16 +111,10 @@ TVMAF_HD float ssim_sample_8(uint8_t v)
 }
 
 /* Deeper samples are brought to the 8-bit range by an exact power-of-two
- * division: 4 for 10 bits, 16 for 12, 256 for 16 (ssim_hbd_divisor). */
+ * division: 4 for 10 bits, 16 for 12, 256 for 16 (sample_divisor). */
 TVMAF_HD float ssim_sample_hbd(uint16_t v, float divisor)
 {
     return (float)v / divisor;
-}
-
-/* 0 for a depth the reference has no scaling for (it supports 8, 10, 12, 16) */
-TVMAF_HD float ssim_hbd_divisor(unsigned bpc)
-{
-    return bpc == 10 ? 4.0f : bpc == 12 ? 16.0f : bpc == 16 ? 256.0f : 0.0f;
 }
 
 /* ---- geometry ------------------------------------------------------------ */
@@ -151,14 +147,6 @@ TVMAF_HD int ssim_decimated_len(int n, int f)
     return n / f + (n & 1);
 }
 
-/* Index i of a line of n, mirrored without repeating the edge sample. */
-TVMAF_HD int ssim_mirror(int i, int n)
-{
-    if (i < 0) return -1 - i;
-    if (i >= n) return 2 * n - 1 - i;
-    return i;
-}
-
 /* One tap: the float product v * tap added into the double a. */
 TVMAF_HD SsimAcc ssim_tap(SsimAcc a, float v, float tap)
 {
@@ -183,9 +171,10 @@ TVMAF_HD float ssim_acc_float(SsimAcc a)
 /*
  * The kw x kh kernel k (row-major) applied around (x, y) of img (w x h,
  * contiguous rows): rows y - kh/2 .. y + kh/2 - (kh even), columns likewise.
- * Positions outside the image are mirrored (inside it, mirroring is the
- * identity, so the fast path reads the same samples). Each float product is
- * added to a double in kernel order; the sum is rounded to float.
+ * Positions outside the image are mirrored, the edge sample repeated
+ * (inside it, mirroring is the identity, so the fast path reads the same
+ * samples). Each float product is added to a double in kernel order; the sum
+ * is rounded to float.
  */
 TVMAF_HD float ssim_filter_at(TVMAF_GLOBAL const float *img, int w, int h, int x, int y,
                               TVMAF_GLOBAL const float *k, int kw, int kh)
@@ -195,10 +184,10 @@ TVMAF_HD float ssim_filter_at(TVMAF_GLOBAL const float *img, int w, int h, int x
     const int inside = x >= uc && y >= vc && x < w - uc && y < h - vc;
     SsimAcc sum = 0; /* +0.0, also as a bit pattern */
     for (int v = -vc; v <= v_last; v++) {
-        const int yy = inside ? y + v : ssim_mirror(y + v, h);
+        const int yy = inside ? y + v : mirror_repeat_edge(y + v, h);
         TVMAF_GLOBAL const float *row = img + (ptrdiff_t)yy * w;
         for (int u = -uc; u <= u_last; u++, k++) {
-            sum = ssim_tap(sum, row[inside ? x + u : ssim_mirror(x + u, w)], *k);
+            sum = ssim_tap(sum, row[inside ? x + u : mirror_repeat_edge(x + u, w)], *k);
         }
     }
     return ssim_acc_float(sum);
@@ -470,7 +459,7 @@ static inline void ssim_load_plane(float *dst, const void *src, ptrdiff_t stride
             for (unsigned j = 0; j < w; j++) dst[j] = ssim_sample_8(p[j]);
         return;
     }
-    const float div = ssim_hbd_divisor(bpc);
+    const float div = sample_divisor(bpc);
     for (unsigned i = 0; i < h; i++, p += stride, dst += w) {
         const uint16_t *q = (const uint16_t *)p;
         for (unsigned j = 0; j < w; j++) dst[j] = ssim_sample_hbd(q[j], div);

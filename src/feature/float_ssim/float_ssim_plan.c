@@ -67,7 +67,7 @@ static int run(void *priv, TvdTwin *t, const TvmafDeviceFrame *f, unsigned index
     const TvdView img1 = p->factor > 1 ? tvd_view(s->full, full, full) : five1;
     const SsimLoadArgs load = {
         .ref = tvd_plane(t, f, 0, 0), .dis = tvd_plane(t, f, 1, 0), .pitch = tvd_pitch(t, f, 0),
-        .w = p->w, .h = p->h, .divisor = ssim_hbd_divisor(p->bpc), .img0 = img0, .img1 = img1,
+        .w = p->w, .h = p->h, .divisor = sample_divisor(p->bpc), .img0 = img0, .img1 = img1,
     };
     const SsimDownArgs down = {
         .src0 = img0, .src1 = img1, .w = p->w, .h = p->h, .f = p->factor,

@@ -121,12 +121,12 @@ static void close_vif(void *priv)
     s->coldx = NULL;
 }
 
-static int parse_scaler(const char *name, enum FvifScaler *m)
+static int parse_scaler(const char *name, enum FfilterScaler *m)
 {
-    if (!strcmp(name, "nearest")) *m = FVIF_SCALE_NEAREST;
-    else if (!strcmp(name, "bilinear")) *m = FVIF_SCALE_BILINEAR;
-    else if (!strcmp(name, "bicubic")) *m = FVIF_SCALE_BICUBIC;
-    else if (!strcmp(name, "lanczos4")) *m = FVIF_SCALE_LANCZOS4;
+    if (!strcmp(name, "nearest")) *m = FFILTER_SCALE_NEAREST;
+    else if (!strcmp(name, "bilinear")) *m = FFILTER_SCALE_BILINEAR;
+    else if (!strcmp(name, "bicubic")) *m = FFILTER_SCALE_BICUBIC;
+    else if (!strcmp(name, "lanczos4")) *m = FFILTER_SCALE_LANCZOS4;
     else return -EINVAL;
     return 0;
 }
@@ -139,14 +139,14 @@ int tvmaf_float_vif_setup(FloatVifParams *s, const TvmafVideoInfo *vi, char *msg
         return -EINVAL;
     }
     const float ks = (float)s->kernelscale;
-    if (!fvif_kernelscale_valid(ks)) {
+    if (!ffilter_kernelscale_valid(ks)) {
         snprintf(msg, len, "feature \"float_vif\": vif_kernelscale %g is not one of the "
                  "supported scales (1, 0.5, 1.5, 2, 2/3, 2.4, 360/97, 4/3, 3.5/3, 3.75/3, "
                  "4.25/3, 5/3, 3, 1/2.25, 1.4746, 1.54, 1.6, 1.06667, 0.711111, 0.74074, "
                  "1.111111)", s->kernelscale);
         return -EINVAL;
     }
-    if (vi->bpc != 8 && fvif_sample_divisor(vi->bpc) == 0.0f) {
+    if (sample_divisor(vi->bpc) == 0.0f) {
         snprintf(msg, len, "feature \"float_vif\" supports 8, 10, 12 and 16-bit input, "
                  "not %u-bit", vi->bpc);
         return -EINVAL;
@@ -157,13 +157,13 @@ int tvmaf_float_vif_setup(FloatVifParams *s, const TvmafVideoInfo *vi, char *msg
     s->w[0] = (int)(vi->w * s->prescale + 0.5);
     s->h[0] = (int)(vi->h * s->prescale + 0.5);
     s->rescale = s->w[0] != s->in_w || s->h[0] != s->in_h;
-    if (s->scaler == FVIF_SCALE_BILINEAR && s->w[0] > FVIF_BILINEAR_MAX_WIDTH) {
+    if (s->scaler == FFILTER_SCALE_BILINEAR && s->w[0] > FFILTER_BILINEAR_MAX_WIDTH) {
         snprintf(msg, len, "feature \"float_vif\": bilinear prescale to a width of %d exceeds "
-                 "the limit of %d", s->w[0], FVIF_BILINEAR_MAX_WIDTH);
+                 "the limit of %d", s->w[0], FFILTER_BILINEAR_MAX_WIDTH);
         return -EINVAL;
     }
     if (s->rescale) {
-        const int m = fvif_scaler_min_side(s->scaler);
+        const int m = ffilter_scaler_min_side(s->scaler);
         if (s->in_w < m || s->in_h < m) {
             snprintf(msg, len, "feature \"float_vif\": prescale method %s needs an input of "
                      "at least %dx%d; the input is %dx%d", s->prescale_method, m, m,
@@ -182,8 +182,8 @@ int tvmaf_float_vif_setup(FloatVifParams *s, const TvmafVideoInfo *vi, char *msg
             s->w[sc] = s->w[sc - 1] / 2;
             s->h[sc] = s->h[sc - 1] / 2;
         }
-        s->fw[sc] = fvif_filter_width(sc, ks);
-        fvif_gaussian(s->taps[sc], s->fw[sc]);
+        s->fw[sc] = ffilter_gaussian_width(sc, ks);
+        ffilter_gaussian(s->taps[sc], s->fw[sc], (float)s->fw[sc] / 5.0f);
         if (s->fw[sc] > s->max_fw) s->max_fw = s->fw[sc];
     }
     for (int sc = s->start; sc < FVIF_N_SCALES; sc++) {
@@ -279,11 +279,11 @@ static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
     ok &= (st->row_den = malloc((size_t)s->h[0] * sizeof(float))) != NULL;
     ok &= (st->taps_a = malloc((size_t)s->max_fw * sizeof(*st->taps_a))) != NULL;
     ok &= (st->taps_b = malloc((size_t)s->max_fw * sizeof(*st->taps_b))) != NULL;
-    if (s->rescale && s->scaler == FVIF_SCALE_BILINEAR) {
+    if (s->rescale && s->scaler == FFILTER_SCALE_BILINEAR) {
         ok &= (st->col1 = malloc((size_t)s->w[0] * sizeof(int))) != NULL;
         ok &= (st->col2 = malloc((size_t)s->w[0] * sizeof(int))) != NULL;
         ok &= (st->coldx = malloc((size_t)s->w[0] * sizeof(float))) != NULL;
-        if (ok) fvif_bilinear_columns(s->in_w, s->w[0], st->col1, st->col2, st->coldx);
+        if (ok) ffilter_bilinear_columns(s->in_w, s->w[0], st->col1, st->col2, st->coldx);
     }
     if (!ok) {
         close_vif(st);
@@ -296,12 +296,12 @@ static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
 static void load_plane(const FloatVifParams *s, const TvmafPicture *pic, float *dst)
 {
     const unsigned char *src = pic->data[0];
-    const float div = fvif_sample_divisor(s->bpc);
+    const float div = sample_divisor(s->bpc);
     for (int i = 0; i < s->in_h; i++) {
         const unsigned char *r = src + (ptrdiff_t)i * pic->stride[0];
         float *d = dst + (size_t)i * s->in_w;
-        if (s->bpc == 8) fvif_load_row_8(r, d, s->in_w);
-        else fvif_load_row_16((const uint16_t *)r, d, s->in_w, div);
+        if (s->bpc == 8) ffilter_load_row_8(r, d, s->in_w);
+        else ffilter_load_row_16((const uint16_t *)r, d, s->in_w, div);
     }
 }
 
@@ -310,33 +310,33 @@ static void prescale(const FloatVif *st, const float *src, float *dst)
 {
     const FloatVifParams *s = &st->p;
     const int sw = s->in_w, sh = s->in_h, dw = s->w[0], dh = s->h[0];
-    const float rx = fvif_scale_ratio(sw, dw), ry = fvif_scale_ratio(sh, dh);
+    const float rx = ffilter_scale_ratio(sw, dw), ry = ffilter_scale_ratio(sh, dh);
     for (int y = 0; y < dh; y++) {
         float *out = dst + (size_t)y * dw;
         switch (s->scaler) {
-        case FVIF_SCALE_NEAREST: {
-            const float *r = src + (size_t)fvif_nearest_index(y, ry) * sw;
-            for (int x = 0; x < dw; x++) out[x] = r[fvif_nearest_index(x, rx)];
+        case FFILTER_SCALE_NEAREST: {
+            const float *r = src + (size_t)ffilter_nearest_index(y, ry) * sw;
+            for (int x = 0; x < dw; x++) out[x] = r[ffilter_nearest_index(x, rx)];
             break;
         }
-        case FVIF_SCALE_BILINEAR: {
+        case FFILTER_SCALE_BILINEAR: {
             int y1, y2;
             float dy;
-            fvif_bilinear_axis(y, ry, sh, &y1, &y2, &dy);
-            fvif_bilinear_row(src + (size_t)y1 * sw, src + (size_t)y2 * sw, dy, st->col1,
-                              st->col2, st->coldx, out, dw);
+            ffilter_bilinear_axis(y, ry, sh, &y1, &y2, &dy);
+            ffilter_bilinear_row(src + (size_t)y1 * sw, src + (size_t)y2 * sw, dy, st->col1,
+                                 st->col2, st->coldx, out, dw);
             break;
         }
-        case FVIF_SCALE_BICUBIC: {
-            const float yy = fvif_scale_pos(y, ry);
+        case FFILTER_SCALE_BICUBIC: {
+            const float yy = ffilter_scale_pos(y, ry);
             for (int x = 0; x < dw; x++)
-                out[x] = fvif_bicubic_sample(src, sw, sh, sw, fvif_scale_pos(x, rx), yy);
+                out[x] = ffilter_bicubic_sample(src, sw, sh, sw, ffilter_scale_pos(x, rx), yy);
             break;
         }
-        case FVIF_SCALE_LANCZOS4: {
-            const float yy = fvif_scale_pos(y, ry);
+        case FFILTER_SCALE_LANCZOS4: {
+            const float yy = ffilter_scale_pos(y, ry);
             for (int x = 0; x < dw; x++)
-                out[x] = fvif_lanczos_sample(src, sw, sh, sw, fvif_scale_pos(x, rx), yy);
+                out[x] = ffilter_lanczos_sample(src, sw, sh, sw, ffilter_scale_pos(x, rx), yy);
             break;
         }
         }
@@ -352,10 +352,10 @@ static void next_scale(FloatVif *st, int sc, const float *src, float *dst)
     const float *f = s->taps[sc];
     float *ext = st->ext[0];
     for (int i = 0; i < h; i++) {
-        fvif_tap_rows(src, pw, ph, 2 * i, fw, st->taps_a);
-        fvif_vpass(f, fw, st->taps_a, ext + half, pw);
-        fvif_mirror_margins(ext, pw, half);
-        fvif_hpass(f, fw, ext, dst + (size_t)i * w, w, 2);
+        ffilter_tap_rows(src, pw, ph, 2 * i, fw, st->taps_a);
+        ffilter_vpass(f, fw, st->taps_a, ext + half, pw);
+        ffilter_mirror_margins(ext, pw, half);
+        ffilter_hpass(f, fw, ext, dst + (size_t)i * w, w, 2);
     }
 }
 
@@ -369,13 +369,13 @@ static void scale_stat(FloatVif *st, int sc, float *num, float *den)
     float *const *ext = st->ext;
     float *const *row = st->row;
     for (int i = 0; i < h; i++) {
-        fvif_tap_rows(st->img_ref[sc], w, h, i, fw, st->taps_a);
-        fvif_tap_rows(st->img_dis[sc], w, h, i, fw, st->taps_b);
+        ffilter_tap_rows(st->img_ref[sc], w, h, i, fw, st->taps_a);
+        ffilter_tap_rows(st->img_dis[sc], w, h, i, fw, st->taps_b);
         fvif_vpass5(f, fw, st->taps_a, st->taps_b, w, ext[0] + half, ext[1] + half,
                     ext[2] + half, ext[3] + half, ext[4] + half);
         for (int q = 0; q < 5; q++) {
-            fvif_mirror_margins(ext[q], w, half);
-            fvif_hpass(f, fw, ext[q], row[q], w, 1);
+            ffilter_mirror_margins(ext[q], w, half);
+            ffilter_hpass(f, fw, ext[q], row[q], w, 1);
         }
         fvif_stat_row(row[0], row[1], row[2], row[3], row[4], w, &s->stat, &st->row_num[i],
                       &st->row_den[i]);

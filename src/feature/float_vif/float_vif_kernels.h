@@ -72,20 +72,16 @@ TVD_ARGS(FvifRowsArgs)
 #ifdef TVD_KERNEL_BUILD
 
 /* x and the rows y of this work-item over a w x h grid (the grid's y strides). */
-#define FVIF_FOR_SAMPLES(w, h)                                                                 \
-    const int x = (int)(TVD_GID(0) * FVIF_BLOCK_W + TVD_LID(0));                               \
-    if (x >= (w)) return;                                                                      \
-    for (int y = (int)(TVD_GID(1) * FVIF_BLOCK_H + TVD_LID(1)); y < (h);                       \
-         y += (int)(TVD_NGROUPS(1) * FVIF_BLOCK_H))
+#define FVIF_FOR_SAMPLES(w, h) TVD_FOR_SAMPLES(w, h, FVIF_BLOCK_W, FVIF_BLOCK_H)
 
 TVD_FN void fvif_load(const FvifLoadArgs_R *r, unsigned bpc)
 {
     FVIF_FOR_SAMPLES(r->w, r->h)
     {
         r->img0[(size_t)y * r->w + x] =
-            fvif_load_sample(r->ref, (ptrdiff_t)r->pitch, bpc, r->divisor, x, y);
+            ffilter_load_sample(r->ref, (ptrdiff_t)r->pitch, bpc, r->divisor, x, y);
         r->img1[(size_t)y * r->w + x] =
-            fvif_load_sample(r->dis, (ptrdiff_t)r->pitch, bpc, r->divisor, x, y);
+            ffilter_load_sample(r->dis, (ptrdiff_t)r->pitch, bpc, r->divisor, x, y);
     }
 }
 
@@ -118,12 +114,12 @@ TVD_BODY(float_vif_prescale_lanczos, FvifLanczosArgs, TvdNoLocals)
     (void)loc;
     FVIF_FOR_SAMPLES(r->dw, r->dh)
     {
-        TVMAF_GLOBAL const float *cx = r->wx + (size_t)FVIF_LANCZOS_TAPS * x;
-        TVMAF_GLOBAL const float *cy = r->wy + (size_t)FVIF_LANCZOS_TAPS * y;
+        TVMAF_GLOBAL const float *cx = r->wx + (size_t)FFILTER_LANCZOS_TAPS * x;
+        TVMAF_GLOBAL const float *cy = r->wy + (size_t)FFILTER_LANCZOS_TAPS * y;
         r->dst0[(size_t)y * r->dw + x] =
-            fvif_lanczos_apply(r->src0, r->sw, r->sh, r->sw, r->x0[x], r->y0[y], cx, cy);
+            ffilter_lanczos_apply(r->src0, r->sw, r->sh, r->sw, r->x0[x], r->y0[y], cx, cy);
         r->dst1[(size_t)y * r->dw + x] =
-            fvif_lanczos_apply(r->src1, r->sw, r->sh, r->sw, r->x0[x], r->y0[y], cx, cy);
+            ffilter_lanczos_apply(r->src1, r->sw, r->sh, r->sw, r->x0[x], r->y0[y], cx, cy);
     }
 }
 
@@ -133,7 +129,7 @@ TVD_BODY(float_vif_decimate_v, FvifDecVArgs, TvdNoLocals)
     const int rad = r->fw / 2, ew = r->pw + 2 * rad;
     FVIF_FOR_SAMPLES(ew, r->oh)
     {
-        const int c = fvif_ext_column(x, r->pw, rad);
+        const int c = ffilter_ext_column(x, r->pw, rad);
         r->ext0[(size_t)y * ew + x] =
             fvif_vpass_sample(r->taps, r->fw, r->src0, r->pw, r->ph, 2 * y, c);
         r->ext1[(size_t)y * ew + x] =
@@ -147,9 +143,9 @@ TVD_BODY(float_vif_decimate_h, FvifDecHArgs, TvdNoLocals)
     FVIF_FOR_SAMPLES(r->w, r->h)
     {
         r->dst0[(size_t)y * r->w + x] =
-            fvif_hpass_sample(r->taps, r->fw, r->ext0 + (size_t)y * r->ew, x, 2);
+            ffilter_hpass_sample(r->taps, r->fw, r->ext0 + (size_t)y * r->ew, x, 2);
         r->dst1[(size_t)y * r->w + x] =
-            fvif_hpass_sample(r->taps, r->fw, r->ext1 + (size_t)y * r->ew, x, 2);
+            ffilter_hpass_sample(r->taps, r->fw, r->ext1 + (size_t)y * r->ew, x, 2);
     }
 }
 
@@ -160,8 +156,8 @@ TVD_BODY(float_vif_moments_v, FvifMomArgs, TvdNoLocals)
     FVIF_FOR_SAMPLES(ew, r->h)
     {
         float v[5];
-        fvif_vpass5_sample(r->taps, r->fw, r->a, r->b, r->w, r->h, y, fvif_ext_column(x, r->w, rad),
-                           v);
+        fvif_vpass5_sample(r->taps, r->fw, r->a, r->b, r->w, r->h, y,
+                           ffilter_ext_column(x, r->w, rad), v);
         for (int q = 0; q < 5; q++) r->ext[q * r->plane_n + (size_t)y * ew + x] = v[q];
     }
 }
@@ -178,8 +174,8 @@ TVD_BODY(float_vif_stat, FvifStatArgs, TvdNoLocals)
     {
         float v[5];
         for (int q = 0; q < 5; q++)
-            v[q] = fvif_hpass_sample(r->taps, r->fw, r->ext + q * r->plane_n + (size_t)y * ew,
-                                     x, 1);
+            v[q] = ffilter_hpass_sample(r->taps, r->fw, r->ext + q * r->plane_n + (size_t)y * ew,
+                                        x, 1);
         const size_t i = (size_t)y * r->w + x;
         float n, d;
         fvif_pixel(v[0], v[1], v[2], v[3], v[4], &p, &n, &d);

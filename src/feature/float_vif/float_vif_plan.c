@@ -25,7 +25,7 @@ typedef struct FloatVifPlan {
     TvdBuf nd;                 /* num then den of every sample, w0 x h0 each */
     TvdBuf rows;               /* per scale: h row sums of num, then of den (mirrored) */
     size_t rows_off[FVIF_N_SCALES], rows_n;
-    TvdBuf taps;               /* FVIF_N_SCALES x FVIF_MAX_TAPS */
+    TvdBuf taps;               /* FVIF_N_SCALES x FFILTER_MAX_TAPS */
     TvdBuf scl;                /* the prescale's tables, at tab[] (bytes) */
     size_t tab[4];             /* bilinear: col1, col2, coldx; lanczos4: x0, wx, y0, wy */
 } FloatVifPlan;
@@ -35,10 +35,10 @@ typedef struct FloatVifPlan {
 static size_t scaler_layout(FloatVifPlan *s)
 {
     const FloatVifParams *p = &s->p;
-    const size_t nx = (size_t)p->w[0], ny = (size_t)p->h[0], nt = FVIF_LANCZOS_TAPS;
+    const size_t nx = (size_t)p->w[0], ny = (size_t)p->h[0], nt = FFILTER_LANCZOS_TAPS;
     size_t n[4] = { 0, 0, 0, 0 }, off = 0;
-    if (p->rescale && p->scaler == FVIF_SCALE_BILINEAR) n[0] = n[1] = n[2] = nx;
-    if (p->rescale && p->scaler == FVIF_SCALE_LANCZOS4) {
+    if (p->rescale && p->scaler == FFILTER_SCALE_BILINEAR) n[0] = n[1] = n[2] = nx;
+    if (p->rescale && p->scaler == FFILTER_SCALE_LANCZOS4) {
         n[0] = nx;
         n[1] = nt * nx;
         n[2] = ny;
@@ -57,9 +57,9 @@ static int init(void *priv, TvdTwin *t, const TvmafVideoInfo *vi, char *msg, siz
     FloatVifParams *p = &s->p;
     int err = tvmaf_float_vif_setup(p, vi, msg, len);
     if (err) return err;
-    if (p->max_fw > FVIF_MAX_FW) { /* no accepted kernel scale gets here */
+    if (p->max_fw > FFILTER_MAX_FW) { /* no accepted kernel scale gets here */
         snprintf(msg, len, "feature \"float_vif\": a %d-tap filter is wider than the "
-                 "twin's %d", p->max_fw, FVIF_MAX_FW);
+                 "twin's %d", p->max_fw, FFILTER_MAX_FW);
         return -EINVAL;
     }
     const size_t n0 = (size_t)p->w[0] * (size_t)p->h[0];
@@ -93,17 +93,17 @@ static int setup(void *priv, TvdTwin *t)
     unsigned char *h = malloc(bytes);
     if (!h) return -ENOMEM;
     const int dw = p->w[0], dh = p->h[0];
-    if (p->scaler == FVIF_SCALE_BILINEAR) {
-        fvif_bilinear_columns(p->in_w, dw, (int *)(h + s->tab[0]), (int *)(h + s->tab[1]),
-                              (float *)(h + s->tab[2]));
+    if (p->scaler == FFILTER_SCALE_BILINEAR) {
+        ffilter_bilinear_columns(p->in_w, dw, (int *)(h + s->tab[0]), (int *)(h + s->tab[1]),
+                                 (float *)(h + s->tab[2]));
     } else {
-        const float rx = fvif_scale_ratio(p->in_w, dw), ry = fvif_scale_ratio(p->in_h, dh);
+        const float rx = ffilter_scale_ratio(p->in_w, dw), ry = ffilter_scale_ratio(p->in_h, dh);
         int *x0 = (int *)(h + s->tab[0]), *y0 = (int *)(h + s->tab[2]);
         float *wx = (float *)(h + s->tab[1]), *wy = (float *)(h + s->tab[3]);
         for (int x = 0; x < dw; x++)
-            x0[x] = fvif_lanczos_axis(fvif_scale_pos(x, rx), wx + FVIF_LANCZOS_TAPS * x);
+            x0[x] = ffilter_lanczos_axis(ffilter_scale_pos(x, rx), wx + FFILTER_LANCZOS_TAPS * x);
         for (int y = 0; y < dh; y++)
-            y0[y] = fvif_lanczos_axis(fvif_scale_pos(y, ry), wy + FVIF_LANCZOS_TAPS * y);
+            y0[y] = ffilter_lanczos_axis(ffilter_scale_pos(y, ry), wy + FFILTER_LANCZOS_TAPS * y);
     }
     err = tvd_upload(t, tvd_whole(t, s->scl), h);
     free(h);
@@ -133,7 +133,7 @@ static int load(FloatVifPlan *s, TvdTwin *t, const TvmafDeviceFrame *f)
     const size_t nin = sizeof(float) * (size_t)p->in_w * (size_t)p->in_h;
     const FvifLoadArgs la = {
         .ref = tvd_plane(t, f, 0, 0), .dis = tvd_plane(t, f, 1, 0), .pitch = tvd_pitch(t, f, 0),
-        .w = p->in_w, .h = p->in_h, .divisor = fvif_sample_divisor(p->bpc),
+        .w = p->in_w, .h = p->in_h, .divisor = sample_divisor(p->bpc),
         .img0 = p->rescale ? tvd_view(s->in, 0, nin) : image(s, 0, 0),
         .img1 = p->rescale ? tvd_view(s->in, nin, nin) : image(s, 0, 1),
     };
@@ -142,20 +142,20 @@ static int load(FloatVifPlan *s, TvdTwin *t, const TvmafDeviceFrame *f)
     if (err || !p->rescale) return err;
     const int dw = p->w[0], dh = p->h[0];
     const TvdGrid g = TVD_GRID(GX(dw), GY(dh));
-    if (p->scaler == FVIF_SCALE_LANCZOS4) {
+    if (p->scaler == FFILTER_SCALE_LANCZOS4) {
         const FvifLanczosArgs a = {
             .src0 = la.img0, .src1 = la.img1, .sw = p->in_w, .sh = p->in_h, .dw = dw, .dh = dh,
-            .x0 = table(s, 0, (size_t)dw), .wx = table(s, 1, FVIF_LANCZOS_TAPS * (size_t)dw),
-            .y0 = table(s, 2, (size_t)dh), .wy = table(s, 3, FVIF_LANCZOS_TAPS * (size_t)dh),
+            .x0 = table(s, 0, (size_t)dw), .wx = table(s, 1, FFILTER_LANCZOS_TAPS * (size_t)dw),
+            .y0 = table(s, 2, (size_t)dh), .wy = table(s, 3, FFILTER_LANCZOS_TAPS * (size_t)dh),
             .dst0 = image(s, 0, 0), .dst1 = image(s, 0, 1),
         };
         return tvd_launch(t, TVD_K_float_vif_prescale_lanczos, g, &a);
     }
-    const size_t nc = p->scaler == FVIF_SCALE_BILINEAR ? (size_t)dw : 0;
+    const size_t nc = p->scaler == FFILTER_SCALE_BILINEAR ? (size_t)dw : 0;
     const FvifScaleArgs a = {
         .src0 = la.img0, .src1 = la.img1, .sw = p->in_w, .sh = p->in_h, .dw = dw, .dh = dh,
-        .method = (int)p->scaler, .rx = fvif_scale_ratio(p->in_w, dw),
-        .ry = fvif_scale_ratio(p->in_h, dh), .col1 = table(s, 0, nc), .col2 = table(s, 1, nc),
+        .method = (int)p->scaler, .rx = ffilter_scale_ratio(p->in_w, dw),
+        .ry = ffilter_scale_ratio(p->in_h, dh), .col1 = table(s, 0, nc), .col2 = table(s, 1, nc),
         .coldx = table(s, 2, nc), .dst0 = image(s, 0, 0), .dst1 = image(s, 0, 1),
     };
     return tvd_launch(t, TVD_K_float_vif_prescale, g, &a);
@@ -167,8 +167,8 @@ static int scale(FloatVifPlan *s, TvdTwin *t, int sc)
 {
     const FloatVifParams *p = &s->p;
     const int w = p->w[sc], h = p->h[sc], fw = p->fw[sc], ew = w + 2 * (fw / 2);
-    const TvdView taps = tvd_view(s->taps, sizeof(float) * FVIF_MAX_TAPS * (size_t)sc,
-                                  sizeof(float) * FVIF_MAX_TAPS);
+    const TvdView taps = tvd_view(s->taps, sizeof(float) * FFILTER_MAX_TAPS * (size_t)sc,
+                                  sizeof(float) * FFILTER_MAX_TAPS);
     const size_t plane = sizeof(float) * s->plane_n;
     int err = 0;
     if (sc > 0) {

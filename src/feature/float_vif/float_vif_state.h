@@ -26,7 +26,7 @@ typedef struct FloatVifParams {
     bool skip_scale0;
 
     /* stream */
-    enum FvifScaler scaler;
+    enum FfilterScaler scaler;
     unsigned bpc;
     int in_w, in_h;           /* input luma */
     bool rescale;             /* the prescaled size differs from the input's */
@@ -34,7 +34,7 @@ typedef struct FloatVifParams {
     int max_fw;               /* widest filter of the four */
     int w[FVIF_N_SCALES], h[FVIF_N_SCALES]; /* image of each scale */
     int fw[FVIF_N_SCALES];    /* taps of each scale's Gaussian */
-    float taps[FVIF_N_SCALES][FVIF_MAX_TAPS];
+    float taps[FVIF_N_SCALES][FFILTER_MAX_TAPS];
     FvifStatParams stat;
     char key[FVIF_N_KEYS][FVIF_KEY_LEN];
 } FloatVifParams;

@@ -58,7 +58,7 @@ TVD_LOCALS(MotionTree)
             const int col = (int)x0 - MOTION_RADIUS + (int)s;                                  \
             /* columns past w + 1 feed no output of this tile */                               \
             if (col < (int)r->w + MOTION_RADIUS)                                               \
-                loc->ys[s] = V_COL(p, c, (unsigned)motion_mirror(col, (int)r->w), r->bpc);     \
+                loc->ys[s] = V_COL(p, c, (unsigned)mirror_skip_edge(col, (int)r->w), r->bpc);  \
         }                                                                                      \
         TVD_BARRIER();                                                                         \
         uint32_t v = 0;                                                                        \

@@ -37,6 +37,7 @@
 #endif
 
 #include "core/hd.h"
+#include "feature/common/mirror.h"
 
 /* The taps, symmetric: outer, inner, centre, inner, outer. */
 #define MOTION_TAP_OUTER 3571
@@ -47,19 +48,13 @@
 /* Smallest plane side the mirrored edges stay inside of. */
 #define MOTION_MIN_SIDE 3
 
-/* Index `idx` (at most MOTION_RADIUS outside [0, n)) mirrored into [0, n). */
-TVMAF_HD int motion_mirror(int idx, int n)
-{
-    if (idx < 0) return -idx;
-    if (idx >= n) return 2 * n - idx - 2;
-    return idx;
-}
-
-/* The five rows the vertical pass of row i reads, mirrored at the edges;
- * rows[k] is the row of tap k (k = 0 is i - 2). */
+/* The five rows the vertical pass of row i reads, mirrored at the edges
+ * without repeating the edge sample (at most MOTION_RADIUS outside, so
+ * inside [0, h) from MOTION_MIN_SIDE on); rows[k] is the row of tap k
+ * (k = 0 is i - 2). */
 TVMAF_HD void motion_tap_rows(int i, int h, int rows[5])
 {
-    for (int k = 0; k < 5; k++) rows[k] = motion_mirror(i - MOTION_RADIUS + k, h);
+    for (int k = 0; k < 5; k++) rows[k] = mirror_skip_edge(i - MOTION_RADIUS + k, h);
 }
 
 /* Vertical pass of one sample, 8 bits: d[k] = prev - cur at tap k's row. */
@@ -143,8 +138,8 @@ TVMAF_HD int32_t motion_vrow_16(TVMAF_GLOBAL const uint16_t *const p[5],
  * edge columns mirrored. */
 TVMAF_HD uint32_t motion_h_abs_at(const int32_t *y, int j, int w)
 {
-    return motion_h_abs(y[motion_mirror(j - 2, w)], y[motion_mirror(j - 1, w)], y[j],
-                        y[motion_mirror(j + 1, w)], y[motion_mirror(j + 2, w)]);
+    return motion_h_abs(y[mirror_skip_edge(j - 2, w)], y[mirror_skip_edge(j - 1, w)], y[j],
+                        y[mirror_skip_edge(j + 1, w)], y[mirror_skip_edge(j + 2, w)]);
 }
 
 /* Horizontal pass and absolute sum of one vertical-pass row (w >= 3); the

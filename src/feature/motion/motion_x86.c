@@ -13,7 +13,7 @@
 
 #if defined(__AVX512F__)
 #include <immintrin.h>
-#include "core/x86_avx512.h"
+#include "feature/common/x86_avx512.h"
 
 static inline __m512i load_s64(const int32_t *p)
 {

@@ -88,7 +88,7 @@ static int start_pipeline(SpeedPipeline *pl, const char *name, const SpeedParams
                           const TvmafVideoInfo *vi, const char *plane, int pw, int ph,
                           int sub_x, int sub_y, int host_buffers, char *msg, size_t len)
 {
-    if (vi->bpc != 8 && fvif_sample_divisor(vi->bpc) == 0.0f) {
+    if (sample_divisor(vi->bpc) == 0.0f) {
         snprintf(msg, len, "feature \"%s\" does not support %u-bit input (8, 10, 12 or 16)",
                  name, vi->bpc);
         return -EINVAL;

@@ -115,17 +115,13 @@ TVD_LOCALS(SpeedFactorLocals)
 #endif
 
 /* x and the rows y of this work-item over a w x h grid (the grid's y strides) */
-#define SPEED_FOR_SAMPLES(w, h)                                                                \
-    const int x = (int)(TVD_GID(0) * SPEED_BLOCK_W + TVD_LID(0));                              \
-    if (x >= (w)) return;                                                                      \
-    for (int y = (int)(TVD_GID(1) * SPEED_BLOCK_H + TVD_LID(1)); y < (h);                      \
-         y += (int)(TVD_NGROUPS(1) * SPEED_BLOCK_H))
+#define SPEED_FOR_SAMPLES(w, h) TVD_FOR_SAMPLES(w, h, SPEED_BLOCK_W, SPEED_BLOCK_H)
 
 TVD_BODY(speed_load, SpeedLoad, TvdNoLocals)
 {
     SPEED_FOR_SAMPLES(r->w, r->h)
     r->dst[(size_t)y * r->w + x] =
-        fvif_load_sample(r->src, (ptrdiff_t)r->pitch, r->bpc, r->divisor, x, y);
+        ffilter_load_sample(r->src, (ptrdiff_t)r->pitch, r->bpc, r->divisor, x, y);
 }
 
 TVD_BODY(speed_temporal_load, SpeedTload, TvdNoLocals)
@@ -133,8 +129,8 @@ TVD_BODY(speed_temporal_load, SpeedTload, TvdNoLocals)
     SPEED_FOR_SAMPLES(r->w, r->h)
     {
         const size_t i = (size_t)y * r->w + x;
-        const float rv = fvif_load_sample(r->ref, (ptrdiff_t)r->pitch, r->bpc, r->divisor, x, y);
-        const float dv = fvif_load_sample(r->dis, (ptrdiff_t)r->pitch, r->bpc, r->divisor, x, y);
+        const float rv = ffilter_load_sample(r->ref, (ptrdiff_t)r->pitch, r->bpc, r->divisor, x, y);
+        const float dv = ffilter_load_sample(r->dis, (ptrdiff_t)r->pitch, r->bpc, r->divisor, x, y);
         r->cur_ref[i] = rv;
         r->cur_dis[i] = dv;
         if (!r->first) {
@@ -153,7 +149,7 @@ TVD_BODY(speed_resample_kernel, SpeedResample, TvdNoLocals)
     {
         const int cx = r->cols[x], ry = r->rows[y];
         dst[(size_t)ry * r->sw + cx] =
-            speed_resample((enum FvifScaler)r->method, src, r->stride, r->xi + (size_t)cx * taps,
+            speed_resample((enum FfilterScaler)r->method, src, r->stride, r->xi + (size_t)cx * taps,
                            r->xw + (size_t)cx * taps, r->yi + (size_t)ry * taps,
                            r->yw + (size_t)ry * taps);
     }
@@ -167,7 +163,7 @@ TVD_BODY(speed_aa_v, SpeedAaV, TvdNoLocals)
     SPEED_FOR_SAMPLES(ew, r->oh)
     out[(size_t)y * ew + x] =
         speed_vpass_sample(r->taps, r->fw, img, r->stride, r->sh, y * SPEED_DECIMATION,
-                           fvif_ext_column(x, r->sw, rad));
+                           ffilter_ext_column(x, r->sw, rad));
 }
 
 TVD_BODY(speed_aa_h, SpeedAaH, TvdNoLocals)
@@ -176,7 +172,7 @@ TVD_BODY(speed_aa_h, SpeedAaH, TvdNoLocals)
     TVMAF_GLOBAL float *out = r->dec + r->n_dec * TVD_GID(2);
     SPEED_FOR_SAMPLES(r->ow, r->oh)
     out[(size_t)y * r->ow + x] =
-        fvif_hpass_sample(r->taps, r->fw, in + (size_t)y * r->ew, x, SPEED_DECIMATION);
+        ffilter_hpass_sample(r->taps, r->fw, in + (size_t)y * r->ew, x, SPEED_DECIMATION);
 }
 
 TVD_BODY(speed_lm_v, SpeedLmV, TvdNoLocals)
@@ -186,7 +182,7 @@ TVD_BODY(speed_lm_v, SpeedLmV, TvdNoLocals)
     TVMAF_GLOBAL float *out = r->ext + r->n_ext * TVD_GID(2);
     SPEED_FOR_SAMPLES(ew, r->oh)
     out[(size_t)y * ew + x] =
-        speed_vpass_sample(r->taps, r->fw, img, r->ow, r->oh, y, fvif_ext_column(x, r->ow, rad));
+        speed_vpass_sample(r->taps, r->fw, img, r->ow, r->oh, y, ffilter_ext_column(x, r->ow, rad));
 }
 
 TVD_BODY(speed_lm_h, SpeedLmH, TvdNoLocals)
@@ -197,7 +193,7 @@ TVD_BODY(speed_lm_h, SpeedLmH, TvdNoLocals)
     SPEED_FOR_SAMPLES(r->ow, r->oh)
     {
         const size_t i = (size_t)y * r->ow + x;
-        out[i] = d[i] - fvif_hpass_sample(r->taps, r->fw, in + (size_t)y * r->ew, x, 1);
+        out[i] = d[i] - ffilter_hpass_sample(r->taps, r->fw, in + (size_t)y * r->ew, x, 1);
     }
 }
 

@@ -6,7 +6,9 @@
  * One "image" is scored as follows (the chroma extractor feeds it a U or V
  * plane, the temporal one the difference of two consecutive luma planes):
  *
- *   1. samples become floats centred on zero, as float_vif's input;
+ *   1. samples become floats centred on zero, as float_vif's input (the
+ *      samples, scalers, Gaussians and separable filter float_vif and speed
+ *      share are common/float_filter.h's);
  *   2. an optional prescale resizes the image with one of float_vif's
  *      scalers (nearest, bilinear, bicubic, lanczos4) to
  *      (int)(side * prescale + 0.5) per side;
@@ -48,7 +50,8 @@
 #endif
 
 #include "core/hd.h"
-#include "feature/float_vif/float_vif_math.h"
+#include "feature/common/float_filter.h"
+#include "feature/common/sample.h"
 
 /* The device's doubles (the eigen and QR steps' bounds, products and roots,
  * the covariance sums): an fp64-free program (OpenCL without cl_khr_fp64)
@@ -78,8 +81,9 @@
  * constant folding gives. */
 #define SPEED_LOG2_2PIE 0x1.06073a671183dp+2
 
-/* The scalers' border rule and the separable filter are float_vif's; the
- * values the reference's vif_tools.c computes for speed are the same. */
+/* The scalers' border rule and the separable filter are float_vif's
+ * (common/float_filter.h); the values the reference's vif_tools.c computes
+ * for speed are the same. */
 
 /* ------------------------------------------------------------------------ */
 /* Geometry                                                                 */
@@ -101,7 +105,7 @@ TVMAF_HD int speed_prescale_is_unity(double prescale)
 #endif /* !TVMAF_FP64_FREE */
 
 /* ------------------------------------------------------------------------ */
-/* Prescale (float_vif's scalers, with per-axis tables)                     */
+/* Prescale (common/float_filter.h's scalers, with per-axis tables)         */
 /* ------------------------------------------------------------------------ */
 
 /*
@@ -112,47 +116,47 @@ TVMAF_HD int speed_prescale_is_unity(double prescale)
  */
 
 /* Source samples a scaler reads along one axis. */
-TVMAF_HD int speed_scaler_taps(enum FvifScaler m)
+TVMAF_HD int speed_scaler_taps(enum FfilterScaler m)
 {
-    return m == FVIF_SCALE_LANCZOS4 ? 2 * FVIF_LANCZOS_A + 1
-         : m == FVIF_SCALE_BICUBIC ? 4
-         : m == FVIF_SCALE_BILINEAR ? 2 : 1;
+    return m == FFILTER_SCALE_LANCZOS4 ? 2 * FFILTER_LANCZOS_A + 1
+         : m == FFILTER_SCALE_BICUBIC ? 4
+         : m == FFILTER_SCALE_BILINEAR ? 2 : 1;
 }
-#define SPEED_MAX_SCALER_TAPS (2 * FVIF_LANCZOS_A + 1)
+#define SPEED_MAX_SCALER_TAPS (2 * FFILTER_LANCZOS_A + 1)
 
 /*
  * Destination index x of an axis of src_n source samples (ratio =
- * fvif_scale_ratio(src_n, dst_n)): source indices idx[0..taps) and weights
+ * ffilter_scale_ratio(src_n, dst_n)): source indices idx[0..taps) and weights
  * w[0..taps). Bilinear keeps its single fraction in w[0]; nearest has none.
  */
 #if !defined(TVMAF_FP64_FREE) /* the host's tables */
-TVMAF_HD void speed_axis(enum FvifScaler m, int x, float ratio, int src_n, int *idx, float *w)
+TVMAF_HD void speed_axis(enum FfilterScaler m, int x, float ratio, int src_n, int *idx, float *w)
 {
-    if (m == FVIF_SCALE_NEAREST) {
-        idx[0] = fvif_nearest_index(x, ratio);
+    if (m == FFILTER_SCALE_NEAREST) {
+        idx[0] = ffilter_nearest_index(x, ratio);
         w[0] = 1.0f;
         return;
     }
-    if (m == FVIF_SCALE_BILINEAR) {
-        fvif_bilinear_axis(x, ratio, src_n, &idx[0], &idx[1], &w[0]);
+    if (m == FFILTER_SCALE_BILINEAR) {
+        ffilter_bilinear_axis(x, ratio, src_n, &idx[0], &idx[1], &w[0]);
         w[1] = 0.0f;
         return;
     }
-    const float pos = fvif_scale_pos(x, ratio);
+    const float pos = ffilter_scale_pos(x, ratio);
     const int x0 = (int)floor((double)pos);
     const float d = pos - (float)x0;
     const float last = (float)(src_n - 1);
-    if (m == FVIF_SCALE_BICUBIC) {
+    if (m == FFILTER_SCALE_BICUBIC) {
         for (int i = -1; i <= 2; i++) {
-            w[i + 1] = fvif_bicubic_weight((float)i - d);
-            idx[i + 1] = (int)fvif_scale_mirror((float)(x0 + i), 0.0f, last);
+            w[i + 1] = ffilter_bicubic_weight((float)i - d);
+            idx[i + 1] = (int)ffilter_scale_mirror((float)(x0 + i), 0.0f, last);
         }
         return;
     }
-    const int a = FVIF_LANCZOS_A;
+    const int a = FFILTER_LANCZOS_A;
     for (int i = -a; i <= a; i++) {
-        w[i + a] = fvif_lanczos_weight((float)i - d, (float)a);
-        idx[i + a] = (int)fvif_scale_mirror((float)(x0 + i), 0.0f, last);
+        w[i + a] = ffilter_lanczos_weight((float)i - d, (float)a);
+        idx[i + a] = (int)ffilter_scale_mirror((float)(x0 + i), 0.0f, last);
     }
 }
 #endif /* !TVMAF_FP64_FREE */
@@ -168,19 +172,19 @@ TVMAF_HD void speed_axis(enum FvifScaler m, int x, float ratio, int src_n, int *
  *   lanczos4 the same over 9x9 taps, the weights also summed, then the
  *            quotient of the two sums.
  */
-TVMAF_HD float speed_resample(enum FvifScaler m, TVMAF_GLOBAL const float *src, ptrdiff_t stride,
+TVMAF_HD float speed_resample(enum FfilterScaler m, TVMAF_GLOBAL const float *src, ptrdiff_t stride,
                               TVMAF_GLOBAL const int *xi, TVMAF_GLOBAL const float *xw,
                               TVMAF_GLOBAL const int *yi, TVMAF_GLOBAL const float *yw)
 {
-    if (m == FVIF_SCALE_NEAREST) return src[yi[0] * stride + xi[0]];
-    if (m == FVIF_SCALE_BILINEAR) {
+    if (m == FFILTER_SCALE_NEAREST) return src[yi[0] * stride + xi[0]];
+    if (m == FFILTER_SCALE_BILINEAR) {
         TVMAF_GLOBAL const float *r1 = src + yi[0] * stride, *r2 = src + yi[1] * stride;
         const float dx = xw[0], dy = yw[0];
         const int a = xi[0], b = xi[1];
         return (1 - dy) * (1 - dx) * r1[a] + (1 - dy) * dx * r1[b] +
                dy * (1 - dx) * r2[a] + dy * dx * r2[b];
     }
-    if (m == FVIF_SCALE_BICUBIC) {
+    if (m == FFILTER_SCALE_BICUBIC) {
         float v = 0.0f;
         for (int j = 0; j < 4; j++) {
             TVMAF_GLOBAL const float *row = src + yi[j] * stride;
@@ -191,7 +195,7 @@ TVMAF_HD float speed_resample(enum FvifScaler m, TVMAF_GLOBAL const float *src, 
         }
         return v;
     }
-    const int n = 2 * FVIF_LANCZOS_A + 1;
+    const int n = 2 * FFILTER_LANCZOS_A + 1;
     float value = 0.0f, wsum = 0.0f;
     for (int j = 0; j < n; j++) {
         TVMAF_GLOBAL const float *row = src + yi[j] * stride;
@@ -873,14 +877,14 @@ TVMAF_HD float speed_score(const float *he_r, const float *v_r, const float *he_
  * split at the first log2 makes every value the CPU's without a device
  * libm. Each kernel's thread computes one value with the CPU's chain of
  * operations:
- *   load: fvif_load_sample (and for speed_temporal the float difference
+ *   load: ffilter_load_sample (and for speed_temporal the float difference
  *     with the previous frame's loaded plane, which stays on the device);
  *   prescale: speed_resample at the samples the anti-alias pass reads,
  *     from the host's per-column and per-row tables (speed_axis calls the
  *     host's floor and, for lanczos4, sin);
  *   anti-alias vertical pass at rows 16 r into rows with mirrored margins
- *     (speed_vpass_sample at fvif_ext_column), its horizontal pass at
- *     columns 16 c (fvif_hpass_sample, step 16); the local mean the same way
+ *     (speed_vpass_sample at ffilter_ext_column), its horizontal pass at
+ *     columns 16 c (ffilter_hpass_sample, step 16); the local mean the same way
  *     at step 1, subtracted in float;
  *   covariance: one thread per window mean (speed_window_mean), then one
  *     per entry of the lower triangle (speed_window_cov, speed_pair), each a
@@ -914,15 +918,15 @@ TVMAF_HD void speed_pair(int t, int *x, int *y)
 }
 
 /* Vertical pass of column x, filter of fw taps centred on row yc of an image
- * of h rows `stride` floats apart (rows mirrored by fvif_mirror). */
+ * of h rows `stride` floats apart (rows mirrored by mirror_skip_edge). */
 TVMAF_HD float speed_vpass_sample(TVMAF_GLOBAL const float *f, int fw,
                                   TVMAF_GLOBAL const float *img, ptrdiff_t stride, int h, int yc,
                                   int x)
 {
     float col[SPEED_MAX_FW], out;
     const float *rows[SPEED_MAX_FW];
-    fvif_tap_column(img, stride, h, yc, fw, x, col, rows);
-    fvif_vpass(f, fw, rows, &out, 1);
+    ffilter_tap_column(img, stride, h, yc, fw, x, col, rows);
+    ffilter_vpass(f, fw, rows, &out, 1);
     return out;
 }
 
@@ -932,27 +936,8 @@ TVMAF_HD float speed_vpass_sample(TVMAF_GLOBAL const float *f, int fw,
 
 #if !TVMAF_DEVICE_CODE
 
-/*
- * Gaussian of `size` taps (odd) with deviation sd, normalised to sum 1 in
- * float: tap i (x = i - size/2) is exp(-0.5 * x / sd * x / sd) (double, to
- * float) divided by 1 / (sd * sqrt(2 pi)) (double, to float), in float.
- */
-static inline void speed_gaussian(float *out, int size, float sd)
-{
-    const int rad = (size - 1) / 2;
-    float sum = 0;
-    for (int i = 0; i < size; i++) {
-        const float x = (float)(i - rad);
-        const float num = (float)exp(-0.5 * (double)x / (double)sd * (double)x / (double)sd);
-        const float den = (float)(1 / ((double)sd * sqrt(2 * 3.14159265358979323846)));
-        out[i] = num / den;
-        sum += out[i];
-    }
-    for (int i = 0; i < size; i++) out[i] /= sum;
-}
-
-/* Deviation of the anti-alias filter of `size` taps:
- * sqrt(4) * size / 5 in double, rounded to float. */
+/* Deviation of the anti-alias filter of `size` taps (its taps:
+ * ffilter_gaussian): sqrt(4) * size / 5 in double, rounded to float. */
 static inline float speed_antialias_sd(int size)
 {
     return (float)(sqrt((double)SPEED_N_SCALES) * (double)size / (double)5.0f);

@@ -20,10 +20,10 @@
 int speed_method(const char *method)
 {
     if (!method) return -1;
-    if (!strcmp(method, "nearest")) return FVIF_SCALE_NEAREST;
-    if (!strcmp(method, "bilinear")) return FVIF_SCALE_BILINEAR;
-    if (!strcmp(method, "bicubic")) return FVIF_SCALE_BICUBIC;
-    if (!strcmp(method, "lanczos4")) return FVIF_SCALE_LANCZOS4;
+    if (!strcmp(method, "nearest")) return FFILTER_SCALE_NEAREST;
+    if (!strcmp(method, "bilinear")) return FFILTER_SCALE_BILINEAR;
+    if (!strcmp(method, "bicubic")) return FFILTER_SCALE_BICUBIC;
+    if (!strcmp(method, "lanczos4")) return FFILTER_SCALE_LANCZOS4;
     return -1;
 }
 
@@ -37,11 +37,11 @@ int speed_min_plane_side(double prescale)
 void speed_load_plane(const TvmafPicture *pic, int plane, int pw, int ph, float *dst)
 {
     const unsigned char *src = pic->data[plane];
-    const float div = fvif_sample_divisor(pic->bpc);
+    const float div = sample_divisor(pic->bpc);
     for (int i = 0; i < ph; i++) {
         const unsigned char *row = src + (ptrdiff_t)i * pic->stride[plane];
-        if (pic->bpc == 8) fvif_load_row_8(row, dst + (size_t)i * pw, pw);
-        else fvif_load_row_16((const uint16_t *)row, dst + (size_t)i * pw, pw, div);
+        if (pic->bpc == 8) ffilter_load_row_8(row, dst + (size_t)i * pw, pw);
+        else ffilter_load_row_16((const uint16_t *)row, dst + (size_t)i * pw, pw, div);
     }
 }
 
@@ -82,10 +82,10 @@ enum SpeedInitStatus speed_pipeline_plan(SpeedPipeline *p, const SpeedParams *pr
 {
     memset(p, 0, sizeof(*p));
     const float ks = (float)prm->kernelscale;
-    if (!fvif_kernelscale_valid(ks)) return SPEED_INIT_BAD_KERNELSCALE;
+    if (!ffilter_kernelscale_valid(ks)) return SPEED_INIT_BAD_KERNELSCALE;
     const int m = speed_method(prm->method);
     if (m < 0) return SPEED_INIT_BAD_METHOD;
-    p->method = (enum FvifScaler)m;
+    p->method = (enum FfilterScaler)m;
     p->sigma_nn = (float)prm->sigma_nn;
     p->nn_floor = (float)prm->nn_floor;
     p->mode = prm->weight_var_mode;
@@ -105,10 +105,10 @@ enum SpeedInitStatus speed_pipeline_plan(SpeedPipeline *p, const SpeedParams *pr
     p->g = speed_grid(p->sw >> SPEED_N_SCALES, p->sh >> SPEED_N_SCALES);
     const SpeedGrid *g = &p->g;
 
-    p->aa_w = fvif_filter_width(1, ks);
-    speed_gaussian(p->aa, p->aa_w, speed_antialias_sd(p->aa_w));
-    p->lm_w = fvif_filter_width(SPEED_N_SCALES, ks);
-    speed_gaussian(p->lm, p->lm_w, (float)p->lm_w / 5.0f);
+    p->aa_w = ffilter_gaussian_width(1, ks);
+    ffilter_gaussian(p->aa, p->aa_w, speed_antialias_sd(p->aa_w));
+    p->lm_w = ffilter_gaussian_width(SPEED_N_SCALES, ks);
+    ffilter_gaussian(p->lm, p->lm_w, (float)p->lm_w / 5.0f);
 
     int ok = 1;
     if (p->resize) {
@@ -120,7 +120,7 @@ enum SpeedInitStatus speed_pipeline_plan(SpeedPipeline *p, const SpeedParams *pr
         ok &= (p->need_col = calloc((size_t)p->sw, 1)) != NULL;
         ok &= (p->need_row = calloc((size_t)p->sh, 1)) != NULL;
         if (ok) {
-            const float rx = fvif_scale_ratio(pw, p->sw), ry = fvif_scale_ratio(ph, p->sh);
+            const float rx = ffilter_scale_ratio(pw, p->sw), ry = ffilter_scale_ratio(ph, p->sh);
             for (int x = 0; x < p->sw; x++)
                 speed_axis(p->method, x, rx, pw, p->xi + (size_t)x * t, p->xw + (size_t)x * t);
             for (int y = 0; y < p->sh; y++)
@@ -128,10 +128,10 @@ enum SpeedInitStatus speed_pipeline_plan(SpeedPipeline *p, const SpeedParams *pr
             const int half = p->aa_w / 2;
             for (int r = 0; r < g->oh; r++)
                 for (int k = 0; k < p->aa_w; k++)
-                    p->need_row[fvif_mirror(r * SPEED_DECIMATION - half + k, p->sh)] = 1;
+                    p->need_row[mirror_skip_edge(r * SPEED_DECIMATION - half + k, p->sh)] = 1;
             for (int c = 0; c < g->ow; c++)
                 for (int k = 0; k < p->aa_w; k++)
-                    p->need_col[fvif_mirror(c * SPEED_DECIMATION - half + k, p->sw)] = 1;
+                    p->need_col[mirror_skip_edge(c * SPEED_DECIMATION - half + k, p->sw)] = 1;
         }
     }
     for (int s = 0; s < 2; s++) {
@@ -204,19 +204,19 @@ static void reduce(SpeedPipeline *p, const float *src, ptrdiff_t stride)
     for (int r = 0; r < oh; r++) {
         const int i = r * SPEED_DECIMATION;
         for (int k = 0; k < p->aa_w; k++)
-            p->rows[k] = src + (ptrdiff_t)fvif_mirror(i - half + k, p->sh) * stride;
-        fvif_vpass(p->aa, p->aa_w, p->rows, p->ext + half, p->sw);
-        fvif_mirror_margins(p->ext, p->sw, half);
-        fvif_hpass(p->aa, p->aa_w, p->ext, p->dec + (size_t)r * ow, ow, SPEED_DECIMATION);
+            p->rows[k] = src + (ptrdiff_t)mirror_skip_edge(i - half + k, p->sh) * stride;
+        ffilter_vpass(p->aa, p->aa_w, p->rows, p->ext + half, p->sw);
+        ffilter_mirror_margins(p->ext, p->sw, half);
+        ffilter_hpass(p->aa, p->aa_w, p->ext, p->dec + (size_t)r * ow, ow, SPEED_DECIMATION);
     }
 
     half = p->lm_w / 2;
     for (int r = 0; r < oh; r++) {
         for (int k = 0; k < p->lm_w; k++)
-            p->rows[k] = p->dec + (size_t)fvif_mirror(r - half + k, oh) * ow;
-        fvif_vpass(p->lm, p->lm_w, p->rows, p->ext + half, ow);
-        fvif_mirror_margins(p->ext, ow, half);
-        fvif_hpass(p->lm, p->lm_w, p->ext, p->mu + (size_t)r * ow, ow, 1);
+            p->rows[k] = p->dec + (size_t)mirror_skip_edge(r - half + k, oh) * ow;
+        ffilter_vpass(p->lm, p->lm_w, p->rows, p->ext + half, ow);
+        ffilter_mirror_margins(p->ext, ow, half);
+        ffilter_hpass(p->lm, p->lm_w, p->ext, p->mu + (size_t)r * ow, ow, 1);
     }
     const size_t area = (size_t)ow * oh;
     for (size_t i = 0; i < area; i++) p->dec[i] -= p->mu[i];

@@ -25,7 +25,7 @@ typedef struct SpeedPipeline {
     /* parameters as the arithmetic takes them */
     float sigma_nn, nn_floor;
     int mode;
-    enum FvifScaler method;
+    enum FfilterScaler method;
 
     /* geometry */
     int pw, ph;   /* the plane given to speed_pipeline_image() */
@@ -34,7 +34,7 @@ typedef struct SpeedPipeline {
     SpeedGrid g;  /* the decimated image and its blocks */
 
     /* filters */
-    float aa[FVIF_MAX_TAPS], lm[FVIF_MAX_TAPS];
+    float aa[FFILTER_MAX_TAPS], lm[FFILTER_MAX_TAPS];
     int aa_w, lm_w;
 
     /* scaler tables: taps indices and weights per destination column / row */

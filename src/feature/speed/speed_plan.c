@@ -252,7 +252,7 @@ static int temporal_run(void *priv, TvdTwin *t, const TvmafDeviceFrame *f, unsig
     const SpeedTload a = {
         .ref = tvd_plane(t, f, 0, 0), .dis = tvd_plane(t, f, 1, 0),
         .pitch = tvd_pitch(t, f, 0), .bpc = p->bpc, .w = p->w, .h = p->h,
-        .divisor = fvif_sample_divisor(p->bpc), .first = index == 0,
+        .divisor = sample_divisor(p->bpc), .first = index == 0,
         .use_ref_diff = p->use_ref_diff,
         .cur_ref = floats(s->luma, 2 * n * cur, n), .cur_dis = floats(s->luma, 2 * n * cur + n, n),
         .prev_ref = floats(s->luma, 2 * n * prev, n),
@@ -318,7 +318,7 @@ static int chroma_run(void *priv, TvdTwin *t, const TvmafDeviceFrame *f, unsigne
         for (int dis = 0; dis < 2 && !err; dis++) {
             const SpeedLoad a = {
                 .src = tvd_plane(t, f, dis, pl), .pitch = tvd_pitch(t, f, pl), .bpc = p->bpc,
-                .w = p->pw, .h = p->ph, .divisor = fvif_sample_divisor(p->bpc),
+                .w = p->pw, .h = p->ph, .divisor = sample_divisor(p->bpc),
                 .dst = floats(d->img, d->n_plane * (2 * (pl - 1) + (unsigned)dis), d->n_plane),
             };
             err = tvd_launch(t, TVD_K_speed_load, SAMPLES(p->pw, p->ph, 1), &a);

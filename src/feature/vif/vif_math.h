@@ -16,7 +16,7 @@
  * right shift after each pass (the shifts depend on scale and bit depth, see
  * vif_*_shift below). Borders mirror without repeating the edge sample:
  * index -k reads k, index n-1+k reads n-1-k. The reference pads its buffers
- * that way; reading through vif_mirror() gives the same samples.
+ * that way; reading through mirror_skip_edge() gives the same samples.
  *
  * Every value before the per-pixel statistic is an unsigned integer whose
  * width is chosen, as in the reference, so that nothing wraps: the taps of
@@ -45,6 +45,7 @@
 #endif
 
 #include "core/hd.h"
+#include "feature/common/mirror.h"
 
 /* The per-pixel gain's doubles: an fp64-free program (OpenCL without
  * cl_khr_fp64) forms their bit patterns in integers (numerics/soft_double.h)
@@ -323,19 +324,11 @@ TVMAF_HD int32_t vif_log2_64(TVMAF_GLOBAL const uint16_t *table, uint64_t v)
     return table[(unsigned)(v >> k) - VIF_LOG2_TABLE_LEN] + 2048 * k;
 }
 
-/* Mirror of index i into [0, n) without repeating the edge (|i| < n assumed). */
-TVMAF_HD int vif_mirror(int i, int n)
-{
-    if (i < 0) return -i;
-    if (i >= n) return 2 * (n - 1) - i;
-    return i;
-}
-
 /* Source row of tap k of an fw-tap vertical pass for output row i of an
  * h-row plane, mirrored at the edges. */
 TVMAF_HD int vif_tap_row(unsigned i, unsigned k, unsigned fw, unsigned h)
 {
-    return vif_mirror((int)i - (int)(fw / 2) + (int)k, (int)h);
+    return mirror_skip_edge((int)i - (int)(fw / 2) + (int)k, (int)h);
 }
 
 /* Right shift by `shift` with rounding half up (no rounding term when 0). */

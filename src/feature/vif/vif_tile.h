@@ -88,8 +88,8 @@ TVMAF_HD int vif_tile_src(const VifTile *tl, int rad, unsigned in_w, unsigned it
     const int y = tl->y0 - rad + (int)(it / in_w);
     const int x = tl->x0 - rad + (int)(it % in_w);
     if (y >= (int)tl->h + rad || x >= (int)tl->w + rad) return 0;
-    *row = (size_t)vif_mirror(y, (int)tl->h) * pitch;
-    *col = vif_mirror(x, (int)tl->w);
+    *row = (size_t)mirror_skip_edge(y, (int)tl->h) * pitch;
+    *col = mirror_skip_edge(x, (int)tl->w);
     return 1;
 }
 

@@ -26,7 +26,7 @@ static inline unsigned vif_tap_pair_words(uint32_t *words, const uint16_t *taps,
 
 #if defined(__AVX512F__) && defined(__AVX512DQ__) && defined(__AVX512CD__)
 #include <immintrin.h>
-#include "core/x86_avx512.h"
+#include "feature/common/x86_avx512.h"
 
 /* 2048 log2(v) of eight 64-bit v >= 2^15 (vif_log2_32 / vif_log2_64): the
  * leading 16 bits index the table, 2048 per dropped bit. The gather reads 32

@@ -13,8 +13,8 @@
  * products and the accumulator with wraparound: vpmaddwd's sum (its one
  * wrap, both factors -2^15, included) added modulo 2^32, the same integer.
  */
-#ifndef TVMAF_CORE_X86_AVX512_H
-#define TVMAF_CORE_X86_AVX512_H
+#ifndef TVMAF_FEATURE_COMMON_X86_AVX512_H
+#define TVMAF_FEATURE_COMMON_X86_AVX512_H
 
 #include <stdint.h>
 #include <immintrin.h>
