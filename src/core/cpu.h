@@ -5,7 +5,10 @@
  * there: a set bit disables that level. As in libvmaf, each level is enabled
  * on its own (masking AVX2 alone leaves AVX-512 on); a feature uses the
  * highest level that is enabled and that it has kernels for, else its C.
- * Every kernel of every level returns the C kernel's bits (tests/checkasm.c).
+ * Each feature selects through one function, tvmaf_<feature>_dsp_init
+ * (<feature>_cpu.h): its C table, then an x86 step per level the flags
+ * enable. Every kernel of every level returns the C kernel's bits
+ * (tests/checkasm/, which calls the same functions).
  */
 #ifndef TVMAF_CORE_CPU_H
 #define TVMAF_CORE_CPU_H

@@ -1,7 +1,10 @@
 /*
- * adm's CPU row kernels that have SIMD versions, one set per level: the C
- * set (adm.c) and, on x86-64, one per SIMD level (adm_x86.c compiles adm.c's
- * stages once per level). tests/checkasm.c compares every set against C.
+ * adm on the CPU: the stages' state (AdmCpu) and the kernels that have SIMD
+ * versions, one set per level: the C set (adm.c) and, on x86-64, one per
+ * SIMD level (adm_x86.c). Both compile the stages of adm_stages.h, so each
+ * set holds its level's row kernels and the frame's stages built with them
+ * (frame_sums). tvmaf_adm_dsp_init picks the set; tests/checkasm/adm.c
+ * compares every level's against C.
  *
  * cm rows: the masked terms of one row of the interior cm columns [jb, je)
  * (1 <= jb, je <= w - 1: every column's 3x3 window lies in the band without
@@ -15,10 +18,15 @@
 #ifndef TVMAF_ADM_CPU_H
 #define TVMAF_ADM_CPU_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "tvmaf_config.h"
+#include "core/cpu.h"
 #include "feature/adm/adm_math.h"
+#include "feature/adm/adm_state.h"
+
+struct AdmCpu;
 
 typedef struct AdmKernels {
     /* scale 0, int16 bands */
@@ -57,6 +65,10 @@ typedef struct AdmKernels {
     /* scale 0's vertical pass over w columns of four rows of bpc-bit
      * samples (uint8 at 8 bits, uint16 above): adm_dwt0_vert of each */
     void (*dwt0_vrow)(const void *const row[4], int w, int bpc, int16_t *lo, int16_t *hi);
+    /* the integer totals of one frame, every scale: the stages built with
+     * this set's row kernels */
+    void (*frame_sums)(struct AdmCpu *m, const TvmafPicture *ref, const TvmafPicture *dis,
+                       AdmScaleSums sums[4]);
 } AdmKernels;
 
 extern const AdmKernels tvmaf_adm_kernels_c;
@@ -64,5 +76,60 @@ extern const AdmKernels tvmaf_adm_kernels_c;
 extern const AdmKernels tvmaf_adm_kernels_avx2, tvmaf_adm_kernels_avx512,
     tvmaf_adm_kernels_avx512icl;
 #endif
+
+/* Fills c with the set for these CPU flags (core/cpu.h): the C set, then
+ * adm_dsp_init_x86. The extractor and tests/checkasm call it. */
+void tvmaf_adm_dsp_init(AdmKernels *c, unsigned cpu_flags);
+
+/* Each level's set replaces the one before where its flag is enabled. As
+ * libvmaf's flags are enabled one by one (core/cpu.h), AVX2 is a step of its
+ * own; from AVX-512 on, a level the flags lack ends the climb. */
+static inline void adm_dsp_init_x86(AdmKernels *c, unsigned cpu_flags)
+{
+#if TVMAF_X86_SIMD
+    if (cpu_flags & TVMAF_CPU_FLAG_AVX2) *c = tvmaf_adm_kernels_avx2;
+    if (!(cpu_flags & TVMAF_CPU_FLAG_AVX512)) return;
+    *c = tvmaf_adm_kernels_avx512;
+    if (!(cpu_flags & TVMAF_CPU_FLAG_AVX512ICL)) return;
+    *c = tvmaf_adm_kernels_avx512icl;
+#else
+    (void)c;
+    (void)cpu_flags;
+#endif
+}
+
+/* Detail bands of one picture or one decoupled part: h, v, d. */
+typedef struct Bands16 { int16_t *b[3]; } Bands16;
+typedef struct Bands32 { int32_t *b[3]; } Bands32;
+
+typedef struct AdmCpu {
+    AdmState s;
+    int32_t *recip_table; /* 65537 entries; recip = recip_table + 32768 */
+    const int32_t *recip;
+    void *mem;
+    /* scale 0 */
+    int16_t *row_lo16, *row_hi16;
+    Bands16 ref0, dis0, r0, a0, csf0, flt0;
+    /* approximation bands (next scale's input) of reference and distorted,
+     * two of each to alternate between scales */
+    int32_t *ref_a[2], *dis_a[2];
+    /* scales 1..3 */
+    int32_t *row_lo32, *row_hi32;
+    int32_t prev_dis_lo[4]; /* last distorted low row of the previous scale, columns 0..3 */
+    Bands32 ref, dis, r, a, csf, flt;
+    /* A ladder's pair (the reference pictures are shared with other
+     * contexts) where no scale 1..3 has the DWT defect: the reference's
+     * detail bands of every scale, a function of the picture alone, are kept
+     * with the picture (tvmaf_picture_once_area) by the first pair to need
+     * them, and read by the others. 0 bytes: computed per pair. */
+    size_t ref_area_bytes;
+    size_t ref_area_off[4][3]; /* each band's offset in the area */
+    /* the kernels and stages of the context's SIMD level */
+    AdmKernels k;
+} AdmCpu;
+
+/* what a ladder's shared reference bands are kept under: one address for
+ * every SIMD level, whose DWTs give the same integers */
+extern const char tvmaf_adm_ref_bands_tag;
 
 #endif /* TVMAF_ADM_CPU_H */

@@ -22,7 +22,7 @@
  * Which reference: libvmaf chooses its ADM kernels by CPU at run time, and the
  * goldens come from a host with AVX-512. Its vector kernels do not compute
  * exactly what its scalar code computes in six places (V0..V5); this file
- * carries both forms and adm.c applies each where that host applied it -- see
+ * carries both forms and adm_stages.h applies each where that host applied it -- see
  * "Vector and scalar lanes" below. The option reference_isa chooses another
  * build (AVX2, scalar C): see "Which reference build".
  *

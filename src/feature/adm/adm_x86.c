@@ -1,8 +1,8 @@
 /*
  * adm's CPU stages compiled for one x86 SIMD level (the build compiles this
- * file once per level, TVMAF_SIMD_SUFFIX naming it): adm.c's stage section,
- * the one copy of that code, taken here with ADM_KERNELS_ONLY so nothing but
- * the stages and tvmaf_adm_frame_sums_<level> is compiled again.
+ * file once per level, TVMAF_SIMD_SUFFIX naming it): this level's row
+ * kernels, then adm_stages.h (the one copy of the stages) built with them,
+ * which defines tvmaf_adm_kernels_<level>.
  *
  * At AVX-512, decouple (every scale) is written out below, eight coefficients in
  * 64-bit lanes, operation for operation as adm_decouple16_at: the int64 dot
@@ -25,9 +25,9 @@
  * 64-bit lanes (even and odd columns); scales 1..3's vector lanes with the
  * threshold's exact 64-bit sum (8 or 4 columns), their scalar lanes with its
  * wrapping int32 sum and the unsigned Q32 weight (16 or 8 columns). Columns
- * that do not fill a block go to adm.c's C rows. Every term is integer, and
+ * that do not fill a block go to adm_stages.h's C rows. Every term is integer, and
  * the terms are added modulo 2^64, so any order gives the C sums
- * (tests/checkasm.c compares them on random and extreme bands).
+ * (tests/checkasm/adm.c compares them on random and extreme bands).
  *
  * At both levels, the DWT's rows (adm_cpu.h): scale 0's vertical and
  * horizontal passes with vpmaddwd on pairs of samples, scales 1..3 with
@@ -186,7 +186,7 @@ static void i64_to_float_avx512(const int64_t *x, float *out, int n)
 
 /* ---- cm, AVX-512 ----------------------------------------------------------- */
 
-/* The row kernels hand what does not fill a block to adm.c's C rows. */
+/* The row kernels hand what does not fill a block to adm_stages.h's C rows. */
 static void cm16_row_c(const int16_t *const v[3], const int16_t *const cm_[3],
                        const int16_t *const fu[3], const int16_t *const fm[3],
                        const int16_t *const fd[3], int jb, int jv, int je, int isa,
@@ -421,7 +421,7 @@ static void adm_cm32_row_avx512(const int32_t *const v[3], const int32_t *const 
 
 /* ---- cm, AVX2 ------------------------------------------------------------ */
 
-/* The row kernels hand what does not fill a block to adm.c's C rows. */
+/* The row kernels hand what does not fill a block to adm_stages.h's C rows. */
 static void cm16_row_c(const int16_t *const v[3], const int16_t *const cm_[3],
                        const int16_t *const fu[3], const int16_t *const fm[3],
                        const int16_t *const fd[3], int jb, int jv, int je, int isa,
@@ -939,7 +939,7 @@ static void adm_decouple32_row_avx2(const int32_t *const o[3], const int32_t *co
 }
 #define ADM_DECOUPLE32_ROW adm_decouple32_row_avx2
 
-/* i64_ps4 over n values, for tests/checkasm.c (the C's (float) on the last
+/* i64_ps4 over n values, for tests/checkasm/adm.c (the C's (float) on the last
  * n % 4) */
 static void i64_to_float_avx2(const int64_t *x, float *out, int n)
 {
@@ -1323,5 +1323,4 @@ static void adm_dwt32_vrow_avx512(const int32_t *const row[4], int n, int32_t ad
 #endif
 #endif
 
-#define ADM_KERNELS_ONLY
-#include "feature/adm/adm.c"
+#include "feature/adm/adm_stages.h"

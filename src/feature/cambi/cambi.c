@@ -56,7 +56,7 @@
 typedef struct CambiState {
     CambiParams p; /* first: the option table's offsets point into it */
 
-    const CambiKernels *k;
+    CambiKernels k;
     uint16_t *img;
     uint8_t *mask;
     float *cval;
@@ -391,7 +391,7 @@ static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
     const size_t area = (size_t)s->alloc_w * s->alloc_h;
     const unsigned in_max = w > h ? w : h;
     const unsigned out_max = s->alloc_w > s->alloc_h ? s->alloc_w : s->alloc_h;
-    st->k = tvmaf_cambi_kernels(vi->cpu_flags);
+    tvmaf_cambi_dsp_init(&st->k, vi->cpu_flags);
     st->img = calloc(plane, sizeof(*st->img));
     st->mask = calloc(plane, sizeof(*st->mask));
     st->cval = calloc(area, sizeof(*st->cval));
@@ -453,7 +453,7 @@ static void load_row(CambiState *s, const TvmafPicture *pic, unsigned out_w, boo
     uint16_t *dst = s->img + y * s->p.stride;
     if (bpc <= 8) {
         if (same && bpc == 8) {
-            s->k->widen8_row(src, dst, out_w);
+            s->k.widen8_row(src, dst, out_w);
         } else if (same) {
             for (unsigned x = 0; x < out_w; x++) dst[x] = cambi_to_10bit(src[x], bpc);
         } else {
@@ -478,7 +478,7 @@ static void load_row(CambiState *s, const TvmafPicture *pic, unsigned out_w, boo
  * are flat. */
 static void mask_step(CambiState *s, unsigned w, unsigned h, unsigned threshold, int y)
 {
-    const CambiKernels *k = s->k;
+    const CambiKernels *k = &s->k;
     const int H = (int)h, half = CAMBI_MASK_FILTER / 2;
     const ptrdiff_t stride = s->p.stride;
     uint8_t *cs = s->colsum + CAMBI_CS_PAD;
@@ -515,12 +515,12 @@ static void preprocess(CambiState *s, const TvmafPicture *pic, unsigned w, unsig
     int step = -(CAMBI_MASK_FILTER / 2);
     for (unsigned y = 0; y < h; y++) {
         load_row(s, pic, w, same, y);
-        if (dither && y > 0) s->k->dither_row(s->img + (y - 1) * stride, s->img + y * stride, w);
+        if (dither && y > 0) s->k.dither_row(s->img + (y - 1) * stride, s->img + y * stride, w);
         /* rows [0, final) are final */
         const int final = dither ? (int)y : (int)y + 1;
         for (; step + 5 <= final && step < (int)h; step++) mask_step(s, w, h, threshold, step);
     }
-    if (dither) s->k->dither_row(s->img + (h - 1) * stride, NULL, w);
+    if (dither) s->k.dither_row(s->img + (h - 1) * stride, NULL, w);
     for (; step < (int)h; step++) mask_step(s, w, h, threshold, step);
 }
 
@@ -549,11 +549,11 @@ static void decimate_mode(CambiState *s, unsigned w, unsigned h, bool dec)
             }
             s->rowany[0] = any != 0;
         } else if (dec) {
-            s->k->dec16_row(img + 2 * y * stride, img + y * stride, w);
-            s->rowany[y] = s->k->dec8_row(mask + 2 * y * stride, mask + y * stride, w);
+            s->k.dec16_row(img + 2 * y * stride, img + y * stride, w);
+            s->rowany[y] = s->k.dec8_row(mask + 2 * y * stride, mask + y * stride, w);
         }
-        s->k->hmode_row(img + y * stride, w, l + (y % 3) * w);
-        if (y >= 2) s->k->vmode_row(l, l + w, l + 2 * w, w, img + (y - 1) * stride);
+        s->k.hmode_row(img + y * stride, w, l + (y % 3) * w);
+        if (y >= 2) s->k.vmode_row(l, l + w, l + 2 * w, w, img + (y - 1) * stride);
     }
 }
 
@@ -583,7 +583,7 @@ static void c_values(CambiState *s, int w, int h, int window, CambiCvalStats *st
         .band = s->p.band, .num_diffs = s->p.num_diffs, .limit = s->p.limit,
         .vlt_code = s->p.vlt_code, .recip = s->p.recip,
     };
-    const CambiKernels *k = s->k;
+    const CambiKernels *k = &s->k;
     /* rows without a masked pixel (in the columns read) change nothing */
     const uint8_t *any = s->rowany;
     if (c.cols > w) {
@@ -687,15 +687,10 @@ int tvmaf_cambi_write_heatmap(const CambiParams *p, int scale, unsigned w, unsig
 
 CAMBI_KERNELS_DEFINE(tvmaf_cambi_kernels_c);
 
-const CambiKernels *tvmaf_cambi_kernels(unsigned cpu_flags)
+void tvmaf_cambi_dsp_init(CambiKernels *c, unsigned cpu_flags)
 {
-#if TVMAF_X86_SIMD
-    if (tvmaf_cpu_avx512icl(cpu_flags)) return &tvmaf_cambi_kernels_avx512icl;
-    if (cpu_flags & TVMAF_CPU_FLAG_AVX512) return &tvmaf_cambi_kernels_avx512;
-    if (cpu_flags & TVMAF_CPU_FLAG_AVX2) return &tvmaf_cambi_kernels_avx2;
-#endif
-    (void)cpu_flags;
-    return &tvmaf_cambi_kernels_c;
+    *c = tvmaf_cambi_kernels_c;
+    cambi_dsp_init_x86(c, cpu_flags);
 }
 
 /* the cambi score of one picture at geometry g */

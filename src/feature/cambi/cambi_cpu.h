@@ -13,7 +13,8 @@
  * the contrast steps; the vector forms do exactly these operations per
  * lane. The row's pooling statistics (count of non-zero values, their
  * double sum, whether a value is below 0.5) are order-free where they are
- * used (cambi.c's pooling says why).
+ * used (cambi.c's pooling says why). tests/checkasm/cambi.c compares every
+ * level's kernels with C's.
  */
 #ifndef TVMAF_CAMBI_CPU_H
 #define TVMAF_CAMBI_CPU_H
@@ -24,6 +25,7 @@
 #include <string.h>
 
 #include "tvmaf_config.h"
+#include "core/cpu.h"
 #include "feature/cambi/cambi_math.h"
 
 /* what the histogram and c-value kernels read of a scale */
@@ -96,8 +98,26 @@ extern const CambiKernels tvmaf_cambi_kernels_avx2, tvmaf_cambi_kernels_avx512,
     tvmaf_cambi_kernels_avx512icl;
 #endif
 
-/* The kernels for these CPU flags (core/cpu.h). */
-const CambiKernels *tvmaf_cambi_kernels(unsigned cpu_flags);
+/* Fills c with the kernels for these CPU flags (core/cpu.h): the C set,
+ * then cambi_dsp_init_x86. The extractor and tests/checkasm call it. */
+void tvmaf_cambi_dsp_init(CambiKernels *c, unsigned cpu_flags);
+
+/* Each level's set replaces the one before where its flag is enabled. As
+ * libvmaf's flags are enabled one by one (core/cpu.h), AVX2 is a step of its
+ * own; from AVX-512 on, a level the flags lack ends the climb. */
+static inline void cambi_dsp_init_x86(CambiKernels *c, unsigned cpu_flags)
+{
+#if TVMAF_X86_SIMD
+    if (cpu_flags & TVMAF_CPU_FLAG_AVX2) *c = tvmaf_cambi_kernels_avx2;
+    if (!(cpu_flags & TVMAF_CPU_FLAG_AVX512)) return;
+    *c = tvmaf_cambi_kernels_avx512;
+    if (!(cpu_flags & TVMAF_CPU_FLAG_AVX512ICL)) return;
+    *c = tvmaf_cambi_kernels_avx512icl;
+#else
+    (void)c;
+    (void)cpu_flags;
+#endif
+}
 
 /* ---------------------------------------------------------------------------
  * The C kernels, written for the compiler's vectoriser

@@ -205,7 +205,7 @@ void tvmaf_motion_release(MotionState *s)
 typedef struct MotionCpu {
     MotionState s; /* first: the option offsets are relative to it */
     int32_t *y;    /* one row of the vertical pass */
-    const MotionKernels *k;
+    MotionKernels k;
 } MotionCpu;
 
 static void close_cpu(void *priv)
@@ -221,7 +221,7 @@ static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
     MotionCpu *m = priv;
     int err = tvmaf_motion_setup(&m->s, vi, msg, len);
     if (err) return err;
-    m->k = tvmaf_motion_kernels(vi->cpu_flags);
+    tvmaf_motion_dsp_init(&m->k, vi->cpu_flags);
     m->y = malloc(sizeof(*m->y) * vi->w);
     if (!m->y) {
         close_cpu(m);
@@ -232,15 +232,10 @@ static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
 
 MOTION_KERNELS_DEFINE(tvmaf_motion_kernels_c);
 
-const MotionKernels *tvmaf_motion_kernels(unsigned cpu_flags)
+void tvmaf_motion_dsp_init(MotionKernels *c, unsigned cpu_flags)
 {
-#if TVMAF_X86_SIMD
-    if (tvmaf_cpu_avx512icl(cpu_flags)) return &tvmaf_motion_kernels_avx512icl;
-    if (cpu_flags & TVMAF_CPU_FLAG_AVX512) return &tvmaf_motion_kernels_avx512;
-    if (cpu_flags & TVMAF_CPU_FLAG_AVX2) return &tvmaf_motion_kernels_avx2;
-#endif
-    (void)cpu_flags;
-    return &tvmaf_motion_kernels_c;
+    *c = tvmaf_motion_kernels_c;
+    motion_dsp_init_x86(c, cpu_flags);
 }
 
 /* SAD of the blurred difference of two luma planes (prev - cur). */
@@ -259,17 +254,17 @@ static uint64_t plane_sad(const MotionCpu *m, const unsigned char *prev, ptrdiff
                 p[k] = prev + (ptrdiff_t)rows[k] * prev_stride;
                 c[k] = cur + (ptrdiff_t)rows[k] * cur_stride;
             }
-            any = m->k->vrow_8(p, c, m->y, w);
+            any = m->k.vrow_8(p, c, m->y, w);
         } else {
             const uint16_t *p[5], *c[5];
             for (int k = 0; k < 5; k++) {
                 p[k] = (const uint16_t *)(prev + (ptrdiff_t)rows[k] * prev_stride);
                 c[k] = (const uint16_t *)(cur + (ptrdiff_t)rows[k] * cur_stride);
             }
-            any = m->k->vrow_16(p, c, m->y, w, bpc);
+            any = m->k.vrow_16(p, c, m->y, w, bpc);
         }
         /* a row of zeros adds zero: (0 + 2^15) >> 16 = 0 */
-        if (any) sad += m->k->hrow_sad(m->y, w);
+        if (any) sad += m->k.hrow_sad(m->y, w);
     }
     return sad;
 }

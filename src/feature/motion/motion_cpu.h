@@ -2,7 +2,7 @@
  * motion on the CPU: the row kernels of motion_math.h behind function
  * pointers, compiled once per SIMD level (motion.c: C; motion_x86.c: AVX2 and
  * AVX-512). They are integer arithmetic, so every level returns the C bits
- * (tests/checkasm.c).
+ * (tests/checkasm/motion.c).
  */
 #ifndef TVMAF_MOTION_CPU_H
 #define TVMAF_MOTION_CPU_H
@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "tvmaf_config.h"
+#include "core/cpu.h"
 #include "feature/motion/motion_math.h"
 
 typedef struct MotionKernels {
@@ -28,8 +29,26 @@ extern const MotionKernels tvmaf_motion_kernels_avx2, tvmaf_motion_kernels_avx51
     tvmaf_motion_kernels_avx512icl;
 #endif
 
-/* The kernels for these CPU flags (core/cpu.h). */
-const MotionKernels *tvmaf_motion_kernels(unsigned cpu_flags);
+/* Fills c with the kernels for these CPU flags (core/cpu.h): the C set,
+ * then motion_dsp_init_x86. The extractor and tests/checkasm call it. */
+void tvmaf_motion_dsp_init(MotionKernels *c, unsigned cpu_flags);
+
+/* Each level's set replaces the one before where its flag is enabled. As
+ * libvmaf's flags are enabled one by one (core/cpu.h), AVX2 is a step of its
+ * own; from AVX-512 on, a level the flags lack ends the climb. */
+static inline void motion_dsp_init_x86(MotionKernels *c, unsigned cpu_flags)
+{
+#if TVMAF_X86_SIMD
+    if (cpu_flags & TVMAF_CPU_FLAG_AVX2) *c = tvmaf_motion_kernels_avx2;
+    if (!(cpu_flags & TVMAF_CPU_FLAG_AVX512)) return;
+    *c = tvmaf_motion_kernels_avx512;
+    if (!(cpu_flags & TVMAF_CPU_FLAG_AVX512ICL)) return;
+    *c = tvmaf_motion_kernels_avx512icl;
+#else
+    (void)c;
+    (void)cpu_flags;
+#endif
+}
 
 /* A level may replace the horizontal pass by defining MOTION_HROW_SAD. */
 #ifndef MOTION_HROW_SAD

@@ -46,7 +46,7 @@ typedef struct VifState {
     uint16_t *img[VIF_N_SCALES][2]; /* scales 1..3: reference, distorted (w[s] x h[s]) */
     uint16_t *row[VIF_N_ROWS];
     void *mem;
-    const VifKernels *k;
+    VifKernels k;
     uint16_t log2_table[VIF_LOG2_TABLE_ALLOC];
 } VifState;
 
@@ -82,13 +82,13 @@ static void statistic(const VifState *s, unsigned scale, const void *ref, ptrdif
     *sums = (VifSums){ 0, 0, 0, 0 };
     for (unsigned i = 0; i < h; i++) {
         if (is8)
-            s->k->stat_vertical_8(s->row, ref, ref_stride, dis, dis_stride, w, h, i, mu_shift,
-                                  sq_shift);
+            s->k.stat_vertical_8(s->row, ref, ref_stride, dis, dis_stride, w, h, i, mu_shift,
+                                 sq_shift);
         else
-            s->k->stat_vertical_16(s->row, ref, ref_stride, dis, dis_stride, w, h, i, scale,
-                                   mu_shift, sq_shift);
+            s->k.stat_vertical_16(s->row, ref, ref_stride, dis, dis_stride, w, h, i, scale,
+                                  mu_shift, sq_shift);
         for (unsigned q = 0; q < VIF_N_ROWS; q++) pad_row(s->row[q], w, half);
-        s->k->stat_horizontal(s->row, w, scale, s->log2_table, s->p.gain_limit, sums);
+        s->k.stat_horizontal(s->row, w, scale, s->log2_table, s->p.gain_limit, sums);
     }
 }
 
@@ -105,11 +105,11 @@ static void downsample(VifState *s, unsigned src, const void *ref, ptrdiff_t ref
     uint16_t *rr = s->row[VIF_MU1], *rd = s->row[VIF_MU2];
     uint16_t *out_r = s->img[next][0], *out_d = s->img[next][1];
     for (unsigned oi = 0; oi < h2; oi++) {
-        s->k->down_vertical(rr, rd, ref, ref_stride, dis, dis_stride, is8, w, h, 2 * oi, next,
-                            shift);
+        s->k.down_vertical(rr, rd, ref, ref_stride, dis, dis_stride, is8, w, h, 2 * oi, next,
+                           shift);
         pad_row(rr, w, half);
         pad_row(rd, w, half);
-        s->k->down_horizontal(out_r + (size_t)oi * w2, out_d + (size_t)oi * w2, rr, rd, w2, next);
+        s->k.down_horizontal(out_r + (size_t)oi * w2, out_d + (size_t)oi * w2, rr, rd, w2, next);
     }
 }
 
@@ -167,7 +167,7 @@ static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
     }
 
     vif_log2_table_fill(s->log2_table, vif_log2_steps);
-    s->k = tvmaf_vif_kernels(vi->cpu_flags);
+    tvmaf_vif_dsp_init(&s->k, vi->cpu_flags);
     return 0;
 }
 
@@ -244,15 +244,10 @@ static int extract(void *priv, const TvmafPicture *ref, const TvmafPicture *dis,
 
 const VifKernels tvmaf_vif_kernels_c = VIF_KERNELS_INIT;
 
-const VifKernels *tvmaf_vif_kernels(unsigned cpu_flags)
+void tvmaf_vif_dsp_init(VifKernels *c, unsigned cpu_flags)
 {
-#if TVMAF_X86_SIMD
-    if (tvmaf_cpu_avx512icl(cpu_flags)) return &tvmaf_vif_kernels_avx512icl;
-    if (cpu_flags & TVMAF_CPU_FLAG_AVX512) return &tvmaf_vif_kernels_avx512;
-    if (cpu_flags & TVMAF_CPU_FLAG_AVX2) return &tvmaf_vif_kernels_avx2;
-#endif
-    (void)cpu_flags;
-    return &tvmaf_vif_kernels_c;
+    *c = tvmaf_vif_kernels_c;
+    vif_dsp_init_x86(c, cpu_flags);
 }
 
 static void close_vif(void *priv) { release(priv); }

@@ -1,0 +1,678 @@
+/*
+ * adm's CPU stages (DWT, decouple, den, csf, cm, and frame_sums running them
+ * over a frame), compiled once in C (adm.c) and once per x86 SIMD level
+ * (adm_x86.c, TVMAF_SIMD_SUFFIX naming the level). A level's source defines
+ * the ADM_* row-kernel macros below with its own kernels before including
+ * this header; the rest falls back to the C rows. Each translation unit
+ * defines its level's AdmKernels (tvmaf_adm_kernels_c or _<level>), whose
+ * frame_sums is this code built in that level's instruction set. The stages
+ * are integer arithmetic plus per-coefficient doubles in the C order, so each
+ * level returns the C bits (tests/checkasm/adm.c).
+ */
+#ifndef TVMAF_ADM_STAGES_H
+#define TVMAF_ADM_STAGES_H
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tvmaf_config.h"
+#include "core/cpu.h"
+#include "core/picture_pool.h"
+#include "feature/adm/adm_cpu.h"
+#include "feature/adm/adm_math.h"
+#include "feature/adm/adm_state.h"
+
+#ifdef TVMAF_SIMD_SUFFIX
+#define ADM_FRAME_SUMS TVMAF_SIMD_NAME(tvmaf_adm_frame_sums)
+#define ADM_KERNELS TVMAF_SIMD_NAME(tvmaf_adm_kernels)
+#else
+#define ADM_FRAME_SUMS tvmaf_adm_frame_sums_c
+#define ADM_KERNELS tvmaf_adm_kernels_c
+#endif
+static void ADM_FRAME_SUMS(AdmCpu *m, const TvmafPicture *ref, const TvmafPicture *dis,
+                           AdmScaleSums sums[4]);
+
+/* ---- DWT ---------------------------------------------------------------- */
+
+/* Source columns of DWT output j over n inputs, mirrored at the edges. */
+static inline void taps_at(int j, int n, int x[4])
+{
+    for (int k = 0; k < 4; k++) x[k] = adm_dwt_tap(j, k, n);
+}
+
+/* The DWT's row kernels (adm_cpu.h): the interior outputs [jb, je) of a
+ * horizontal pass, whose taps 2j-1 .. 2j+2 lie inside the row, and the
+ * vertical pass of scales 1..3. A level may replace them (adm_x86.c). */
+static __attribute__((unused)) void
+dwt0_hrow_c(const int16_t *lo, const int16_t *hi, int jb, int je, int32_t *a, int16_t *v,
+            int16_t *h, int16_t *d)
+{
+    for (int j = jb; j < je; j++) {
+        const int16_t *l = lo + 2 * j - 1, *g = hi + 2 * j - 1;
+        a[j] = adm_dwt0_lo(l[0], l[1], l[2], l[3]);
+        v[j] = (int16_t)adm_dwt0_hi(l[0], l[1], l[2], l[3]);
+        h[j] = (int16_t)adm_dwt0_lo(g[0], g[1], g[2], g[3]);
+        d[j] = (int16_t)adm_dwt0_hi(g[0], g[1], g[2], g[3]);
+    }
+}
+
+static __attribute__((unused)) void
+dwt32_hrow_c(const int32_t *lo, const int32_t *hi, int jb, int je, int32_t add, int shift,
+             int32_t *a, int32_t *v, int32_t *h, int32_t *d)
+{
+    for (int j = jb; j < je; j++) {
+        const int32_t *l = lo + 2 * j - 1, *g = hi + 2 * j - 1;
+        a[j] = adm_dwt_lo32(l[0], l[1], l[2], l[3], add, shift);
+        v[j] = adm_dwt_hi32(l[0], l[1], l[2], l[3], add, shift);
+        h[j] = adm_dwt_lo32(g[0], g[1], g[2], g[3], add, shift);
+        d[j] = adm_dwt_hi32(g[0], g[1], g[2], g[3], add, shift);
+    }
+}
+
+static __attribute__((unused)) void
+dwt32_vrow_c(const int32_t *const row[4], int n, int32_t add, int shift, int32_t *lo, int32_t *hi)
+{
+    for (int j = 0; j < n; j++) {
+        lo[j] = adm_dwt_lo32(row[0][j], row[1][j], row[2][j], row[3][j], add, shift);
+        hi[j] = adm_dwt_hi32(row[0][j], row[1][j], row[2][j], row[3][j], add, shift);
+    }
+}
+
+#ifndef ADM_DWT0_HROW
+#define ADM_DWT0_HROW dwt0_hrow_c
+#endif
+#ifndef ADM_DWT32_HROW
+#define ADM_DWT32_HROW dwt32_hrow_c
+#endif
+#ifndef ADM_DWT32_VROW
+#define ADM_DWT32_VROW dwt32_vrow_c
+#endif
+
+/* Horizontal pass of scale 0 over one row: outputs a, v (from the low row),
+ * h, d (from the high row). Outputs 1 .. ie-1 read 2j-1 .. 2j+2 directly. */
+static void dwt0_horizontal(const int16_t *restrict lo, const int16_t *restrict hi, int in_w,
+                            int out_w, int past, int32_t *restrict a, int16_t *restrict v,
+                            int16_t *restrict h, int16_t *restrict d)
+{
+    int ie = adm_dwt_interior_end(in_w);
+    ie = ie < 1 ? 1 : (ie > out_w ? out_w : ie);
+    ADM_DWT0_HROW(lo, hi, 1, ie, a, v, h, d);
+    for (int j = 0; j < out_w; j = (j == 0 ? ie : j + 1)) {
+        int x[4];
+        taps_at(j, in_w, x);
+        a[j] = adm_dwt0_lo(lo[x[0]], lo[x[1]], lo[x[2]], lo[x[3]]);
+        v[j] = (int16_t)adm_dwt0_hi(lo[x[0]], lo[x[1]], lo[x[2]], lo[x[3]]);
+        h[j] = (int16_t)adm_dwt0_lo(hi[x[0]], hi[x[1]], hi[x[2]], hi[x[3]]);
+        d[j] = (int16_t)adm_dwt0_hi(hi[x[0]], hi[x[1]], hi[x[2]], hi[x[3]]);
+    }
+    if (past) {
+        /* the vector block's last output (adm_math.h, "Which reference
+         * build"): the low row runs on into the high row, the high row into
+         * memory this frame did not write (read as 0, see there) */
+        const int j = out_w - 1;
+        int16_t l[4], g[4];
+        for (int k = 0; k < 4; k++) {
+            const int x = adm_dwt_tap_vec(j, k);
+            l[k] = x < in_w ? lo[x] : hi[x - in_w];
+            g[k] = x < in_w ? hi[x] : 0;
+        }
+        a[j] = adm_dwt0_lo(l[0], l[1], l[2], l[3]);
+        v[j] = (int16_t)adm_dwt0_hi(l[0], l[1], l[2], l[3]);
+        h[j] = (int16_t)adm_dwt0_lo(g[0], g[1], g[2], g[3]);
+        d[j] = (int16_t)adm_dwt0_hi(g[0], g[1], g[2], g[3]);
+    }
+}
+
+/* Scale 0's vertical pass over the w columns of four rows (uint8 samples at
+ * 8 bits, uint16 above): the low and high rows of the horizontal pass. */
+static __attribute__((unused)) void
+dwt0_vrow_c(const void *const row[4], int w, int bpc, int16_t *lo, int16_t *hi)
+{
+    if (bpc == 8) {
+        const uint8_t *r0 = row[0], *r1 = row[1], *r2 = row[2], *r3 = row[3];
+        for (int j = 0; j < w; j++) adm_dwt0_vert(r0[j], r1[j], r2[j], r3[j], 8, &lo[j], &hi[j]);
+    } else {
+        const uint16_t *r0 = row[0], *r1 = row[1], *r2 = row[2], *r3 = row[3];
+        for (int j = 0; j < w; j++) adm_dwt0_vert(r0[j], r1[j], r2[j], r3[j], bpc, &lo[j], &hi[j]);
+    }
+}
+#ifndef ADM_DWT0_VROW
+#define ADM_DWT0_VROW dwt0_vrow_c
+#endif
+
+static void dwt0(AdmCpu *m, const TvmafPicture *pic, int32_t *a, Bands16 *out)
+{
+    const AdmScale *c = &m->s.sc[0];
+    const int bpc = (int)pic->bpc;
+    const int past = adm_dwt_reads_past(c->w, adm_dwt_block(m->s.isa, 0, bpc));
+    for (int i = 0; i < c->h; i++) {
+        const void *row[4];
+        for (int k = 0; k < 4; k++)
+            row[k] = (const unsigned char *)pic->data[0]
+                     + (ptrdiff_t)adm_dwt_tap(i, k, c->in_h) * pic->stride[0];
+        ADM_DWT0_VROW(row, c->in_w, bpc, m->row_lo16, m->row_hi16);
+        const size_t o = (size_t)i * c->w;
+        dwt0_horizontal(m->row_lo16, m->row_hi16, c->in_w, c->w, past, a + o, out->b[1] + o,
+                        out->b[0] + o, out->b[2] + o);
+    }
+}
+
+static void dwt32_horizontal(const int32_t *restrict lo, const int32_t *restrict hi, int in_w,
+                             int out_w, AdmDwtRound rd, const int32_t *hi_next, int32_t *restrict a,
+                             Bands32 *out, size_t o)
+{
+    int32_t *restrict v = out->b[1] + o, *restrict h = out->b[0] + o, *restrict d = out->b[2] + o;
+    int ie = adm_dwt_interior_end(in_w);
+    ie = ie < 1 ? 1 : (ie > out_w ? out_w : ie);
+    ADM_DWT32_HROW(lo, hi, 1, ie, rd.h_add, rd.h_shift, a, v, h, d);
+    for (int j = 0; j < out_w; j = (j == 0 ? ie : j + 1)) {
+        int x[4];
+        taps_at(j, in_w, x);
+        a[j] = adm_dwt_lo32(lo[x[0]], lo[x[1]], lo[x[2]], lo[x[3]], rd.h_add, rd.h_shift);
+        v[j] = adm_dwt_hi32(lo[x[0]], lo[x[1]], lo[x[2]], lo[x[3]], rd.h_add, rd.h_shift);
+        h[j] = adm_dwt_lo32(hi[x[0]], hi[x[1]], hi[x[2]], hi[x[3]], rd.h_add, rd.h_shift);
+        d[j] = adm_dwt_hi32(hi[x[0]], hi[x[1]], hi[x[2]], hi[x[3]], rd.h_add, rd.h_shift);
+    }
+    if (hi_next) {
+        /* the vector block's last output reads on: the low row into the high
+         * row, the high row into hi_next (the next temporary row) */
+        const int j = out_w - 1;
+        int32_t l[4], g[4];
+        for (int k = 0; k < 4; k++) {
+            const int x = adm_dwt_tap_vec(j, k);
+            l[k] = x < in_w ? lo[x] : hi[x - in_w];
+            g[k] = x < in_w ? hi[x] : hi_next[x - in_w];
+        }
+        a[j] = adm_dwt_lo32(l[0], l[1], l[2], l[3], rd.h_add, rd.h_shift);
+        v[j] = adm_dwt_hi32(l[0], l[1], l[2], l[3], rd.h_add, rd.h_shift);
+        h[j] = adm_dwt_lo32(g[0], g[1], g[2], g[3], rd.h_add, rd.h_shift);
+        d[j] = adm_dwt_hi32(g[0], g[1], g[2], g[3], rd.h_add, rd.h_shift);
+    }
+}
+
+/*
+ * DWT of scales 1..3: the previous approximation band (in_w x in_h) to this
+ * scale's a, v, h, d. The reference's kernel keeps four temporary rows (ref
+ * low, ref high, dis low, dis high); where its vector block reads past a row
+ * (adm_math.h, "Which reference build"), the reference picture's high row
+ * runs on into the distorted picture's low row (dis_src: the distorted input,
+ * given on the reference's pass), and the distorted high row into what the
+ * previous scale left after its rows (m->prev_dis_lo, scales 2 and 3; at
+ * scale 1 memory nothing wrote, read as 0). The distorted
+ * pass saves its last low row's first columns for the next scale.
+ */
+static void dwt32(AdmCpu *m, int k, const int32_t *src, int32_t *a, Bands32 *out,
+                  const int32_t *dis_src)
+{
+    const AdmScale *c = &m->s.sc[k];
+    const AdmDwtRound rd = adm_dwt_round(k);
+    int32_t *lo = m->row_lo32, *hi = m->row_hi32;
+    const int past = adm_dwt_reads_past(c->w, adm_dwt_block(m->s.isa, k, (int)m->s.bpc));
+    /* previous scale's distorted low row: columns 0, 1 (its input width
+     * even, so 4 * in_w is twice it) or 2, 3 (odd) */
+    const int32_t *prev = m->prev_dis_lo + ((m->s.sc[k - 1].in_w & 1) ? 2 : 0);
+    for (int i = 0; i < c->h; i++) {
+        const int32_t *row[4];
+        for (int t = 0; t < 4; t++) row[t] = src + (size_t)adm_dwt_tap(i, t, c->in_h) * c->in_w;
+        ADM_DWT32_VROW(row, c->in_w, rd.v_add, rd.v_shift, lo, hi);
+        const int32_t *hi_next = NULL;
+        int32_t next[2];
+        if (past && dis_src) {
+            for (int j = 0; j < 2; j++) {
+                const int32_t *d[4];
+                for (int t = 0; t < 4; t++)
+                    d[t] = dis_src + (size_t)adm_dwt_tap(i, t, c->in_h) * c->in_w + j;
+                next[j] = adm_dwt_lo32(*d[0], *d[1], *d[2], *d[3], rd.v_add, rd.v_shift);
+            }
+            hi_next = next;
+        } else if (past && k > 1) {
+            hi_next = prev;
+        } else if (past) {
+            /* scale 1, distorted: memory nothing wrote (read as 0, see
+             * adm_math.h) */
+            next[0] = next[1] = 0;
+            hi_next = next;
+        }
+        dwt32_horizontal(lo, hi, c->in_w, c->w, rd, hi_next, a + (size_t)i * c->w, out,
+                         (size_t)i * c->w);
+    }
+    if (!dis_src)
+        for (int j = 0; j < 4 && j < c->in_w; j++) m->prev_dis_lo[j] = lo[j];
+}
+
+/* ---- decouple, csf ------------------------------------------------------ */
+
+/*
+ * Lanes (adm_math.h, "Vector and scalar lanes"): decouple and csf run the
+ * work range of every row as vector lanes up to adm_lanes_decouple / _csf
+ * (the chosen build's blocks) and as scalar lanes after it. The vector and scalar forms differ only in
+ * the gain rounding (decouple) and in the operands noted at each helper.
+ */
+/* One row of scale 0 decouple, columns [jb, je), vector lanes before jv
+ * (adm_cpu.h). */
+static __attribute__((unused)) void
+decouple16_row_c(const int16_t *const o[3], const int16_t *const t[3], int16_t *const r[3],
+                 int16_t *const a[3], int jb, int je, int jv, const int32_t *recip,
+                 float cos_1deg_sq, double egl)
+{
+    for (int j = jb; j < je; j++) {
+        const int16_t oo[3] = { o[0][j], o[1][j], o[2][j] };
+        const int16_t tt[3] = { t[0][j], t[1][j], t[2][j] };
+        int16_t rr[3], aa[3];
+        adm_decouple16_at(oo, tt, recip, cos_1deg_sq, egl, j < jv, rr, aa);
+        for (int k = 0; k < 3; k++) {
+            r[k][j] = rr[k];
+            a[k][j] = aa[k];
+        }
+    }
+}
+
+#ifndef ADM_DECOUPLE16_ROW
+#define ADM_DECOUPLE16_ROW decouple16_row_c
+#endif
+
+static void decouple16(const AdmCpu *m, const AdmScale *c, const Bands16 *ref,
+                       const Bands16 *dis, Bands16 *r, Bands16 *a)
+{
+    const double egl = m->s.enhn_gain_limit;
+    const int jv = adm_lanes_decouple(m->s.isa, 0, c->work_l, c->work_r);
+    for (int i = c->work_t; i < c->work_b; i++) {
+        /* the level's row kernel (adm_x86.c), or the C row */
+        const size_t x0 = (size_t)i * c->w;
+        ADM_DECOUPLE16_ROW((const int16_t *const[3]){ ref->b[0] + x0, ref->b[1] + x0, ref->b[2] + x0 },
+                           (const int16_t *const[3]){ dis->b[0] + x0, dis->b[1] + x0, dis->b[2] + x0 },
+                           (int16_t *const[3]){ r->b[0] + x0, r->b[1] + x0, r->b[2] + x0 },
+                           (int16_t *const[3]){ a->b[0] + x0, a->b[1] + x0, a->b[2] + x0 },
+                           c->work_l, c->work_r, jv, m->recip, m->s.cos_1deg_sq, egl);
+    }
+}
+
+/* One row of scales 1..3 decouple, columns [jb, je), vector lanes before jv. */
+static __attribute__((unused)) void
+decouple32_row_c(const int32_t *const o[3], const int32_t *const t[3], int32_t *const r[3],
+                 int32_t *const a[3], int jb, int je, int jv, const int32_t *recip,
+                 float cos_1deg_sq, double egl)
+{
+    for (int j = jb; j < je; j++) {
+        const int32_t oo[3] = { o[0][j], o[1][j], o[2][j] };
+        const int32_t tt[3] = { t[0][j], t[1][j], t[2][j] };
+        int32_t rr[3], aa[3];
+        adm_decouple32_at(oo, tt, recip, cos_1deg_sq, egl, j < jv, rr, aa);
+        for (int k = 0; k < 3; k++) {
+            r[k][j] = rr[k];
+            a[k][j] = aa[k];
+        }
+    }
+}
+
+#ifndef ADM_DECOUPLE32_ROW
+#define ADM_DECOUPLE32_ROW decouple32_row_c
+#endif
+
+static void decouple32(const AdmCpu *m, const AdmScale *c, const Bands32 *ref,
+                       const Bands32 *dis, Bands32 *r, Bands32 *a)
+{
+    const double egl = m->s.enhn_gain_limit;
+    const int jv = adm_lanes_decouple(m->s.isa, 1, c->work_l, c->work_r);
+    for (int i = c->work_t; i < c->work_b; i++) {
+        /* the level's row kernel (adm_x86.c), or the C row */
+        const size_t x0 = (size_t)i * c->w;
+        ADM_DECOUPLE32_ROW((const int32_t *const[3]){ ref->b[0] + x0, ref->b[1] + x0, ref->b[2] + x0 },
+                           (const int32_t *const[3]){ dis->b[0] + x0, dis->b[1] + x0, dis->b[2] + x0 },
+                           (int32_t *const[3]){ r->b[0] + x0, r->b[1] + x0, r->b[2] + x0 },
+                           (int32_t *const[3]){ a->b[0] + x0, a->b[1] + x0, a->b[2] + x0 },
+                           c->work_l, c->work_r, jv, m->recip, m->s.cos_1deg_sq, egl);
+    }
+}
+
+/* flt from the 32-bit csf value in vector lanes, from the stored int16 in
+ * scalar lanes (V2). */
+/* csf16's vector lanes over one span of a row, inlined with diag and sat
+ * constant so that the loop has no branch and the level's vectoriser takes
+ * it (the same integer operations per element). */
+static inline __attribute__((always_inline)) void
+csf16_span(const int16_t *restrict s, int16_t *restrict csf, int16_t *restrict flt, int n,
+           uint16_t rfac, int diag, int sat)
+{
+    for (int j = 0; j < n; j++) {
+        const int32_t v = adm_csf16_wide(s[j], rfac, diag);
+        csf[j] = sat ? adm_sat16(v) : (int16_t)v;
+        flt[j] = sat ? adm_csf16_flt_sat(v) : adm_csf16_flt(v);
+    }
+}
+
+static void csf16(int isa, const AdmScale *c, const Bands16 *src, Bands16 *csf, Bands16 *flt)
+{
+    const int jv = adm_lanes_csf(isa, c->work_l, c->work_r);
+    const int sat = isa == ADM_ISA_AVX2;
+    for (int o = 0; o < 3; o++) {
+        for (int i = c->work_t; i < c->work_b; i++) {
+            const size_t row = (size_t)i * c->w;
+            const size_t at = row + (size_t)c->work_l;
+            const int n = jv - c->work_l;
+            const uint16_t rfac = c->rfac16[o];
+            if (n > 0) {
+                const int16_t *sp = src->b[o] + at;
+                int16_t *cp = csf->b[o] + at, *fp = flt->b[o] + at;
+                if (o == 2) {
+                    if (sat) csf16_span(sp, cp, fp, n, rfac, 1, 1);
+                    else csf16_span(sp, cp, fp, n, rfac, 1, 0);
+                } else {
+                    if (sat) csf16_span(sp, cp, fp, n, rfac, 0, 1);
+                    else csf16_span(sp, cp, fp, n, rfac, 0, 0);
+                }
+            }
+            for (int j = jv; j < c->work_r; j++) {
+                const int16_t v = adm_csf16(src->b[o][row + j], c->rfac16[o], o == 2);
+                csf->b[o][row + j] = v;
+                flt->b[o][row + j] = adm_csf16_flt(v);
+            }
+        }
+    }
+}
+
+/* The weight read as signed in vector lanes, unsigned in scalar lanes (V4). */
+static void csf32(int isa, const AdmScale *c, const Bands32 *src, Bands32 *csf, Bands32 *flt)
+{
+    const int jv = adm_lanes_csf(isa, c->work_l, c->work_r);
+    for (int o = 0; o < 3; o++) {
+        for (int i = c->work_t; i < c->work_b; i++) {
+            const size_t row = (size_t)i * c->w;
+            for (int j = c->work_l; j < jv; j++) {
+                const int32_t v = adm_csf32_v(src->b[o][row + j], c->rfac32[o]);
+                csf->b[o][row + j] = v;
+                flt->b[o][row + j] = adm_csf32_flt(v);
+            }
+            for (int j = jv; j < c->work_r; j++) {
+                const int32_t v = adm_csf32(src->b[o][row + j], c->rfac32[o]);
+                csf->b[o][row + j] = v;
+                flt->b[o][row + j] = adm_csf32_flt(v);
+            }
+        }
+    }
+}
+
+/* ---- den ---------------------------------------------------------------- */
+
+static void den16(const AdmScale *c, const Bands16 *ref, uint64_t den[3])
+{
+    for (int o = 0; o < 3; o++) {
+        uint64_t total = 0;
+        for (int i = c->t; i < c->b; i++) {
+            const int16_t *row = ref->b[o] + (size_t)i * c->w;
+            uint64_t acc = 0;
+            for (int j = c->l; j < c->r; j++) acc += adm_den16_term(row[j]);
+            total += adm_row_round_u(acc, c->den_row_shift, c->den_row_add);
+        }
+        den[o] = total;
+    }
+}
+
+static void den32(const AdmScale *c, const Bands32 *ref, uint64_t den[3])
+{
+    for (int o = 0; o < 3; o++) {
+        uint64_t total = 0;
+        for (int i = c->t; i < c->b; i++) {
+            const int32_t *row = ref->b[o] + (size_t)i * c->w;
+            uint64_t acc = 0;
+            for (int j = c->l; j < c->r; j++)
+                acc += adm_den32_term(row[j], c->den_sq_shift, c->den_cub_shift, c->den_cub_add);
+            total += adm_row_round_u(acc, c->den_row_shift, c->den_row_add);
+        }
+        den[o] = total;
+    }
+}
+
+/* ---- cm ----------------------------------------------------------------- */
+
+/*
+ * Lanes: the golden host's cm kernels take blocks of 14 (scale 0) or 6
+ * (scales 1..3) columns from the left of the cm columns, on rows 1 .. h-2
+ * only, and only when the cm margin is at least one column; every other
+ * coefficient is a scalar lane. Returns the end of the vector lanes of row i
+ * (the row's first cm column when it has none).
+ */
+static int cm_lanes_end(int isa, int scale, const AdmScale *c, int i, int jb, int je)
+{
+    if (c->l < 1 || i < 1 || i > c->h - 2) return jb;
+    return adm_lanes_cm(isa, scale, jb, je);
+}
+
+/* One row of interior cm columns (adm_cpu.h): vector lanes [jb, jv),
+ * scalar lanes [jv, je). The SIMD levels' row kernels (adm_x86.c) hand the
+ * columns that do not fill their blocks to these. */
+static void cm16_row_c(const int16_t *const v[3], const int16_t *const cm_[3],
+                       const int16_t *const fu[3], const int16_t *const fm[3],
+                       const int16_t *const fd[3], int jb, int jv, int je, int isa,
+                       const uint16_t rfac[3], const AdmCmShift sh[3], int64_t acc[3])
+{
+    for (int j = jb; j < jv; j++) {
+        const int32_t thr = adm_cm_thr16(cm_, fu, fm, fd, j - 1, j, j + 1, 1);
+        for (int o = 0; o < 3; o++)
+            acc[o] = adm_add_wrap(acc[o], isa == ADM_ISA_AVX2
+                                              ? adm_cm_term_avx2(adm_cm_value16(v[o][j], rfac[o]),
+                                                                 thr, sh[o])
+                                              : adm_cm_term(adm_cm_value16(v[o][j], rfac[o]), thr,
+                                                            sh[o]));
+    }
+    for (int j = jv; j < je; j++) {
+        const int32_t thr = adm_cm_thr16(cm_, fu, fm, fd, j - 1, j, j + 1, 0);
+        for (int o = 0; o < 3; o++)
+            acc[o] = adm_add_wrap(acc[o],
+                                  adm_cm_term(adm_cm_value16(v[o][j], rfac[o]), thr, sh[o]));
+    }
+}
+
+static void cm32_row_c(const int32_t *const v[3], const int32_t *const cm_[3],
+                       const int32_t *const fu[3], const int32_t *const fm[3],
+                       const int32_t *const fd[3], int jb, int jv, int je, int isa,
+                       const uint32_t rfac[3], const AdmCmShift sh[3], int64_t acc[3])
+{
+    for (int j = jb; j < jv; j++) {
+        const int64_t thr = adm_cm_thr32(cm_, fu, fm, fd, j - 1, j, j + 1, isa == ADM_ISA_AVX2);
+        for (int o = 0; o < 3; o++)
+            acc[o] = adm_add_wrap(acc[o], adm_cm_term32_vec(isa, v[o][j], rfac[o], thr, sh[o]));
+    }
+    for (int j = jv; j < je; j++) {
+        const int32_t thr = (int32_t)adm_cm_thr32(cm_, fu, fm, fd, j - 1, j, j + 1, 0);
+        for (int o = 0; o < 3; o++)
+            acc[o] = adm_add_wrap(acc[o],
+                                  adm_cm_term(adm_cm_value32(v[o][j], rfac[o]), thr, sh[o]));
+    }
+}
+
+#ifndef ADM_CM16_ROW
+#define ADM_CM16_ROW cm16_row_c
+#endif
+#ifndef ADM_CM32_ROW
+#define ADM_CM32_ROW cm32_row_c
+#endif
+
+static __attribute__((unused)) void i64_to_float_c(const int64_t *x, float *out, int n)
+{
+    for (int i = 0; i < n; i++) out[i] = (float)x[i];
+}
+#ifndef ADM_I64_TO_FLOAT
+#define ADM_I64_TO_FLOAT i64_to_float_c
+#endif
+
+/* This level's set (tvmaf_adm_dsp_init). */
+const AdmKernels ADM_KERNELS = { ADM_CM16_ROW,   ADM_CM32_ROW,   ADM_DECOUPLE16_ROW,
+                                  ADM_DECOUPLE32_ROW, ADM_I64_TO_FLOAT, ADM_DWT0_HROW,
+                                  ADM_DWT32_HROW, ADM_DWT32_VROW, ADM_DWT0_VROW,
+                                  ADM_FRAME_SUMS };
+
+/* Masked sums of `val` (h, v, d) with the threshold of csf (centres) and flt
+ * (neighbours), over the cm region, rows rounded and added. */
+static void cm16(int isa, const AdmScale *c, const Bands16 *val, const Bands16 *csf,
+                 const Bands16 *flt, int64_t out[3])
+{
+    int64_t total[3] = { 0, 0, 0 };
+    for (int i = c->t; i < c->b; i++) {
+        const size_t up = (size_t)adm_cm_prev(i) * c->w, mid = (size_t)i * c->w;
+        const size_t dn = (size_t)adm_cm_next(i, c->h) * c->w;
+        const int16_t *cm_[3], *fu[3], *fm[3], *fd[3], *v[3];
+        for (int o = 0; o < 3; o++) {
+            cm_[o] = csf->b[o] + mid;
+            fu[o] = flt->b[o] + up;
+            fm[o] = flt->b[o] + mid;
+            fd[o] = flt->b[o] + dn;
+            v[o] = val->b[o] + mid;
+        }
+        int64_t acc[3] = { 0, 0, 0 };
+        /* interior columns read j-1 .. j+1 directly; the first and last
+         * column of the band (when in the region) mirror their window */
+        const int jb = c->l > 1 ? c->l : 1, je = c->r < c->w - 1 ? c->r : c->w - 1;
+        const int jv = cm_lanes_end(isa, 0, c, i, jb, je);
+        if (je > jb) ADM_CM16_ROW(v, cm_, fu, fm, fd, jb, jv, je, isa, c->rfac16, c->cm, acc);
+        const int edge[2] = { c->l == 0 ? 0 : -1, c->r == c->w ? c->w - 1 : -1 };
+        for (int e = 0; e < 2; e++) {
+            const int j = edge[e];
+            if (j < 0) continue;
+            const int32_t thr = adm_cm_thr16(cm_, fu, fm, fd, adm_cm_prev(j), j,
+                                             adm_cm_next(j, c->w), 0);
+            for (int o = 0; o < 3; o++)
+                acc[o] = adm_add_wrap(acc[o], adm_cm_term(adm_cm_value16(v[o][j], c->rfac16[o]),
+                                                          thr, c->cm[o]));
+        }
+        for (int o = 0; o < 3; o++)
+            total[o] = adm_add_wrap(total[o],
+                                    adm_row_round_s(acc[o], c->cm_row_shift, c->cm_row_add));
+    }
+    for (int o = 0; o < 3; o++) out[o] = total[o];
+}
+
+static void cm32(int isa, const AdmScale *c, const Bands32 *val, const Bands32 *csf,
+                 const Bands32 *flt, int64_t out[3])
+{
+    int64_t total[3] = { 0, 0, 0 };
+    for (int i = c->t; i < c->b; i++) {
+        const size_t up = (size_t)adm_cm_prev(i) * c->w, mid = (size_t)i * c->w;
+        const size_t dn = (size_t)adm_cm_next(i, c->h) * c->w;
+        const int32_t *cm_[3], *fu[3], *fm[3], *fd[3], *v[3];
+        for (int o = 0; o < 3; o++) {
+            cm_[o] = csf->b[o] + mid;
+            fu[o] = flt->b[o] + up;
+            fm[o] = flt->b[o] + mid;
+            fd[o] = flt->b[o] + dn;
+            v[o] = val->b[o] + mid;
+        }
+        int64_t acc[3] = { 0, 0, 0 };
+        /* interior columns read j-1 .. j+1 directly; the first and last
+         * column of the band (when in the region) mirror their window */
+        const int jb = c->l > 1 ? c->l : 1, je = c->r < c->w - 1 ? c->r : c->w - 1;
+        const int jv = cm_lanes_end(isa, 1, c, i, jb, je);
+        if (je > jb) ADM_CM32_ROW(v, cm_, fu, fm, fd, jb, jv, je, isa, c->rfac32, c->cm, acc);
+        const int edge[2] = { c->l == 0 ? 0 : -1, c->r == c->w ? c->w - 1 : -1 };
+        for (int e = 0; e < 2; e++) {
+            const int j = edge[e];
+            if (j < 0) continue;
+            const int32_t thr = (int32_t)adm_cm_thr32(cm_, fu, fm, fd, adm_cm_prev(j), j,
+                                                      adm_cm_next(j, c->w), 0);
+            for (int o = 0; o < 3; o++)
+                acc[o] = adm_add_wrap(acc[o], adm_cm_term(adm_cm_value32(v[o][j], c->rfac32[o]),
+                                                          thr, c->cm[o]));
+        }
+        for (int o = 0; o < 3; o++)
+            total[o] = adm_add_wrap(total[o],
+                                    adm_row_round_s(acc[o], c->cm_row_shift, c->cm_row_add));
+    }
+    for (int o = 0; o < 3; o++) out[o] = total[o];
+}
+
+/* The reference's detail bands in a ladder's shared area: scale 0 (int16)
+ * or scales 1..3 (int32). Read only (the Bands types are also written by
+ * the stages that fill them). */
+static Bands16 area_bands16(const AdmCpu *m, const unsigned char *area)
+{
+    Bands16 b;
+    for (int o = 0; o < 3; o++) b.b[o] = (int16_t *)(area + m->ref_area_off[0][o]);
+    return b;
+}
+
+static Bands32 area_bands32(const AdmCpu *m, const unsigned char *area, int k)
+{
+    Bands32 b;
+    for (int o = 0; o < 3; o++) b.b[o] = (int32_t *)(area + m->ref_area_off[k][o]);
+    return b;
+}
+
+typedef struct RefBandsJob {
+    AdmCpu *m;
+    const TvmafPicture *ref;
+} RefBandsJob;
+
+/* Fills a ladder's area with the reference's bands of every scale, with
+ * this pair's scratch rows and approximation bands. No scale 1..3 has the
+ * DWT defect here (the area's condition), so nothing of the distorted
+ * picture is read (dis_src NULL; what dwt32 then saves for a later
+ * distorted pass is written again by this pair's own). */
+static int ref_bands_fill(void *arg, void *area)
+{
+    const RefBandsJob *j = arg;
+    AdmCpu *m = j->m;
+    Bands16 b0 = area_bands16(m, area);
+    dwt0(m, j->ref, m->ref_a[0], &b0);
+    for (int k = 1; k < 4; k++) {
+        Bands32 bk = area_bands32(m, area, k);
+        dwt32(m, k, m->ref_a[(k - 1) & 1], m->ref_a[k & 1], &bk, NULL);
+    }
+    return 0;
+}
+
+/* The integer totals of one frame, every scale. */
+static void ADM_FRAME_SUMS(AdmCpu *m, const TvmafPicture *ref, const TvmafPicture *dis,
+                           AdmScaleSums sums[4])
+{
+    const AdmState *s = &m->s;
+    memset(sums, 0, 4 * sizeof(AdmScaleSums));
+
+    /* scale 0: the distorted DWT first, so that in a ladder another pair
+     * has more time to finish the reference's bands this pair will read */
+    const AdmScale *c = &s->sc[0];
+    dwt0(m, dis, m->dis_a[0], &m->dis0);
+    const void *area = NULL;
+    if (m->ref_area_bytes) {
+        RefBandsJob job = { m, ref };
+        /* ref_bands_fill cannot fail; area NULL: not kept, computed below */
+        /* key 0: the bands depend on the picture alone (adm_ref_bands_shareable) */
+        (void)tvmaf_picture_once_area(ref, &tvmaf_adm_ref_bands_tag, 0, m->ref_area_bytes,
+                                      ref_bands_fill, &job, &area);
+    }
+    Bands16 ref0 = m->ref0;
+    if (area) ref0 = area_bands16(m, area);
+    else dwt0(m, ref, m->ref_a[0], &m->ref0);
+    if (!s->skip_scale0) {
+        decouple16(m, c, &ref0, &m->dis0, &m->r0, &m->a0);
+        den16(c, &ref0, sums[0].den);
+        csf16(s->isa, c, &m->a0, &m->csf0, &m->flt0);
+        cm16(s->isa, c, &m->r0, &m->csf0, &m->flt0, sums[0].num);
+        if (!s->skip_aim) {
+            csf16(s->isa, c, &m->r0, &m->csf0, &m->flt0);
+            cm16(s->isa, c, &m->a0, &m->csf0, &m->flt0, sums[0].aim);
+        }
+    }
+
+    /* scales 1..3 */
+    for (int k = 1; k < 4; k++) {
+        c = &s->sc[k];
+        const int in = (k - 1) & 1, out = k & 1;
+        Bands32 refk = m->ref;
+        if (area) refk = area_bands32(m, area, k);
+        else dwt32(m, k, m->ref_a[in], m->ref_a[out], &m->ref, m->dis_a[in]);
+        dwt32(m, k, m->dis_a[in], m->dis_a[out], &m->dis, NULL);
+        decouple32(m, c, &refk, &m->dis, &m->r, &m->a);
+        den32(c, &refk, sums[k].den);
+        csf32(s->isa, c, &m->a, &m->csf, &m->flt);
+        cm32(s->isa, c, &m->r, &m->csf, &m->flt, sums[k].num);
+        if (!s->skip_aim) {
+            csf32(s->isa, c, &m->r, &m->csf, &m->flt);
+            cm32(s->isa, c, &m->a, &m->csf, &m->flt, sums[k].aim);
+        }
+    }
+}
+
+#endif /* TVMAF_ADM_STAGES_H */
