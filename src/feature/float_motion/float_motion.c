@@ -27,6 +27,11 @@
  * rows were padded from the chroma width, so it walks into the padding of
  * the real rows. The reference never writes that padding (its value is
  * whatever the allocation held, zero for fresh pages); here it is zero.
+ *
+ * The blur's row passes and the rows' absolute differences and sums are the
+ * float filter row kernels of float_vif/float_rows_cpu.h, chosen by the
+ * stream's CPU flags (--cpumask); every level gives the same bits (that
+ * header says why).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -37,6 +42,7 @@
 
 #include "core/feature.h"
 #include "core/feature_name.h"
+#include "feature/float_vif/float_rows_cpu.h"
 #include "feature/float_motion/float_motion_math.h"
 #include "feature/float_motion/float_motion_state.h"
 
@@ -60,7 +66,13 @@ typedef struct FloatMotion {
     float *coldx[MAX_PLANES];   /* half-size pass column tables */
     float *half_a, *half_b;     /* half-size rows */
     float *row_sums;            /* a plane's row sums, then its half-size rows' */
+    float *absdiff;             /* |a - b| of FMOT_ROW_GROUP rows */
+    const FrowsKernels *k;      /* the row kernels of the stream's SIMD level */
 } FloatMotion;
+
+/* rows whose absolute differences are formed before their sums are taken,
+ * side by side (frows_sum_rows) */
+#define FMOT_ROW_GROUP 8
 
 const TvmafOption tvmaf_float_motion_options[] = {
     { "debug", "debug mode: enable additional output",
@@ -100,7 +112,8 @@ static void close_motion(void *priv)
     free(s->half_a);
     free(s->half_b);
     free(s->row_sums);
-    s->plane = s->ext = s->half_a = s->half_b = s->row_sums = NULL;
+    free(s->absdiff);
+    s->plane = s->ext = s->half_a = s->half_b = s->row_sums = s->absdiff = NULL;
     for (int p = 0; p < MAX_PLANES; p++) {
         for (int k = 0; k < RING; k++) {
             free(s->blur[k][p]);
@@ -182,6 +195,8 @@ static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
     ok &= (m->ext = malloc(((size_t)s->pw[0] + FMOT_MAX_TAPS) * sizeof(float))) != NULL;
     ok &= (m->row_sums = malloc(((size_t)s->ph[0] + (size_t)fmot_half_side(s->ph[0])) *
                                 sizeof(float))) != NULL;
+    ok &= (m->absdiff = malloc((size_t)FMOT_ROW_GROUP * s->pw[0] * sizeof(float))) != NULL;
+    m->k = tvmaf_frows_kernels(vi->cpu_flags);
     for (int p = 0; p < s->n_planes && ok; p++) {
         const size_t n = (size_t)s->stride * s->ph[p];
         for (int k = 0; k < RING; k++)
@@ -221,9 +236,9 @@ static void blur_plane(FloatMotion *m, const TvmafPicture *pic, int p, float *ds
     for (int i = 0; i < h; i++) {
         for (int k = 0; k < fw; k++)
             m->rows[k] = m->plane + (size_t)mirror_skip_edge(i - half + k, h) * st;
-        ffilter_vpass(s->taps, fw, m->rows, m->ext + half, w);
+        m->k->vpass(s->taps, fw, m->rows, m->ext + half, w);
         ffilter_mirror_margins(m->ext, w, half);
-        ffilter_hpass(s->taps, fw, m->ext, dst + (size_t)i * st, w, 1);
+        m->k->hpass(s->taps, fw, m->ext, dst + (size_t)i * st, w);
     }
 }
 
@@ -234,8 +249,12 @@ static float plane_motion(const FloatMotion *m, int p, const float *a, const flo
     const FloatMotionParams *s = &m->p;
     const int w = s->pw[p], h = s->ph[p], st = s->stride;
     float *half_sums = m->row_sums + h;
-    for (int i = 0; i < h; i++)
-        m->row_sums[i] = fmot_sad_row(a + (size_t)i * st, b + (size_t)i * st, w);
+    /* fmot_sad_row of each row: |a - b| summed left to right from 0 */
+    for (int i0 = 0; i0 < h; i0 += FMOT_ROW_GROUP) {
+        const int n = h - i0 < FMOT_ROW_GROUP ? h - i0 : FMOT_ROW_GROUP;
+        m->k->absdiff_rows(a + (size_t)i0 * st, b + (size_t)i0 * st, st, n, w, m->absdiff);
+        m->k->sum_rows(m->absdiff, w, n, w, m->row_sums + i0);
+    }
     if (s->add_scale1) {
         /* The half-size pass reads rows padded from this plane's own width
          * (see the top of the file). */
@@ -368,6 +387,9 @@ static int extract(void *priv, const TvmafPicture *ref, const TvmafPicture *dis,
         for (int p = 0; p < m->p.n_planes; p++) blur_plane(m, ref, p, m->blur[f.cur][p]);
     double motion[2] = { 0.0, 0.0 };
     if (f.n_motions > 0) motion[0] = frame_motion(m, f.prev, f.cur);
+    /* motion[1] is the previous frame's motion[0] with the planes swapped,
+     * the same value, but the reference computes it again and so does this
+     * (no result is kept across frames where the reference keeps none) */
     if (f.n_motions > 1) motion[1] = frame_motion(m, f.prev, f.prev2);
     return tvmaf_float_motion_report(&m->p, index, motion, sink);
 }

@@ -11,6 +11,14 @@
  * whole-plane passes compute it, so only the memory layout differs. Between
  * scales only the even rows and columns of the low-passed image are
  * computed, which are all the decimation keeps.
+ *
+ * The row passes and the statistic are float_rows_cpu.h's kernels, compiled
+ * for the baseline here and once per x86 SIMD level in float_vif_x86.c, and
+ * chosen by the stream's CPU flags (--cpumask): every level computes each
+ * sample with the same float operations in the same order, so every level
+ * gives the same bits. The statistic of FVIF_ROW_GROUP rows is formed
+ * before their sums, which are then taken side by side, each row left to
+ * right from 0.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -19,8 +27,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/cpu.h"
 #include "core/feature.h"
 #include "core/feature_name.h"
+#include "feature/float_vif/float_rows_cpu.h"
 #include "feature/float_vif/float_vif_math.h"
 #include "feature/float_vif/float_vif_state.h"
 
@@ -53,7 +63,26 @@ typedef struct FloatVif {
     int *col1, *col2;         /* bilinear prescale column tables */
     float *coldx;
     float *row_num, *row_den; /* the rows' sums of one scale */
+    float *px_num, *px_den;   /* per-pixel num and den of FVIF_ROW_GROUP rows */
+    const FrowsKernels *k;    /* the row kernels of the stream's SIMD level */
 } FloatVif;
+
+/* rows whose statistic is computed before their sums are taken, side by
+ * side (frows_sum_rows) */
+#define FVIF_ROW_GROUP 8
+
+FROWS_KERNELS_DEFINE(tvmaf_frows_kernels_c);
+
+const FrowsKernels *tvmaf_frows_kernels(unsigned cpu_flags)
+{
+#if TVMAF_X86_SIMD
+    if (tvmaf_cpu_avx512icl(cpu_flags)) return &tvmaf_frows_kernels_avx512icl;
+    if (cpu_flags & TVMAF_CPU_FLAG_AVX512) return &tvmaf_frows_kernels_avx512;
+    if (cpu_flags & TVMAF_CPU_FLAG_AVX2) return &tvmaf_frows_kernels_avx2;
+#endif
+    (void)cpu_flags;
+    return &tvmaf_frows_kernels_c;
+}
 
 const TvmafOption tvmaf_float_vif_options[] = {
     { "debug", "debug mode: enable additional output",
@@ -114,7 +143,10 @@ static void close_vif(void *priv)
     free(s->coldx);
     free(s->row_num);
     free(s->row_den);
+    free(s->px_num);
+    free(s->px_den);
     s->row_num = s->row_den = NULL;
+    s->px_num = s->px_den = NULL;
     s->in_ref = s->in_dis = NULL;
     s->taps_a = s->taps_b = NULL;
     s->col1 = s->col2 = NULL;
@@ -277,6 +309,9 @@ static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
     }
     ok &= (st->row_num = malloc((size_t)s->h[0] * sizeof(float))) != NULL;
     ok &= (st->row_den = malloc((size_t)s->h[0] * sizeof(float))) != NULL;
+    ok &= (st->px_num = malloc((size_t)FVIF_ROW_GROUP * s->w[0] * sizeof(float))) != NULL;
+    ok &= (st->px_den = malloc((size_t)FVIF_ROW_GROUP * s->w[0] * sizeof(float))) != NULL;
+    st->k = tvmaf_frows_kernels(vi->cpu_flags);
     ok &= (st->taps_a = malloc((size_t)s->max_fw * sizeof(*st->taps_a))) != NULL;
     ok &= (st->taps_b = malloc((size_t)s->max_fw * sizeof(*st->taps_b))) != NULL;
     if (s->rescale && s->scaler == FFILTER_SCALE_BILINEAR) {
@@ -343,19 +378,25 @@ static void prescale(const FloatVif *st, const float *src, float *dst)
     }
 }
 
-/* Scale sc's image from scale sc-1's: its own filter, even rows and columns. */
+/* Scale sc's image from scale sc-1's: its own filter, even rows and columns.
+ * The horizontal pass filters every column of the row (as ffilter_hpass
+ * with step 1, each output the same operations as with step 2) and keeps
+ * the even ones. */
 static void next_scale(FloatVif *st, int sc, const float *src, float *dst)
 {
     const FloatVifParams *s = &st->p;
+    const FrowsKernels *k = st->k;
     const int pw = s->w[sc - 1], ph = s->h[sc - 1], w = s->w[sc], h = s->h[sc];
     const int fw = s->fw[sc], half = fw / 2;
     const float *f = s->taps[sc];
-    float *ext = st->ext[0];
+    float *ext = st->ext[0], *full = st->row[0];
     for (int i = 0; i < h; i++) {
         ffilter_tap_rows(src, pw, ph, 2 * i, fw, st->taps_a);
-        ffilter_vpass(f, fw, st->taps_a, ext + half, pw);
+        k->vpass(f, fw, st->taps_a, ext + half, pw);
         ffilter_mirror_margins(ext, pw, half);
-        ffilter_hpass(f, fw, ext, dst + (size_t)i * w, w, 2);
+        k->hpass(f, fw, ext, full, 2 * w - 1);
+        float *d = dst + (size_t)i * w;
+        for (int j = 0; j < w; j++) d[j] = full[2 * j];
     }
 }
 
@@ -366,19 +407,27 @@ static void scale_stat(FloatVif *st, int sc, float *num, float *den)
     const FloatVifParams *s = &st->p;
     const int w = s->w[sc], h = s->h[sc], fw = s->fw[sc], half = fw / 2;
     const float *f = s->taps[sc];
+    const FrowsKernels *k = st->k;
     float *const *ext = st->ext;
     float *const *row = st->row;
-    for (int i = 0; i < h; i++) {
-        ffilter_tap_rows(st->img_ref[sc], w, h, i, fw, st->taps_a);
-        ffilter_tap_rows(st->img_dis[sc], w, h, i, fw, st->taps_b);
-        fvif_vpass5(f, fw, st->taps_a, st->taps_b, w, ext[0] + half, ext[1] + half,
-                    ext[2] + half, ext[3] + half, ext[4] + half);
-        for (int q = 0; q < 5; q++) {
-            ffilter_mirror_margins(ext[q], w, half);
-            ffilter_hpass(f, fw, ext[q], row[q], w, 1);
+    for (int i0 = 0; i0 < h; i0 += FVIF_ROW_GROUP) {
+        const int n = h - i0 < FVIF_ROW_GROUP ? h - i0 : FVIF_ROW_GROUP;
+        for (int r = 0; r < n; r++) {
+            const int i = i0 + r;
+            ffilter_tap_rows(st->img_ref[sc], w, h, i, fw, st->taps_a);
+            ffilter_tap_rows(st->img_dis[sc], w, h, i, fw, st->taps_b);
+            k->vpass5(f, fw, st->taps_a, st->taps_b, w, ext[0] + half, ext[1] + half,
+                      ext[2] + half, ext[3] + half, ext[4] + half);
+            for (int q = 0; q < 5; q++) {
+                ffilter_mirror_margins(ext[q], w, half);
+                k->hpass(f, fw, ext[q], row[q], w);
+            }
+            k->stat_px(row[0], row[1], row[2], row[3], row[4], w, &s->stat,
+                       st->px_num + (size_t)r * w, st->px_den + (size_t)r * w);
         }
-        fvif_stat_row(row[0], row[1], row[2], row[3], row[4], w, &s->stat, &st->row_num[i],
-                      &st->row_den[i]);
+        /* each row's sums left to right from 0 (fvif_sum's order) */
+        k->sum_rows(st->px_num, w, n, w, st->row_num + i0);
+        k->sum_rows(st->px_den, w, n, w, st->row_den + i0);
     }
     *num = fvif_sum(st->row_num, h);
     *den = fvif_sum(st->row_den, h);

@@ -196,25 +196,9 @@ TVMAF_HD void fvif_pixel(float mu1, float mu2, float xx, float yy, float xy,
     *den = d;
 }
 
-/* Sums of num and den over one row, left to right, each in a float that
- * starts at 0 (the host adds the rows top to bottom into float totals). */
-TVMAF_HD void fvif_stat_row(const float *mu1, const float *mu2, const float *xx,
-                            const float *yy, const float *xy, int w,
-                            const FvifStatParams *p, float *row_num, float *row_den)
-{
-    float an = 0, ad = 0;
-    for (int j = 0; j < w; j++) {
-        float n, d;
-        fvif_pixel(mu1[j], mu2[j], xx[j], yy[j], xy[j], p, &n, &d);
-        an += n;
-        ad += d;
-    }
-    *row_num = an;
-    *row_den = ad;
-}
-
-/* The float sum of n values, left to right from 0: the CPU's and the
- * device's row sums of num and den, and the host's sum of a scale's rows. */
+/* The float sum of n values, left to right from 0: a row's sums of num and
+ * den (the CPU's float_rows_cpu.h adds each row in this order too), and the
+ * host's sum of a scale's rows. */
 TVMAF_HD float fvif_sum(TVMAF_GLOBAL const float *v, int n)
 {
     float acc = 0.0f;
@@ -242,7 +226,7 @@ TVMAF_HD float fvif_sum(TVMAF_GLOBAL const float *v, int n)
  *   (ffilter_ext_column);
  *   horizontal pass: ffilter_hpass with n = 1 at ext + step * j;
  *   statistic: fvif_pixel per sample into num and den planes; then one
- *   thread per row adds the row left to right (fvif_sum, as fvif_stat_row
+ *   thread per row adds the row left to right (fvif_sum, as the CPU
  *   does), and the host adds each scale's rows top to bottom (fvif_sum).
  * Nothing is reduced in a tree; every float sum keeps the CPU's order.
  */
