@@ -17,7 +17,8 @@ Usage: tests/auto_backend_test.py TVMAF_EXE [--clips DIR]
 - On the tiny pair (cups_576x324, 8 frames, --precision max --json) auto's
   output is --backend cpu's, bit for bit, and so with TVMAF_OPENCL_AUTO=probe,
   both without a word on stderr. Left out where a GPU device node exists
-  (auto may then rightly choose a GPU backend).
+  (auto may then rightly choose a GPU backend); the probe case is left out of
+  a sanitizer build, whose allocator does not guard the probe's fork.
 
 Clips: TVMAF_CLIPS, else .cache/clips (--clips); a missing clip fails.
 """
@@ -91,7 +92,7 @@ def memory_limit(res, exe, forest, clips_dir):
     if 'Sanitizer' in err:
         print(f'SKIP  memory limits: the executable is built with a sanitizer, which cannot '
               f'start under ulimit -v {LIMIT_KIB}')
-        return
+        return True
     res.check(rc is not None and rc in (0, 1) and (rc == 0 or bool(err.strip())),
               f'ulimit -v {LIMIT_KIB}, --backend cpu (control)', describe(rc, err))
     # Where a driver's start-up runs out of address space depends on what the
@@ -114,7 +115,7 @@ def memory_limit(res, exe, forest, clips_dir):
                   f'{len(bad)} ended otherwise, first: {bad[0]}' if bad else '')
 
 
-def same_as_cpu(res, exe, cups, clips_dir):
+def same_as_cpu(res, exe, cups, clips_dir, sanitized):
     if gpu_node_present():
         print('SKIP  auto == cpu bit for bit: a GPU device node is present (auto may choose a GPU)')
         return
@@ -133,6 +134,13 @@ def same_as_cpu(res, exe, cups, clips_dir):
                              ('tiny pair, --backend auto == cpu, TVMAF_OPENCL_AUTO=probe',
                               ['--backend', 'auto'], {'TVMAF_OPENCL_AUTO': 'probe',
                                                       'TVMAF_OPENCL_PROBE_TIMEOUT': '600'})]:
+        if sanitized and env:
+            # the probe forks; AddressSanitizer's allocator (GCC 12's) does not guard
+            # fork, so a lock held by another thread at that moment stops the child in
+            # its first allocation, and the run waits out the probe's timeout
+            print(f'SKIP  {name}: the executable is built with a sanitizer, whose allocator '
+                  'is not fork-safe')
+            continue
         rc, out, err = run(base + extra, env_add=env, timeout=900)
         if rc != 0 or err.strip():
             res.check(False, name, describe(rc, err))
@@ -153,8 +161,8 @@ def main():
     if clips is None:
         return 1
     res = Result()
-    memory_limit(res, exe, clips['forest_1920x1080'], args.clips)
-    same_as_cpu(res, exe, clips['cups_576x324'], args.clips)
+    sanitized = memory_limit(res, exe, clips['forest_1920x1080'], args.clips) is True
+    same_as_cpu(res, exe, clips['cups_576x324'], args.clips, sanitized)
     print(f'{res.passed} passed, {res.failed} failed')
     return 1 if res.failed or not res.passed else 0
 

@@ -7,7 +7,9 @@
  * writes and names the files; report_cli.c the comparison report (--report,
  * --meta, `tvmaf report`).
  */
+#include <errno.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,10 +23,13 @@
  * removes the temporaries being written, prints a batch's summary, then ends
  * the process by the signal itself, so the caller sees the conventional
  * status (130 for SIGINT in a shell). */
+static sem_t signal_thread_ready;
+
 static void *signal_main(void *arg)
 {
     const sigset_t *set = arg;
     int sig = 0;
+    sem_post(&signal_thread_ready);
     if (sigwait(set, &sig)) return NULL;
     output_remove_temporaries();
     fprintf(stderr, "\ntvmaf: %s\n", strsignal(sig));
@@ -49,11 +54,21 @@ static void start_signal_thread(void)
     pthread_t th;
     /* without the thread the signals keep their default action */
     if (pthread_sigmask(SIG_BLOCK, &set, NULL)) return;
+    if (sem_init(&signal_thread_ready, 0, 0)) {
+        pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+        return;
+    }
     if (pthread_create(&th, NULL, signal_main, &set)) {
         pthread_sigmask(SIG_UNBLOCK, &set, NULL);
         return;
     }
     pthread_detach(th);
+    /* The thread has started before anything else runs: a backend's device
+     * probe may fork (gpu/opencl/opencl_runtime.c), and a thread still in its
+     * start-up can hold an allocator lock at that moment, which the child
+     * then waits on for ever where the allocator does not guard fork
+     * (AddressSanitizer's). Once waiting in sigwait it holds none. */
+    while (sem_wait(&signal_thread_ready) && errno == EINTR) {}
 }
 
 int main(int argc, char **argv)
