@@ -222,6 +222,99 @@ static void reduce(SpeedPipeline *p, const float *src, ptrdiff_t stride)
     for (size_t i = 0; i < area; i++) p->dec[i] -= p->mu[i];
 }
 
+/* Columns of an accumulator row: SPEED_NE rounded up to whole vectors of
+ * doubles at any width the compiler picks (the extra lanes sum zeros). */
+#define COV_COLS 32
+
+/*
+ * speed_covariance's matrix and means, every bit the same, computed window
+ * position by window position for all pairs at once. speed_window_cov sums
+ * one pair's products in double, position by position (the window's rows,
+ * then its columns), and each add waits for the one before. Here every pair
+ * keeps its own accumulator and still receives its products in that order,
+ * with the same operations ((double)sample - mean, times, plus): only the
+ * pairs are interleaved, so the compiler can put them in vector lanes. The
+ * pair (x, y) is accumulated as d[x] * d[y]; the reference's x-y order is the
+ * same product (multiplication is commutative in IEEE arithmetic).
+ */
+static void covariance(const float *img, int stride, const SpeedGrid *g, float *k, float *means)
+{
+    for (int r = 0; r < SPEED_BLOCK; r++)
+        for (int c = 0; c < SPEED_BLOCK; c++)
+            means[r * SPEED_BLOCK + c] = speed_window_mean(img, stride, g, r, c);
+    double mean[SPEED_NE];
+    for (int x = 0; x < SPEED_NE; x++) mean[x] = means[x];
+    double acc[SPEED_NE][COV_COLS] = { { 0 } };
+    double d[COV_COLS] = { 0 };
+    for (int i = 0; i < g->subh; i++)
+        for (int j = 0; j < g->subw; j++) {
+            for (int x = 0; x < SPEED_NE; x++)
+                d[x] = (double)img[(size_t)(x / SPEED_BLOCK + i) * stride + x % SPEED_BLOCK + j] -
+                       mean[x];
+            /* the pairs y <= x, and a few past x to end on a vector */
+            for (int x = 0; x < SPEED_NE; x++) {
+                const double dx = d[x];
+                const int ny = (x + 8) & ~7;
+                for (int y = 0; y < ny; y++) acc[x][y] += dx * d[y];
+            }
+        }
+    const double n = (double)((size_t)g->subw * (size_t)g->subh);
+    for (int x = 0; x < SPEED_NE; x++)
+        for (int y = 0; y <= x; y++) {
+            const float v = (float)(acc[x][y] / n);
+            k[x * SPEED_NE + y] = v;
+            k[y * SPEED_NE + x] = v;
+        }
+}
+
+/*
+ * speed_solve, every bit the same: K = Q' R, then each block's column of
+ * X = R^-1 (Q B) with speed_solve_column's operations in its order. The
+ * columns are independent and side by side in memory (B and X are 25 x nb,
+ * row-major), so each step below runs over all the columns at once, one
+ * float per column, which the compiler puts in vector lanes. Returns -1
+ * when R is singular (X not written).
+ */
+static int solve(const float *k, const float *b, float *x, float *qb, int m, float *scratch)
+{
+    const int n = SPEED_NE;
+    float *q = scratch, *r = q + n * n, *qr_scratch = r + n * n;
+    speed_qr(k, q, r, n, qr_scratch);
+    if (speed_r_singular(r, n)) return -1;
+    for (int i = 0; i < n; i++) {
+        float *o = qb + (size_t)i * m;
+        for (int j = 0; j < m; j++) o[j] = 0.0f;
+        for (int l = 0; l < n; l++) {
+            const float c = q[i * n + l];
+            const float *bl = b + (size_t)l * m;
+            for (int j = 0; j < m; j++) o[j] += c * bl[j];
+        }
+    }
+    for (int i = n - 1; i >= 0; i--) {
+        float *o = x + (size_t)i * m;
+        const float *t = qb + (size_t)i * m;
+        for (int j = 0; j < m; j++) o[j] = t[j];
+        for (int l = i + 1; l < n; l++) {
+            const float c = r[i * n + l];
+            const float *xl = x + (size_t)l * m;
+            for (int j = 0; j < m; j++) o[j] -= xl[j] * c;
+        }
+        const float d = r[i * n + i];
+        for (int j = 0; j < m; j++) o[j] /= d;
+    }
+    return 0;
+}
+
+/* speed_block_variance of every block, each block's sum in its order. */
+static void block_variances(const float *x, const float *b, int nb, float *var)
+{
+    for (int blk = 0; blk < nb; blk++) var[blk] = (x[blk] * b[blk]) / 25.0f;
+    for (int q = 1; q < SPEED_NE; q++) {
+        const float *xq = x + (size_t)q * nb, *bq = b + (size_t)q * nb;
+        for (int blk = 0; blk < nb; blk++) var[blk] += (xq[blk] * bq[blk]) / 25.0f;
+    }
+}
+
 int speed_pipeline_image(SpeedPipeline *p, const float *img, ptrdiff_t stride, int side)
 {
     if (p->resize) {
@@ -232,17 +325,16 @@ int speed_pipeline_image(SpeedPipeline *p, const float *img, ptrdiff_t stride, i
     }
 
     const SpeedGrid *g = &p->g;
-    speed_covariance(p->dec, g->ow, g, p->k, p->means);
+    covariance(p->dec, g->ow, g, p->k, p->means);
     speed_eigenvalues(p->k, p->ev, SPEED_NE, p->eig_scratch);
     speed_block_samples(p->dec, g->ow, g, p->b);
 
     int singular = !speed_regular(p->ev);
     if (!singular)
-        singular = speed_solve(p->k, p->b, p->x, p->qb, SPEED_NE, g->nb, p->solve_scratch) != 0;
+        singular = solve(p->k, p->b, p->x, p->qb, g->nb, p->solve_scratch) != 0;
     if (singular) memset(p->x, 0, (size_t)SPEED_NE * g->nb * sizeof(float));
 
-    for (int blk = 0; blk < g->nb; blk++)
-        p->var[side][blk] = speed_block_variance(p->x, p->b, g->nb, blk);
+    block_variances(p->x, p->b, g->nb, p->var[side]);
     speed_pipeline_entropies(p, p->ev, side);
     return singular;
 }
