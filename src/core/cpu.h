@@ -15,6 +15,8 @@
 
 #include <stdint.h>
 
+#include "tvmaf_config.h"
+
 enum {
     TVMAF_CPU_FLAG_SSE2 = 1u << 0,
     TVMAF_CPU_FLAG_SSSE3 = 1u << 1,
@@ -41,6 +43,26 @@ static inline unsigned tvmaf_cpu_flags_masked(uint64_t cpumask)
 {
     return tvmaf_cpu_flags() & ~(unsigned)cpumask;
 }
+
+/*
+ * The x86 step of a module's tvmaf_<module>_dsp_init: each level's set,
+ * tvmaf_<module>_kernels_<level>, replaces the one before where its flag is
+ * enabled. As libvmaf's flags are enabled one by one, AVX2 is a step of its
+ * own; from AVX-512 on, a level the flags lack ends the climb (AVX512ICL
+ * runs only with AVX512 on, as tvmaf_cpu_avx512icl says).
+ */
+#if TVMAF_X86_SIMD
+#define TVMAF_DSP_INIT_X86(c, cpu_flags, module)                                  \
+    do {                                                                          \
+        if ((cpu_flags) & TVMAF_CPU_FLAG_AVX2) *(c) = tvmaf_##module##_kernels_avx2; \
+        if (!((cpu_flags) & TVMAF_CPU_FLAG_AVX512)) break;                        \
+        *(c) = tvmaf_##module##_kernels_avx512;                                   \
+        if (!((cpu_flags) & TVMAF_CPU_FLAG_AVX512ICL)) break;                     \
+        *(c) = tvmaf_##module##_kernels_avx512icl;                                \
+    } while (0)
+#else
+#define TVMAF_DSP_INIT_X86(c, cpu_flags, module) ((void)(c), (void)(cpu_flags))
+#endif
 
 /* Kernel sets compiled for a level are named with its suffix: a source
  * compiled once per level (<feature>_x86.c) defines TVMAF_SIMD_NAME(x). */

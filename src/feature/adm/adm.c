@@ -409,7 +409,7 @@ static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
 void tvmaf_adm_dsp_init(AdmKernels *c, unsigned cpu_flags)
 {
     *c = tvmaf_adm_kernels_c;
-    adm_dsp_init_x86(c, cpu_flags);
+    TVMAF_DSP_INIT_X86(c, cpu_flags, adm);
 }
 
 static int extract(void *priv, const TvmafPicture *ref, const TvmafPicture *dis,

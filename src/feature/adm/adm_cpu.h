@@ -78,25 +78,9 @@ extern const AdmKernels tvmaf_adm_kernels_avx2, tvmaf_adm_kernels_avx512,
 #endif
 
 /* Fills c with the set for these CPU flags (core/cpu.h): the C set, then
- * adm_dsp_init_x86. The extractor and tests/checkasm call it. */
+ * each x86 level (TVMAF_DSP_INIT_X86, core/cpu.h). The extractor and
+ * tests/checkasm call it. */
 void tvmaf_adm_dsp_init(AdmKernels *c, unsigned cpu_flags);
-
-/* Each level's set replaces the one before where its flag is enabled. As
- * libvmaf's flags are enabled one by one (core/cpu.h), AVX2 is a step of its
- * own; from AVX-512 on, a level the flags lack ends the climb. */
-static inline void adm_dsp_init_x86(AdmKernels *c, unsigned cpu_flags)
-{
-#if TVMAF_X86_SIMD
-    if (cpu_flags & TVMAF_CPU_FLAG_AVX2) *c = tvmaf_adm_kernels_avx2;
-    if (!(cpu_flags & TVMAF_CPU_FLAG_AVX512)) return;
-    *c = tvmaf_adm_kernels_avx512;
-    if (!(cpu_flags & TVMAF_CPU_FLAG_AVX512ICL)) return;
-    *c = tvmaf_adm_kernels_avx512icl;
-#else
-    (void)c;
-    (void)cpu_flags;
-#endif
-}
 
 /* Detail bands of one picture or one decoupled part: h, v, d. */
 typedef struct Bands16 { int16_t *b[3]; } Bands16;

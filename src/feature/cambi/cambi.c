@@ -690,7 +690,7 @@ CAMBI_KERNELS_DEFINE(tvmaf_cambi_kernels_c);
 void tvmaf_cambi_dsp_init(CambiKernels *c, unsigned cpu_flags)
 {
     *c = tvmaf_cambi_kernels_c;
-    cambi_dsp_init_x86(c, cpu_flags);
+    TVMAF_DSP_INIT_X86(c, cpu_flags, cambi);
 }
 
 /* the cambi score of one picture at geometry g */

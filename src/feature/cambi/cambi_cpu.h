@@ -99,25 +99,9 @@ extern const CambiKernels tvmaf_cambi_kernels_avx2, tvmaf_cambi_kernels_avx512,
 #endif
 
 /* Fills c with the kernels for these CPU flags (core/cpu.h): the C set,
- * then cambi_dsp_init_x86. The extractor and tests/checkasm call it. */
+ * then each x86 level (TVMAF_DSP_INIT_X86, core/cpu.h). The extractor and
+ * tests/checkasm call it. */
 void tvmaf_cambi_dsp_init(CambiKernels *c, unsigned cpu_flags);
-
-/* Each level's set replaces the one before where its flag is enabled. As
- * libvmaf's flags are enabled one by one (core/cpu.h), AVX2 is a step of its
- * own; from AVX-512 on, a level the flags lack ends the climb. */
-static inline void cambi_dsp_init_x86(CambiKernels *c, unsigned cpu_flags)
-{
-#if TVMAF_X86_SIMD
-    if (cpu_flags & TVMAF_CPU_FLAG_AVX2) *c = tvmaf_cambi_kernels_avx2;
-    if (!(cpu_flags & TVMAF_CPU_FLAG_AVX512)) return;
-    *c = tvmaf_cambi_kernels_avx512;
-    if (!(cpu_flags & TVMAF_CPU_FLAG_AVX512ICL)) return;
-    *c = tvmaf_cambi_kernels_avx512icl;
-#else
-    (void)c;
-    (void)cpu_flags;
-#endif
-}
 
 /* ---------------------------------------------------------------------------
  * The C kernels, written for the compiler's vectoriser

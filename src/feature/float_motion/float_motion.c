@@ -67,7 +67,7 @@ typedef struct FloatMotion {
     float *half_a, *half_b;     /* half-size rows */
     float *row_sums;            /* a plane's row sums, then its half-size rows' */
     float *absdiff;             /* |a - b| of FMOT_ROW_GROUP rows */
-    const FrowsKernels *k;      /* the row kernels of the stream's SIMD level */
+    FrowsKernels k;             /* the row kernels of the stream's SIMD level */
 } FloatMotion;
 
 /* rows whose absolute differences are formed before their sums are taken,
@@ -196,7 +196,7 @@ static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
     ok &= (m->row_sums = malloc(((size_t)s->ph[0] + (size_t)fmot_half_side(s->ph[0])) *
                                 sizeof(float))) != NULL;
     ok &= (m->absdiff = malloc((size_t)FMOT_ROW_GROUP * s->pw[0] * sizeof(float))) != NULL;
-    m->k = tvmaf_frows_kernels(vi->cpu_flags);
+    tvmaf_frows_dsp_init(&m->k, vi->cpu_flags);
     for (int p = 0; p < s->n_planes && ok; p++) {
         const size_t n = (size_t)s->stride * s->ph[p];
         for (int k = 0; k < RING; k++)
@@ -236,9 +236,9 @@ static void blur_plane(FloatMotion *m, const TvmafPicture *pic, int p, float *ds
     for (int i = 0; i < h; i++) {
         for (int k = 0; k < fw; k++)
             m->rows[k] = m->plane + (size_t)mirror_skip_edge(i - half + k, h) * st;
-        m->k->vpass(s->taps, fw, m->rows, m->ext + half, w);
+        m->k.vpass(s->taps, fw, m->rows, m->ext + half, w);
         ffilter_mirror_margins(m->ext, w, half);
-        m->k->hpass(s->taps, fw, m->ext, dst + (size_t)i * st, w);
+        m->k.hpass(s->taps, fw, m->ext, dst + (size_t)i * st, w);
     }
 }
 
@@ -252,8 +252,8 @@ static float plane_motion(const FloatMotion *m, int p, const float *a, const flo
     /* fmot_sad_row of each row: |a - b| summed left to right from 0 */
     for (int i0 = 0; i0 < h; i0 += FMOT_ROW_GROUP) {
         const int n = h - i0 < FMOT_ROW_GROUP ? h - i0 : FMOT_ROW_GROUP;
-        m->k->absdiff_rows(a + (size_t)i0 * st, b + (size_t)i0 * st, st, n, w, m->absdiff);
-        m->k->sum_rows(m->absdiff, w, n, w, m->row_sums + i0);
+        m->k.absdiff_rows(a + (size_t)i0 * st, b + (size_t)i0 * st, st, n, w, m->absdiff);
+        m->k.sum_rows(m->absdiff, w, n, w, m->row_sums + i0);
     }
     if (s->add_scale1) {
         /* The half-size pass reads rows padded from this plane's own width

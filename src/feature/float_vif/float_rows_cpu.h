@@ -302,7 +302,7 @@ static inline void frows_absdiff_rows(const float *restrict a, const float *rest
 }
 
 /* The kernels of one SIMD level, behind pointers (selected once per stream
- * by tvmaf_frows_kernels). */
+ * by tvmaf_frows_dsp_init). */
 typedef struct FrowsKernels {
     void (*vpass)(const float *f, int fw, const float *const *rows, float *out, int w);
     void (*hpass)(const float *f, int fw, const float *ext, float *out, int n);
@@ -345,7 +345,9 @@ extern const FrowsKernels tvmaf_frows_kernels_avx2, tvmaf_frows_kernels_avx512,
     tvmaf_frows_kernels_avx512icl;
 #endif
 
-/* The kernels for these CPU flags (core/cpu.h); defined in float_vif.c. */
-const FrowsKernels *tvmaf_frows_kernels(unsigned cpu_flags);
+/* Fills c with the kernels for these CPU flags (core/cpu.h): the C set, then
+ * each x86 level (TVMAF_DSP_INIT_X86). Defined in float_vif.c; float_vif
+ * and float_motion call it. */
+void tvmaf_frows_dsp_init(FrowsKernels *c, unsigned cpu_flags);
 
 #endif

@@ -64,7 +64,7 @@ typedef struct FloatVif {
     float *coldx;
     float *row_num, *row_den; /* the rows' sums of one scale */
     float *px_num, *px_den;   /* per-pixel num and den of FVIF_ROW_GROUP rows */
-    const FrowsKernels *k;    /* the row kernels of the stream's SIMD level */
+    FrowsKernels k;           /* the row kernels of the stream's SIMD level */
 } FloatVif;
 
 /* rows whose statistic is computed before their sums are taken, side by
@@ -73,15 +73,10 @@ typedef struct FloatVif {
 
 FROWS_KERNELS_DEFINE(tvmaf_frows_kernels_c);
 
-const FrowsKernels *tvmaf_frows_kernels(unsigned cpu_flags)
+void tvmaf_frows_dsp_init(FrowsKernels *c, unsigned cpu_flags)
 {
-#if TVMAF_X86_SIMD
-    if (tvmaf_cpu_avx512icl(cpu_flags)) return &tvmaf_frows_kernels_avx512icl;
-    if (cpu_flags & TVMAF_CPU_FLAG_AVX512) return &tvmaf_frows_kernels_avx512;
-    if (cpu_flags & TVMAF_CPU_FLAG_AVX2) return &tvmaf_frows_kernels_avx2;
-#endif
-    (void)cpu_flags;
-    return &tvmaf_frows_kernels_c;
+    *c = tvmaf_frows_kernels_c;
+    TVMAF_DSP_INIT_X86(c, cpu_flags, frows);
 }
 
 const TvmafOption tvmaf_float_vif_options[] = {
@@ -311,7 +306,7 @@ static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
     ok &= (st->row_den = malloc((size_t)s->h[0] * sizeof(float))) != NULL;
     ok &= (st->px_num = malloc((size_t)FVIF_ROW_GROUP * s->w[0] * sizeof(float))) != NULL;
     ok &= (st->px_den = malloc((size_t)FVIF_ROW_GROUP * s->w[0] * sizeof(float))) != NULL;
-    st->k = tvmaf_frows_kernels(vi->cpu_flags);
+    tvmaf_frows_dsp_init(&st->k, vi->cpu_flags);
     ok &= (st->taps_a = malloc((size_t)s->max_fw * sizeof(*st->taps_a))) != NULL;
     ok &= (st->taps_b = malloc((size_t)s->max_fw * sizeof(*st->taps_b))) != NULL;
     if (s->rescale && s->scaler == FFILTER_SCALE_BILINEAR) {
@@ -385,7 +380,7 @@ static void prescale(const FloatVif *st, const float *src, float *dst)
 static void next_scale(FloatVif *st, int sc, const float *src, float *dst)
 {
     const FloatVifParams *s = &st->p;
-    const FrowsKernels *k = st->k;
+    const FrowsKernels *k = &st->k;
     const int pw = s->w[sc - 1], ph = s->h[sc - 1], w = s->w[sc], h = s->h[sc];
     const int fw = s->fw[sc], half = fw / 2;
     const float *f = s->taps[sc];
@@ -407,7 +402,7 @@ static void scale_stat(FloatVif *st, int sc, float *num, float *den)
     const FloatVifParams *s = &st->p;
     const int w = s->w[sc], h = s->h[sc], fw = s->fw[sc], half = fw / 2;
     const float *f = s->taps[sc];
-    const FrowsKernels *k = st->k;
+    const FrowsKernels *k = &st->k;
     float *const *ext = st->ext;
     float *const *row = st->row;
     for (int i0 = 0; i0 < h; i0 += FVIF_ROW_GROUP) {

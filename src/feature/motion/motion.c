@@ -235,7 +235,7 @@ MOTION_KERNELS_DEFINE(tvmaf_motion_kernels_c);
 void tvmaf_motion_dsp_init(MotionKernels *c, unsigned cpu_flags)
 {
     *c = tvmaf_motion_kernels_c;
-    motion_dsp_init_x86(c, cpu_flags);
+    TVMAF_DSP_INIT_X86(c, cpu_flags, motion);
 }
 
 /* SAD of the blurred difference of two luma planes (prev - cur). */

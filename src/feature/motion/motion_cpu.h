@@ -30,25 +30,9 @@ extern const MotionKernels tvmaf_motion_kernels_avx2, tvmaf_motion_kernels_avx51
 #endif
 
 /* Fills c with the kernels for these CPU flags (core/cpu.h): the C set,
- * then motion_dsp_init_x86. The extractor and tests/checkasm call it. */
+ * then each x86 level (TVMAF_DSP_INIT_X86, core/cpu.h). The extractor and
+ * tests/checkasm call it. */
 void tvmaf_motion_dsp_init(MotionKernels *c, unsigned cpu_flags);
-
-/* Each level's set replaces the one before where its flag is enabled. As
- * libvmaf's flags are enabled one by one (core/cpu.h), AVX2 is a step of its
- * own; from AVX-512 on, a level the flags lack ends the climb. */
-static inline void motion_dsp_init_x86(MotionKernels *c, unsigned cpu_flags)
-{
-#if TVMAF_X86_SIMD
-    if (cpu_flags & TVMAF_CPU_FLAG_AVX2) *c = tvmaf_motion_kernels_avx2;
-    if (!(cpu_flags & TVMAF_CPU_FLAG_AVX512)) return;
-    *c = tvmaf_motion_kernels_avx512;
-    if (!(cpu_flags & TVMAF_CPU_FLAG_AVX512ICL)) return;
-    *c = tvmaf_motion_kernels_avx512icl;
-#else
-    (void)c;
-    (void)cpu_flags;
-#endif
-}
 
 /* A level may replace the horizontal pass by defining MOTION_HROW_SAD. */
 #ifndef MOTION_HROW_SAD

@@ -247,7 +247,7 @@ const VifKernels tvmaf_vif_kernels_c = VIF_KERNELS_INIT;
 void tvmaf_vif_dsp_init(VifKernels *c, unsigned cpu_flags)
 {
     *c = tvmaf_vif_kernels_c;
-    vif_dsp_init_x86(c, cpu_flags);
+    TVMAF_DSP_INIT_X86(c, cpu_flags, vif);
 }
 
 static void close_vif(void *priv) { release(priv); }

@@ -67,25 +67,9 @@ extern const VifKernels tvmaf_vif_kernels_avx2, tvmaf_vif_kernels_avx512,
 #endif
 
 /* Fills c with the kernels for these CPU flags (core/cpu.h): the C set,
- * then vif_dsp_init_x86. The extractor and tests/checkasm call it. */
+ * then each x86 level (TVMAF_DSP_INIT_X86, core/cpu.h). The extractor and
+ * tests/checkasm call it. */
 void tvmaf_vif_dsp_init(VifKernels *c, unsigned cpu_flags);
-
-/* Each level's set replaces the one before where its flag is enabled. As
- * libvmaf's flags are enabled one by one (core/cpu.h), AVX2 is a step of its
- * own; from AVX-512 on, a level the flags lack ends the climb. */
-static inline void vif_dsp_init_x86(VifKernels *c, unsigned cpu_flags)
-{
-#if TVMAF_X86_SIMD
-    if (cpu_flags & TVMAF_CPU_FLAG_AVX2) *c = tvmaf_vif_kernels_avx2;
-    if (!(cpu_flags & TVMAF_CPU_FLAG_AVX512)) return;
-    *c = tvmaf_vif_kernels_avx512;
-    if (!(cpu_flags & TVMAF_CPU_FLAG_AVX512ICL)) return;
-    *c = tvmaf_vif_kernels_avx512icl;
-#else
-    (void)c;
-    (void)cpu_flags;
-#endif
-}
 
 /* Entries of a log2 table handed to the kernels: one of padding, so a
  * 32-bit gather at the last entry stays inside (its value is never used). */
