@@ -36,14 +36,73 @@ static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
     return tvmaf_float_psnr_setup(priv, vi, msg, len);
 }
 
+/*
+ * The plane's noise as the reference's raster-order double sum, through its
+ * exact integer total ("Exact double sums", common/float_picture.h): every
+ * term is a whole number of units of 2^-q, so while the total stays below
+ * 2^53 units no partial sum of the double accumulation rounds and the double
+ * equals the total, whatever the order. The total is summed here in integers,
+ * a chunk of columns at a time (so that the compiler can use vector lanes, no
+ * chunk's sum wrapping), saturated at 2^53; fpsnr_finish turns it into the
+ * double, or runs the raster-order loop where it saturated (16-bit content of
+ * extreme values at very large sizes; an 8-bit picture's squares are whole
+ * units, so it would need more than 2^37 pixels).
+ */
+#define CHUNK8 65536u  /* 8-bit squares are below 2^16: a chunk's sum fits 32 bits */
+#define CHUNK16 32768u /* a unit count is below 2^48: a chunk's sum fits 63 bits */
+
+static uint64_t units8(const uint8_t *r, const uint8_t *d, unsigned w)
+{
+    uint64_t total = 0;
+    for (unsigned j0 = 0; j0 < w; j0 += CHUNK8) {
+        const unsigned n = w - j0 < CHUNK8 ? w - j0 : CHUNK8;
+        uint32_t acc = 0;
+        for (unsigned j = 0; j < n; j++) {
+            const int32_t e = (int32_t)r[j0 + j] - d[j0 + j];
+            acc += (uint32_t)(e * e);
+        }
+        total += acc;
+    }
+    return total;
+}
+
+static uint64_t units16(const uint16_t *r, const uint16_t *d, unsigned w, float divisor,
+                        unsigned q)
+{
+    uint64_t total = 0;
+    for (unsigned j0 = 0; j0 < w; j0 += CHUNK16) {
+        const unsigned n = w - j0 < CHUNK16 ? w - j0 : CHUNK16;
+        uint64_t acc = 0;
+        for (unsigned j = 0; j < n; j++) acc += fpic_units(fpsnr_se16(r[j0 + j], d[j0 + j], divisor), q);
+        total = fpic_units_add(total, acc < FPIC_UNITS_EXACT ? acc : FPIC_UNITS_EXACT,
+                               FPIC_UNITS_EXACT);
+    }
+    return total;
+}
+
+static double plane_noise(const TvmafPicture *ref, const TvmafPicture *dis, float divisor)
+{
+    const unsigned w = ref->w[0], h = ref->h[0], bpc = ref->bpc;
+    const unsigned q = bpc == 8 ? 0 : fpic_frac_bits(divisor, 2);
+    uint64_t total = 0;
+    for (unsigned i = 0; i < h; i++) {
+        const unsigned char *r = ref->data[0] + (ptrdiff_t)i * ref->stride[0];
+        const unsigned char *d = dis->data[0] + (ptrdiff_t)i * dis->stride[0];
+        const uint64_t row = bpc == 8 ? units8(r, d, w)
+                                      : units16((const uint16_t *)(const void *)r,
+                                                (const uint16_t *)(const void *)d, w, divisor, q);
+        total = fpic_units_add(total, row < FPIC_UNITS_EXACT ? row : FPIC_UNITS_EXACT,
+                               FPIC_UNITS_EXACT);
+    }
+    return fpsnr_finish(total, FPIC_UNITS_EXACT, ref->data[0], dis->data[0], ref->stride[0],
+                        dis->stride[0], w, h, bpc, divisor);
+}
+
 static int extract(void *priv, const TvmafPicture *ref, const TvmafPicture *dis,
                    unsigned index, TvmafSink *sink)
 {
     const FloatPsnrSetup *s = priv;
-    const double noise = fpsnr_plane_noise(ref->data[0], dis->data[0], ref->stride[0],
-                                           dis->stride[0], ref->w[0], ref->h[0], ref->bpc,
-                                           s->divisor);
-    return tvmaf_float_psnr_report(s, noise, index, sink);
+    return tvmaf_float_psnr_report(s, plane_noise(ref, dis, s->divisor), index, sink);
 }
 
 static const char *const provided[] = { "float_psnr", NULL };
