@@ -34,7 +34,11 @@ extern const MotionKernels tvmaf_motion_kernels_avx2, tvmaf_motion_kernels_avx51
  * tests/checkasm call it. */
 void tvmaf_motion_dsp_init(MotionKernels *c, unsigned cpu_flags);
 
-/* A level may replace the horizontal pass by defining MOTION_HROW_SAD. */
+/* A level may replace the 8-bit vertical pass and the horizontal pass by
+ * defining MOTION_VROW_8 and MOTION_HROW_SAD. */
+#ifndef MOTION_VROW_8
+#define MOTION_VROW_8 motion_k_vrow_8
+#endif
 #ifndef MOTION_HROW_SAD
 #define MOTION_HROW_SAD motion_k_hrow_sad
 #endif
@@ -43,14 +47,15 @@ void tvmaf_motion_dsp_init(MotionKernels *c, unsigned cpu_flags);
  * takes their addresses in the translation unit (and instruction set) it is
  * compiled for. */
 #define MOTION_KERNELS_DEFINE(name)                                                          \
-    static int32_t motion_k_vrow_8(const uint8_t *const p[5], const uint8_t *const c[5],      \
-                                 int32_t *y, unsigned w)                                     \
+    static __attribute__((unused)) int32_t motion_k_vrow_8(const uint8_t *const p[5],       \
+                                                           const uint8_t *const c[5],       \
+                                                           int32_t *y, unsigned w)          \
     { return motion_vrow_8(p, c, y, w); }                                                    \
     static int32_t motion_k_vrow_16(const uint16_t *const p[5], const uint16_t *const c[5],   \
                                   int32_t *y, unsigned w, unsigned bpc)                      \
     { return motion_vrow_16(p, c, y, w, bpc); }                                              \
     static __attribute__((unused)) uint32_t motion_k_hrow_sad(const int32_t *y, unsigned w) \
     { return motion_hrow_sad(y, w); }                                                        \
-    const MotionKernels name = { motion_k_vrow_8, motion_k_vrow_16, MOTION_HROW_SAD }
+    const MotionKernels name = { MOTION_VROW_8, motion_k_vrow_16, MOTION_HROW_SAD }
 
 #endif

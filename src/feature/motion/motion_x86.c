@@ -5,8 +5,9 @@
  * written out: eight columns in 64-bit lanes (the taps' products need more
  * than 32 bits), the symmetric taps' samples added first (an exact integer
  * sum, so the same value), the absolute values summed in 64 bits and the
- * row's total taken modulo 2^32 as the C's uint32 sum wraps. At AVX2 it is
- * written out in 32-bit lanes (below).
+ * row's total taken modulo 2^32 as the C's uint32 sum wraps; so is the 8-bit
+ * vertical pass, in int16 lanes with vpmaddwd (motion_vrow_8_avx512). At AVX2
+ * the horizontal pass is written out in 32-bit lanes (below).
  */
 #include "core/cpu.h"
 #include "feature/motion/motion_math.h"
@@ -41,6 +42,53 @@ static uint32_t motion_hrow_sad_avx512(const int32_t *y, unsigned w)
     return sad + motion_hrow_sad_cols(y, w, j, w);
 }
 #define MOTION_HROW_SAD motion_hrow_sad_avx512
+
+#if defined(__AVX512BW__)
+/* motion_vrow_8, 32 columns a step: the differences in int16 lanes (within
+ * +-255) and the symmetric taps' two differences added first (+-510, the
+ * same integer sum), then vpmaddwd on pairs (d0 + d4, d1 + d3) times
+ * (outer, inner) and (d2, 0) times (centre, 0): every tap is below 2^15 and
+ * every sum exact in int32, as the C's. The unpacks take halves of the
+ * 128-bit blocks; one two-source permute per 16 outputs puts them back in
+ * column order. The last w % 32 columns are the C's. */
+static int32_t motion_vrow_8_avx512(const uint8_t *const p[5], const uint8_t *const c[5],
+                                    int32_t *y, unsigned w)
+{
+    const __m512i oi = _mm512_set1_epi32(MOTION_TAP_OUTER | MOTION_TAP_INNER << 16);
+    const __m512i cz = _mm512_set1_epi32(MOTION_TAP_CENTRE);
+    const __m512i rnd = _mm512_set1_epi32(1 << 7), zero = _mm512_setzero_si512();
+    const __m512i first = _mm512_setr_epi64(0, 1, 8, 9, 2, 3, 10, 11);
+    const __m512i second = _mm512_setr_epi64(4, 5, 12, 13, 6, 7, 14, 15);
+    __m512i any = zero;
+    unsigned j = 0;
+    for (; j + 32 <= w; j += 32) {
+        __m512i d[5];
+        for (int k = 0; k < 5; k++)
+            d[k] = _mm512_sub_epi16(
+                _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)(p[k] + j))),
+                _mm512_cvtepu8_epi16(_mm256_loadu_si256((const __m256i *)(c[k] + j))));
+        const __m512i o = _mm512_add_epi16(d[0], d[4]), i = _mm512_add_epi16(d[1], d[3]);
+        __m512i lo = _mm512_add_epi32(_mm512_madd_epi16(_mm512_unpacklo_epi16(o, i), oi),
+                                      _mm512_madd_epi16(_mm512_unpacklo_epi16(d[2], zero), cz));
+        __m512i hi = _mm512_add_epi32(_mm512_madd_epi16(_mm512_unpackhi_epi16(o, i), oi),
+                                      _mm512_madd_epi16(_mm512_unpackhi_epi16(d[2], zero), cz));
+        lo = _mm512_srai_epi32(_mm512_add_epi32(lo, rnd), 8);
+        hi = _mm512_srai_epi32(_mm512_add_epi32(hi, rnd), 8);
+        const __m512i a = _mm512_permutex2var_epi64(lo, first, hi);
+        const __m512i b = _mm512_permutex2var_epi64(lo, second, hi);
+        _mm512_storeu_si512(y + j, a);
+        _mm512_storeu_si512(y + j + 16, b);
+        any = _mm512_or_si512(any, _mm512_or_si512(a, b));
+    }
+    int32_t r = _mm512_reduce_or_epi32(any);
+    for (; j < w; j++) {
+        y[j] = motion_v_col_8(p, c, j);
+        r |= y[j];
+    }
+    return r;
+}
+#define MOTION_VROW_8 motion_vrow_8_avx512
+#endif
 #elif defined(__AVX2__)
 #include <immintrin.h>
 
