@@ -2,9 +2,10 @@
  * checkasm: every SIMD kernel against its C kernel, output bits compared (dav1d's
  * model). checkasm.c is the driver: it finds the SIMD levels this processor has
  * and, for each, runs every module's checks; a module (adm.c, cambi.c,
- * motion.c, vif.c) takes its kernels from the production dispatch,
- * tvmaf_<module>_dsp_init, once with no flags (the C set) and once with the
- * level's flags, and compares the two on the same inputs.
+ * frows.c for float_vif's and float_motion's row kernels, motion.c, vif.c)
+ * takes its kernels from the production dispatch, tvmaf_<module>_dsp_init,
+ * once with no flags (the C set) and once with the level's flags, and
+ * compares the two on the same inputs.
  */
 #ifndef TVMAF_TESTS_CHECKASM_H
 #define TVMAF_TESTS_CHECKASM_H
@@ -59,10 +60,12 @@ void checkasm_bench(const char *name, void (*call)(void *arg, const void *set), 
 /* the modules: checks at the level under test, and their bench rows */
 void checkasm_check_adm(void);
 void checkasm_check_cambi(void);
+void checkasm_check_frows(void);
 void checkasm_check_motion(void);
 void checkasm_check_vif(void);
 void checkasm_bench_adm(void);
 void checkasm_bench_cambi(void);
+void checkasm_bench_frows(void);
 void checkasm_bench_motion(void);
 void checkasm_bench_vif(void);
 
