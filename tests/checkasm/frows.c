@@ -1,6 +1,7 @@
 /*
  * checkasm: the float row kernels shared by float_vif and float_motion
- * (float_vif/float_rows_cpu.h) against C: the separable filter's passes at
+ * (common/float_rows.h) and float_vif's own (float_vif/float_vif_cpu.h)
+ * against C: the separable filter's passes at
  * every tap count 1..17, the five-quantity vertical pass, the statistic on
  * pixels that take each of its branches, the row sums and the row
  * differences, at widths 1..130 and 1920; then both extractors whole on
@@ -11,11 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "feature/float_vif/float_rows_cpu.h"
+#include "feature/float_vif/float_vif_cpu.h"
 #include "checkasm.h"
 
-/* the C set and the level's, from tvmaf_frows_dsp_init */
+/* the C sets and the level's, from tvmaf_frows_dsp_init and
+ * tvmaf_fvif_rows_dsp_init */
 static FrowsKernels ref_k, cur_k;
+static FvifRowsKernels ref_v, cur_v;
 
 #define MAX_W 1920
 #define MAX_ROWS 17
@@ -68,6 +71,7 @@ static void check_filters(int w, int fw, int pat)
     }
     char what[96];
     const FrowsKernels *set[2] = { &ref_k, &cur_k };
+    const FvifRowsKernels *vset[2] = { &ref_v, &cur_v };
 
     memset(out, 0, sizeof(out));
     for (int s = 0; s < 2; s++) set[s]->vpass(f, fw, a, out[s][0], w);
@@ -83,7 +87,7 @@ static void check_filters(int w, int fw, int pat)
 
     memset(out, 0, sizeof(out));
     for (int s = 0; s < 2; s++)
-        set[s]->vpass5(f, fw, a, b, w, out[s][0], out[s][1], out[s][2], out[s][3], out[s][4]);
+        vset[s]->vpass5(f, fw, a, b, w, out[s][0], out[s][1], out[s][2], out[s][3], out[s][4]);
     for (int q = 0; q < 5; q++) {
         checkasm_checked();
         snprintf(what, sizeof(what), "frows vpass5 w %d fw %d quantity %d", w, fw, q);
@@ -113,8 +117,8 @@ static void check_stat(int w, double gain_limit, double sigma_nsq)
     static float in[5][MAX_W], num[2][MAX_W], den[2][MAX_W];
     for (int j = 0; j < w; j++) stat_inputs(&in[0][j], &in[1][j], &in[2][j], &in[3][j], &in[4][j]);
     const FvifStatParams p = fvif_stat_params(gain_limit, sigma_nsq);
-    ref_k.stat_px(in[0], in[1], in[2], in[3], in[4], w, &p, num[0], den[0]);
-    cur_k.stat_px(in[0], in[1], in[2], in[3], in[4], w, &p, num[1], den[1]);
+    ref_v.stat_px(in[0], in[1], in[2], in[3], in[4], w, &p, num[0], den[0]);
+    cur_v.stat_px(in[0], in[1], in[2], in[3], in[4], w, &p, num[1], den[1]);
     char what[96];
     checkasm_checked();
     snprintf(what, sizeof(what), "frows stat_px num w %d egl %g", w, gain_limit);
@@ -150,6 +154,8 @@ void checkasm_check_frows(void)
 {
     tvmaf_frows_dsp_init(&ref_k, 0);
     tvmaf_frows_dsp_init(&cur_k, checkasm_flags());
+    tvmaf_fvif_rows_dsp_init(&ref_v, 0);
+    tvmaf_fvif_rows_dsp_init(&cur_v, checkasm_flags());
     for (int w = 1; w <= 130; w++)
         for (int fw = 1; fw <= MAX_ROWS; fw++) {
             if (fw % 2 == 0 && w % 5) continue;
@@ -175,6 +181,12 @@ void checkasm_check_frows(void)
 
 /* ---- bench ---------------------------------------------------------------- */
 
+/* one level's two tables, side by side for checkasm_bench */
+typedef struct BenchSet {
+    FrowsKernels r;
+    FvifRowsKernels v;
+} BenchSet;
+
 typedef struct FrowsBench {
     int kernel;
     float f[17];
@@ -186,15 +198,15 @@ typedef struct FrowsBench {
 static void bench_call(void *arg, const void *set)
 {
     FrowsBench *b = arg;
-    const FrowsKernels *k = set;
+    const BenchSet *k = set;
     if (b->kernel == 0)
-        k->vpass5(b->f, 17, b->a, b->b, MAX_W, b->out[0], b->out[1], b->out[2], b->out[3],
-                  b->out[4]);
+        k->v.vpass5(b->f, 17, b->a, b->b, MAX_W, b->out[0], b->out[1], b->out[2], b->out[3],
+                    b->out[4]);
     else if (b->kernel == 1)
-        k->hpass(b->f, 17, b->in[0], b->out[0], MAX_W);
+        k->r.hpass(b->f, 17, b->in[0], b->out[0], MAX_W);
     else
-        k->stat_px(b->in[0], b->in[1], b->in[2], b->in[3], b->in[4], MAX_W, &b->p, b->out[0],
-                   b->out[1]);
+        k->v.stat_px(b->in[0], b->in[1], b->in[2], b->in[3], b->in[4], MAX_W, &b->p, b->out[0],
+                     b->out[1]);
 }
 
 void checkasm_bench_frows(void)
@@ -214,9 +226,11 @@ void checkasm_bench_frows(void)
     for (int j = 0; j < MAX_W + 32; j++)
         stat_inputs(&b.in[0][j], &b.in[1][j], &b.in[2][j], &b.in[3][j], &b.in[4][j]);
     b.p = fvif_stat_params(100.0, 2.0);
-    FrowsKernels sets[1 + CHECKASM_MAX_LEVELS];
-    for (unsigned l = 0; l <= checkasm_bench_levels(); l++)
-        tvmaf_frows_dsp_init(&sets[l], checkasm_bench_flags(l));
+    BenchSet sets[1 + CHECKASM_MAX_LEVELS];
+    for (unsigned l = 0; l <= checkasm_bench_levels(); l++) {
+        tvmaf_frows_dsp_init(&sets[l].r, checkasm_bench_flags(l));
+        tvmaf_fvif_rows_dsp_init(&sets[l].v, checkasm_bench_flags(l));
+    }
     static const char *const names[3] = { "frows vpass5 (17 taps)", "frows hpass (17 taps)",
                                           "frows stat_px" };
     for (int k = 0; k < 3; k++) {

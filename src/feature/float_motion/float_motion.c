@@ -29,7 +29,7 @@
  * whatever the allocation held, zero for fresh pages); here it is zero.
  *
  * The blur's row passes and the rows' absolute differences and sums are the
- * float filter row kernels of float_vif/float_rows_cpu.h, chosen by the
+ * float filter row kernels of common/float_rows.h, chosen by the
  * stream's CPU flags (--cpumask); every level gives the same bits (that
  * header says why).
  */
@@ -42,7 +42,7 @@
 
 #include "core/feature.h"
 #include "core/feature_name.h"
-#include "feature/float_vif/float_rows_cpu.h"
+#include "feature/common/float_rows.h"
 #include "feature/float_motion/float_motion_math.h"
 #include "feature/float_motion/float_motion_state.h"
 

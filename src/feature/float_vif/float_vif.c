@@ -12,9 +12,10 @@
  * scales only the even rows and columns of the low-passed image are
  * computed, which are all the decimation keeps.
  *
- * The row passes and the statistic are float_rows_cpu.h's kernels, compiled
- * for the baseline here and once per x86 SIMD level in float_vif_x86.c, and
- * chosen by the stream's CPU flags (--cpumask): every level computes each
+ * The row passes are common/float_rows.h's kernels and the five-quantity
+ * pass and the statistic float_vif_cpu.h's, compiled for the baseline
+ * (float_rows.c, here) and once per x86 SIMD level (float_rows_x86.c,
+ * float_vif_x86.c), and chosen by the stream's CPU flags (--cpumask): every level computes each
  * sample with the same float operations in the same order, so every level
  * gives the same bits. The statistic of FVIF_ROW_GROUP rows is formed
  * before their sums, which are then taken side by side, each row left to
@@ -30,7 +31,7 @@
 #include "core/cpu.h"
 #include "core/feature.h"
 #include "core/feature_name.h"
-#include "feature/float_vif/float_rows_cpu.h"
+#include "feature/float_vif/float_vif_cpu.h"
 #include "feature/float_vif/float_vif_math.h"
 #include "feature/float_vif/float_vif_state.h"
 
@@ -65,18 +66,19 @@ typedef struct FloatVif {
     float *row_num, *row_den; /* the rows' sums of one scale */
     float *px_num, *px_den;   /* per-pixel num and den of FVIF_ROW_GROUP rows */
     FrowsKernels k;           /* the row kernels of the stream's SIMD level */
+    FvifRowsKernels kv;       /* and float_vif's own */
 } FloatVif;
 
 /* rows whose statistic is computed before their sums are taken, side by
  * side (frows_sum_rows) */
 #define FVIF_ROW_GROUP 8
 
-FROWS_KERNELS_DEFINE(tvmaf_frows_kernels_c);
+FVIF_ROWS_KERNELS_DEFINE(tvmaf_fvif_rows_kernels_c);
 
-void tvmaf_frows_dsp_init(FrowsKernels *c, unsigned cpu_flags)
+void tvmaf_fvif_rows_dsp_init(FvifRowsKernels *c, unsigned cpu_flags)
 {
-    *c = tvmaf_frows_kernels_c;
-    TVMAF_DSP_INIT_X86(c, cpu_flags, frows);
+    *c = tvmaf_fvif_rows_kernels_c;
+    TVMAF_DSP_INIT_X86(c, cpu_flags, fvif_rows);
 }
 
 const TvmafOption tvmaf_float_vif_options[] = {
@@ -307,6 +309,7 @@ static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
     ok &= (st->px_num = malloc((size_t)FVIF_ROW_GROUP * s->w[0] * sizeof(float))) != NULL;
     ok &= (st->px_den = malloc((size_t)FVIF_ROW_GROUP * s->w[0] * sizeof(float))) != NULL;
     tvmaf_frows_dsp_init(&st->k, vi->cpu_flags);
+    tvmaf_fvif_rows_dsp_init(&st->kv, vi->cpu_flags);
     ok &= (st->taps_a = malloc((size_t)s->max_fw * sizeof(*st->taps_a))) != NULL;
     ok &= (st->taps_b = malloc((size_t)s->max_fw * sizeof(*st->taps_b))) != NULL;
     if (s->rescale && s->scaler == FFILTER_SCALE_BILINEAR) {
@@ -403,6 +406,7 @@ static void scale_stat(FloatVif *st, int sc, float *num, float *den)
     const int w = s->w[sc], h = s->h[sc], fw = s->fw[sc], half = fw / 2;
     const float *f = s->taps[sc];
     const FrowsKernels *k = &st->k;
+    const FvifRowsKernels *kv = &st->kv;
     float *const *ext = st->ext;
     float *const *row = st->row;
     for (int i0 = 0; i0 < h; i0 += FVIF_ROW_GROUP) {
@@ -411,14 +415,14 @@ static void scale_stat(FloatVif *st, int sc, float *num, float *den)
             const int i = i0 + r;
             ffilter_tap_rows(st->img_ref[sc], w, h, i, fw, st->taps_a);
             ffilter_tap_rows(st->img_dis[sc], w, h, i, fw, st->taps_b);
-            k->vpass5(f, fw, st->taps_a, st->taps_b, w, ext[0] + half, ext[1] + half,
+            kv->vpass5(f, fw, st->taps_a, st->taps_b, w, ext[0] + half, ext[1] + half,
                       ext[2] + half, ext[3] + half, ext[4] + half);
             for (int q = 0; q < 5; q++) {
                 ffilter_mirror_margins(ext[q], w, half);
                 k->hpass(f, fw, ext[q], row[q], w);
             }
-            k->stat_px(row[0], row[1], row[2], row[3], row[4], w, &s->stat,
-                       st->px_num + (size_t)r * w, st->px_den + (size_t)r * w);
+            kv->stat_px(row[0], row[1], row[2], row[3], row[4], w, &s->stat,
+                        st->px_num + (size_t)r * w, st->px_den + (size_t)r * w);
         }
         /* each row's sums left to right from 0 (fvif_sum's order) */
         k->sum_rows(st->px_num, w, n, w, st->row_num + i0);

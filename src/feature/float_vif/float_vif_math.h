@@ -197,7 +197,7 @@ TVMAF_HD void fvif_pixel(float mu1, float mu2, float xx, float yy, float xy,
 }
 
 /* The float sum of n values, left to right from 0: a row's sums of num and
- * den (the CPU's float_rows_cpu.h adds each row in this order too), and the
+ * den (the CPU's common/float_rows.h adds each row in this order too), and the
  * host's sum of a scale's rows. */
 TVMAF_HD float fvif_sum(TVMAF_GLOBAL const float *v, int n)
 {

@@ -1,9 +1,9 @@
 /*
- * The float filter row kernels (float_rows_cpu.h) compiled for one x86 SIMD
- * level; the build compiles this file once per level, TVMAF_SIMD_SUFFIX
- * naming the set. float_vif and float_motion use them.
+ * float_vif's row kernels (float_vif_cpu.h) compiled for one x86 SIMD level;
+ * the build compiles this file once per level, TVMAF_SIMD_SUFFIX naming the
+ * set.
  */
 #include "core/cpu.h"
-#include "feature/float_vif/float_rows_cpu.h"
+#include "feature/float_vif/float_vif_cpu.h"
 
-FROWS_KERNELS_DEFINE(TVMAF_SIMD_NAME(tvmaf_frows_kernels));
+FVIF_ROWS_KERNELS_DEFINE(TVMAF_SIMD_NAME(tvmaf_fvif_rows_kernels));
