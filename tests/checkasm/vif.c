@@ -153,6 +153,43 @@ static void check_vif(unsigned w, unsigned bpc, int pat)
     free(a.mem); free(b.mem);
 }
 
+/* The statistic alone on vertical-pass rows of random 16-bit values, many
+ * rows of 1920: a moment's rounding (its horizontal sum + 2^15, >> 16) meets
+ * a sum whose low 16 bits are exactly 0x8000 about once in 65536 pixels, and
+ * a kernel that splits the 48-bit sum must carry there as the C does; with
+ * random means about half the pixels take the linear branch, whose num_lin
+ * adds sigma2_sq exactly, so such a difference shows in the sums (about 15
+ * times in these 2 x 1000 rows). */
+static void check_vif_stat_rounding(void)
+{
+    const unsigned w = 1920;
+    VifRows a;
+    if (vif_rows_alloc(&a, w)) {
+        fprintf(stderr, "out of memory\n");
+        exit(2);
+    }
+    static uint16_t log2_table[VIF_LOG2_TABLE_ALLOC];
+    vif_log2_table_fill(log2_table, vif_log2_steps);
+    char what[96];
+    for (unsigned scale = 0; scale < 2; scale++)
+        for (unsigned i = 0; i < 1000; i++) {
+            for (unsigned q = 0; q < VIF_N_ROWS; q++)
+                for (unsigned j = 0; j < w; j++) a.row[q][j] = (uint16_t)checkasm_rand();
+            vif_pad(&a, w, vif_filter_width[scale] / 2);
+            VifSums sc = { 0, 0, 0, 0 }, ss = { 0, 0, 0, 0 };
+            ref_k.stat_horizontal(a.row, w, scale, log2_table, 100.0, &sc);
+            cur_k.stat_horizontal(a.row, w, scale, log2_table, 100.0, &ss);
+            checkasm_checked();
+            snprintf(what, sizeof(what), "vif stat_horizontal random rows scale %u row %u",
+                     scale, i);
+            if (memcmp(&sc, &ss, sizeof(sc)))
+                checkasm_fail(what, "sums %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64
+                     " vs %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64, sc.num_log, sc.den_log,
+                     sc.num_lin, sc.den_lin, ss.num_log, ss.den_log, ss.num_lin, ss.den_lin);
+        }
+    free(a.mem);
+}
+
 void checkasm_check_vif(void)
 {
     tvmaf_vif_dsp_init(&ref_k, 0);
@@ -165,6 +202,7 @@ void checkasm_check_vif(void)
                 check_vif(w, depths[d], pat);
             }
     for (unsigned d = 0; d < 4; d++) check_vif(1920, depths[d], PAT_RANDOM);
+    check_vif_stat_rounding();
     static const char *const features[] = { "vif=debug=true", NULL };
     static const unsigned sizes[][2] = { { 33, 33 }, { 34, 35 }, { 64, 48 }, { 97, 41 },
                                          { 130, 67 }, { 177, 99 } };

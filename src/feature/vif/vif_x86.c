@@ -41,77 +41,117 @@ static inline __m512i log2_8(const uint16_t *table, __m512i v, __mmask8 m)
     return _mm512_add_epi64(e, _mm512_slli_epi64(k, 11));
 }
 
-/* moment = lo + 2^16 hi, eight lanes from b */
-static inline __m512i moment_8(const uint32_t *lo, const uint32_t *hi, __mmask8 m)
+/* 2048 log2(v) of sixteen 32-bit v >= 2^17 (vif_log2_32), as log2_8 */
+static inline __m512i log2_16(const uint16_t *table, __m512i v, __mmask16 m)
 {
-    const __m512i l = _mm512_cvtepu32_epi64(_mm256_maskz_loadu_epi32(m, lo));
-    const __m512i h = _mm512_cvtepu32_epi64(_mm256_maskz_loadu_epi32(m, hi));
-    return _mm512_add_epi64(l, _mm512_slli_epi64(h, 16));
+    const __m512i k = _mm512_sub_epi32(_mm512_set1_epi32(16), _mm512_lzcnt_epi32(v));
+    const __m512i idx = _mm512_sub_epi32(_mm512_srlv_epi32(v, k),
+                                         _mm512_set1_epi32(VIF_LOG2_TABLE_LEN));
+    const __m512i t = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), m, idx, table, 2);
+    return _mm512_add_epi32(_mm512_and_si512(t, _mm512_set1_epi32(0xffff)),
+                            _mm512_slli_epi32(k, 11));
 }
 
-/* (int32_t)(uint32_t)(a - b), sign-extended to 64 bits */
-static inline __m512i wrap_s32(__m512i a, __m512i b)
+/* (a b + 2^31) >> 32 of sixteen uint32 pairs: even lanes' products in the
+ * 64-bit lanes as they are, odd lanes' from the high halves, whose results
+ * already sit in the odd 32-bit lanes */
+static inline __m512i mul_round32_16(__m512i a, __m512i b)
 {
-    return _mm512_srai_epi64(_mm512_slli_epi64(_mm512_sub_epi64(a, b), 32), 32);
+    const __m512i half = _mm512_set1_epi64(0x80000000ll);
+    const __m512i even = _mm512_add_epi64(_mm512_mul_epu32(a, b), half);
+    const __m512i odd = _mm512_add_epi64(
+        _mm512_mul_epu32(_mm512_srli_epi64(a, 32), _mm512_srli_epi64(b, 32)), half);
+    return _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64(even, 32), odd);
 }
 
+/* (lo + 2^16 hi + 2^15) >> 16, low 32 bits, sixteen lanes from b: the sum
+ * taken as hi + (lo >> 16) + (((lo & 0xffff) + 2^15) >> 16), which is the
+ * same integer and needs no 33rd bit */
+static inline __m512i moment_16(const uint32_t *lo, const uint32_t *hi, __mmask16 m)
+{
+    const __m512i l = _mm512_maskz_loadu_epi32(m, lo), h = _mm512_maskz_loadu_epi32(m, hi);
+    const __m512i r = _mm512_srli_epi32(
+        _mm512_add_epi32(_mm512_and_si512(l, _mm512_set1_epi32(0xffff)),
+                         _mm512_set1_epi32(0x8000)), 16);
+    return _mm512_add_epi32(_mm512_add_epi32(h, _mm512_srli_epi32(l, 16)), r);
+}
+
+static inline __m256i half_256(__m512i v, int h)
+{
+    return h ? _mm512_extracti64x4_epi64(v, 1) : _mm512_castsi512_si256(v);
+}
+
+/* vif_pixel sixteen pixels a step: the integers up to the variances in
+ * 32-bit lanes (the C's uint32 wraps are the lanes'), the double operations
+ * per pixel in two halves of eight, in the C's order. den_log's terms are
+ * below 2^15 and a block has at most VIF_BLOCK pixels, so its lane sums fit
+ * 32 bits. */
 static void vif_pixels_avx512(VifSums *row, uint32_t (*acc)[VIF_BLOCK], unsigned n,
                               const uint16_t *log2_table, double gain_limit)
 {
-    const __m512i half32 = _mm512_set1_epi64(0x80000000ll), half16 = _mm512_set1_epi64(32768);
-    const __m512i nsq = _mm512_set1_epi64(VIF_SIGMA_NSQ), zero = _mm512_setzero_si512();
-    const __m512i low32 = _mm512_set1_epi64(0xffffffffll);
+    const __m512i nsq = _mm512_set1_epi32(VIF_SIGMA_NSQ), zero = _mm512_setzero_si512();
     const __m512d eps = _mm512_set1_pd(65536 * 1.0e-10), glim = _mm512_set1_pd(gain_limit);
     __m512i num_log = zero, den_log = zero, num_lin = zero;
     int64_t den_lin = 0;
-    for (unsigned b = 0; b < n; b += 8) {
-        const __mmask8 m = n - b >= 8 ? 0xff : (__mmask8)((1u << (n - b)) - 1);
-        const __m512i mu1 = _mm512_cvtepu32_epi64(_mm256_maskz_loadu_epi32(m, acc[VIF_MU1] + b));
-        const __m512i mu2 = _mm512_cvtepu32_epi64(_mm256_maskz_loadu_epi32(m, acc[VIF_MU2] + b));
-        const __m512i xx = moment_8(acc[VIF_XX_LO] + b, acc[VIF_XX_HI] + b, m);
-        const __m512i yy = moment_8(acc[VIF_YY_LO] + b, acc[VIF_YY_HI] + b, m);
-        const __m512i xy = moment_8(acc[VIF_XY_LO] + b, acc[VIF_XY_HI] + b, m);
-        /* products of means rounded to 32 bits; moments rounded by >> 16 */
-        const __m512i mu1_sq = _mm512_srli_epi64(_mm512_add_epi64(_mm512_mul_epu32(mu1, mu1), half32), 32);
-        const __m512i mu2_sq = _mm512_srli_epi64(_mm512_add_epi64(_mm512_mul_epu32(mu2, mu2), half32), 32);
-        const __m512i mu12 = _mm512_srli_epi64(_mm512_add_epi64(_mm512_mul_epu32(mu1, mu2), half32), 32);
-        const __m512i xx_f = _mm512_and_si512(_mm512_srli_epi64(_mm512_add_epi64(xx, half16), 16), low32);
-        const __m512i yy_f = _mm512_and_si512(_mm512_srli_epi64(_mm512_add_epi64(yy, half16), 16), low32);
-        const __m512i xy_f = _mm512_and_si512(_mm512_srli_epi64(_mm512_add_epi64(xy, half16), 16), low32);
-        const __m512i s1 = wrap_s32(xx_f, mu1_sq);
-        const __m512i s2 = _mm512_max_epi64(wrap_s32(yy_f, mu2_sq), zero);
-        const __m512i s12 = wrap_s32(xy_f, mu12);
+    for (unsigned b = 0; b < n; b += 16) {
+        const __mmask16 m = n - b >= 16 ? 0xffff : (__mmask16)((1u << (n - b)) - 1);
+        const __m512i mu1 = _mm512_maskz_loadu_epi32(m, acc[VIF_MU1] + b);
+        const __m512i mu2 = _mm512_maskz_loadu_epi32(m, acc[VIF_MU2] + b);
+        const __m512i s1 = _mm512_sub_epi32(moment_16(acc[VIF_XX_LO] + b, acc[VIF_XX_HI] + b, m),
+                                            mul_round32_16(mu1, mu1));
+        const __m512i s2 = _mm512_max_epi32(
+            _mm512_sub_epi32(moment_16(acc[VIF_YY_LO] + b, acc[VIF_YY_HI] + b, m),
+                             mul_round32_16(mu2, mu2)), zero);
+        const __m512i s12 = _mm512_sub_epi32(moment_16(acc[VIF_XY_LO] + b, acc[VIF_XY_HI] + b, m),
+                                             mul_round32_16(mu1, mu2));
 
-        const __mmask8 lin = _mm512_mask_cmplt_epi64_mask(m, s1, nsq);
-        const __mmask8 lg = m & (__mmask8)~lin;
-        num_lin = _mm512_mask_add_epi64(num_lin, lin, num_lin, s2);
+        const __mmask16 lin = _mm512_mask_cmplt_epi32_mask(m, s1, nsq);
+        const __mmask16 lg = m & (__mmask16)~lin;
+        const __m512i s2_lin = _mm512_maskz_mov_epi32(lin, s2); /* >= 0 */
+        num_lin = _mm512_add_epi64(num_lin, _mm512_add_epi64(
+            _mm512_cvtepu32_epi64(half_256(s2_lin, 0)), _mm512_cvtepu32_epi64(half_256(s2_lin, 1))));
         den_lin += __builtin_popcount(lin);
         if (!lg) continue;
-        /* 2048 log2(nsq + sigma1_sq) - 2048 * 17; nsq + sigma1_sq < 2^32 */
-        const __m512i dl = _mm512_sub_epi64(log2_8(log2_table, _mm512_add_epi64(s1, nsq), lg),
-                                            _mm512_set1_epi64(2048 * 17));
-        den_log = _mm512_mask_add_epi64(den_log, lg, den_log, dl);
-        const __mmask8 nm = lg & _mm512_cmpgt_epi64_mask(s12, zero) &
-                            _mm512_cmpgt_epi64_mask(s2, zero);
+        /* 2048 log2(nsq + sigma1_sq) - 2048 * 17, the sum in uint32 */
+        den_log = _mm512_mask_add_epi32(
+            den_log, lg, den_log,
+            _mm512_sub_epi32(log2_16(log2_table, _mm512_add_epi32(s1, nsq), lg),
+                             _mm512_set1_epi32(2048 * 17)));
+        const __mmask16 nm = lg & _mm512_cmpgt_epi32_mask(s12, zero) &
+                             _mm512_cmpgt_epi32_mask(s2, zero);
         if (!nm) continue;
-        const __m512d d1 = _mm512_cvtepi64_pd(s1), d2 = _mm512_cvtepi64_pd(s2);
-        const __m512d d12 = _mm512_cvtepi64_pd(s12);
-        const __m512d g = _mm512_div_pd(d12, _mm512_add_pd(d1, eps));
-        /* (int32_t)(sigma2_sq - g sigma12), at least 0 */
-        const __m512d sv_d = _mm512_sub_pd(d2, _mm512_mul_pd(g, d12));
-        const __m512i sv = _mm512_max_epi64(
-            _mm512_cvtepi32_epi64(_mm512_mask_cvttpd_epi32(_mm256_setzero_si256(), nm, sv_d)), zero);
-        /* min(g, gain_limit): g < limit ? g : limit */
-        const __m512d gl = _mm512_min_pd(g, glim);
-        const __m512i noise = _mm512_and_si512(_mm512_add_epi64(sv, nsq), low32);
-        const __m512i sig = _mm512_add_epi64(
-            _mm512_mask_cvttpd_epi64(zero, nm, _mm512_mul_pd(_mm512_mul_pd(gl, gl), d1)), noise);
-        const __m512i nl = _mm512_sub_epi64(log2_8(log2_table, sig, nm),
-                                            log2_8(log2_table, noise, nm));
-        num_log = _mm512_mask_add_epi64(num_log, nm, num_log, nl);
+        __m256i sv[2];
+        __m512d gain_term[2];
+        for (int h = 0; h < 2; h++) {
+            const __mmask8 mh = (__mmask8)(nm >> (8 * h));
+            const __m512d d1 = _mm512_cvtepi32_pd(half_256(s1, h));
+            const __m512d d2 = _mm512_cvtepi32_pd(half_256(s2, h));
+            const __m512d d12 = _mm512_cvtepi32_pd(half_256(s12, h));
+            const __m512d g = _mm512_div_pd(d12, _mm512_add_pd(d1, eps));
+            /* (int32_t)(sigma2_sq - g sigma12), at least 0 */
+            const __m512d sv_d = _mm512_sub_pd(d2, _mm512_mul_pd(g, d12));
+            sv[h] = _mm256_max_epi32(_mm512_mask_cvttpd_epi32(_mm256_setzero_si256(), mh, sv_d),
+                                     _mm256_setzero_si256());
+            /* min(g, gain_limit): g < limit ? g : limit */
+            const __m512d gl = _mm512_min_pd(g, glim);
+            gain_term[h] = _mm512_mul_pd(_mm512_mul_pd(gl, gl), d1);
+        }
+        /* noise = sv_sq + nsq in uint32; signal = (int64)(gl^2 sigma1_sq) + noise */
+        const __m512i noise = _mm512_add_epi32(
+            _mm512_inserti64x4(_mm512_castsi256_si512(sv[0]), sv[1], 1), nsq);
+        const __m512i ln = log2_16(log2_table, noise, nm);
+        for (int h = 0; h < 2; h++) {
+            const __mmask8 mh = (__mmask8)(nm >> (8 * h));
+            if (!mh) continue;
+            const __m512i sig = _mm512_add_epi64(_mm512_maskz_cvttpd_epi64(mh, gain_term[h]),
+                                                 _mm512_cvtepu32_epi64(half_256(noise, h)));
+            const __m512i nl = _mm512_sub_epi64(log2_8(log2_table, sig, mh),
+                                                _mm512_cvtepi32_epi64(half_256(ln, h)));
+            num_log = _mm512_mask_add_epi64(num_log, mh, num_log, nl);
+        }
     }
     row->num_log += (int64_t)tvmaf_sum_u64x8(num_log);
-    row->den_log += (int64_t)tvmaf_sum_u64x8(den_log);
+    row->den_log += _mm512_reduce_add_epi32(den_log);
     row->num_lin += (int64_t)tvmaf_sum_u64x8(num_lin);
     row->den_lin += den_lin;
 }
