@@ -617,25 +617,7 @@ TVMAF_HD void speed_solve_column(TVMAF_GLOBAL const float *q, TVMAF_GLOBAL const
     }
 }
 
-#ifndef __OPENCL_VERSION__ /* the CPU's; the device solves per block (speed_blocks) */
-/*
- * Solves K X = B (K n x n, B and X n x m, row-major) through K = Q' R:
- * X = R^-1 (Q B), column by column (speed_solve_column). Returns -1 (X not
- * written) when a diagonal entry of R is below 1e-6 in magnitude.
- */
-TVMAF_HD int speed_solve(const float *k, const float *b, float *x, float *qb, int n, int m,
-                         float *scratch)
-{
-    float *q = scratch, *r = q + n * n, *qr_scratch = r + n * n;
-    speed_qr(k, q, r, n, qr_scratch);
-    if (speed_r_singular(r, n)) return -1;
-    for (int j = 0; j < m; j++) speed_solve_column(q, r, b + j, m, qb + j, x + j, m, n);
-    return 0;
-}
-
-#endif
-
-/* Scratch floats speed_solve needs. */
+/* Scratch floats the CPU's solve (speed_pipeline.c) needs: Q, R and speed_qr's. */
 #define SPEED_SOLVE_SCRATCH(n) (2 * (n) * (n) + SPEED_QR_SCRATCH(n))
 
 /* ------------------------------------------------------------------------ */
@@ -706,24 +688,6 @@ TVMAF_HD float speed_window_cov(TVMAF_GLOBAL const float *img, int stride, const
     }
     return (float)(acc / (double)((size_t)g->subw * (size_t)g->subh));
 #endif
-}
-
-/* The 25x25 covariance matrix of the block positions (k, symmetric) and the
- * window means (25 floats). */
-TVMAF_HD void speed_covariance(TVMAF_GLOBAL const float *img, int stride, const SpeedGrid *g,
-                               float *k, float *means)
-{
-    for (int r = 0; r < SPEED_BLOCK; r++)
-        for (int c = 0; c < SPEED_BLOCK; c++)
-            means[r * SPEED_BLOCK + c] = speed_window_mean(img, stride, g, r, c);
-    for (int x = 0; x < SPEED_NE; x++)
-        for (int y = 0; y <= x; y++) {
-            const int rx = x / SPEED_BLOCK, cx = x % SPEED_BLOCK;
-            const int ry = y / SPEED_BLOCK, cy = y % SPEED_BLOCK;
-            const float v = speed_window_cov(img, stride, g, rx, cx, ry, cy, means[x], means[y]);
-            k[x * SPEED_NE + y] = v;
-            k[y * SPEED_NE + x] = v;
-        }
 }
 
 /* The 25 samples of block blk (row-major over the grid), position p

@@ -227,10 +227,12 @@ static void reduce(SpeedPipeline *p, const float *src, ptrdiff_t stride)
 #define COV_COLS 32
 
 /*
- * speed_covariance's matrix and means, every bit the same, computed window
- * position by window position for all pairs at once. speed_window_cov sums
- * one pair's products in double, position by position (the window's rows,
- * then its columns), and each add waits for the one before. Here every pair
+ * The 25x25 covariance matrix k (symmetric) of the block positions and the
+ * 25 window means: each mean speed_window_mean, each entry speed_window_cov,
+ * every bit the same. speed_window_cov sums one pair's products in double,
+ * position by position (the window's rows, then its columns), and each add
+ * waits for the one before; it is written for the device, one work-item per
+ * entry. Here, computed window position by window position, every pair
  * keeps its own accumulator and still receives its products in that order,
  * with the same operations ((double)sample - mean, times, plus): only the
  * pairs are interleaved, so the compiler can put them in vector lanes. The
@@ -268,12 +270,13 @@ static void covariance(const float *img, int stride, const SpeedGrid *g, float *
 }
 
 /*
- * speed_solve, every bit the same: K = Q' R, then each block's column of
- * X = R^-1 (Q B) with speed_solve_column's operations in its order. The
+ * Solves K X = B (K 25 x 25; B and X 25 x m, row-major: a column per block)
+ * through K = Q' R: X = R^-1 (Q B), each column with speed_solve_column's
+ * operations in its order (the device runs that function per block). The
  * columns are independent and side by side in memory (B and X are 25 x nb,
  * row-major), so each step below runs over all the columns at once, one
  * float per column, which the compiler puts in vector lanes. Returns -1
- * when R is singular (X not written).
+ * (X not written) when a diagonal entry of R is below 1e-6 in magnitude.
  */
 static int solve(const float *k, const float *b, float *x, float *qb, int m, float *scratch)
 {
