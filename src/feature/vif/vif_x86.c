@@ -544,15 +544,14 @@ static void vif_down_vertical_avx512(uint16_t *out_r, uint16_t *out_d, const voi
 
 /* AVX2: the 32-bit kernels 8 columns a step (the C kernel on the last
  * w % 8 columns: every output column reads its own columns only, or, for
- * the decimation, its own pair); the per-pixel statistic four pixels a step
- * in 64-bit lanes (vif_pixels_avx2, the C's vif_pixel on the last n % 4). */
+ * the decimation, its own pair); the per-pixel statistic eight pixels a step
+ * (vif_pixels_avx2, the C's vif_pixel on the last n % 8). */
 
-/* 2048 log2(v) of four 64-bit v in [2^17, 2^52) (vif_log2_32 / vif_log2_64,
- * which receive only such values here): floor(log2 v) from the exponent of
- * v as a double (exact: v below 2^52, formed by the 2^52 bias trick, since
- * AVX2 has no 64-bit lzcnt or conversion), k = floor(log2 v) - 15, the
- * leading 16 bits index the table. Lanes outside m read nothing. The gather
- * reads 32 bits at a 16-bit entry: the table has one entry of padding. */
+/* 2048 log2(v) of four 64-bit v in [2^17, 2^52) (vif_log2_64, which receives
+ * only such values here): floor(log2 v) from the exponent of v as a double
+ * (exact: v below 2^52, formed by the 2^52 bias trick, since AVX2 has no
+ * 64-bit lzcnt or conversion), k = floor(log2 v) - 15, the leading 16 bits
+ * index the table, read lane by lane; lanes outside m read entry 0. */
 static inline __m256i log2_4(const uint16_t *table, __m256i v, __m256i m)
 {
     const __m256i bias = _mm256_set1_epi64x(0x4330000000000000ll);
@@ -572,97 +571,138 @@ static inline __m256i log2_4(const uint16_t *table, __m256i v, __m256i m)
     return _mm256_add_epi64(entry, _mm256_slli_epi64(k, 11));
 }
 
-/* the low 32 bits of each 64-bit lane, read as int32 and sign-extended */
-static inline __m256i sext32_4(__m256i v)
+/* 2048 log2(v) of eight uint32 v in [2^17, 2^32) (vif_log2_32): floor(log2 v)
+ * from the exponent of (float)(v >> 8), which is exact (v >> 8 < 2^24), then
+ * k = floor(log2 v) - 15, the leading 16 bits index the table. Lanes outside
+ * m read nothing. The gather reads 32 bits at a 16-bit entry: the table has
+ * one entry of padding. */
+static inline __m256i log2_8x32(const uint16_t *table, __m256i v, __m256i m)
 {
-    const __m256i low = _mm256_set1_epi64x(0xffffffffll), top = _mm256_set1_epi64x(0x80000000ll);
-    return _mm256_sub_epi64(_mm256_xor_si256(_mm256_and_si256(v, low), top), top);
+    const __m256i e = _mm256_srli_epi32(
+        _mm256_castps_si256(_mm256_cvtepi32_ps(_mm256_srli_epi32(v, 8))), 23);
+    const __m256i k = _mm256_sub_epi32(e, _mm256_set1_epi32(127 - 8 + 15));
+    const __m256i idx = _mm256_and_si256(
+        _mm256_sub_epi32(_mm256_srlv_epi32(v, k), _mm256_set1_epi32(VIF_LOG2_TABLE_LEN)), m);
+    const __m256i t = _mm256_mask_i32gather_epi32(_mm256_setzero_si256(), (const int *)table,
+                                                  idx, m, 2);
+    return _mm256_add_epi32(_mm256_and_si256(t, _mm256_set1_epi32(0xffff)),
+                            _mm256_slli_epi32(k, 11));
 }
 
-/* four int64 lanes holding int32 values, as doubles */
-static inline __m256d i32_pd4(__m256i v)
+/* (a b + 2^31) >> 32 of eight uint32 pairs (as mul_round32_16) */
+static inline __m256i mul_round32_8(__m256i a, __m256i b)
 {
-    return _mm256_cvtepi32_pd(_mm256_castsi256_si128(
-        _mm256_permutevar8x32_epi32(v, _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7))));
+    const __m256i half = _mm256_set1_epi64x(0x80000000ll);
+    const __m256i even = _mm256_add_epi64(_mm256_mul_epu32(a, b), half);
+    const __m256i odd = _mm256_add_epi64(
+        _mm256_mul_epu32(_mm256_srli_epi64(a, 32), _mm256_srli_epi64(b, 32)), half);
+    return _mm256_blend_epi32(_mm256_srli_epi64(even, 32), odd, 0xAA);
 }
 
-/* vif_pixel on four pixels at a time, operation for operation: the integer
- * steps in 64-bit lanes (wraps and sign extensions as the C's 32-bit casts),
- * the doubles in the C's order (g = sigma12 / (sigma1_sq + eps), sv =
- * sigma2_sq - g sigma12, gl = g < limit ? g : limit, (gl gl) sigma1_sq), the
- * truncations as the C's: sv clamped at 0 before its int32 conversion (in
- * range: at most sigma2_sq), and (gl gl) sigma1_sq, positive and below
- * 100^2 2^31 < 2^52 (the gain limit is at most 100), truncated through the
- * 2^52 bias. The integer sums are added lane by lane, any order. */
+/* (lo + 2^16 hi + 2^15) >> 16, low 32 bits, eight lanes (as moment_16) */
+static inline __m256i moment_8x32(const uint32_t *lo, const uint32_t *hi)
+{
+    const __m256i l = _mm256_loadu_si256((const __m256i *)lo);
+    const __m256i h = _mm256_loadu_si256((const __m256i *)hi);
+    const __m256i r = _mm256_srli_epi32(
+        _mm256_add_epi32(_mm256_and_si256(l, _mm256_set1_epi32(0xffff)),
+                         _mm256_set1_epi32(0x8000)), 16);
+    return _mm256_add_epi32(_mm256_add_epi32(h, _mm256_srli_epi32(l, 16)), r);
+}
+
+/* four int32 lanes sign-extended to int64 (a mask stays a mask) */
+static inline __m256i s64_4(__m256i v, int h)
+{
+    return _mm256_cvtepi32_epi64(h ? _mm256_extracti128_si256(v, 1) : _mm256_castsi256_si128(v));
+}
+
+/* vif_pixel on eight pixels at a time, operation for operation: the integer
+ * steps up to the variances in 32-bit lanes (the C's uint32 wraps are the
+ * lanes'), the doubles in two halves of four in the C's order (g = sigma12 /
+ * (sigma1_sq + eps), sv = sigma2_sq - g sigma12, gl = g < limit ? g : limit,
+ * (gl gl) sigma1_sq), the truncations as the C's: sv clamped at 0 (in range:
+ * at most sigma2_sq), and (gl gl) sigma1_sq, positive and below 100^2 2^31 <
+ * 2^52 (the gain limit is at most 100), truncated through the 2^52 bias.
+ * den_log's lane sums fit 32 bits (terms below 2^15, at most VIF_BLOCK / 8
+ * per lane); the others are added in 64-bit lanes, any order. */
 static void vif_pixels_avx2(VifSums *row, uint32_t (*acc)[VIF_BLOCK], unsigned n,
                             const uint16_t *log2_table, double gain_limit)
 {
-    const __m256i half32 = _mm256_set1_epi64x(0x80000000ll), half16 = _mm256_set1_epi64x(32768);
-    const __m256i nsq = _mm256_set1_epi64x(VIF_SIGMA_NSQ), zero = _mm256_setzero_si256();
-    const __m256i low32 = _mm256_set1_epi64x(0xffffffffll);
+    const __m256i nsq = _mm256_set1_epi32(VIF_SIGMA_NSQ), zero = _mm256_setzero_si256();
     const __m256i bias = _mm256_set1_epi64x(0x4330000000000000ll);
     const __m256d eps = _mm256_set1_pd(65536 * 1.0e-10), glim = _mm256_set1_pd(gain_limit);
     __m256i num_log = zero, den_log = zero, num_lin = zero;
     int64_t den_lin = 0;
-    const unsigned n4 = n & ~3u;
-    for (unsigned b = 0; b < n4; b += 4) {
-#define LD32(q) _mm256_cvtepu32_epi64(_mm_loadu_si128((const __m128i *)(acc[q] + b)))
-        const __m256i mu1 = LD32(VIF_MU1), mu2 = LD32(VIF_MU2);
-        const __m256i xx = _mm256_add_epi64(LD32(VIF_XX_LO), _mm256_slli_epi64(LD32(VIF_XX_HI), 16));
-        const __m256i yy = _mm256_add_epi64(LD32(VIF_YY_LO), _mm256_slli_epi64(LD32(VIF_YY_HI), 16));
-        const __m256i xy = _mm256_add_epi64(LD32(VIF_XY_LO), _mm256_slli_epi64(LD32(VIF_XY_HI), 16));
-#undef LD32
-        const __m256i mu1_sq = _mm256_srli_epi64(_mm256_add_epi64(_mm256_mul_epu32(mu1, mu1), half32), 32);
-        const __m256i mu2_sq = _mm256_srli_epi64(_mm256_add_epi64(_mm256_mul_epu32(mu2, mu2), half32), 32);
-        const __m256i mu12 = _mm256_srli_epi64(_mm256_add_epi64(_mm256_mul_epu32(mu1, mu2), half32), 32);
-        const __m256i xx_f = _mm256_and_si256(_mm256_srli_epi64(_mm256_add_epi64(xx, half16), 16), low32);
-        const __m256i yy_f = _mm256_and_si256(_mm256_srli_epi64(_mm256_add_epi64(yy, half16), 16), low32);
-        const __m256i xy_f = _mm256_and_si256(_mm256_srli_epi64(_mm256_add_epi64(xy, half16), 16), low32);
-        const __m256i s1 = sext32_4(_mm256_sub_epi64(xx_f, mu1_sq));
-        __m256i s2 = sext32_4(_mm256_sub_epi64(yy_f, mu2_sq));
-        s2 = _mm256_andnot_si256(_mm256_cmpgt_epi64(zero, s2), s2); /* max(s2, 0) */
-        const __m256i s12 = sext32_4(_mm256_sub_epi64(xy_f, mu12));
+    const unsigned n8 = n & ~7u;
+    for (unsigned b = 0; b < n8; b += 8) {
+        const __m256i mu1 = _mm256_loadu_si256((const __m256i *)(acc[VIF_MU1] + b));
+        const __m256i mu2 = _mm256_loadu_si256((const __m256i *)(acc[VIF_MU2] + b));
+        const __m256i s1 = _mm256_sub_epi32(moment_8x32(acc[VIF_XX_LO] + b, acc[VIF_XX_HI] + b),
+                                            mul_round32_8(mu1, mu1));
+        const __m256i s2 = _mm256_max_epi32(
+            _mm256_sub_epi32(moment_8x32(acc[VIF_YY_LO] + b, acc[VIF_YY_HI] + b),
+                             mul_round32_8(mu2, mu2)), zero);
+        const __m256i s12 = _mm256_sub_epi32(moment_8x32(acc[VIF_XY_LO] + b, acc[VIF_XY_HI] + b),
+                                             mul_round32_8(mu1, mu2));
 
-        const __m256i lin = _mm256_cmpgt_epi64(nsq, s1); /* s1 < nsq */
-        num_lin = _mm256_add_epi64(num_lin, _mm256_and_si256(lin, s2));
-        const int lin_bits = _mm256_movemask_pd(_mm256_castsi256_pd(lin));
+        const __m256i lin = _mm256_cmpgt_epi32(nsq, s1); /* s1 < nsq */
+        const __m256i s2_lin = _mm256_and_si256(lin, s2); /* >= 0 */
+        num_lin = _mm256_add_epi64(num_lin, _mm256_add_epi64(
+            _mm256_cvtepu32_epi64(_mm256_castsi256_si128(s2_lin)),
+            _mm256_cvtepu32_epi64(_mm256_extracti128_si256(s2_lin, 1))));
+        const int lin_bits = _mm256_movemask_ps(_mm256_castsi256_ps(lin));
         den_lin += __builtin_popcount((unsigned)lin_bits);
-        if (lin_bits == 0xf) continue;
-        const __m256i lg = _mm256_xor_si256(lin, _mm256_set1_epi64x(-1));
-        /* 2048 log2(nsq + sigma1_sq) - 2048 * 17; nsq + sigma1_sq in [2^18, 2^32) */
-        const __m256i dl = _mm256_sub_epi64(log2_4(log2_table, _mm256_add_epi64(s1, nsq), lg),
-                                            _mm256_set1_epi64x(2048 * 17));
-        den_log = _mm256_add_epi64(den_log, _mm256_and_si256(lg, dl));
+        if (lin_bits == 0xff) continue;
+        const __m256i lg = _mm256_xor_si256(lin, _mm256_set1_epi32(-1));
+        /* 2048 log2(nsq + sigma1_sq) - 2048 * 17, the sum in uint32 */
+        const __m256i dl = _mm256_sub_epi32(log2_8x32(log2_table, _mm256_add_epi32(s1, nsq), lg),
+                                            _mm256_set1_epi32(2048 * 17));
+        den_log = _mm256_add_epi32(den_log, _mm256_and_si256(lg, dl));
         const __m256i nm = _mm256_and_si256(
-            lg, _mm256_and_si256(_mm256_cmpgt_epi64(s12, zero), _mm256_cmpgt_epi64(s2, zero)));
+            lg, _mm256_and_si256(_mm256_cmpgt_epi32(s12, zero), _mm256_cmpgt_epi32(s2, zero)));
         if (_mm256_testz_si256(nm, nm)) continue;
-        const __m256d d1 = i32_pd4(s1), d2 = i32_pd4(s2), d12 = i32_pd4(s12);
-        const __m256d g = _mm256_div_pd(d12, _mm256_add_pd(d1, eps));
-        const __m256d sv_d = _mm256_sub_pd(d2, _mm256_mul_pd(g, d12));
-        /* sv < 0 ? 0 : (int32_t)sv (a negative sv truncates to 0 or below) */
-        __m256i sv = _mm256_cvtepi32_epi64(_mm256_cvttpd_epi32(sv_d));
-        sv = _mm256_andnot_si256(_mm256_cmpgt_epi64(zero, sv), sv);
-        /* g < limit ? g : limit, as minpd takes its second operand unless the first is less */
-        const __m256d gl = _mm256_min_pd(g, glim);
-        const __m256i noise = _mm256_and_si256(_mm256_add_epi64(sv, nsq), low32);
-        const __m256d prod = _mm256_round_pd(_mm256_mul_pd(_mm256_mul_pd(gl, gl), d1),
-                                             _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-        const __m256i tr = _mm256_sub_epi64(
-            _mm256_castpd_si256(_mm256_add_pd(prod, _mm256_castsi256_pd(bias))), bias);
-        const __m256i sig = _mm256_add_epi64(tr, noise);
-        const __m256i nl = _mm256_sub_epi64(log2_4(log2_table, sig, nm),
-                                            log2_4(log2_table, noise, nm));
-        num_log = _mm256_add_epi64(num_log, _mm256_and_si256(nm, nl));
+        __m128i sv[2];
+        __m256i tr[2];
+        for (int h = 0; h < 2; h++) {
+            const __m128i s1h = h ? _mm256_extracti128_si256(s1, 1) : _mm256_castsi256_si128(s1);
+            const __m128i s2h = h ? _mm256_extracti128_si256(s2, 1) : _mm256_castsi256_si128(s2);
+            const __m128i s12h = h ? _mm256_extracti128_si256(s12, 1) : _mm256_castsi256_si128(s12);
+            const __m256d d1 = _mm256_cvtepi32_pd(s1h), d2 = _mm256_cvtepi32_pd(s2h);
+            const __m256d d12 = _mm256_cvtepi32_pd(s12h);
+            const __m256d g = _mm256_div_pd(d12, _mm256_add_pd(d1, eps));
+            const __m256d sv_d = _mm256_sub_pd(d2, _mm256_mul_pd(g, d12));
+            /* sv < 0 ? 0 : (int32_t)sv (a negative sv truncates to 0 or below) */
+            sv[h] = _mm_max_epi32(_mm256_cvttpd_epi32(sv_d), _mm_setzero_si128());
+            /* g < limit ? g : limit, as minpd takes its second operand unless the first is less */
+            const __m256d gl = _mm256_min_pd(g, glim);
+            const __m256d prod = _mm256_round_pd(_mm256_mul_pd(_mm256_mul_pd(gl, gl), d1),
+                                                 _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+            tr[h] = _mm256_sub_epi64(
+                _mm256_castpd_si256(_mm256_add_pd(prod, _mm256_castsi256_pd(bias))), bias);
+        }
+        /* noise = sv_sq + nsq in uint32; signal = (int64)(gl^2 sigma1_sq) + noise */
+        const __m256i noise = _mm256_add_epi32(_mm256_set_m128i(sv[1], sv[0]), nsq);
+        const __m256i ln = log2_8x32(log2_table, noise, nm);
+        for (int h = 0; h < 2; h++) {
+            const __m256i nm64 = s64_4(nm, h);
+            if (_mm256_testz_si256(nm64, nm64)) continue;
+            const __m256i noise64 = _mm256_cvtepu32_epi64(
+                h ? _mm256_extracti128_si256(noise, 1) : _mm256_castsi256_si128(noise));
+            const __m256i sig = _mm256_add_epi64(tr[h], noise64);
+            const __m256i nl = _mm256_sub_epi64(log2_4(log2_table, sig, nm64), s64_4(ln, h));
+            num_log = _mm256_add_epi64(num_log, _mm256_and_si256(nm64, nl));
+        }
     }
     int64_t lanes[4];
     _mm256_storeu_si256((__m256i *)lanes, num_log);
     row->num_log += lanes[0] + lanes[1] + lanes[2] + lanes[3];
-    _mm256_storeu_si256((__m256i *)lanes, den_log);
-    row->den_log += lanes[0] + lanes[1] + lanes[2] + lanes[3];
     _mm256_storeu_si256((__m256i *)lanes, num_lin);
     row->num_lin += lanes[0] + lanes[1] + lanes[2] + lanes[3];
+    int32_t dlanes[8];
+    _mm256_storeu_si256((__m256i *)dlanes, den_log);
+    for (int k = 0; k < 8; k++) row->den_log += dlanes[k];
     row->den_lin += den_lin;
-    for (unsigned b = n4; b < n; b++) {
+    for (unsigned b = n8; b < n; b++) {
         const uint64_t xx = acc[VIF_XX_LO][b] + ((uint64_t)acc[VIF_XX_HI][b] << 16);
         const uint64_t yy = acc[VIF_YY_LO][b] + ((uint64_t)acc[VIF_YY_HI][b] << 16);
         const uint64_t xy = acc[VIF_XY_LO][b] + ((uint64_t)acc[VIF_XY_HI][b] << 16);
