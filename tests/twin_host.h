@@ -469,7 +469,7 @@ static inline void twin_host_setup_refusals(const char *feature, const TwinHostS
     char name[96];
     for (unsigned i = 0; i < n; i++) {
         const TwinHostSetupCase *t = &cases[i];
-        const TvmafVideoInfo vi = { TVMAF_PIX_FMT_YUV420P, t->bpc, t->w, t->h, 0, false };
+        const TvmafVideoInfo vi = { TVMAF_PIX_FMT_YUV420P, t->bpc, t->w, t->h, 0, false, NULL };
         char msg[256] = "";
         const int err = setup(t->opts, &vi, msg, sizeof(msg));
         if (t->ok ? err != 0 : (err != -EINVAL || !strstr(msg, feature)))

@@ -81,6 +81,20 @@ typedef struct Slot {
     unsigned next_index; /* temporal: next frame allowed in */
 } Slot;
 
+/* A team job (core/team.h), on its poster's stack; listed in the context
+ * while it has items no thread has started. */
+typedef struct TeamJob {
+    TvmafTeamFn fn;
+    void *arg;
+    unsigned n, next, done; /* items: in all, started, finished */
+    unsigned joined;        /* helpers so far: their slots are 1, 2, ... */
+    struct TeamJob *link;
+} TeamJob;
+
+struct TvmafTeam {
+    TvmafContext *ctx;
+};
+
 typedef struct Job {
     TvmafPicture ref, dis;
     TvmafPicture prev[TVMAF_PREV_REFS]; /* PREV_REF extractors: frames index-1, index-2 */
@@ -116,6 +130,9 @@ struct TvmafContext {
     unsigned q_cap, q_head, q_len;
     unsigned busy;
     bool stop;
+    struct TvmafTeam team;  /* what the instances see of the pool */
+    TeamJob *team_jobs;     /* posted, with items not started, oldest first */
+    pthread_cond_t cond_team; /* a team item finished */
 
     int err; /* first error */
     char msg[1024];
@@ -290,6 +307,8 @@ int tvmaf_init(TvmafContext **out, const TvmafConfiguration *cfg)
     pthread_cond_init(&ctx->cond_space, NULL);
     pthread_cond_init(&ctx->cond_turn, NULL);
     pthread_cond_init(&ctx->cond_idle, NULL);
+    pthread_cond_init(&ctx->cond_team, NULL);
+    ctx->team.ctx = ctx;
 
     if ((err = check_defaults(ctx)) || (err = resolve_backend(ctx))) {
         *out = ctx;
@@ -470,7 +489,8 @@ static int start(TvmafContext *ctx, const TvmafPicture *ref)
 {
     ctx->vi = (TvmafVideoInfo){ ref->pix_fmt, ref->bpc, ref->w[0], ref->h[0],
                                tvmaf_cpu_flags_masked(ctx->cfg.cpumask),
-                               (ctx->cfg.gpu_flags & TVMAF_GPU_SHARED_REFERENCE) != 0 };
+                               (ctx->cfg.gpu_flags & TVMAF_GPU_SHARED_REFERENCE) != 0,
+                               ctx->n_workers > 1 ? &ctx->team : NULL };
     if (!ctx->n_slots) {
         set_error(ctx, -EINVAL, "no feature registered");
         return ctx->err;
@@ -598,6 +618,66 @@ static void drop_history(TvmafContext *ctx)
     for (int k = 0; k < TVMAF_PREV_REFS; k++) tvmaf_picture_unref(&ctx->hist[k]);
 }
 
+/* ---- team jobs (core/team.h) ---------------------------------------------- */
+
+unsigned tvmaf_team_size(const TvmafTeam *team)
+{
+    return team ? team->ctx->n_workers : 1;
+}
+
+static void team_unlink(TvmafContext *ctx, TeamJob *j)
+{
+    TeamJob **p = &ctx->team_jobs;
+    while (*p != j) p = &(*p)->link;
+    *p = j->link;
+}
+
+/* With the lock held: starts items of j until none is left to start, as
+ * thread `slot` of the job. Once every item has finished, the poster may
+ * return and j is gone: j is not read after the last item's count. */
+static void team_take(TvmafContext *ctx, TeamJob *j, unsigned slot)
+{
+    while (j->next < j->n) {
+        const unsigned i = j->next++;
+        if (j->next == j->n) team_unlink(ctx, j);
+        pthread_mutex_unlock(&ctx->lock);
+        j->fn(j->arg, i, slot);
+        pthread_mutex_lock(&ctx->lock);
+        if (++j->done == j->n) pthread_cond_broadcast(&ctx->cond_team);
+    }
+}
+
+/* With the lock held: helps the oldest posted job; false when none is
+ * posted. A thread leaves a job only once every item has started, so it
+ * joins each job at most once and the slots stay below the worker count. */
+static bool team_help(TvmafContext *ctx)
+{
+    TeamJob *j = ctx->team_jobs;
+    if (!j) return false;
+    team_take(ctx, j, ++j->joined);
+    return true;
+}
+
+void tvmaf_team_run(TvmafTeam *team, unsigned n, TvmafTeamFn fn, void *arg)
+{
+    if (!team || n < 2) {
+        for (unsigned i = 0; i < n; i++) fn(arg, i, 0);
+        return;
+    }
+    TvmafContext *ctx = team->ctx;
+    TeamJob j = { fn, arg, n, 0, 0, 0, NULL };
+    pthread_mutex_lock(&ctx->lock);
+    TeamJob **tail = &ctx->team_jobs;
+    while (*tail) tail = &(*tail)->link;
+    *tail = &j;
+    /* idle workers wait for frames, others for a temporal turn */
+    pthread_cond_broadcast(&ctx->cond_job);
+    pthread_cond_broadcast(&ctx->cond_turn);
+    team_take(ctx, &j, 0);
+    while (j.done < j.n) pthread_cond_wait(&ctx->cond_team, &ctx->lock);
+    pthread_mutex_unlock(&ctx->lock);
+}
+
 /* Scores one frame with worker `w`'s instances. */
 static void run_frame(TvmafContext *ctx, unsigned w, Job *job)
 {
@@ -635,8 +715,9 @@ static void run_frame(TvmafContext *ctx, unsigned w, Job *job)
             void *inst = s->inst[temporal ? 0 : w];
             if (temporal && ctx->n_workers) {
                 pthread_mutex_lock(&ctx->lock);
+                /* waiting, it runs other frames' team items */
                 while (s->next_index != job->index)
-                    pthread_cond_wait(&ctx->cond_turn, &ctx->lock);
+                    if (!team_help(ctx)) pthread_cond_wait(&ctx->cond_turn, &ctx->lock);
                 pthread_mutex_unlock(&ctx->lock);
             }
             pthread_mutex_lock(&ctx->lock);
@@ -683,9 +764,14 @@ static void *worker_main(void *arg)
     TvmafContext *ctx = wa->ctx;
     pthread_mutex_lock(&ctx->lock);
     for (;;) {
-        while (!ctx->q_len && !ctx->stop)
+        while (!ctx->q_len && !ctx->team_jobs && !ctx->stop)
             pthread_cond_wait(&ctx->cond_job, &ctx->lock);
-        if (!ctx->q_len && ctx->stop) break;
+        /* a waiting frame first: frames keep every worker busy on their
+         * own; team items only fill the time no frame is waiting */
+        if (!ctx->q_len) {
+            if (team_help(ctx)) continue;
+            break; /* stopped */
+        }
         /* FIFO: frames start in index order, so the lowest frame in flight
          * never waits for a temporal turn and the pool cannot deadlock */
         Job job = ctx->queue[ctx->q_head];
@@ -1034,6 +1120,7 @@ void tvmaf_close(TvmafContext *ctx)
     pthread_cond_destroy(&ctx->cond_space);
     pthread_cond_destroy(&ctx->cond_turn);
     pthread_cond_destroy(&ctx->cond_idle);
+    pthread_cond_destroy(&ctx->cond_team);
     free(ctx);
 }
 

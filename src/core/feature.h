@@ -16,6 +16,7 @@
 
 #include "tvmaf/tvmaf.h"
 #include "core/options.h"
+#include "core/team.h"
 
 typedef struct TvmafSink TvmafSink;
 
@@ -34,6 +35,9 @@ typedef struct TvmafVideoInfo {
      * reference alone with the picture (tvmaf_picture_once_area) for the
      * others to read; without it, that would cost memory for nothing */
     bool shared_reference;
+    /* idle workers that may share a frame's work (core/team.h); NULL: the
+     * instance runs alone */
+    TvmafTeam *team;
 } TvmafVideoInfo;
 
 enum {

@@ -29,7 +29,7 @@ static int accepted(const ReplayCase *c)
     char msg[512];
     memset(&p, 0, sizeof(p));
     tvmaf_options_set_defaults(tvmaf_float_ssim_options, &p);
-    const TvmafVideoInfo vi = { c->fmt, c->bpc, c->w, c->h, 0, false };
+    const TvmafVideoInfo vi = { c->fmt, c->bpc, c->w, c->h, 0, false, NULL };
     if (tvmaf_options_parse(tvmaf_float_ssim_options, &p, c->opts, "float_ssim", msg,
                             sizeof(msg))) {
         replay_fail("%s: options: %s", c->what, msg);

@@ -27,7 +27,7 @@ static void run_frames(const ReplayCase *c, ReplayFrameSource source, void *src)
 {
     PsnrHvsParams p;
     char msg[512];
-    const TvmafVideoInfo vi = { c->fmt, c->bpc, c->w, c->h, 0, false };
+    const TvmafVideoInfo vi = { c->fmt, c->bpc, c->w, c->h, 0, false, NULL };
     if (tvmaf_psnr_hvs_setup(&p, &vi, msg, sizeof(msg))) twin_host_must_refuse(c, "psnr_hvs");
     else twin_host_frames(c, "psnr_hvs", source, src);
 }
