@@ -22,10 +22,16 @@
 #include "core/feature.h"
 #include "core/feature_name.h"
 #include "core/cpu.h"
+#include "core/team.h"
 #define VIF_KERNELS_IMPL
 #include "feature/vif/vif_cpu.h"
 #include "feature/vif/vif_math.h"
 #include "feature/vif/vif_state.h"
+
+/* The fewest rows of a band of a team job (the statistic's; half for the
+ * downsampling's output rows): smaller ones would cost more to hand out than
+ * they share. */
+#define VIF_MIN_BAND_ROWS 32
 
 /* libvmaf's DEFAULT_VIF_ENHN_GAIN_LIMIT, also the option's maximum */
 #define VIF_GAIN_LIMIT_DEFAULT 100.0
@@ -41,10 +47,20 @@ const char *const tvmaf_vif_provided[VIF_N_KEYS + 1] = {
     NULL,
 };
 
+/* What one thread of a frame's team works with (core/team.h): the rows of
+ * the vertical passes, and the statistic's sums of the bands it ran. */
+typedef struct VifSlot {
+    uint16_t *row[VIF_N_ROWS];
+    VifSums sums;
+    char pad[64]; /* slots written by different threads on separate lines */
+} VifSlot;
+
 typedef struct VifState {
     VifParams p; /* first: the option offsets are relative to it */
     uint16_t *img[VIF_N_SCALES][2]; /* scales 1..3: reference, distorted (w[s] x h[s]) */
-    uint16_t *row[VIF_N_ROWS];
+    VifSlot *slot;                  /* tvmaf_team_size(team) of them */
+    unsigned n_slots;
+    TvmafTeam *team;
     void *mem;
     VifKernels k;
     uint16_t log2_table[VIF_LOG2_TABLE_ALLOC];
@@ -71,45 +87,78 @@ static void pad_row(uint16_t *row, unsigned w, unsigned half)
     }
 }
 
-/* The sums of one scale. `is8`: 8-bit samples (scale 0 of 8-bit input only). */
-static void statistic(const VifState *s, unsigned scale, const void *ref, ptrdiff_t ref_stride,
-                      const void *dis, ptrdiff_t dis_stride, bool is8, VifSums *sums)
+/* The statistic of rows [i0, i1) of one scale, added into *sums, with the
+ * rows of one slot. `is8`: 8-bit samples (scale 0 of 8-bit input only). */
+static void statistic(const VifState *s, uint16_t *const *row, unsigned scale, const void *ref,
+                      ptrdiff_t ref_stride, const void *dis, ptrdiff_t dis_stride, bool is8,
+                      unsigned i0, unsigned i1, VifSums *sums)
 {
     const unsigned w = s->p.w[scale], h = s->p.h[scale];
     const unsigned mu_shift = vif_stat_mu_shift(scale, s->p.bpc);
     const unsigned sq_shift = vif_stat_sq_shift(scale, s->p.bpc);
     const unsigned half = vif_filter_width[scale] / 2;
-    *sums = (VifSums){ 0, 0, 0, 0 };
-    for (unsigned i = 0; i < h; i++) {
+    for (unsigned i = i0; i < i1; i++) {
         if (is8)
-            s->k.stat_vertical_8(s->row, ref, ref_stride, dis, dis_stride, w, h, i, mu_shift,
+            s->k.stat_vertical_8(row, ref, ref_stride, dis, dis_stride, w, h, i, mu_shift,
                                  sq_shift);
         else
-            s->k.stat_vertical_16(s->row, ref, ref_stride, dis, dis_stride, w, h, i, scale,
+            s->k.stat_vertical_16(row, ref, ref_stride, dis, dis_stride, w, h, i, scale,
                                   mu_shift, sq_shift);
-        for (unsigned q = 0; q < VIF_N_ROWS; q++) pad_row(s->row[q], w, half);
-        s->k.stat_horizontal(s->row, w, scale, s->log2_table, s->p.gain_limit, sums);
+        for (unsigned q = 0; q < VIF_N_ROWS; q++) pad_row(row[q], w, half);
+        s->k.stat_horizontal(row, w, scale, s->log2_table, s->p.gain_limit, sums);
     }
 }
 
 /* ---- low-pass and decimation: scale src -> src + 1 ----------------------- */
 
-static void downsample(VifState *s, unsigned src, const void *ref, ptrdiff_t ref_stride,
-                       const void *dis, ptrdiff_t dis_stride, bool is8)
+/* Output rows [o0, o1) of scale src + 1, with the rows of one slot. */
+static void downsample(const VifState *s, uint16_t *const *row, unsigned src, const void *ref,
+                       ptrdiff_t ref_stride, const void *dis, ptrdiff_t dis_stride, bool is8,
+                       unsigned o0, unsigned o1)
 {
     const unsigned next = src + 1;
     const unsigned w = s->p.w[src], h = s->p.h[src];
-    const unsigned w2 = s->p.w[next], h2 = s->p.h[next];
+    const unsigned w2 = s->p.w[next];
     const unsigned half = vif_filter_width[next] / 2;
     const unsigned shift = vif_down_shift(src, s->p.bpc);
-    uint16_t *rr = s->row[VIF_MU1], *rd = s->row[VIF_MU2];
+    uint16_t *rr = row[VIF_MU1], *rd = row[VIF_MU2];
     uint16_t *out_r = s->img[next][0], *out_d = s->img[next][1];
-    for (unsigned oi = 0; oi < h2; oi++) {
+    for (unsigned oi = o0; oi < o1; oi++) {
         s->k.down_vertical(rr, rd, ref, ref_stride, dis, dis_stride, is8, w, h, 2 * oi, next,
                            shift);
         pad_row(rr, w, half);
         pad_row(rd, w, half);
         s->k.down_horizontal(out_r + (size_t)oi * w2, out_d + (size_t)oi * w2, rr, rd, w2, next);
+    }
+}
+
+/* One scale's work as team items (core/team.h): bands of the statistic's
+ * rows, then bands of the next scale's rows. A band's sums are integers, so
+ * the slots' totals are the one-thread sums whichever thread ran which band;
+ * a downsampled row is written by exactly one band. */
+typedef struct VifScaleJob {
+    VifState *s;
+    unsigned scale;
+    const void *ref, *dis;
+    ptrdiff_t ref_stride, dis_stride;
+    bool is8;
+    unsigned n_stat, n_down; /* bands of each */
+} VifScaleJob;
+
+static void scale_item(void *arg, unsigned item, unsigned slot)
+{
+    const VifScaleJob *j = arg;
+    const VifState *s = j->s;
+    VifSlot *sl = &j->s->slot[slot];
+    if (item < j->n_stat) {
+        const unsigned h = s->p.h[j->scale];
+        statistic(s, sl->row, j->scale, j->ref, j->ref_stride, j->dis, j->dis_stride, j->is8,
+                  tvmaf_band_row(item, j->n_stat, h), tvmaf_band_row(item + 1, j->n_stat, h),
+                  &sl->sums);
+    } else {
+        const unsigned b = item - j->n_stat, h2 = s->p.h[j->scale + 1];
+        downsample(s, sl->row, j->scale, j->ref, j->ref_stride, j->dis, j->dis_stride, j->is8,
+                   tvmaf_band_row(b, j->n_down, h2), tvmaf_band_row(b + 1, j->n_down, h2));
     }
 }
 
@@ -155,13 +204,20 @@ static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
     int err = tvmaf_vif_setup(&s->p, vi, msg, len);
     if (err) return err;
 
+    s->team = vi->team;
+    s->n_slots = tvmaf_team_size(vi->team);
     const size_t row_len = (size_t)s->p.w[0] + 2 * VIF_MAX_HALF;
     size_t img_len = 0;
     for (unsigned k = 1; k < VIF_N_SCALES; k++) img_len += (size_t)s->p.w[k] * s->p.h[k];
-    s->mem = malloc((VIF_N_ROWS * row_len + 2 * img_len) * sizeof(uint16_t));
+    const size_t slots_bytes = s->n_slots * sizeof(VifSlot);
+    s->mem = malloc(slots_bytes + (s->n_slots * VIF_N_ROWS * row_len + 2 * img_len)
+                                  * sizeof(uint16_t));
     if (!s->mem) return -ENOMEM;
-    uint16_t *p = s->mem;
-    for (unsigned q = 0; q < VIF_N_ROWS; q++, p += row_len) s->row[q] = p + VIF_MAX_HALF;
+    s->slot = s->mem;
+    uint16_t *p = (uint16_t *)((char *)s->mem + slots_bytes);
+    for (unsigned t = 0; t < s->n_slots; t++)
+        for (unsigned q = 0; q < VIF_N_ROWS; q++, p += row_len)
+            s->slot[t].row[q] = p + VIF_MAX_HALF;
     for (unsigned k = 1; k < VIF_N_SCALES; k++) {
         for (unsigned c = 0; c < 2; c++, p += (size_t)s->p.w[k] * s->p.h[k]) s->img[k][c] = p;
     }
@@ -235,9 +291,15 @@ static int extract(void *priv, const TvmafPicture *ref, const TvmafPicture *dis,
             d = s->img[k][1];
             rs = ds = (ptrdiff_t)(s->p.w[k] * sizeof(uint16_t));
         }
-        const bool samples8 = is8 && k == 0;
-        if (vif_scale_scored(&s->p, k)) statistic(s, k, r, rs, d, ds, samples8, &sums[k]);
-        if (k + 1 < VIF_N_SCALES) downsample(s, k, r, rs, d, ds, samples8);
+        const bool stat = vif_scale_scored(&s->p, k), down = k + 1 < VIF_N_SCALES;
+        VifScaleJob job = {
+            s, k, r, d, rs, ds, is8 && k == 0,
+            stat ? tvmaf_team_bands(s->team, s->p.h[k], VIF_MIN_BAND_ROWS) : 0,
+            down ? tvmaf_team_bands(s->team, s->p.h[k + 1], VIF_MIN_BAND_ROWS / 2) : 0,
+        };
+        for (unsigned t = 0; t < s->n_slots; t++) s->slot[t].sums = (VifSums){ 0, 0, 0, 0 };
+        tvmaf_team_run(s->team, job.n_stat + job.n_down, scale_item, &job);
+        for (unsigned t = 0; t < s->n_slots; t++) vif_sums_add(&sums[k], &s->slot[t].sums);
     }
     return tvmaf_vif_report(&s->p, sums, index, sink) ? -EINVAL : 0;
 }
