@@ -360,29 +360,37 @@ static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
     const size_t n0 = (size_t)m->s.sc[0].w * m->s.sc[0].h; /* scale 0 band */
     const size_t n1 = (size_t)m->s.sc[1].w * m->s.sc[1].h; /* largest of scales 1..3 */
     const size_t w_in = vi->w, w0 = (size_t)m->s.sc[0].w;
-    const size_t bytes = 2 * w_in * sizeof(int16_t) + 18 * n0 * sizeof(int16_t)
-                         + 4 * n0 * sizeof(int32_t) + 2 * w0 * sizeof(int32_t)
-                         + 18 * n1 * sizeof(int32_t);
-    /* 32-bit planes first so every plane stays aligned to its type */
+    m->team = vi->team;
+    m->n_slots = tvmaf_team_size(vi->team);
+    const size_t n_t = m->n_slots;
+    const size_t bytes = n_t * sizeof(AdmSlot) + n_t * 2 * w_in * sizeof(int16_t)
+                         + 18 * n0 * sizeof(int16_t) + 4 * n0 * sizeof(int32_t)
+                         + n_t * 2 * w0 * sizeof(int32_t) + 18 * n1 * sizeof(int32_t);
+    /* the slots, then 32-bit planes, so every plane stays aligned to its type */
     m->mem = malloc(bytes);
     m->recip_table = malloc(65537 * sizeof(int32_t));
     if (!m->mem || !m->recip_table) {
         close_cpu(m);
         return -ENOMEM;
     }
-    int32_t *p32 = m->mem;
+    m->slot = m->mem;
+    int32_t *p32 = (int32_t *)(m->slot + n_t);
     for (int k = 0; k < 2; k++) {
         m->ref_a[k] = p32; p32 += n0;
         m->dis_a[k] = p32; p32 += n0;
     }
-    m->row_lo32 = p32; p32 += w0;
-    m->row_hi32 = p32; p32 += w0;
+    for (size_t t = 0; t < n_t; t++) {
+        m->slot[t].lo32 = p32; p32 += w0;
+        m->slot[t].hi32 = p32; p32 += w0;
+    }
     Bands32 *b32[6] = { &m->ref, &m->dis, &m->r, &m->a, &m->csf, &m->flt };
     for (int k = 0; k < 6; k++)
         for (int o = 0; o < 3; o++) { b32[k]->b[o] = p32; p32 += n1; }
     int16_t *p16 = (int16_t *)p32;
-    m->row_lo16 = p16; p16 += w_in;
-    m->row_hi16 = p16; p16 += w_in;
+    for (size_t t = 0; t < n_t; t++) {
+        m->slot[t].lo16 = p16; p16 += w_in;
+        m->slot[t].hi16 = p16; p16 += w_in;
+    }
     Bands16 *b16[6] = { &m->ref0, &m->dis0, &m->r0, &m->a0, &m->csf0, &m->flt0 };
     for (int k = 0; k < 6; k++)
         for (int o = 0; o < 3; o++) { b16[k]->b[o] = p16; p16 += n0; }

@@ -86,20 +86,36 @@ void tvmaf_adm_dsp_init(AdmKernels *c, unsigned cpu_flags);
 typedef struct Bands16 { int16_t *b[3]; } Bands16;
 typedef struct Bands32 { int32_t *b[3]; } Bands32;
 
+/* What one thread of a frame's team works with (core/team.h): the DWT's
+ * scratch rows, and the den and cm totals of the bands it ran. */
+typedef struct AdmSlot {
+    int16_t *lo16, *hi16; /* scale 0 */
+    int32_t *lo32, *hi32; /* scales 1..3 */
+    uint64_t den[3];
+    int64_t num[3], aim[3];
+    char pad[64]; /* slots written by different threads on separate lines */
+} AdmSlot;
+
+/* The fewest rows of a band of a team job: smaller ones would cost more to
+ * hand out than they share. */
+#define ADM_MIN_BAND_ROWS 16
+
 typedef struct AdmCpu {
     AdmState s;
     int32_t *recip_table; /* 65537 entries; recip = recip_table + 32768 */
     const int32_t *recip;
     void *mem;
+    TvmafTeam *team;
+    AdmSlot *slot; /* tvmaf_team_size(team) of them */
+    unsigned n_slots;
     /* scale 0 */
-    int16_t *row_lo16, *row_hi16;
     Bands16 ref0, dis0, r0, a0, csf0, flt0;
     /* approximation bands (next scale's input) of reference and distorted,
      * two of each to alternate between scales */
     int32_t *ref_a[2], *dis_a[2];
     /* scales 1..3 */
-    int32_t *row_lo32, *row_hi32;
     int32_t prev_dis_lo[4]; /* last distorted low row of the previous scale, columns 0..3 */
+    int32_t last_dis_lo[4]; /* ... of this scale, once its DWT has run */
     Bands32 ref, dis, r, a, csf, flt;
     /* A ladder's pair (the reference pictures are shared with other
      * contexts) where no scale 1..3 has the DWT defect: the reference's

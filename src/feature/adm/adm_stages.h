@@ -21,6 +21,7 @@
 #include "tvmaf_config.h"
 #include "core/cpu.h"
 #include "core/picture_pool.h"
+#include "core/team.h"
 #include "feature/adm/adm_cpu.h"
 #include "feature/adm/adm_math.h"
 #include "feature/adm/adm_state.h"
@@ -34,6 +35,9 @@
 #endif
 static void ADM_FRAME_SUMS(AdmCpu *m, const TvmafPicture *ref, const TvmafPicture *dis,
                            AdmScaleSums sums[4]);
+
+static inline int adm_max(int a, int b) { return a > b ? a : b; }
+static inline int adm_min(int a, int b) { return a < b ? a : b; }
 
 /* ---- DWT ---------------------------------------------------------------- */
 
@@ -143,19 +147,21 @@ dwt0_vrow_c(const void *const row[4], int w, int bpc, int16_t *lo, int16_t *hi)
 #define ADM_DWT0_VROW dwt0_vrow_c
 #endif
 
-static void dwt0(AdmCpu *m, const TvmafPicture *pic, int32_t *a, Bands16 *out)
+/* Rows [i0, i1) of scale 0's DWT, with one slot's scratch rows. */
+static void dwt0(const AdmCpu *m, const AdmSlot *sl, const TvmafPicture *pic, int32_t *a,
+                 Bands16 *out, int i0, int i1)
 {
     const AdmScale *c = &m->s.sc[0];
     const int bpc = (int)pic->bpc;
     const int past = adm_dwt_reads_past(c->w, adm_dwt_block(m->s.isa, 0, bpc));
-    for (int i = 0; i < c->h; i++) {
+    for (int i = i0; i < i1; i++) {
         const void *row[4];
         for (int k = 0; k < 4; k++)
             row[k] = (const unsigned char *)pic->data[0]
                      + (ptrdiff_t)adm_dwt_tap(i, k, c->in_h) * pic->stride[0];
-        ADM_DWT0_VROW(row, c->in_w, bpc, m->row_lo16, m->row_hi16);
+        ADM_DWT0_VROW(row, c->in_w, bpc, sl->lo16, sl->hi16);
         const size_t o = (size_t)i * c->w;
-        dwt0_horizontal(m->row_lo16, m->row_hi16, c->in_w, c->w, past, a + o, out->b[1] + o,
+        dwt0_horizontal(sl->lo16, sl->hi16, c->in_w, c->w, past, a + o, out->b[1] + o,
                         out->b[0] + o, out->b[2] + o);
     }
 }
@@ -202,19 +208,22 @@ static void dwt32_horizontal(const int32_t *restrict lo, const int32_t *restrict
  * given on the reference's pass), and the distorted high row into what the
  * previous scale left after its rows (m->prev_dis_lo, scales 2 and 3; at
  * scale 1 memory nothing wrote, read as 0). The distorted
- * pass saves its last low row's first columns for the next scale.
+ * pass saves its last low row's first columns for the next scale, in
+ * m->last_dis_lo (the band of the last row; adm_next_scale moves them to
+ * prev_dis_lo once no band of this scale reads that any more).
+ * Rows [i0, i1), with one slot's scratch rows.
  */
-static void dwt32(AdmCpu *m, int k, const int32_t *src, int32_t *a, Bands32 *out,
-                  const int32_t *dis_src)
+static void dwt32(AdmCpu *m, const AdmSlot *sl, int k, const int32_t *src, int32_t *a,
+                  Bands32 *out, const int32_t *dis_src, int i0, int i1)
 {
     const AdmScale *c = &m->s.sc[k];
     const AdmDwtRound rd = adm_dwt_round(k);
-    int32_t *lo = m->row_lo32, *hi = m->row_hi32;
+    int32_t *lo = sl->lo32, *hi = sl->hi32;
     const int past = adm_dwt_reads_past(c->w, adm_dwt_block(m->s.isa, k, (int)m->s.bpc));
     /* previous scale's distorted low row: columns 0, 1 (its input width
      * even, so 4 * in_w is twice it) or 2, 3 (odd) */
     const int32_t *prev = m->prev_dis_lo + ((m->s.sc[k - 1].in_w & 1) ? 2 : 0);
-    for (int i = 0; i < c->h; i++) {
+    for (int i = i0; i < i1; i++) {
         const int32_t *row[4];
         for (int t = 0; t < 4; t++) row[t] = src + (size_t)adm_dwt_tap(i, t, c->in_h) * c->in_w;
         ADM_DWT32_VROW(row, c->in_w, rd.v_add, rd.v_shift, lo, hi);
@@ -239,8 +248,8 @@ static void dwt32(AdmCpu *m, int k, const int32_t *src, int32_t *a, Bands32 *out
         dwt32_horizontal(lo, hi, c->in_w, c->w, rd, hi_next, a + (size_t)i * c->w, out,
                          (size_t)i * c->w);
     }
-    if (!dis_src)
-        for (int j = 0; j < 4 && j < c->in_w; j++) m->prev_dis_lo[j] = lo[j];
+    if (!dis_src && i1 == c->h && i1 > i0)
+        for (int j = 0; j < 4 && j < c->in_w; j++) m->last_dis_lo[j] = lo[j];
 }
 
 /* ---- decouple, csf ------------------------------------------------------ */
@@ -275,11 +284,11 @@ decouple16_row_c(const int16_t *const o[3], const int16_t *const t[3], int16_t *
 #endif
 
 static void decouple16(const AdmCpu *m, const AdmScale *c, const Bands16 *ref,
-                       const Bands16 *dis, Bands16 *r, Bands16 *a)
+                       const Bands16 *dis, Bands16 *r, Bands16 *a, int i0, int i1)
 {
     const double egl = m->s.enhn_gain_limit;
     const int jv = adm_lanes_decouple(m->s.isa, 0, c->work_l, c->work_r);
-    for (int i = c->work_t; i < c->work_b; i++) {
+    for (int i = adm_max(c->work_t, i0); i < adm_min(c->work_b, i1); i++) {
         /* the level's row kernel (adm_x86.c), or the C row */
         const size_t x0 = (size_t)i * c->w;
         ADM_DECOUPLE16_ROW((const int16_t *const[3]){ ref->b[0] + x0, ref->b[1] + x0, ref->b[2] + x0 },
@@ -313,11 +322,11 @@ decouple32_row_c(const int32_t *const o[3], const int32_t *const t[3], int32_t *
 #endif
 
 static void decouple32(const AdmCpu *m, const AdmScale *c, const Bands32 *ref,
-                       const Bands32 *dis, Bands32 *r, Bands32 *a)
+                       const Bands32 *dis, Bands32 *r, Bands32 *a, int i0, int i1)
 {
     const double egl = m->s.enhn_gain_limit;
     const int jv = adm_lanes_decouple(m->s.isa, 1, c->work_l, c->work_r);
-    for (int i = c->work_t; i < c->work_b; i++) {
+    for (int i = adm_max(c->work_t, i0); i < adm_min(c->work_b, i1); i++) {
         /* the level's row kernel (adm_x86.c), or the C row */
         const size_t x0 = (size_t)i * c->w;
         ADM_DECOUPLE32_ROW((const int32_t *const[3]){ ref->b[0] + x0, ref->b[1] + x0, ref->b[2] + x0 },
@@ -344,12 +353,13 @@ csf16_span(const int16_t *restrict s, int16_t *restrict csf, int16_t *restrict f
     }
 }
 
-static void csf16(int isa, const AdmScale *c, const Bands16 *src, Bands16 *csf, Bands16 *flt)
+static void csf16(int isa, const AdmScale *c, const Bands16 *src, Bands16 *csf, Bands16 *flt,
+                  int i0, int i1)
 {
     const int jv = adm_lanes_csf(isa, c->work_l, c->work_r);
     const int sat = isa == ADM_ISA_AVX2;
     for (int o = 0; o < 3; o++) {
-        for (int i = c->work_t; i < c->work_b; i++) {
+        for (int i = adm_max(c->work_t, i0); i < adm_min(c->work_b, i1); i++) {
             const size_t row = (size_t)i * c->w;
             const size_t at = row + (size_t)c->work_l;
             const int n = jv - c->work_l;
@@ -375,11 +385,12 @@ static void csf16(int isa, const AdmScale *c, const Bands16 *src, Bands16 *csf, 
 }
 
 /* The weight read as signed in vector lanes, unsigned in scalar lanes (V4). */
-static void csf32(int isa, const AdmScale *c, const Bands32 *src, Bands32 *csf, Bands32 *flt)
+static void csf32(int isa, const AdmScale *c, const Bands32 *src, Bands32 *csf, Bands32 *flt,
+                  int i0, int i1)
 {
     const int jv = adm_lanes_csf(isa, c->work_l, c->work_r);
     for (int o = 0; o < 3; o++) {
-        for (int i = c->work_t; i < c->work_b; i++) {
+        for (int i = adm_max(c->work_t, i0); i < adm_min(c->work_b, i1); i++) {
             const size_t row = (size_t)i * c->w;
             for (int j = c->work_l; j < jv; j++) {
                 const int32_t v = adm_csf32_v(src->b[o][row + j], c->rfac32[o]);
@@ -397,32 +408,36 @@ static void csf32(int isa, const AdmScale *c, const Bands32 *src, Bands32 *csf, 
 
 /* ---- den ---------------------------------------------------------------- */
 
-static void den16(const AdmScale *c, const Bands16 *ref, uint64_t den[3])
+/* den and cm add the totals of rows [i0, i1) into their outputs: integers
+ * (cm's wrap in 64 bits as the reference's do), so bands added in any order
+ * give the whole region's totals. */
+
+static void den16(const AdmScale *c, const Bands16 *ref, uint64_t den[3], int i0, int i1)
 {
     for (int o = 0; o < 3; o++) {
         uint64_t total = 0;
-        for (int i = c->t; i < c->b; i++) {
+        for (int i = adm_max(c->t, i0); i < adm_min(c->b, i1); i++) {
             const int16_t *row = ref->b[o] + (size_t)i * c->w;
             uint64_t acc = 0;
             for (int j = c->l; j < c->r; j++) acc += adm_den16_term(row[j]);
             total += adm_row_round_u(acc, c->den_row_shift, c->den_row_add);
         }
-        den[o] = total;
+        den[o] += total;
     }
 }
 
-static void den32(const AdmScale *c, const Bands32 *ref, uint64_t den[3])
+static void den32(const AdmScale *c, const Bands32 *ref, uint64_t den[3], int i0, int i1)
 {
     for (int o = 0; o < 3; o++) {
         uint64_t total = 0;
-        for (int i = c->t; i < c->b; i++) {
+        for (int i = adm_max(c->t, i0); i < adm_min(c->b, i1); i++) {
             const int32_t *row = ref->b[o] + (size_t)i * c->w;
             uint64_t acc = 0;
             for (int j = c->l; j < c->r; j++)
                 acc += adm_den32_term(row[j], c->den_sq_shift, c->den_cub_shift, c->den_cub_add);
             total += adm_row_round_u(acc, c->den_row_shift, c->den_row_add);
         }
-        den[o] = total;
+        den[o] += total;
     }
 }
 
@@ -508,10 +523,10 @@ const AdmKernels ADM_KERNELS = { ADM_CM16_ROW,   ADM_CM32_ROW,   ADM_DECOUPLE16_
 /* Masked sums of `val` (h, v, d) with the threshold of csf (centres) and flt
  * (neighbours), over the cm region, rows rounded and added. */
 static void cm16(int isa, const AdmScale *c, const Bands16 *val, const Bands16 *csf,
-                 const Bands16 *flt, int64_t out[3])
+                 const Bands16 *flt, int64_t out[3], int i0, int i1)
 {
     int64_t total[3] = { 0, 0, 0 };
-    for (int i = c->t; i < c->b; i++) {
+    for (int i = adm_max(c->t, i0); i < adm_min(c->b, i1); i++) {
         const size_t up = (size_t)adm_cm_prev(i) * c->w, mid = (size_t)i * c->w;
         const size_t dn = (size_t)adm_cm_next(i, c->h) * c->w;
         const int16_t *cm_[3], *fu[3], *fm[3], *fd[3], *v[3];
@@ -542,14 +557,14 @@ static void cm16(int isa, const AdmScale *c, const Bands16 *val, const Bands16 *
             total[o] = adm_add_wrap(total[o],
                                     adm_row_round_s(acc[o], c->cm_row_shift, c->cm_row_add));
     }
-    for (int o = 0; o < 3; o++) out[o] = total[o];
+    for (int o = 0; o < 3; o++) out[o] = adm_add_wrap(out[o], total[o]);
 }
 
 static void cm32(int isa, const AdmScale *c, const Bands32 *val, const Bands32 *csf,
-                 const Bands32 *flt, int64_t out[3])
+                 const Bands32 *flt, int64_t out[3], int i0, int i1)
 {
     int64_t total[3] = { 0, 0, 0 };
-    for (int i = c->t; i < c->b; i++) {
+    for (int i = adm_max(c->t, i0); i < adm_min(c->b, i1); i++) {
         const size_t up = (size_t)adm_cm_prev(i) * c->w, mid = (size_t)i * c->w;
         const size_t dn = (size_t)adm_cm_next(i, c->h) * c->w;
         const int32_t *cm_[3], *fu[3], *fm[3], *fd[3], *v[3];
@@ -580,7 +595,7 @@ static void cm32(int isa, const AdmScale *c, const Bands32 *val, const Bands32 *
             total[o] = adm_add_wrap(total[o],
                                     adm_row_round_s(acc[o], c->cm_row_shift, c->cm_row_add));
     }
-    for (int o = 0; o < 3; o++) out[o] = total[o];
+    for (int o = 0; o < 3; o++) out[o] = adm_add_wrap(out[o], total[o]);
 }
 
 /* The reference's detail bands in a ladder's shared area: scale 0 (int16)
@@ -615,12 +630,92 @@ static int ref_bands_fill(void *arg, void *area)
     const RefBandsJob *j = arg;
     AdmCpu *m = j->m;
     Bands16 b0 = area_bands16(m, area);
-    dwt0(m, j->ref, m->ref_a[0], &b0);
+    dwt0(m, &m->slot[0], j->ref, m->ref_a[0], &b0, 0, m->s.sc[0].h);
     for (int k = 1; k < 4; k++) {
         Bands32 bk = area_bands32(m, area, k);
-        dwt32(m, k, m->ref_a[(k - 1) & 1], m->ref_a[k & 1], &bk, NULL);
+        dwt32(m, &m->slot[0], k, m->ref_a[(k - 1) & 1], m->ref_a[k & 1], &bk, NULL, 0,
+              m->s.sc[k].h);
     }
     return 0;
+}
+
+/*
+ * A scale's stages as team jobs (core/team.h), each over bands of the
+ * scale's rows: the DWTs (distorted, then reference, as bands of their
+ * own); then decouple, den and csf of the decoupled band, which read and
+ * write a band's own rows; then cm, which reads csf's rows above and below
+ * and so waits for the whole csf; for AIM, csf again into the same planes
+ * once cm has read them, then cm again. A slot's den and cm totals are
+ * integers added band by band, so the frame's totals do not depend on the
+ * thread that ran a band.
+ */
+enum { ADM_PHASE_DWT, ADM_PHASE_DECOUPLE, ADM_PHASE_CM, ADM_PHASE_CSF_AIM, ADM_PHASE_CM_AIM };
+
+typedef struct AdmScaleJob {
+    AdmCpu *m;
+    int k, phase;
+    const TvmafPicture *ref, *dis;
+    Bands16 ref0;    /* scale 0's reference bands */
+    Bands32 refk;    /* scales 1..3 */
+    unsigned n_bands;
+    unsigned first; /* the phase's items start at this one (the DWT's: the
+                     * distorted's bands, then the reference's) */
+} AdmScaleJob;
+
+static void scale_item(void *arg, unsigned item, unsigned slot)
+{
+    const AdmScaleJob *j = arg;
+    item += j->first;
+    AdmCpu *m = j->m;
+    AdmSlot *sl = &m->slot[slot];
+    const AdmState *s = &m->s;
+    const AdmScale *c = &s->sc[j->k];
+    const int k = j->k, b = (int)(item % j->n_bands);
+    const int i0 = (int)tvmaf_band_row((unsigned)b, j->n_bands, (unsigned)c->h);
+    const int i1 = (int)tvmaf_band_row((unsigned)b + 1, j->n_bands, (unsigned)c->h);
+    const bool is_ref = item >= j->n_bands;
+    const int in = (k - 1) & 1, out = k & 1;
+    switch (j->phase) {
+    case ADM_PHASE_DWT:
+        if (k == 0) {
+            if (is_ref) dwt0(m, sl, j->ref, m->ref_a[0], &m->ref0, i0, i1);
+            else dwt0(m, sl, j->dis, m->dis_a[0], &m->dis0, i0, i1);
+        } else if (is_ref) {
+            dwt32(m, sl, k, m->ref_a[in], m->ref_a[out], &m->ref, m->dis_a[in], i0, i1);
+        } else {
+            dwt32(m, sl, k, m->dis_a[in], m->dis_a[out], &m->dis, NULL, i0, i1);
+        }
+        break;
+    case ADM_PHASE_DECOUPLE:
+        if (k == 0) {
+            decouple16(m, c, &j->ref0, &m->dis0, &m->r0, &m->a0, i0, i1);
+            den16(c, &j->ref0, sl->den, i0, i1);
+            csf16(s->isa, c, &m->a0, &m->csf0, &m->flt0, i0, i1);
+        } else {
+            decouple32(m, c, &j->refk, &m->dis, &m->r, &m->a, i0, i1);
+            den32(c, &j->refk, sl->den, i0, i1);
+            csf32(s->isa, c, &m->a, &m->csf, &m->flt, i0, i1);
+        }
+        break;
+    case ADM_PHASE_CM:
+        if (k == 0) cm16(s->isa, c, &m->r0, &m->csf0, &m->flt0, sl->num, i0, i1);
+        else cm32(s->isa, c, &m->r, &m->csf, &m->flt, sl->num, i0, i1);
+        break;
+    case ADM_PHASE_CSF_AIM:
+        if (k == 0) csf16(s->isa, c, &m->r0, &m->csf0, &m->flt0, i0, i1);
+        else csf32(s->isa, c, &m->r, &m->csf, &m->flt, i0, i1);
+        break;
+    default:
+        if (k == 0) cm16(s->isa, c, &m->a0, &m->csf0, &m->flt0, sl->aim, i0, i1);
+        else cm32(s->isa, c, &m->a, &m->csf, &m->flt, sl->aim, i0, i1);
+        break;
+    }
+}
+
+static void run_phase(AdmScaleJob *j, int phase, unsigned n_items)
+{
+    j->phase = phase;
+    tvmaf_team_run(j->m->team, n_items, scale_item, j);
 }
 
 /* The integer totals of one frame, every scale. */
@@ -629,48 +724,56 @@ static void ADM_FRAME_SUMS(AdmCpu *m, const TvmafPicture *ref, const TvmafPictur
 {
     const AdmState *s = &m->s;
     memset(sums, 0, 4 * sizeof(AdmScaleSums));
-
-    /* scale 0: the distorted DWT first, so that in a ladder another pair
-     * has more time to finish the reference's bands this pair will read */
-    const AdmScale *c = &s->sc[0];
-    dwt0(m, dis, m->dis_a[0], &m->dis0);
     const void *area = NULL;
-    if (m->ref_area_bytes) {
-        RefBandsJob job = { m, ref };
-        /* ref_bands_fill cannot fail; area NULL: not kept, computed below */
-        /* key 0: the bands depend on the picture alone (adm_ref_bands_shareable) */
-        (void)tvmaf_picture_once_area(ref, &tvmaf_adm_ref_bands_tag, 0, m->ref_area_bytes,
-                                      ref_bands_fill, &job, &area);
-    }
-    Bands16 ref0 = m->ref0;
-    if (area) ref0 = area_bands16(m, area);
-    else dwt0(m, ref, m->ref_a[0], &m->ref0);
-    if (!s->skip_scale0) {
-        decouple16(m, c, &ref0, &m->dis0, &m->r0, &m->a0);
-        den16(c, &ref0, sums[0].den);
-        csf16(s->isa, c, &m->a0, &m->csf0, &m->flt0);
-        cm16(s->isa, c, &m->r0, &m->csf0, &m->flt0, sums[0].num);
-        if (!s->skip_aim) {
-            csf16(s->isa, c, &m->r0, &m->csf0, &m->flt0);
-            cm16(s->isa, c, &m->a0, &m->csf0, &m->flt0, sums[0].aim);
+    for (int k = 0; k < 4; k++) {
+        const AdmScale *c = &s->sc[k];
+        AdmScaleJob j = { m, k, 0, ref, dis, m->ref0, m->ref, 0, 0 };
+        j.n_bands = tvmaf_team_bands(m->team, (unsigned)c->h, ADM_MIN_BAND_ROWS);
+        for (unsigned t = 0; t < m->n_slots; t++) {
+            memset(m->slot[t].den, 0, sizeof(m->slot[t].den));
+            memset(m->slot[t].num, 0, sizeof(m->slot[t].num));
+            memset(m->slot[t].aim, 0, sizeof(m->slot[t].aim));
         }
-    }
-
-    /* scales 1..3 */
-    for (int k = 1; k < 4; k++) {
-        c = &s->sc[k];
-        const int in = (k - 1) & 1, out = k & 1;
-        Bands32 refk = m->ref;
-        if (area) refk = area_bands32(m, area, k);
-        else dwt32(m, k, m->ref_a[in], m->ref_a[out], &m->ref, m->dis_a[in]);
-        dwt32(m, k, m->dis_a[in], m->dis_a[out], &m->dis, NULL);
-        decouple32(m, c, &refk, &m->dis, &m->r, &m->a);
-        den32(c, &refk, sums[k].den);
-        csf32(s->isa, c, &m->a, &m->csf, &m->flt);
-        cm32(s->isa, c, &m->r, &m->csf, &m->flt, sums[k].num);
+        if (k == 0) {
+            /* the distorted DWT first, so that in a ladder another pair has
+             * more time to finish the reference's bands this pair will read
+             * (area NULL: not kept, computed here; ref_bands_fill cannot
+             * fail; key 0: the bands depend on the picture alone,
+             * adm_ref_bands_shareable) */
+            run_phase(&j, ADM_PHASE_DWT, j.n_bands);
+            if (m->ref_area_bytes) {
+                RefBandsJob job = { m, ref };
+                (void)tvmaf_picture_once_area(ref, &tvmaf_adm_ref_bands_tag, 0,
+                                              m->ref_area_bytes, ref_bands_fill, &job, &area);
+            }
+            if (area) {
+                j.ref0 = area_bands16(m, area);
+            } else {
+                j.first = j.n_bands;
+                run_phase(&j, ADM_PHASE_DWT, j.n_bands);
+                j.first = 0;
+            }
+        } else {
+            if (area) j.refk = area_bands32(m, area, k);
+            /* the distorted's bands and, unless in the area, the
+             * reference's: they write apart, and read only what the scale
+             * before left */
+            run_phase(&j, ADM_PHASE_DWT, (area ? 1 : 2) * j.n_bands);
+            memcpy(m->prev_dis_lo, m->last_dis_lo, sizeof(m->prev_dis_lo));
+        }
+        if (k == 0 && s->skip_scale0) continue;
+        run_phase(&j, ADM_PHASE_DECOUPLE, j.n_bands);
+        run_phase(&j, ADM_PHASE_CM, j.n_bands);
         if (!s->skip_aim) {
-            csf32(s->isa, c, &m->r, &m->csf, &m->flt);
-            cm32(s->isa, c, &m->a, &m->csf, &m->flt, sums[k].aim);
+            run_phase(&j, ADM_PHASE_CSF_AIM, j.n_bands);
+            run_phase(&j, ADM_PHASE_CM_AIM, j.n_bands);
+        }
+        for (unsigned t = 0; t < m->n_slots; t++) {
+            for (int o = 0; o < 3; o++) {
+                sums[k].den[o] += m->slot[t].den[o];
+                sums[k].num[o] = adm_add_wrap(sums[k].num[o], m->slot[t].num[o]);
+                sums[k].aim[o] = adm_add_wrap(sums[k].aim[o], m->slot[t].aim[o]);
+            }
         }
     }
 }
