@@ -7,7 +7,8 @@ requires every golden key of those features to be present and identical as a
 double, per frame and pooled (a missing key fails). Then the option goldens
 (goldens/options/) of implemented features, the four output formats at
 default precision (goldens/formats/, apart from fps and version), a thread
-count other than one, and the clips without a golden (tiny_177x99: scored on
+count other than one, each clip's first frame alone on several threads (the
+frame's work shared within it), and the clips without a golden (tiny_177x99: scored on
 every frame).
 
 usage: golden_test.py TVMAF_EXE [--clips DIR] [--shared DIR]
@@ -113,6 +114,14 @@ def compare(ours, gold, keys, label, res, aggregates=False):
     res.check(not bad, f'{label} ({n - len(bad)}/{n} identical)', '; '.join(bad[:5]))
 
 
+# Workers for the one-frame runs: more than the frame's band count needs is
+# harmless; several, so that some band runs off the poster's thread.
+TEAM_THREADS = 4
+# Keys whose frame 0 reads the frames after it (motion3 takes the next
+# frame's motion): a one-frame run cannot have the golden's value.
+LOOK_AHEAD_KEYS = {'integer_motion3', 'motion3'}
+
+
 def main():
     ap = test_arg_parser()
     ap.add_argument('--threads', default='2')
@@ -148,6 +157,17 @@ def main():
                 res.check(False, label, err)
                 continue
             compare(json.loads(text), gold, keys, label, res)
+        # the first frame alone on TEAM_THREADS workers: one frame in flight, so
+        # the idle workers run bands of its work (core/team.h) with their own
+        # scratch, and the bands' totals must give the same bits
+        text, err = run_tvmaf(exe, clip, a.clips, args + ['--frame_cnt', '1', '--threads',
+                                                          str(TEAM_THREADS)])
+        label = f"{clip['name']} {'+'.join(present)} frame 0 alone, threads={TEAM_THREADS}"
+        if err:
+            res.check(False, label, err)
+        else:
+            compare(json.loads(text), {'frames': gold['frames'][:1], 'pooled_metrics': {}},
+                    [k for k in keys if k not in LOOK_AHEAD_KEYS], label, res)
         # a feature the reference refused or crashed on (its keys are absent from the
         # golden: e.g. cambi and speed on flat_64x64, psnr_hvs on 16-bit) must be
         # refused with an error naming the feature and its limit, never scored silently
