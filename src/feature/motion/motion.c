@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "core/cpu.h"
+#include "core/team.h"
 #include "core/feature_name.h"
 #include "core/picture_pool.h"
 #include "feature/motion/motion_cpu.h"
@@ -202,9 +203,16 @@ void tvmaf_motion_release(MotionState *s)
 
 /* CPU extractor ---------------------------------------------------------- */
 
+/* The fewest rows of a band of a team job (core/team.h): smaller ones
+ * would cost more to hand out than they share. */
+#define MOTION_MIN_BAND_ROWS 32
+
 typedef struct MotionCpu {
     MotionState s; /* first: the option offsets are relative to it */
-    int32_t *y;    /* one row of the vertical pass */
+    int32_t *y;    /* one row of the vertical pass per slot of the team */
+    uint64_t *slot_sad; /* per slot: the SAD of the bands it ran */
+    TvmafTeam *team;
+    unsigned n_slots;
     MotionKernels k;
 } MotionCpu;
 
@@ -212,7 +220,9 @@ static void close_cpu(void *priv)
 {
     MotionCpu *m = priv;
     free(m->y);
+    free(m->slot_sad);
     m->y = NULL;
+    m->slot_sad = NULL;
     tvmaf_motion_release(&m->s);
 }
 
@@ -222,8 +232,11 @@ static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
     int err = tvmaf_motion_setup(&m->s, vi, msg, len);
     if (err) return err;
     tvmaf_motion_dsp_init(&m->k, vi->cpu_flags);
-    m->y = malloc(sizeof(*m->y) * vi->w);
-    if (!m->y) {
+    m->team = vi->team;
+    m->n_slots = tvmaf_team_size(vi->team);
+    m->y = malloc(sizeof(*m->y) * vi->w * m->n_slots);
+    m->slot_sad = malloc(sizeof(*m->slot_sad) * m->n_slots);
+    if (!m->y || !m->slot_sad) {
         close_cpu(m);
         return -ENOMEM;
     }
@@ -238,13 +251,15 @@ void tvmaf_motion_dsp_init(MotionKernels *c, unsigned cpu_flags)
     TVMAF_DSP_INIT_X86(c, cpu_flags, motion);
 }
 
-/* SAD of the blurred difference of two luma planes (prev - cur). */
-static uint64_t plane_sad(const MotionCpu *m, const unsigned char *prev, ptrdiff_t prev_stride,
-                          const unsigned char *cur, ptrdiff_t cur_stride)
+/* SAD of the blurred difference of two luma planes (prev - cur), rows
+ * [i0, i1), with the vertical-pass row y. */
+static uint64_t plane_sad(const MotionCpu *m, int32_t *y, const unsigned char *prev,
+                          ptrdiff_t prev_stride, const unsigned char *cur, ptrdiff_t cur_stride,
+                          unsigned i0, unsigned i1)
 {
     const unsigned w = m->s.w, h = m->s.h, bpc = m->s.bpc;
     uint64_t sad = 0;
-    for (unsigned i = 0; i < h; i++) {
+    for (unsigned i = i0; i < i1; i++) {
         int32_t any;
         int rows[5];
         motion_tap_rows((int)i, (int)h, rows);
@@ -254,17 +269,17 @@ static uint64_t plane_sad(const MotionCpu *m, const unsigned char *prev, ptrdiff
                 p[k] = prev + (ptrdiff_t)rows[k] * prev_stride;
                 c[k] = cur + (ptrdiff_t)rows[k] * cur_stride;
             }
-            any = m->k.vrow_8(p, c, m->y, w);
+            any = m->k.vrow_8(p, c, y, w);
         } else {
             const uint16_t *p[5], *c[5];
             for (int k = 0; k < 5; k++) {
                 p[k] = (const uint16_t *)(prev + (ptrdiff_t)rows[k] * prev_stride);
                 c[k] = (const uint16_t *)(cur + (ptrdiff_t)rows[k] * cur_stride);
             }
-            any = m->k.vrow_16(p, c, m->y, w, bpc);
+            any = m->k.vrow_16(p, c, y, w, bpc);
         }
         /* a row of zeros adds zero: (0 + 2^15) >> 16 = 0 */
-        if (any) sad += m->k.hrow_sad(m->y, w);
+        if (any) sad += m->k.hrow_sad(y, w);
     }
     return sad;
 }
@@ -275,13 +290,28 @@ static const char sad_tag = 0;
 typedef struct SadJob {
     const MotionCpu *m;
     const TvmafPicture *prev, *cur;
+    unsigned n_bands;
 } SadJob;
+
+static void sad_band(void *arg, unsigned b, unsigned slot)
+{
+    const SadJob *j = arg;
+    const unsigned h = j->m->s.h;
+    j->m->slot_sad[slot] += plane_sad(j->m, j->m->y + (size_t)slot * j->m->s.w, j->prev->data[0],
+                               j->prev->stride[0], j->cur->data[0], j->cur->stride[0],
+                               tvmaf_band_row(b, j->n_bands, h),
+                               tvmaf_band_row(b + 1, j->n_bands, h));
+}
 
 static int sad_job(void *arg, uint64_t *sad)
 {
-    const SadJob *j = arg;
-    *sad = plane_sad(j->m, j->prev->data[0], j->prev->stride[0], j->cur->data[0],
-                     j->cur->stride[0]);
+    SadJob *j = arg;
+    const MotionCpu *m = j->m;
+    for (unsigned t = 0; t < m->n_slots; t++) m->slot_sad[t] = 0;
+    tvmaf_team_run(m->team, j->n_bands, sad_band, j);
+    /* integers: the bands' sum whichever slot ran which */
+    *sad = 0;
+    for (unsigned t = 0; t < m->n_slots; t++) *sad += m->slot_sad[t];
     return 0;
 }
 
@@ -295,13 +325,14 @@ static int extract_prev(void *priv, const TvmafPicture *ref,
     (void)dis;
     uint64_t sad = 0;
     if (tvmaf_motion_compares(&m->s, index)) {
-        SadJob job = { m, prev[motion_lag(&m->s) - 1], ref };
-        if (!job.prev) return -EINVAL;
+        const TvmafPicture *before = prev[motion_lag(&m->s) - 1];
+        if (!before) return -EINVAL;
+        SadJob job = { m, before, ref, tvmaf_team_bands(m->team, m->s.h, MOTION_MIN_BAND_ROWS) };
         /* A function of the two reference pictures alone: in a ladder the
          * contexts that share them compute it once (the value is plane_sad's
          * whoever runs it: every kernel level gives the same integer). The
          * key is the earlier picture's serial; without one, no sharing. */
-        const uint64_t key = tvmaf_picture_serial(job.prev);
+        const uint64_t key = tvmaf_picture_serial(before);
         const int err = key ? tvmaf_picture_once(ref, &sad_tag, key, sad_job, &job, &sad)
                             : sad_job(&job, &sad);
         if (err) return err;
