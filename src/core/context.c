@@ -131,6 +131,8 @@ struct TvmafContext {
     unsigned busy;
     bool stop;
     struct TvmafTeam team;  /* what the instances see of the pool */
+    unsigned *independent;  /* the slots of the extractors not TEMPORAL, in order */
+    unsigned n_independent;
     TeamJob *team_jobs;     /* posted, with items not started, oldest first */
     pthread_cond_t cond_team; /* a team item finished */
 
@@ -496,6 +498,14 @@ static int start(TvmafContext *ctx, const TvmafPicture *ref)
         return ctx->err;
     }
     const unsigned n_par = ctx->n_workers ? ctx->n_workers : 1;
+    ctx->independent = malloc(ctx->n_slots * sizeof(*ctx->independent));
+    if (!ctx->independent) {
+        set_error(ctx, -ENOMEM, "out of memory starting the context");
+        return ctx->err;
+    }
+    for (unsigned i = 0; i < ctx->n_slots; i++)
+        if (!(ctx->slots[i].ex->flags & TVMAF_FEX_TEMPORAL))
+            ctx->independent[ctx->n_independent++] = i;
     if (ctx->gpu_ops) {
         char msg[512] = "";
         int err = ctx->gpu_ops->ready(ctx->gpu, msg, sizeof(msg));
@@ -678,6 +688,71 @@ void tvmaf_team_run(TvmafTeam *team, unsigned n, TvmafTeamFn fn, void *arg)
     pthread_mutex_unlock(&ctx->lock);
 }
 
+/* One frame on worker `w`, as its extractors see it. */
+typedef struct FrameRun {
+    TvmafContext *ctx;
+    unsigned w;
+    Job *job;
+    const TvmafDeviceFrame *dframe;
+    bool in_range, sampled;
+    unsigned scored;
+    const unsigned *items; /* the slots of its team job (slot_item) */
+} FrameRun;
+
+/* Runs extractor slot i on the frame (a temporal one when its turn came). */
+static void run_slot(const FrameRun *f, unsigned i)
+{
+    TvmafContext *ctx = f->ctx;
+    const Job *job = f->job;
+    Slot *s = &ctx->slots[i];
+    const bool temporal = s->ex->flags & TVMAF_FEX_TEMPORAL;
+    const bool prev_ref = s->ex->flags & TVMAF_FEX_PREV_REF;
+    /* the extractors that look back see every frame, warm-up included */
+    const bool run = f->sampled || temporal || prev_ref ||
+                     (f->in_range && (s->ex->flags & TVMAF_FEX_ALL_FRAMES));
+    void *inst = s->inst[temporal ? 0 : f->w];
+    pthread_mutex_lock(&ctx->lock);
+    const bool failed = ctx->err != 0;
+    pthread_mutex_unlock(&ctx->lock);
+    if (!run || failed) return;
+    /* extractors are 1, 2, ...: 0 is the caller's (tvmaf_context_caller_order) */
+    TvmafSink sink = { ctx->collector, { f->in_range ? f->scored : job->index, i + 1, 0 },
+                       ctx->range_first, ctx->range_count };
+    const TvmafPicture *prev[TVMAF_PREV_REFS];
+    for (int k = 0; k < TVMAF_PREV_REFS; k++)
+        prev[k] = job->prev[k].data[0] ? &job->prev[k] : NULL;
+    int err = s->ex->backend == TVMAF_BACKEND_CPU
+            ? prev_ref ? s->ex->extract_prev(inst, &job->ref, prev, &job->dis, job->index, &sink)
+            : s->ex->extract(inst, &job->ref, &job->dis, job->index, &sink)
+            : f->dframe ? tvd_twin_extract(s->ex, inst, f->dframe, &job->ref, &job->dis,
+                                           job->index, &sink)
+            : -EIO;
+    if (err) {
+        const char *why = s->ex->backend != TVMAF_BACKEND_CPU ? ctx->gpu_ops->last_error() : "";
+        pthread_mutex_lock(&ctx->lock);
+        set_error(ctx, err, "feature \"%s\" failed on frame %u (%s%s%s)", s->name, job->index,
+                  strerror(-err), *why ? ": " : "", why);
+        pthread_mutex_unlock(&ctx->lock);
+    }
+}
+
+/* Team item: the item-th extractor of the frame's team job. */
+static void slot_item(void *arg, unsigned item, unsigned slot)
+{
+    const FrameRun *f = arg;
+    (void)slot;
+    run_slot(f, f->items[item]);
+}
+
+/* A temporal extractor's turn: frames reach it in index order. */
+static void end_turn(TvmafContext *ctx, Slot *s)
+{
+    pthread_mutex_lock(&ctx->lock);
+    s->next_index++;
+    pthread_cond_broadcast(&ctx->cond_turn);
+    pthread_mutex_unlock(&ctx->lock);
+}
+
 /* Scores one frame with worker `w`'s instances. */
 static void run_frame(TvmafContext *ctx, unsigned w, Job *job)
 {
@@ -686,14 +761,13 @@ static void run_frame(TvmafContext *ctx, unsigned w, Job *job)
     const bool in_range = job->index >= ctx->range_first &&
                           job->index - ctx->range_first < ctx->range_count;
     const unsigned scored = job->index - ctx->range_first;
-    const bool sampled = in_range && (ctx->cfg.n_subsample <= 1 ||
-                                      scored % ctx->cfg.n_subsample == 0);
-    const TvmafDeviceFrame *dframe = NULL;
+    FrameRun f = { ctx, w, job, NULL, in_range,
+                   in_range && (ctx->cfg.n_subsample <= 1 || scored % ctx->cfg.n_subsample == 0),
+                   scored, ctx->independent };
     if (ctx->device_frames) {
         char msg[512] = "";
         int err = ctx->gpu_ops->frame_upload(ctx->gpu, w, &job->ref, &job->dis, job->fence,
-                                             &dframe, msg,
-                                             sizeof(msg));
+                                             &f.dframe, msg, sizeof(msg));
         if (err) {
             pthread_mutex_lock(&ctx->lock);
             set_error(ctx, err, "backend %s: uploading frame %u failed (%s)",
@@ -701,58 +775,50 @@ static void run_frame(TvmafContext *ctx, unsigned w, Job *job)
             pthread_mutex_unlock(&ctx->lock);
         }
     }
-    /* independent extractors first, so a frame waiting for its turn at a
-     * temporal one has already done the rest of its work */
-    for (int pass = 0; pass < 2; pass++) {
+    /* Independent extractors first, so a frame waiting for its turn at a
+     * temporal one has already done the rest of its work. On the CPU with
+     * workers they are a team job, with the temporal extractors whose turn
+     * this frame already holds (it keeps the turn until end_turn): idle
+     * workers take whole extractors of this frame. Each writes its own
+     * outputs, which the collector orders by extractor, so which worker ran
+     * which changes nothing. */
+    const bool team = !ctx->gpu_ops && ctx->n_workers > 1;
+    unsigned items[ctx->n_slots + 1];
+    bool in_team[ctx->n_slots + 1];
+    unsigned n_items = ctx->n_independent;
+    memcpy(items, ctx->independent, n_items * sizeof(*items));
+    memset(in_team, 0, sizeof(in_team));
+    if (team) {
+        pthread_mutex_lock(&ctx->lock);
         for (unsigned i = 0; i < ctx->n_slots; i++) {
-            Slot *s = &ctx->slots[i];
-            const bool temporal = s->ex->flags & TVMAF_FEX_TEMPORAL;
-            const bool prev_ref = s->ex->flags & TVMAF_FEX_PREV_REF;
-            if (temporal != (pass == 1)) continue;
-            /* the extractors that look back see every frame, warm-up included */
-            const bool run = sampled || temporal || prev_ref ||
-                             (in_range && (s->ex->flags & TVMAF_FEX_ALL_FRAMES));
-            void *inst = s->inst[temporal ? 0 : w];
-            if (temporal && ctx->n_workers) {
-                pthread_mutex_lock(&ctx->lock);
-                /* waiting, it runs other frames' team items */
-                while (s->next_index != job->index)
-                    if (!team_help(ctx)) pthread_cond_wait(&ctx->cond_turn, &ctx->lock);
-                pthread_mutex_unlock(&ctx->lock);
-            }
-            pthread_mutex_lock(&ctx->lock);
-            const bool failed = ctx->err != 0;
-            pthread_mutex_unlock(&ctx->lock);
-            if (run && !failed) {
-                /* extractors are 1, 2, ...: 0 is the caller's (tvmaf_context_caller_order) */
-                TvmafSink sink = { ctx->collector, { in_range ? scored : job->index, i + 1, 0 },
-                                   ctx->range_first, ctx->range_count };
-                const TvmafPicture *prev[TVMAF_PREV_REFS];
-                for (int k = 0; k < TVMAF_PREV_REFS; k++)
-                    prev[k] = job->prev[k].data[0] ? &job->prev[k] : NULL;
-                int err = s->ex->backend == TVMAF_BACKEND_CPU
-                        ? prev_ref ? s->ex->extract_prev(inst, &job->ref, prev, &job->dis,
-                                                         job->index, &sink)
-                        : s->ex->extract(inst, &job->ref, &job->dis, job->index, &sink)
-                        : dframe ? tvd_twin_extract(s->ex, inst, dframe, &job->ref, &job->dis,
-                                                     job->index, &sink)
-                        : -EIO;
-                if (err) {
-                    const char *why = s->ex->backend != TVMAF_BACKEND_CPU
-                                    ? ctx->gpu_ops->last_error() : "";
-                    pthread_mutex_lock(&ctx->lock);
-                    set_error(ctx, err, "feature \"%s\" failed on frame %u (%s%s%s)",
-                              s->name, job->index, strerror(-err), *why ? ": " : "", why);
-                    pthread_mutex_unlock(&ctx->lock);
-                }
-            }
-            if (temporal && ctx->n_workers) {
-                pthread_mutex_lock(&ctx->lock);
-                s->next_index++;
-                pthread_cond_broadcast(&ctx->cond_turn);
-                pthread_mutex_unlock(&ctx->lock);
+            if ((ctx->slots[i].ex->flags & TVMAF_FEX_TEMPORAL) &&
+                ctx->slots[i].next_index == job->index) {
+                items[n_items++] = i;
+                in_team[i] = true;
             }
         }
+        pthread_mutex_unlock(&ctx->lock);
+        f.items = items;
+        tvmaf_team_run(&ctx->team, n_items, slot_item, &f);
+    } else {
+        for (unsigned k = 0; k < n_items; k++) run_slot(&f, items[k]);
+    }
+    for (unsigned i = 0; i < ctx->n_slots; i++) {
+        Slot *s = &ctx->slots[i];
+        if (!(s->ex->flags & TVMAF_FEX_TEMPORAL)) continue;
+        if (in_team[i]) {
+            end_turn(ctx, s);
+            continue;
+        }
+        if (ctx->n_workers) {
+            pthread_mutex_lock(&ctx->lock);
+            /* waiting, it runs other frames' team items */
+            while (s->next_index != job->index)
+                if (!team_help(ctx)) pthread_cond_wait(&ctx->cond_turn, &ctx->lock);
+            pthread_mutex_unlock(&ctx->lock);
+        }
+        run_slot(&f, i);
+        if (ctx->n_workers) end_turn(ctx, s);
     }
     if (ctx->device_frames) ctx->gpu_ops->frame_done(ctx->gpu, w, job->index);
     release_job(job);
@@ -1110,6 +1176,7 @@ void tvmaf_close(TvmafContext *ctx)
     /* the device goes after every twin instance has let go of it */
     if (ctx->gpu_ops) ctx->gpu_ops->close(ctx->gpu);
     free(ctx->slots);
+    free(ctx->independent);
     free(ctx->queue);
     free(ctx->workers);
     free(ctx->worker_args);

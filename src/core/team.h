@@ -4,8 +4,10 @@
  * The context scores frames in parallel, one per worker; a worker with no
  * frame to take (one 4K frame, the end of a stream, a reader slower than the
  * pool) joins the frame another worker is scoring by running items of the
- * team jobs that worker's extractors post. A CPU extractor finds its team in
- * TvmafVideoInfo (NULL when the context runs on the calling thread).
+ * team jobs posted for it: the frame's independent extractors, one item each
+ * (core/context.c), and the bands of rows those extractors post in turn. A
+ * CPU extractor finds its team in TvmafVideoInfo (NULL when the context runs
+ * on the calling thread).
  *
  * Items must be independent: each writes only its own outputs, and the
  * extractor combines the items' results after tvmaf_team_run returns in an
@@ -27,8 +29,12 @@ unsigned tvmaf_team_size(const TvmafTeam *team);
 
 /* Runs fn(arg, i, slot) for every i < n on the calling thread and on the
  * workers that are idle meanwhile; returns when every item has run. Without
- * a team, or with one item, runs them in order on the calling thread. Items
- * must not post team jobs of their own. */
+ * a team, or with one item, runs them in order on the calling thread.
+ *
+ * An item may post a job of its own (an extractor's bands). No wait can
+ * close a cycle: a poster waits only for items other threads have started
+ * and are running, a waiting poster starts nothing, and each job it waits
+ * for was posted deeper inside the item it runs than that item's own job. */
 void tvmaf_team_run(TvmafTeam *team, unsigned n, TvmafTeamFn fn, void *arg);
 
 /* Bands of about equal rows for n_rows rows: enough for the team's threads
