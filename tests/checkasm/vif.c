@@ -1,8 +1,9 @@
 /*
  * checkasm: vif's row kernels (vif_cpu.h) against C on random and edge
  * inputs (widths 1..130 and 1920, every depth 8..16, all-zero, all-maximum
- * and alternating extremes, odd sizes), and vif as a whole extractor on
- * random and edge frames (odd sizes, every depth).
+ * and alternating extremes, odd sizes; the 8-bit pair kernel on every pair
+ * of rows), and vif as a whole extractor on random and edge frames (odd
+ * sizes, every depth).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -153,6 +154,39 @@ static void check_vif(unsigned w, unsigned bpc, int pat)
     free(a.mem); free(b.mem);
 }
 
+/* The 8-bit pair kernel (rows i and i + 1 in one call) against the C
+ * one-row kernel on each row: every pair of an h-row frame, the mirrored
+ * rows at both edges included. */
+static void check_vif_pairs(unsigned w, int pat)
+{
+    const unsigned h = VIF_ROWS_H;
+    const size_t n = (size_t)w * h;
+    uint8_t *r8 = malloc(n), *d8 = malloc(n);
+    VifRows a0, a1, b0, b1;
+    if (!r8 || !d8 || vif_rows_alloc(&a0, w) || vif_rows_alloc(&a1, w) ||
+        vif_rows_alloc(&b0, w) || vif_rows_alloc(&b1, w)) {
+        fprintf(stderr, "out of memory\n");
+        exit(2);
+    }
+    checkasm_fill8(r8, n, pat);
+    checkasm_fill8(d8, n, pat == PAT_ALT ? PAT_RANDOM : pat);
+    const unsigned mu = vif_stat_mu_shift(0, 8), sq = vif_stat_sq_shift(0, 8);
+    char what[96];
+    for (unsigned i = 0; i + 1 < h; i++) {
+        memset(b0.mem, 0xa5, VIF_N_ROWS * (w + 2 * VIF_PAD) * sizeof(uint16_t));
+        memset(b1.mem, 0xa5, VIF_N_ROWS * (w + 2 * VIF_PAD) * sizeof(uint16_t));
+        ref_k.stat_vertical_8(a0.row, r8, w, d8, w, w, h, i, mu, sq);
+        ref_k.stat_vertical_8(a1.row, r8, w, d8, w, w, h, i + 1, mu, sq);
+        cur_k.stat_vertical_8x2(b0.row, b1.row, r8, w, d8, w, w, h, i, mu, sq);
+        checkasm_checked();
+        snprintf(what, sizeof(what), "vif stat_vertical_8x2 w %u rows %u, %u", w, i, i + 1);
+        if (!vif_rows_equal(&a0, &b0, w) || !vif_rows_equal(&a1, &b1, w))
+            checkasm_fail(what, "rows differ");
+    }
+    free(r8); free(d8);
+    free(a0.mem); free(a1.mem); free(b0.mem); free(b1.mem);
+}
+
 /* The statistic alone on vertical-pass rows of random 16-bit values, many
  * rows of 1920: a moment's rounding (its horizontal sum + 2^15, >> 16) meets
  * a sum whose low 16 bits are exactly 0x8000 about once in 65536 pixels, and
@@ -202,6 +236,10 @@ void checkasm_check_vif(void)
                 check_vif(w, depths[d], pat);
             }
     for (unsigned d = 0; d < 4; d++) check_vif(1920, depths[d], PAT_RANDOM);
+    for (unsigned w = 1; w <= 70; w++)
+        for (int pat = 0; pat < N_PAT; pat++)
+            if (pat == PAT_RANDOM || w % 7 == 0) check_vif_pairs(w, pat);
+    check_vif_pairs(1920, PAT_RANDOM);
     check_vif_stat_rounding();
     static const char *const features[] = { "vif=debug=true", NULL };
     static const unsigned sizes[][2] = { { 33, 33 }, { 34, 35 }, { 64, 48 }, { 97, 41 },
@@ -220,12 +258,13 @@ typedef struct VifBench {
     uint16_t *r16, *d16;
     VifRows rows;    /* the statistic's vertical-pass rows (read by stat_horizontal) */
     VifRows scratch; /* what the other kernels write */
+    VifRows rows2;   /* the pair kernel's second row */
     uint16_t log2_table[VIF_LOG2_TABLE_ALLOC];
 } VifBench;
 
-enum { K_SV8, K_SV16, K_SH0, K_SH1, K_DV, K_DH, N_BENCH };
+enum { K_SV8, K_SV8X2, K_SV16, K_SH0, K_SH1, K_DV, K_DH, N_BENCH };
 static const char *const bench_names[N_BENCH] = {
-    "vif stat_vertical_8", "vif stat_vertical_16 (scale 1)", "vif stat_horizontal (scale 0)",
+    "vif stat_vertical_8", "vif stat_vertical_8x2 (two rows)", "vif stat_vertical_16 (scale 1)", "vif stat_horizontal (scale 0)",
     "vif stat_horizontal (scale 1)", "vif down_vertical (8-bit)", "vif down_horizontal",
 };
 
@@ -238,6 +277,9 @@ static void bench_call(void *arg, const void *set)
     switch (b->kernel) {
     case K_SV8:
         v->stat_vertical_8(b->scratch.row, b->r8, w, b->d8, w, w, h, h / 2, 8, 8);
+        break;
+    case K_SV8X2:
+        v->stat_vertical_8x2(b->scratch.row, b->rows2.row, b->r8, w, b->d8, w, w, h, h / 2, 8, 8);
         break;
     case K_SV16:
         v->stat_vertical_16(b->scratch.row, b->r16, 2 * w, b->d16, 2 * w, w, h, h / 2, 1, 16, 16);
@@ -263,7 +305,9 @@ void checkasm_bench_vif(void)
     b.d8 = checkasm_alloc(n);
     b.r16 = checkasm_alloc(2 * n);
     b.d16 = checkasm_alloc(2 * n);
-    if (vif_rows_alloc(&b.rows, b.w) || vif_rows_alloc(&b.scratch, b.w)) exit(2);
+    if (vif_rows_alloc(&b.rows, b.w) || vif_rows_alloc(&b.scratch, b.w) ||
+        vif_rows_alloc(&b.rows2, b.w))
+        exit(2);
     checkasm_fill8(b.r8, n, PAT_RANDOM);
     for (size_t i = 0; i < n; i++) { /* distorted: the reference plus a little noise */
         const int v = b.r8[i] + (int)(checkasm_rand() % 9) - 4;
@@ -282,5 +326,5 @@ void checkasm_bench_vif(void)
         checkasm_bench(bench_names[k], bench_call, &b, sets, sizeof(sets[0]));
     }
     free(b.r8); free(b.d8); free(b.r16); free(b.d16);
-    free(b.rows.mem); free(b.scratch.mem);
+    free(b.rows.mem); free(b.scratch.mem); free(b.rows2.mem);
 }

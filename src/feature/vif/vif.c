@@ -51,6 +51,7 @@ const char *const tvmaf_vif_provided[VIF_N_KEYS + 1] = {
  * the vertical passes, and the statistic's sums of the bands it ran. */
 typedef struct VifSlot {
     uint16_t *row[VIF_N_ROWS];
+    uint16_t *row2[VIF_N_ROWS]; /* the next output row's, for the 8-bit pair kernel */
     VifSums sums;
     char pad[64]; /* slots written by different threads on separate lines */
 } VifSlot;
@@ -88,8 +89,10 @@ static void pad_row(uint16_t *row, unsigned w, unsigned half)
 }
 
 /* The statistic of rows [i0, i1) of one scale, added into *sums, with the
- * rows of one slot. `is8`: 8-bit samples (scale 0 of 8-bit input only). */
-static void statistic(const VifState *s, uint16_t *const *row, unsigned scale, const void *ref,
+ * rows of one slot (row2: 8-bit samples only). `is8`: 8-bit samples (scale 0
+ * of 8-bit input only). */
+static void statistic(const VifState *s, uint16_t *const *row, uint16_t *const *row2,
+                      unsigned scale, const void *ref,
                       ptrdiff_t ref_stride, const void *dis, ptrdiff_t dis_stride, bool is8,
                       unsigned i0, unsigned i1, VifSums *sums)
 {
@@ -97,7 +100,21 @@ static void statistic(const VifState *s, uint16_t *const *row, unsigned scale, c
     const unsigned mu_shift = vif_stat_mu_shift(scale, s->p.bpc);
     const unsigned sq_shift = vif_stat_sq_shift(scale, s->p.bpc);
     const unsigned half = vif_filter_width[scale] / 2;
-    for (unsigned i = i0; i < i1; i++) {
+    unsigned i = i0;
+    if (is8) {
+        /* two rows a call (the kernel reads their 18 sample rows once) */
+        for (; i + 1 < i1; i += 2) {
+            s->k.stat_vertical_8x2(row, row2, ref, ref_stride, dis, dis_stride, w, h, i,
+                                   mu_shift, sq_shift);
+            for (unsigned q = 0; q < VIF_N_ROWS; q++) {
+                pad_row(row[q], w, half);
+                pad_row(row2[q], w, half);
+            }
+            s->k.stat_horizontal(row, w, scale, s->log2_table, s->p.gain_limit, sums);
+            s->k.stat_horizontal(row2, w, scale, s->log2_table, s->p.gain_limit, sums);
+        }
+    }
+    for (; i < i1; i++) {
         if (is8)
             s->k.stat_vertical_8(row, ref, ref_stride, dis, dis_stride, w, h, i, mu_shift,
                                  sq_shift);
@@ -152,7 +169,7 @@ static void scale_item(void *arg, unsigned item, unsigned slot)
     VifSlot *sl = &j->s->slot[slot];
     if (item < j->n_stat) {
         const unsigned h = s->p.h[j->scale];
-        statistic(s, sl->row, j->scale, j->ref, j->ref_stride, j->dis, j->dis_stride, j->is8,
+        statistic(s, sl->row, sl->row2, j->scale, j->ref, j->ref_stride, j->dis, j->dis_stride, j->is8,
                   tvmaf_band_row(item, j->n_stat, h), tvmaf_band_row(item + 1, j->n_stat, h),
                   &sl->sums);
     } else {
@@ -210,14 +227,16 @@ static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
     size_t img_len = 0;
     for (unsigned k = 1; k < VIF_N_SCALES; k++) img_len += (size_t)s->p.w[k] * s->p.h[k];
     const size_t slots_bytes = s->n_slots * sizeof(VifSlot);
-    s->mem = malloc(slots_bytes + (s->n_slots * VIF_N_ROWS * row_len + 2 * img_len)
+    s->mem = malloc(slots_bytes + (s->n_slots * 2 * VIF_N_ROWS * row_len + 2 * img_len)
                                   * sizeof(uint16_t));
     if (!s->mem) return -ENOMEM;
     s->slot = s->mem;
     uint16_t *p = (uint16_t *)((char *)s->mem + slots_bytes);
-    for (unsigned t = 0; t < s->n_slots; t++)
+    for (unsigned t = 0; t < s->n_slots; t++) {
+        for (unsigned q = 0; q < VIF_N_ROWS; q++, p += row_len) s->slot[t].row[q] = p + VIF_MAX_HALF;
         for (unsigned q = 0; q < VIF_N_ROWS; q++, p += row_len)
-            s->slot[t].row[q] = p + VIF_MAX_HALF;
+            s->slot[t].row2[q] = p + VIF_MAX_HALF;
+    }
     for (unsigned k = 1; k < VIF_N_SCALES; k++) {
         for (unsigned c = 0; c < 2; c++, p += (size_t)s->p.w[k] * s->p.h[k]) s->img[k][c] = p;
     }

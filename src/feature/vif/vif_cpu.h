@@ -42,6 +42,12 @@ typedef struct VifKernels {
     void (*stat_vertical_8)(uint16_t *const *out, const uint8_t *ref, ptrdiff_t ref_stride,
                             const uint8_t *dis, ptrdiff_t dis_stride, unsigned w, unsigned h,
                             unsigned i, unsigned mu_shift, unsigned sq_shift);
+    /* ... output rows i and i + 1 at once (i + 1 < h) into out0 and out1:
+     * 18 sample rows feed both, each read and squared once */
+    void (*stat_vertical_8x2)(uint16_t *const *out0, uint16_t *const *out1, const uint8_t *ref,
+                              ptrdiff_t ref_stride, const uint8_t *dis, ptrdiff_t dis_stride,
+                              unsigned w, unsigned h, unsigned i, unsigned mu_shift,
+                              unsigned sq_shift);
     /* ... 16-bit samples, with scale's filter */
     void (*stat_vertical_16)(uint16_t *const *out, const uint16_t *ref, ptrdiff_t ref_stride,
                              const uint16_t *dis, ptrdiff_t dis_stride, unsigned w, unsigned h,
@@ -310,6 +316,20 @@ static __attribute__((unused)) void vif_down_horizontal(uint16_t *out_r, uint16_
 #ifndef VIF_STAT_VERTICAL_8
 #define VIF_STAT_VERTICAL_8 vif_stat_vertical_8
 #endif
+
+/* Two rows as two calls of the level's one-row kernel, where the level has
+ * no kernel of its own for the pair. */
+static __attribute__((unused)) void
+vif_stat_vertical_8x2(uint16_t *const *out0, uint16_t *const *out1, const uint8_t *ref,
+                      ptrdiff_t ref_stride, const uint8_t *dis, ptrdiff_t dis_stride, unsigned w,
+                      unsigned h, unsigned i, unsigned mu_shift, unsigned sq_shift)
+{
+    VIF_STAT_VERTICAL_8(out0, ref, ref_stride, dis, dis_stride, w, h, i, mu_shift, sq_shift);
+    VIF_STAT_VERTICAL_8(out1, ref, ref_stride, dis, dis_stride, w, h, i + 1, mu_shift, sq_shift);
+}
+#ifndef VIF_STAT_VERTICAL_8X2
+#define VIF_STAT_VERTICAL_8X2 vif_stat_vertical_8x2
+#endif
 #ifndef VIF_STAT_VERTICAL_16
 #define VIF_STAT_VERTICAL_16 vif_stat_vertical_16
 #endif
@@ -320,7 +340,8 @@ static __attribute__((unused)) void vif_down_horizontal(uint16_t *out_r, uint16_
 #define VIF_DOWN_HORIZONTAL vif_down_horizontal
 #endif
 
-#define VIF_KERNELS_INIT { VIF_STAT_VERTICAL_8, VIF_STAT_VERTICAL_16, vif_stat_horizontal, \
+#define VIF_KERNELS_INIT { VIF_STAT_VERTICAL_8, VIF_STAT_VERTICAL_8X2, VIF_STAT_VERTICAL_16, \
+                           vif_stat_horizontal, \
                            VIF_DOWN_VERTICAL, VIF_DOWN_HORIZONTAL }
 
 #endif /* VIF_KERNELS_IMPL */
