@@ -155,15 +155,17 @@ static void check_vif(unsigned w, unsigned bpc, int pat)
 }
 
 /* The 8-bit pair kernel (rows i and i + 1 in one call) against the C
- * one-row kernel on each row: every pair of an h-row frame, the mirrored
- * rows at both edges included. */
+ * one-row kernel on each row, and its low-pass row against C down_vertical
+ * at row i: every pair of an h-row frame, the mirrored rows at both edges
+ * included, with and without the low-pass. */
 static void check_vif_pairs(unsigned w, int pat)
 {
     const unsigned h = VIF_ROWS_H;
     const size_t n = (size_t)w * h;
     uint8_t *r8 = malloc(n), *d8 = malloc(n);
     VifRows a0, a1, b0, b1;
-    if (!r8 || !d8 || vif_rows_alloc(&a0, w) || vif_rows_alloc(&a1, w) ||
+    uint16_t *dn = malloc(4 * w * sizeof(uint16_t));
+    if (!r8 || !d8 || !dn || vif_rows_alloc(&a0, w) || vif_rows_alloc(&a1, w) ||
         vif_rows_alloc(&b0, w) || vif_rows_alloc(&b1, w)) {
         fprintf(stderr, "out of memory\n");
         exit(2);
@@ -172,18 +174,28 @@ static void check_vif_pairs(unsigned w, int pat)
     checkasm_fill8(d8, n, pat == PAT_ALT ? PAT_RANDOM : pat);
     const unsigned mu = vif_stat_mu_shift(0, 8), sq = vif_stat_sq_shift(0, 8);
     char what[96];
+    const unsigned dshift = vif_down_shift(0, 8);
     for (unsigned i = 0; i + 1 < h; i++) {
-        memset(b0.mem, 0xa5, VIF_N_ROWS * (w + 2 * VIF_PAD) * sizeof(uint16_t));
-        memset(b1.mem, 0xa5, VIF_N_ROWS * (w + 2 * VIF_PAD) * sizeof(uint16_t));
-        ref_k.stat_vertical_8(a0.row, r8, w, d8, w, w, h, i, mu, sq);
-        ref_k.stat_vertical_8(a1.row, r8, w, d8, w, w, h, i + 1, mu, sq);
-        cur_k.stat_vertical_8x2(b0.row, b1.row, r8, w, d8, w, w, h, i, mu, sq);
-        checkasm_checked();
-        snprintf(what, sizeof(what), "vif stat_vertical_8x2 w %u rows %u, %u", w, i, i + 1);
-        if (!vif_rows_equal(&a0, &b0, w) || !vif_rows_equal(&a1, &b1, w))
-            checkasm_fail(what, "rows differ");
+        for (int with_down = 0; with_down < 2; with_down++) {
+            memset(b0.mem, 0xa5, VIF_N_ROWS * (w + 2 * VIF_PAD) * sizeof(uint16_t));
+            memset(b1.mem, 0xa5, VIF_N_ROWS * (w + 2 * VIF_PAD) * sizeof(uint16_t));
+            memset(dn, 0xa5, 4 * w * sizeof(uint16_t));
+            ref_k.stat_vertical_8(a0.row, r8, w, d8, w, w, h, i, mu, sq);
+            ref_k.stat_vertical_8(a1.row, r8, w, d8, w, w, h, i + 1, mu, sq);
+            ref_k.down_vertical(dn, dn + w, r8, w, d8, w, true, w, h, i, 1, dshift);
+            cur_k.stat_vertical_8x2(b0.row, b1.row, r8, w, d8, w, w, h, i, mu, sq,
+                                    with_down ? dn + 2 * w : NULL,
+                                    with_down ? dn + 3 * w : NULL, dshift);
+            checkasm_checked();
+            snprintf(what, sizeof(what), "vif stat_vertical_8x2 w %u rows %u, %u%s", w, i,
+                     i + 1, with_down ? " with the low-pass" : "");
+            if (!vif_rows_equal(&a0, &b0, w) || !vif_rows_equal(&a1, &b1, w))
+                checkasm_fail(what, "rows differ");
+            if (with_down && memcmp(dn, dn + 2 * w, 2 * w * sizeof(uint16_t)))
+                checkasm_fail(what, "low-pass rows differ");
+        }
     }
-    free(r8); free(d8);
+    free(r8); free(d8); free(dn);
     free(a0.mem); free(a1.mem); free(b0.mem); free(b1.mem);
 }
 
@@ -264,7 +276,7 @@ typedef struct VifBench {
 
 enum { K_SV8, K_SV8X2, K_SV16, K_SH0, K_SH1, K_DV, K_DH, N_BENCH };
 static const char *const bench_names[N_BENCH] = {
-    "vif stat_vertical_8", "vif stat_vertical_8x2 (two rows)", "vif stat_vertical_16 (scale 1)", "vif stat_horizontal (scale 0)",
+    "vif stat_vertical_8", "vif stat_vertical_8x2 (two rows, low-pass)", "vif stat_vertical_16 (scale 1)", "vif stat_horizontal (scale 0)",
     "vif stat_horizontal (scale 1)", "vif down_vertical (8-bit)", "vif down_horizontal",
 };
 
@@ -279,7 +291,8 @@ static void bench_call(void *arg, const void *set)
         v->stat_vertical_8(b->scratch.row, b->r8, w, b->d8, w, w, h, h / 2, 8, 8);
         break;
     case K_SV8X2:
-        v->stat_vertical_8x2(b->scratch.row, b->rows2.row, b->r8, w, b->d8, w, w, h, h / 2, 8, 8);
+        v->stat_vertical_8x2(b->scratch.row, b->rows2.row, b->r8, w, b->d8, w, w, h, h / 2, 8, 8,
+                             b->scratch.row[VIF_N_ROWS - 1], b->rows2.row[VIF_N_ROWS - 1], 8);
         break;
     case K_SV16:
         v->stat_vertical_16(b->scratch.row, b->r16, 2 * w, b->d16, 2 * w, w, h, h / 2, 1, 16, 16);

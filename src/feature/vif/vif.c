@@ -52,6 +52,7 @@ const char *const tvmaf_vif_provided[VIF_N_KEYS + 1] = {
 typedef struct VifSlot {
     uint16_t *row[VIF_N_ROWS];
     uint16_t *row2[VIF_N_ROWS]; /* the next output row's, for the 8-bit pair kernel */
+    uint16_t *drow[2];          /* the low-pass rows the 8-bit pair kernel adds */
     VifSums sums;
     char pad[64]; /* slots written by different threads on separate lines */
 } VifSlot;
@@ -88,14 +89,33 @@ static void pad_row(uint16_t *row, unsigned w, unsigned half)
     }
 }
 
-/* The statistic of rows [i0, i1) of one scale, added into *sums, with the
- * rows of one slot (row2: 8-bit samples only). `is8`: 8-bit samples (scale 0
- * of 8-bit input only). */
-static void statistic(const VifState *s, uint16_t *const *row, uint16_t *const *row2,
-                      unsigned scale, const void *ref,
-                      ptrdiff_t ref_stride, const void *dis, ptrdiff_t dis_stride, bool is8,
-                      unsigned i0, unsigned i1, VifSums *sums)
+/* One row of scale 1 from the 8-bit samples of scale 0: the low-pass's
+ * vertical pass at row 2 oi (rr, rd: padded scratch rows), then its
+ * horizontal pass into the scale-1 images. */
+static void down_row_8(const VifState *s, uint16_t *rr, uint16_t *rd, bool vertical_done,
+                       const void *ref, ptrdiff_t ref_stride, const void *dis,
+                       ptrdiff_t dis_stride, unsigned oi)
 {
+    const unsigned w = s->p.w[0], h = s->p.h[0], w2 = s->p.w[1];
+    if (!vertical_done)
+        s->k.down_vertical(rr, rd, ref, ref_stride, dis, dis_stride, true, w, h, 2 * oi, 1,
+                           vif_down_shift(0, s->p.bpc));
+    pad_row(rr, w, vif_filter_width[1] / 2);
+    pad_row(rd, w, vif_filter_width[1] / 2);
+    s->k.down_horizontal(s->img[1][0] + (size_t)oi * w2, s->img[1][1] + (size_t)oi * w2, rr, rd,
+                         w2, 1);
+}
+
+/* The statistic of rows [i0, i1) of one scale, added into *sums, with the
+ * rows of one slot (row2, drow: 8-bit samples only). `is8`: 8-bit samples
+ * (scale 0 of 8-bit input only). `down` (is8 only, i0 even): also scale 1's
+ * rows i / 2 for the even rows i of the range, which the pair kernel's sample
+ * rows already hold. */
+static void statistic(const VifState *s, VifSlot *sl, unsigned scale, const void *ref,
+                      ptrdiff_t ref_stride, const void *dis, ptrdiff_t dis_stride, bool is8,
+                      bool down, unsigned i0, unsigned i1, VifSums *sums)
+{
+    uint16_t *const *row = sl->row, *const *row2 = sl->row2;
     const unsigned w = s->p.w[scale], h = s->p.h[scale];
     const unsigned mu_shift = vif_stat_mu_shift(scale, s->p.bpc);
     const unsigned sq_shift = vif_stat_sq_shift(scale, s->p.bpc);
@@ -104,14 +124,19 @@ static void statistic(const VifState *s, uint16_t *const *row, uint16_t *const *
     if (is8) {
         /* two rows a call (the kernel reads their 18 sample rows once) */
         for (; i + 1 < i1; i += 2) {
+            const bool dn = down && i / 2 < s->p.h[1];
             s->k.stat_vertical_8x2(row, row2, ref, ref_stride, dis, dis_stride, w, h, i,
-                                   mu_shift, sq_shift);
+                                   mu_shift, sq_shift, dn ? sl->drow[0] : NULL,
+                                   dn ? sl->drow[1] : NULL, vif_down_shift(0, s->p.bpc));
             for (unsigned q = 0; q < VIF_N_ROWS; q++) {
                 pad_row(row[q], w, half);
                 pad_row(row2[q], w, half);
             }
             s->k.stat_horizontal(row, w, scale, s->log2_table, s->p.gain_limit, sums);
             s->k.stat_horizontal(row2, w, scale, s->log2_table, s->p.gain_limit, sums);
+            if (dn)
+                down_row_8(s, sl->drow[0], sl->drow[1], true, ref, ref_stride, dis, dis_stride,
+                           i / 2);
         }
     }
     for (; i < i1; i++) {
@@ -123,6 +148,9 @@ static void statistic(const VifState *s, uint16_t *const *row, uint16_t *const *
                                   mu_shift, sq_shift);
         for (unsigned q = 0; q < VIF_N_ROWS; q++) pad_row(row[q], w, half);
         s->k.stat_horizontal(row, w, scale, s->log2_table, s->p.gain_limit, sums);
+        if (down && !(i & 1) && i / 2 < s->p.h[1])
+            down_row_8(s, sl->drow[0], sl->drow[1], false, ref, ref_stride, dis, dis_stride,
+                       i / 2);
     }
 }
 
@@ -159,6 +187,7 @@ typedef struct VifScaleJob {
     const void *ref, *dis;
     ptrdiff_t ref_stride, dis_stride;
     bool is8;
+    bool fused; /* scale 1's rows made by the statistic's bands (even-aligned) */
     unsigned n_stat, n_down; /* bands of each */
 } VifScaleJob;
 
@@ -169,9 +198,17 @@ static void scale_item(void *arg, unsigned item, unsigned slot)
     VifSlot *sl = &j->s->slot[slot];
     if (item < j->n_stat) {
         const unsigned h = s->p.h[j->scale];
-        statistic(s, sl->row, sl->row2, j->scale, j->ref, j->ref_stride, j->dis, j->dis_stride, j->is8,
-                  tvmaf_band_row(item, j->n_stat, h), tvmaf_band_row(item + 1, j->n_stat, h),
-                  &sl->sums);
+        unsigned i0 = tvmaf_band_row(item, j->n_stat, h);
+        unsigned i1 = tvmaf_band_row(item + 1, j->n_stat, h);
+        if (j->fused) {
+            /* bands of row pairs: each even row's scale-1 row in one band */
+            const unsigned pairs = (h + 1) / 2;
+            i0 = 2 * tvmaf_band_row(item, j->n_stat, pairs);
+            i1 = 2 * tvmaf_band_row(item + 1, j->n_stat, pairs);
+            i1 = i1 < h ? i1 : h;
+        }
+        statistic(s, sl, j->scale, j->ref, j->ref_stride, j->dis, j->dis_stride, j->is8,
+                  j->fused, i0, i1, &sl->sums);
     } else {
         const unsigned b = item - j->n_stat, h2 = s->p.h[j->scale + 1];
         downsample(s, sl->row, j->scale, j->ref, j->ref_stride, j->dis, j->dis_stride, j->is8,
@@ -227,7 +264,7 @@ static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
     size_t img_len = 0;
     for (unsigned k = 1; k < VIF_N_SCALES; k++) img_len += (size_t)s->p.w[k] * s->p.h[k];
     const size_t slots_bytes = s->n_slots * sizeof(VifSlot);
-    s->mem = malloc(slots_bytes + (s->n_slots * 2 * VIF_N_ROWS * row_len + 2 * img_len)
+    s->mem = malloc(slots_bytes + (s->n_slots * (2 * VIF_N_ROWS + 2) * row_len + 2 * img_len)
                                   * sizeof(uint16_t));
     if (!s->mem) return -ENOMEM;
     s->slot = s->mem;
@@ -236,6 +273,7 @@ static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
         for (unsigned q = 0; q < VIF_N_ROWS; q++, p += row_len) s->slot[t].row[q] = p + VIF_MAX_HALF;
         for (unsigned q = 0; q < VIF_N_ROWS; q++, p += row_len)
             s->slot[t].row2[q] = p + VIF_MAX_HALF;
+        for (unsigned q = 0; q < 2; q++, p += row_len) s->slot[t].drow[q] = p + VIF_MAX_HALF;
     }
     for (unsigned k = 1; k < VIF_N_SCALES; k++) {
         for (unsigned c = 0; c < 2; c++, p += (size_t)s->p.w[k] * s->p.h[k]) s->img[k][c] = p;
@@ -311,10 +349,12 @@ static int extract(void *priv, const TvmafPicture *ref, const TvmafPicture *dis,
             rs = ds = (ptrdiff_t)(s->p.w[k] * sizeof(uint16_t));
         }
         const bool stat = vif_scale_scored(&s->p, k), down = k + 1 < VIF_N_SCALES;
+        /* 8-bit scale 0: the statistic's pair kernel makes scale 1's rows */
+        const bool fused = stat && is8 && k == 0;
         VifScaleJob job = {
-            s, k, r, d, rs, ds, is8 && k == 0,
+            s, k, r, d, rs, ds, is8 && k == 0, fused,
             stat ? tvmaf_team_bands(s->team, s->p.h[k], VIF_MIN_BAND_ROWS) : 0,
-            down ? tvmaf_team_bands(s->team, s->p.h[k + 1], VIF_MIN_BAND_ROWS / 2) : 0,
+            down && !fused ? tvmaf_team_bands(s->team, s->p.h[k + 1], VIF_MIN_BAND_ROWS / 2) : 0,
         };
         for (unsigned t = 0; t < s->n_slots; t++) s->slot[t].sums = (VifSums){ 0, 0, 0, 0 };
         tvmaf_team_run(s->team, job.n_stat + job.n_down, scale_item, &job);

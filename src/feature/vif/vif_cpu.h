@@ -43,11 +43,14 @@ typedef struct VifKernels {
                             const uint8_t *dis, ptrdiff_t dis_stride, unsigned w, unsigned h,
                             unsigned i, unsigned mu_shift, unsigned sq_shift);
     /* ... output rows i and i + 1 at once (i + 1 < h) into out0 and out1:
-     * 18 sample rows feed both, each read and squared once */
+     * 18 sample rows feed both, each read and squared once; with down_r
+     * non-NULL, also down_vertical's row i into scale 1 (down_r, down_d,
+     * shifted by down_shift), whose 9 sample rows are among the 18 */
     void (*stat_vertical_8x2)(uint16_t *const *out0, uint16_t *const *out1, const uint8_t *ref,
                               ptrdiff_t ref_stride, const uint8_t *dis, ptrdiff_t dis_stride,
                               unsigned w, unsigned h, unsigned i, unsigned mu_shift,
-                              unsigned sq_shift);
+                              unsigned sq_shift, uint16_t *down_r, uint16_t *down_d,
+                              unsigned down_shift);
     /* ... 16-bit samples, with scale's filter */
     void (*stat_vertical_16)(uint16_t *const *out, const uint16_t *ref, ptrdiff_t ref_stride,
                              const uint16_t *dis, ptrdiff_t dis_stride, unsigned w, unsigned h,
@@ -317,15 +320,19 @@ static __attribute__((unused)) void vif_down_horizontal(uint16_t *out_r, uint16_
 #define VIF_STAT_VERTICAL_8 vif_stat_vertical_8
 #endif
 
-/* Two rows as two calls of the level's one-row kernel, where the level has
- * no kernel of its own for the pair. */
+/* Two rows (and the low-pass row) as calls of the C one-row kernels; a
+ * level defines its own (vif_x86.c). */
 static __attribute__((unused)) void
 vif_stat_vertical_8x2(uint16_t *const *out0, uint16_t *const *out1, const uint8_t *ref,
                       ptrdiff_t ref_stride, const uint8_t *dis, ptrdiff_t dis_stride, unsigned w,
-                      unsigned h, unsigned i, unsigned mu_shift, unsigned sq_shift)
+                      unsigned h, unsigned i, unsigned mu_shift, unsigned sq_shift,
+                      uint16_t *down_r, uint16_t *down_d, unsigned down_shift)
 {
-    VIF_STAT_VERTICAL_8(out0, ref, ref_stride, dis, dis_stride, w, h, i, mu_shift, sq_shift);
-    VIF_STAT_VERTICAL_8(out1, ref, ref_stride, dis, dis_stride, w, h, i + 1, mu_shift, sq_shift);
+    vif_stat_vertical_8(out0, ref, ref_stride, dis, dis_stride, w, h, i, mu_shift, sq_shift);
+    vif_stat_vertical_8(out1, ref, ref_stride, dis, dis_stride, w, h, i + 1, mu_shift, sq_shift);
+    if (down_r)
+        vif_down_vertical(down_r, down_d, ref, ref_stride, dis, dis_stride, true, w, h, i, 1,
+                          down_shift);
 }
 #ifndef VIF_STAT_VERTICAL_8X2
 #define VIF_STAT_VERTICAL_8X2 vif_stat_vertical_8x2

@@ -352,12 +352,17 @@ static void vif_stat_vertical_8_avx512(uint16_t *const *out, const uint8_t *ref,
 
 /* vif_stat_vertical_8_avx512 for rows i and i + 1 (vif_rows_8x2): the
  * samples and products of each pair of sample rows formed once, each sum in
- * vpdpwssd as in the one-row kernel. */
-static void vif_stat_vertical_8x2_avx512(uint16_t *const *out0, uint16_t *const *out1,
-                                         const uint8_t *ref, ptrdiff_t ref_stride,
-                                         const uint8_t *dis, ptrdiff_t dis_stride, unsigned w,
-                                         unsigned h, unsigned i, unsigned mu_shift,
-                                         unsigned sq_shift)
+ * vpdpwssd as in the one-row kernel. With `down`, also the low-pass into
+ * scale 1 at row i, whose 9 taps read s_4 .. s_12 (vif_tap_row(i, k, 9) is
+ * vif_tap_row(i, k + 4, 17)): pairs 2..6 with words (d_0, d_1) .. (d_8, 0),
+ * every tap below 2^15 and every sum below 255 * 2^16, as the C's. Inlined
+ * with `down` constant. */
+static inline __attribute__((always_inline)) void
+vif_stat_vertical_8x2_body(uint16_t *const *out0, uint16_t *const *out1, const uint8_t *ref,
+                           ptrdiff_t ref_stride, const uint8_t *dis, ptrdiff_t dis_stride,
+                           unsigned w, unsigned h, unsigned i, unsigned mu_shift,
+                           unsigned sq_shift, uint16_t *down_r, uint16_t *down_d,
+                           unsigned down_shift, const bool down)
 {
     const uint8_t *pr[VIF_MAX_TAPS + 1], *pd[VIF_MAX_TAPS + 1];
     uint32_t wa[(VIF_MAX_TAPS + 1) / 2], wb[(VIF_MAX_TAPS + 1) / 2], tap_sum;
@@ -368,12 +373,17 @@ static void vif_stat_vertical_8x2_avx512(uint16_t *const *out0, uint16_t *const 
         ca[p] = _mm512_set1_epi32((int)wa[p]);
         cb[p] = _mm512_set1_epi32((int)wb[p]);
     }
+    uint32_t wd[(VIF_MAX_TAPS + 1) / 2], down_sum;
+    (void)vif_tap_pair_words(wd, vif_filter_taps[1], vif_filter_width[1], &down_sum);
+    __m512i cd[(VIF_MAX_TAPS + 1) / 2];
+    for (unsigned p = 0; p < 5; p++) cd[p] = _mm512_set1_epi32((int)wd[p]);
     const __m512i flip = _mm512_set1_epi16((short)0x8000);
     const __m512i back = _mm512_set1_epi32((int)(32768u * tap_sum));
     for (unsigned j = 0; j < w; j += 16) {
         const __mmask16 m = w - j >= 16 ? 0xffff : (__mmask16)((1u << (w - j)) - 1);
         __m512i m1a = _mm512_setzero_si512(), m2a = m1a, xxa = back, yya = back, xya = back;
         __m512i m1b = m1a, m2b = m1a, xxb = back, yyb = back, xyb = back;
+        __m512i dr = m1a, dd = m1a;
         for (unsigned p = 0; p < np; p++) {
             const __m128i a = _mm_maskz_loadu_epi8(m, pr[2 * p] + j);
             const __m128i b = _mm_maskz_loadu_epi8(m, pr[2 * p + 1] + j);
@@ -396,6 +406,16 @@ static void vif_stat_vertical_8x2_avx512(uint16_t *const *out0, uint16_t *const 
             xxb = tvmaf_dpwssd512(xxb, x2, cb[p]);
             yyb = tvmaf_dpwssd512(yyb, y2, cb[p]);
             xyb = tvmaf_dpwssd512(xyb, xy, cb[p]);
+            if (down && p >= 2 && p <= 6) {
+                dr = tvmaf_dpwssd512(dr, x, cd[p - 2]);
+                dd = tvmaf_dpwssd512(dd, y, cd[p - 2]);
+            }
+        }
+        if (down) {
+            _mm256_mask_storeu_epi16(down_r + j, m,
+                                     _mm512_cvtepi32_epi16(round_shift32_16(dr, down_shift)));
+            _mm256_mask_storeu_epi16(down_d + j, m,
+                                     _mm512_cvtepi32_epi16(round_shift32_16(dd, down_shift)));
         }
         for (int r = 0; r < 2; r++) {
             uint16_t *const *out = r ? out1 : out0;
@@ -417,6 +437,21 @@ static void vif_stat_vertical_8x2_avx512(uint16_t *const *out0, uint16_t *const 
                                      _mm512_cvtepi32_epi16(_mm512_srli_epi32(sc, 16)));
         }
     }
+}
+
+static void vif_stat_vertical_8x2_avx512(uint16_t *const *out0, uint16_t *const *out1,
+                                         const uint8_t *ref, ptrdiff_t ref_stride,
+                                         const uint8_t *dis, ptrdiff_t dis_stride, unsigned w,
+                                         unsigned h, unsigned i, unsigned mu_shift,
+                                         unsigned sq_shift, uint16_t *down_r, uint16_t *down_d,
+                                         unsigned down_shift)
+{
+    if (down_r)
+        vif_stat_vertical_8x2_body(out0, out1, ref, ref_stride, dis, dis_stride, w, h, i,
+                                   mu_shift, sq_shift, down_r, down_d, down_shift, true);
+    else
+        vif_stat_vertical_8x2_body(out0, out1, ref, ref_stride, dis, dis_stride, w, h, i,
+                                   mu_shift, sq_shift, NULL, NULL, 0, false);
 }
 #define VIF_STAT_VERTICAL_8X2 vif_stat_vertical_8x2_avx512
 
@@ -1040,22 +1075,6 @@ static void vif_stat_vertical_8_avx2(uint16_t *const *out, const uint8_t *ref,
 #undef VIF_STAT_VERTICAL_8
 #define VIF_STAT_VERTICAL_8 vif_stat_vertical_8_avx2
 
-/* Two rows as two calls: a pair kernel at this width (eight columns a step,
- * so its ten sums fit the sixteen registers) measured slower than the
- * one-row kernel's sixteen columns a step. */
-static void vif_stat_vertical_8x2_avx2(uint16_t *const *out0, uint16_t *const *out1,
-                                       const uint8_t *ref, ptrdiff_t ref_stride,
-                                       const uint8_t *dis, ptrdiff_t dis_stride, unsigned w,
-                                       unsigned h, unsigned i, unsigned mu_shift,
-                                       unsigned sq_shift)
-{
-    vif_stat_vertical_8_avx2(out0, ref, ref_stride, dis, dis_stride, w, h, i, mu_shift,
-                             sq_shift);
-    vif_stat_vertical_8_avx2(out1, ref, ref_stride, dis, dis_stride, w, h, i + 1, mu_shift,
-                             sq_shift);
-}
-#undef VIF_STAT_VERTICAL_8X2
-#define VIF_STAT_VERTICAL_8X2 vif_stat_vertical_8x2_avx2
 
 
 /* vif_stat_vertical_16 where every tap is below 2^15 (filters wider than 3),
@@ -1236,6 +1255,28 @@ static void vif_down_vertical_avx2(uint16_t *out_r, uint16_t *out_d, const void 
 }
 #undef VIF_DOWN_VERTICAL
 #define VIF_DOWN_VERTICAL vif_down_vertical_avx2
+
+/* Two rows and the low-pass row as calls of this level's one-row kernels:
+ * a pair kernel at this width (eight columns a step, so that its ten sums
+ * fit the sixteen registers) measured slower than the one-row kernel's
+ * sixteen columns a step. */
+static void vif_stat_vertical_8x2_avx2(uint16_t *const *out0, uint16_t *const *out1,
+                                       const uint8_t *ref, ptrdiff_t ref_stride,
+                                       const uint8_t *dis, ptrdiff_t dis_stride, unsigned w,
+                                       unsigned h, unsigned i, unsigned mu_shift,
+                                       unsigned sq_shift, uint16_t *down_r, uint16_t *down_d,
+                                       unsigned down_shift)
+{
+    vif_stat_vertical_8_avx2(out0, ref, ref_stride, dis, dis_stride, w, h, i, mu_shift,
+                             sq_shift);
+    vif_stat_vertical_8_avx2(out1, ref, ref_stride, dis, dis_stride, w, h, i + 1, mu_shift,
+                             sq_shift);
+    if (down_r)
+        vif_down_vertical_avx2(down_r, down_d, ref, ref_stride, dis, dis_stride, true, w, h, i,
+                               1, down_shift);
+}
+#undef VIF_STAT_VERTICAL_8X2
+#define VIF_STAT_VERTICAL_8X2 vif_stat_vertical_8x2_avx2
 
 /* 8 outputs a step: the even samples are the low halves of 32-bit lanes
  * (one sample past the C's last, inside the row's right padding) */
