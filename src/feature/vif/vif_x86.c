@@ -192,8 +192,10 @@ static inline __m512i load_u16x16(const uint16_t *p, __mmask16 m)
 
 /* vif_filter_rows, 32 columns a step with vpmaddwd: the AVX2 form's
  * arithmetic (vif_filter_rows_madd_avx2 below), the results of the unpacks
- * put back in column order with one two-source permute each. Lanes past n
- * read nothing and are ignored by the statistic. */
+ * put back in column order with one two-source permute each. The block's
+ * samples (n + fw - 1 of each row) are first copied with their top bit
+ * flipped, once, rather than flipped at each of the fw loads that read
+ * them. Lanes past n read nothing and are ignored by the statistic. */
 static inline __attribute__((always_inline)) void
 vif_filter_rows_madd_avx512(uint32_t (*acc)[VIF_BLOCK], uint16_t *const *row, int o, unsigned n,
                             const uint16_t *taps, unsigned fw)
@@ -204,19 +206,27 @@ vif_filter_rows_madd_avx512(uint32_t (*acc)[VIF_BLOCK], uint16_t *const *row, in
     const __m512i back = _mm512_set1_epi32((int)(uint32_t)(32768u * tap_sum));
     const __m512i first = _mm512_setr_epi64(0, 1, 8, 9, 2, 3, 10, 11);
     const __m512i second = _mm512_setr_epi64(4, 5, 12, 13, 6, 7, 14, 15);
+    /* the flipped samples: n + fw - 1 <= VIF_BLOCK + VIF_MAX_TAPS - 1 of each row */
+    _Alignas(64) uint16_t fl[VIF_N_ROWS][VIF_BLOCK + 32];
+    const unsigned len = n + fw - 1;
+    for (unsigned q = 0; q < VIF_N_ROWS; q++)
+        for (unsigned c = 0; c < len; c += 32) {
+            const __mmask32 m = len - c >= 32 ? 0xffffffffu : (__mmask32)((1u << (len - c)) - 1);
+            _mm512_mask_storeu_epi16(fl[q] + c, m, _mm512_xor_si512(
+                _mm512_maskz_loadu_epi16(m, row[q] + o + (int)c), flip));
+        }
     for (unsigned b = 0; b < n; b += 32) {
         if (n - b >= 32) {
             /* the AVX2 form's even and odd columns (vif_filter_rows_madd_avx2),
              * sixteen of each */
             for (unsigned q = 0; q < VIF_N_ROWS; q++) {
-                const uint16_t *p = row[q] + o + (int)b;
+                const uint16_t *p = fl[q] + b;
                 __m512i ev = back, od = back; /* the flips' 2^15 tap sum, added first */
                 for (unsigned t = 0; t < np; t++) {
                     const __m512i w = _mm512_set1_epi32((int)words[t]);
-                    const __m512i x0 = _mm512_xor_si512(
-                        _mm512_loadu_si512((const void *)(p + 2 * t)), flip);
-                    const __m512i x1 = 2 * t + 1 < fw ? _mm512_xor_si512(
-                        _mm512_loadu_si512((const void *)(p + 2 * t + 1)), flip)
+                    const __m512i x0 = _mm512_loadu_si512((const void *)(p + 2 * t));
+                    const __m512i x1 = 2 * t + 1 < fw
+                        ? _mm512_loadu_si512((const void *)(p + 2 * t + 1))
                         : _mm512_srli_epi32(x0, 16);
                     ev = tvmaf_dpwssd512(ev, x0, w);
                     od = tvmaf_dpwssd512(od, x1, w);
@@ -226,14 +236,14 @@ vif_filter_rows_madd_avx512(uint32_t (*acc)[VIF_BLOCK], uint16_t *const *row, in
             }
             continue;
         }
-        const __mmask32 m = n - b >= 32 ? 0xffffffffu : (__mmask32)((1u << (n - b)) - 1);
+        const __mmask32 m = (__mmask32)((1u << (n - b)) - 1);
         for (unsigned q = 0; q < VIF_N_ROWS; q++) {
-            const uint16_t *p = row[q] + o + (int)b;
+            const uint16_t *p = fl[q] + b;
             __m512i lo = _mm512_setzero_si512(), hi = _mm512_setzero_si512();
             for (unsigned t = 0; t < np; t++) {
-                const __m512i x0 = _mm512_xor_si512(_mm512_maskz_loadu_epi16(m, p + 2 * t), flip);
-                const __m512i x1 = 2 * t + 1 < fw
-                    ? _mm512_xor_si512(_mm512_maskz_loadu_epi16(m, p + 2 * t + 1), flip) : x0;
+                const __m512i x0 = _mm512_maskz_loadu_epi16(m, p + 2 * t);
+                const __m512i x1 = 2 * t + 1 < fw ? _mm512_maskz_loadu_epi16(m, p + 2 * t + 1)
+                                                  : x0;
                 const __m512i w = _mm512_set1_epi32((int)words[t]);
                 lo = tvmaf_dpwssd512(lo, _mm512_unpacklo_epi16(x0, x1), w);
                 hi = tvmaf_dpwssd512(hi, _mm512_unpackhi_epi16(x0, x1), w);
