@@ -89,21 +89,22 @@ static void pad_row(uint16_t *row, unsigned w, unsigned half)
     }
 }
 
-/* One row of scale 1 from the 8-bit samples of scale 0: the low-pass's
- * vertical pass at row 2 oi (rr, rd: padded scratch rows), then its
- * horizontal pass into the scale-1 images. */
-static void down_row_8(const VifState *s, uint16_t *rr, uint16_t *rd, bool vertical_done,
-                       const void *ref, ptrdiff_t ref_stride, const void *dis,
-                       ptrdiff_t dis_stride, unsigned oi)
+/* Row oi of scale src + 1: the low-pass's vertical pass at row 2 oi of
+ * scale src into the padded scratch rows rr, rd (unless `vertical_done`:
+ * the 8-bit pair kernel made it), then its horizontal pass at the even
+ * columns into scale src + 1's images. */
+static void down_row(const VifState *s, uint16_t *rr, uint16_t *rd, unsigned src,
+                     const void *ref, ptrdiff_t ref_stride, const void *dis,
+                     ptrdiff_t dis_stride, bool is8, unsigned oi, bool vertical_done)
 {
-    const unsigned w = s->p.w[0], h = s->p.h[0], w2 = s->p.w[1];
+    const unsigned next = src + 1, w = s->p.w[src], w2 = s->p.w[next];
     if (!vertical_done)
-        s->k.down_vertical(rr, rd, ref, ref_stride, dis, dis_stride, true, w, h, 2 * oi, 1,
-                           vif_down_shift(0, s->p.bpc));
-    pad_row(rr, w, vif_filter_width[1] / 2);
-    pad_row(rd, w, vif_filter_width[1] / 2);
-    s->k.down_horizontal(s->img[1][0] + (size_t)oi * w2, s->img[1][1] + (size_t)oi * w2, rr, rd,
-                         w2, 1);
+        s->k.down_vertical(rr, rd, ref, ref_stride, dis, dis_stride, is8, w, s->p.h[src],
+                           2 * oi, next, vif_down_shift(src, s->p.bpc));
+    pad_row(rr, w, vif_filter_width[next] / 2);
+    pad_row(rd, w, vif_filter_width[next] / 2);
+    s->k.down_horizontal(s->img[next][0] + (size_t)oi * w2, s->img[next][1] + (size_t)oi * w2,
+                         rr, rd, w2, next);
 }
 
 /* The statistic of rows [i0, i1) of one scale, added into *sums, with the
@@ -135,8 +136,8 @@ static void statistic(const VifState *s, VifSlot *sl, unsigned scale, const void
             s->k.stat_horizontal(row, w, scale, s->log2_table, s->p.gain_limit, sums);
             s->k.stat_horizontal(row2, w, scale, s->log2_table, s->p.gain_limit, sums);
             if (dn)
-                down_row_8(s, sl->drow[0], sl->drow[1], true, ref, ref_stride, dis, dis_stride,
-                           i / 2);
+                down_row(s, sl->drow[0], sl->drow[1], 0, ref, ref_stride, dis, dis_stride, true,
+                         i / 2, true);
         }
     }
     for (; i < i1; i++) {
@@ -149,8 +150,8 @@ static void statistic(const VifState *s, VifSlot *sl, unsigned scale, const void
         for (unsigned q = 0; q < VIF_N_ROWS; q++) pad_row(row[q], w, half);
         s->k.stat_horizontal(row, w, scale, s->log2_table, s->p.gain_limit, sums);
         if (down && !(i & 1) && i / 2 < s->p.h[1])
-            down_row_8(s, sl->drow[0], sl->drow[1], false, ref, ref_stride, dis, dis_stride,
-                       i / 2);
+            down_row(s, sl->drow[0], sl->drow[1], 0, ref, ref_stride, dis, dis_stride, true,
+                     i / 2, false);
     }
 }
 
@@ -161,20 +162,9 @@ static void downsample(const VifState *s, uint16_t *const *row, unsigned src, co
                        ptrdiff_t ref_stride, const void *dis, ptrdiff_t dis_stride, bool is8,
                        unsigned o0, unsigned o1)
 {
-    const unsigned next = src + 1;
-    const unsigned w = s->p.w[src], h = s->p.h[src];
-    const unsigned w2 = s->p.w[next];
-    const unsigned half = vif_filter_width[next] / 2;
-    const unsigned shift = vif_down_shift(src, s->p.bpc);
-    uint16_t *rr = row[VIF_MU1], *rd = row[VIF_MU2];
-    uint16_t *out_r = s->img[next][0], *out_d = s->img[next][1];
-    for (unsigned oi = o0; oi < o1; oi++) {
-        s->k.down_vertical(rr, rd, ref, ref_stride, dis, dis_stride, is8, w, h, 2 * oi, next,
-                           shift);
-        pad_row(rr, w, half);
-        pad_row(rd, w, half);
-        s->k.down_horizontal(out_r + (size_t)oi * w2, out_d + (size_t)oi * w2, rr, rd, w2, next);
-    }
+    for (unsigned oi = o0; oi < o1; oi++)
+        down_row(s, row[VIF_MU1], row[VIF_MU2], src, ref, ref_stride, dis, dis_stride, is8, oi,
+                 false);
 }
 
 /* One scale's work as team items (core/team.h): bands of the statistic's
