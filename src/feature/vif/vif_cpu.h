@@ -36,6 +36,29 @@
 enum { VIF_MU1, VIF_MU2, VIF_XX_LO, VIF_XX_HI, VIF_YY_LO, VIF_YY_HI, VIF_XY_LO, VIF_XY_HI,
        VIF_N_ROWS };
 
+/*
+ * The horizontal pass hands the statistic each low-half row's sums plus
+ * VIF_MOMENT_HALF, the rounding term of the moment's final >> 16
+ * (vif_pixel_ref's (xx + 2^15) >> 16), so the vector statistic takes a moment
+ * as hi + (lo >> 16) with no carry to form: the 32-bit halves' sum plus the
+ * term is the same integer. It fits 32 bits: a low-half sum is at most
+ * 65536 * 65535 = 2^32 - 2^16 (the taps sum to 2^16). Every level's
+ * VIF_FILTER_ROWS adds it and its VIF_PIXELS takes it.
+ */
+#define VIF_MOMENT_HALF 32768u
+static inline __attribute__((unused)) bool vif_low_half_row(unsigned q)
+{
+    return q == VIF_XX_LO || q == VIF_YY_LO || q == VIF_XY_LO;
+}
+
+/* The moment of column b before its >> 16, from the halves' sums (the low
+ * one carrying VIF_MOMENT_HALF). */
+static inline __attribute__((unused)) uint64_t
+vif_moment_at(uint32_t (*acc)[VIF_BLOCK], unsigned lo, unsigned b)
+{
+    return acc[lo][b] - VIF_MOMENT_HALF + ((uint64_t)acc[lo + 1][b] << 16);
+}
+
 typedef struct VifKernels {
     /* statistic, vertical pass of output row i into rows out[VIF_N_ROWS][0..w):
      * 8-bit samples (scale 0 of 8-bit input) */
@@ -206,8 +229,13 @@ static inline __attribute__((always_inline, unused)) void
 vif_filter_rows(uint32_t (*acc)[VIF_BLOCK], uint16_t *const *row, int o, unsigned n,
                 const uint16_t *taps, unsigned fw)
 {
-    for (unsigned q = 0; q < VIF_N_ROWS; q++) vif_filter_row(acc[q], row[q] + o, n, taps, fw);
+    for (unsigned q = 0; q < VIF_N_ROWS; q++) {
+        vif_filter_row(acc[q], row[q] + o, n, taps, fw);
+        if (vif_low_half_row(q))
+            for (unsigned b = 0; b < n; b++) acc[q][b] += VIF_MOMENT_HALF;
+    }
 }
+
 
 /* vif_pixel over the n positions of one block of horizontal-pass sums. A
  * level may define VIF_PIXELS to a vector version of this loop before
@@ -218,10 +246,9 @@ vif_pixels(VifSums *row, uint32_t (*acc)[VIF_BLOCK], unsigned n, const uint16_t 
            double gain_limit)
 {
     for (unsigned b = 0; b < n; b++) {
-        const uint64_t xx = acc[VIF_XX_LO][b] + ((uint64_t)acc[VIF_XX_HI][b] << 16);
-        const uint64_t yy = acc[VIF_YY_LO][b] + ((uint64_t)acc[VIF_YY_HI][b] << 16);
-        const uint64_t xy = acc[VIF_XY_LO][b] + ((uint64_t)acc[VIF_XY_HI][b] << 16);
-        vif_pixel(row, acc[VIF_MU1][b], acc[VIF_MU2][b], xx, yy, xy, log2_table, gain_limit);
+        vif_pixel(row, acc[VIF_MU1][b], acc[VIF_MU2][b], vif_moment_at(acc, VIF_XX_LO, b),
+                  vif_moment_at(acc, VIF_YY_LO, b), vif_moment_at(acc, VIF_XY_LO, b), log2_table,
+                  gain_limit);
     }
 }
 #ifndef VIF_PIXELS

@@ -92,16 +92,12 @@ static inline __m512i mul_round32_16(__m512i a, __m512i b)
     return _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64(even, 32), odd);
 }
 
-/* (lo + 2^16 hi + 2^15) >> 16, low 32 bits, sixteen lanes from b: the sum
- * taken as hi + (lo >> 16) + (((lo & 0xffff) + 2^15) >> 16), which is the
- * same integer and needs no 33rd bit */
+/* (lo + 2^16 hi + 2^15) >> 16, low 32 bits, sixteen lanes from b: lo's sums
+ * already carry the 2^15 (VIF_MOMENT_HALF), so it is hi + (lo >> 16) */
 static inline __m512i moment_16(const uint32_t *lo, const uint32_t *hi, __mmask16 m)
 {
     const __m512i l = _mm512_maskz_loadu_epi32(m, lo), h = _mm512_maskz_loadu_epi32(m, hi);
-    const __m512i r = _mm512_srli_epi32(
-        _mm512_add_epi32(_mm512_and_si512(l, _mm512_set1_epi32(0xffff)),
-                         _mm512_set1_epi32(0x8000)), 16);
-    return _mm512_add_epi32(_mm512_add_epi32(h, _mm512_srli_epi32(l, 16)), r);
+    return _mm512_add_epi32(h, _mm512_srli_epi32(l, 16));
 }
 
 static inline __m256i half_256(__m512i v, int h)
@@ -203,7 +199,9 @@ vif_filter_rows_madd_avx512(uint32_t (*acc)[VIF_BLOCK], uint16_t *const *row, in
     uint32_t words[(VIF_MAX_TAPS + 1) / 2], tap_sum;
     const unsigned np = vif_tap_pair_words(words, taps, fw, &tap_sum);
     const __m512i flip = _mm512_set1_epi16((short)0x8000);
+    /* and VIF_MOMENT_HALF on the low-half rows */
     const __m512i back = _mm512_set1_epi32((int)(uint32_t)(32768u * tap_sum));
+    const __m512i back_lo = _mm512_set1_epi32((int)(uint32_t)(32768u * tap_sum + VIF_MOMENT_HALF));
     const __m512i first = _mm512_setr_epi64(0, 1, 8, 9, 2, 3, 10, 11);
     const __m512i second = _mm512_setr_epi64(4, 5, 12, 13, 6, 7, 14, 15);
     /* the flipped samples: n + fw - 1 <= VIF_BLOCK + VIF_MAX_TAPS - 1 of each row */
@@ -221,7 +219,9 @@ vif_filter_rows_madd_avx512(uint32_t (*acc)[VIF_BLOCK], uint16_t *const *row, in
              * sixteen of each */
             for (unsigned q = 0; q < VIF_N_ROWS; q++) {
                 const uint16_t *p = fl[q] + b;
-                __m512i ev = back, od = back; /* the flips' 2^15 tap sum, added first */
+                /* the flips' 2^15 tap sum (and the half), added first */
+                const __m512i start = vif_low_half_row(q) ? back_lo : back;
+                __m512i ev = start, od = start;
                 for (unsigned t = 0; t < np; t++) {
                     const __m512i w = _mm512_set1_epi32((int)words[t]);
                     const __m512i x0 = _mm512_loadu_si512((const void *)(p + 2 * t));
@@ -239,6 +239,7 @@ vif_filter_rows_madd_avx512(uint32_t (*acc)[VIF_BLOCK], uint16_t *const *row, in
         const __mmask32 m = (__mmask32)((1u << (n - b)) - 1);
         for (unsigned q = 0; q < VIF_N_ROWS; q++) {
             const uint16_t *p = fl[q] + b;
+            const __m512i start = vif_low_half_row(q) ? back_lo : back;
             __m512i lo = _mm512_setzero_si512(), hi = _mm512_setzero_si512();
             for (unsigned t = 0; t < np; t++) {
                 const __m512i x0 = _mm512_maskz_loadu_epi16(m, p + 2 * t);
@@ -249,10 +250,10 @@ vif_filter_rows_madd_avx512(uint32_t (*acc)[VIF_BLOCK], uint16_t *const *row, in
                 hi = tvmaf_dpwssd512(hi, _mm512_unpackhi_epi16(x0, x1), w);
             }
             _mm512_storeu_si512(acc[q] + b,
-                                _mm512_add_epi32(_mm512_permutex2var_epi64(lo, first, hi), back));
+                                _mm512_add_epi32(_mm512_permutex2var_epi64(lo, first, hi), start));
             if (n - b > 16)
                 _mm512_storeu_si512(acc[q] + b + 16, _mm512_add_epi32(
-                    _mm512_permutex2var_epi64(lo, second, hi), back));
+                    _mm512_permutex2var_epi64(lo, second, hi), start));
         }
     }
 }
@@ -270,6 +271,7 @@ vif_filter_rows_mullo_avx512(uint32_t (*acc)[VIF_BLOCK], uint16_t *const *row, i
         for (unsigned q = 0; q < VIF_N_ROWS; q++) {
             const uint16_t *p = row[q] + o + (int)b;
             __m512i a = _mm512_mullo_epi32(_mm512_set1_epi32(taps[half]), load_u16x16(p + half, m));
+            if (vif_low_half_row(q)) a = _mm512_add_epi32(a, _mm512_set1_epi32(VIF_MOMENT_HALF));
             for (unsigned k = 0; k < half; k++)
                 a = _mm512_add_epi32(a, _mm512_mullo_epi32(_mm512_set1_epi32(taps[k]),
                                                            _mm512_add_epi32(load_u16x16(p + k, m),
@@ -747,10 +749,7 @@ static inline __m256i moment_8x32(const uint32_t *lo, const uint32_t *hi)
 {
     const __m256i l = _mm256_loadu_si256((const __m256i *)lo);
     const __m256i h = _mm256_loadu_si256((const __m256i *)hi);
-    const __m256i r = _mm256_srli_epi32(
-        _mm256_add_epi32(_mm256_and_si256(l, _mm256_set1_epi32(0xffff)),
-                         _mm256_set1_epi32(0x8000)), 16);
-    return _mm256_add_epi32(_mm256_add_epi32(h, _mm256_srli_epi32(l, 16)), r);
+    return _mm256_add_epi32(h, _mm256_srli_epi32(l, 16));
 }
 
 /* four int32 lanes sign-extended to int64 (a mask stays a mask) */
@@ -845,12 +844,10 @@ static void vif_pixels_avx2(VifSums *row, uint32_t (*acc)[VIF_BLOCK], unsigned n
     _mm256_storeu_si256((__m256i *)dlanes, den_log);
     for (int k = 0; k < 8; k++) row->den_log += dlanes[k];
     row->den_lin += den_lin;
-    for (unsigned b = n8; b < n; b++) {
-        const uint64_t xx = acc[VIF_XX_LO][b] + ((uint64_t)acc[VIF_XX_HI][b] << 16);
-        const uint64_t yy = acc[VIF_YY_LO][b] + ((uint64_t)acc[VIF_YY_HI][b] << 16);
-        const uint64_t xy = acc[VIF_XY_LO][b] + ((uint64_t)acc[VIF_XY_HI][b] << 16);
-        vif_pixel(row, acc[VIF_MU1][b], acc[VIF_MU2][b], xx, yy, xy, log2_table, gain_limit);
-    }
+    for (unsigned b = n8; b < n; b++)
+        vif_pixel(row, acc[VIF_MU1][b], acc[VIF_MU2][b], vif_moment_at(acc, VIF_XX_LO, b),
+                  vif_moment_at(acc, VIF_YY_LO, b), vif_moment_at(acc, VIF_XY_LO, b), log2_table,
+                  gain_limit);
 }
 #define VIF_PIXELS vif_pixels_avx2
 
@@ -879,10 +876,12 @@ vif_filter_rows_madd_avx2(uint32_t (*acc)[VIF_BLOCK], uint16_t *const *row, int 
     uint32_t words[(VIF_MAX_TAPS + 1) / 2], tap_sum;
     const unsigned np = vif_tap_pair_words(words, taps, fw, &tap_sum);
     const __m256i flip = _mm256_set1_epi16((short)0x8000);
-    const __m256i back = _mm256_set1_epi32((int)(uint32_t)(32768u * tap_sum));
     const unsigned half = fw / 2, n16 = n & ~15u;
     for (unsigned q = 0; q < VIF_N_ROWS; q++) {
         const uint16_t *p = row[q] + o;
+        /* and VIF_MOMENT_HALF on the low-half rows */
+        const uint32_t bias = vif_low_half_row(q) ? VIF_MOMENT_HALF : 0;
+        const __m256i back = _mm256_set1_epi32((int)(uint32_t)(32768u * tap_sum + bias));
         for (unsigned b = 0; b < n16; b += 16) {
             /* even columns b + 2i from the loads at 2t, odd ones from 2t + 1;
              * an odd last tap's odd columns take the high words of the load
@@ -901,8 +900,8 @@ vif_filter_rows_madd_avx2(uint32_t (*acc)[VIF_BLOCK], uint16_t *const *row, int 
             _mm256_storeu_si256((__m256i *)(acc[q] + b), _mm256_add_epi32(ev, back));
             _mm256_storeu_si256((__m256i *)(acc[q] + b + 8), _mm256_add_epi32(od, back));
         }
-        for (unsigned b = n16; b < n; b++) { /* vif_filter_row's integers */
-            uint32_t a = (uint32_t)taps[half] * p[b + half];
+        for (unsigned b = n16; b < n; b++) { /* vif_filter_rows' integers */
+            uint32_t a = (uint32_t)taps[half] * p[b + half] + bias;
             for (unsigned k = 0; k < half; k++)
                 a += (uint32_t)taps[k] * ((uint32_t)p[b + k] + p[b + fw - 1 - k]);
             acc[q][b] = a;
@@ -912,7 +911,7 @@ vif_filter_rows_madd_avx2(uint32_t (*acc)[VIF_BLOCK], uint16_t *const *row, int 
 
 /* vif_filter_rows, 8 columns a step, the symmetric taps' samples added first
  * as the C does (the same integers); inlined with a constant fw. The last
- * n % 8 columns as the C row computes them. */
+ * n % 8 columns as the C rows compute them. */
 static inline __attribute__((always_inline)) void
 vif_filter_rows_mullo_avx2(uint32_t (*acc)[VIF_BLOCK], uint16_t *const *row, int o, unsigned n,
                      const uint16_t *taps, unsigned fw)
@@ -920,9 +919,11 @@ vif_filter_rows_mullo_avx2(uint32_t (*acc)[VIF_BLOCK], uint16_t *const *row, int
     const unsigned half = fw / 2, n8 = n & ~7u;
     for (unsigned q = 0; q < VIF_N_ROWS; q++) {
         const uint16_t *p = row[q] + o;
+        const uint32_t bias = vif_low_half_row(q) ? VIF_MOMENT_HALF : 0;
         for (unsigned b = 0; b < n8; b += 8) {
-            __m256i a = _mm256_mullo_epi32(_mm256_set1_epi32(taps[half]),
-                                           load_u16x8_(p + b + half));
+            __m256i a = _mm256_add_epi32(
+                _mm256_mullo_epi32(_mm256_set1_epi32(taps[half]), load_u16x8_(p + b + half)),
+                _mm256_set1_epi32((int)bias));
             for (unsigned k = 0; k < half; k++)
                 a = _mm256_add_epi32(
                     a, _mm256_mullo_epi32(_mm256_set1_epi32(taps[k]),
@@ -930,8 +931,8 @@ vif_filter_rows_mullo_avx2(uint32_t (*acc)[VIF_BLOCK], uint16_t *const *row, int
                                                            load_u16x8_(p + b + fw - 1 - k))));
             _mm256_storeu_si256((__m256i *)(acc[q] + b), a);
         }
-        for (unsigned b = n8; b < n; b++) { /* vif_filter_row's integers */
-            uint32_t a = (uint32_t)taps[half] * p[b + half];
+        for (unsigned b = n8; b < n; b++) { /* vif_filter_rows' integers */
+            uint32_t a = (uint32_t)taps[half] * p[b + half] + bias;
             for (unsigned k = 0; k < half; k++)
                 a += (uint32_t)taps[k] * ((uint32_t)p[b + k] + p[b + fw - 1 - k]);
             acc[q][b] = a;
