@@ -56,15 +56,22 @@ static inline unsigned vif_rows_8x2(const uint8_t **pr, const uint8_t **pd, uint
 #include <immintrin.h>
 #include "feature/common/x86_avx512.h"
 
+/* The address the leading 16 bits v of a value index: entry v - 2^15 of
+ * the table (v in [2^15, 2^16)), so the gathers need no subtraction. Only
+ * used as a gather base, whose masked-off lanes read nothing. */
+static inline const void *log2_base(const uint16_t *table)
+{
+    return (const void *)((uintptr_t)table - VIF_LOG2_TABLE_LEN * sizeof *table);
+}
+
 /* 2048 log2(v) of eight 64-bit v >= 2^15 (vif_log2_32 / vif_log2_64): the
  * leading 16 bits index the table, 2048 per dropped bit. The gather reads 32
  * bits at each 16-bit entry: the table has one entry of padding. */
 static inline __m512i log2_8(const uint16_t *table, __m512i v, __mmask8 m)
 {
     const __m512i k = _mm512_sub_epi64(_mm512_set1_epi64(48), _mm512_lzcnt_epi64(v));
-    const __m512i idx = _mm512_sub_epi64(_mm512_srlv_epi64(v, k),
-                                         _mm512_set1_epi64(VIF_LOG2_TABLE_LEN));
-    const __m256i t = _mm512_mask_i64gather_epi32(_mm256_setzero_si256(), m, idx, table, 2);
+    const __m256i t = _mm512_mask_i64gather_epi32(_mm256_setzero_si256(), m,
+                                                  _mm512_srlv_epi64(v, k), log2_base(table), 2);
     const __m512i e = _mm512_cvtepu16_epi64(_mm256_cvtepi32_epi16(t));
     return _mm512_add_epi64(e, _mm512_slli_epi64(k, 11));
 }
@@ -73,23 +80,23 @@ static inline __m512i log2_8(const uint16_t *table, __m512i v, __mmask8 m)
 static inline __m512i log2_16(const uint16_t *table, __m512i v, __mmask16 m)
 {
     const __m512i k = _mm512_sub_epi32(_mm512_set1_epi32(16), _mm512_lzcnt_epi32(v));
-    const __m512i idx = _mm512_sub_epi32(_mm512_srlv_epi32(v, k),
-                                         _mm512_set1_epi32(VIF_LOG2_TABLE_LEN));
-    const __m512i t = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), m, idx, table, 2);
+    const __m512i t = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), m,
+                                                  _mm512_srlv_epi32(v, k), log2_base(table), 2);
     return _mm512_add_epi32(_mm512_and_si512(t, _mm512_set1_epi32(0xffff)),
                             _mm512_slli_epi32(k, 11));
 }
 
 /* (a b + 2^31) >> 32 of sixteen uint32 pairs: even lanes' products in the
- * 64-bit lanes as they are, odd lanes' from the high halves, whose results
- * already sit in the odd 32-bit lanes */
+ * 64-bit lanes as they are, odd lanes' from the high halves; each result is
+ * a product's high half, already in place for the odd lanes, moved down one
+ * lane for the even ones */
 static inline __m512i mul_round32_16(__m512i a, __m512i b)
 {
     const __m512i half = _mm512_set1_epi64(0x80000000ll);
     const __m512i even = _mm512_add_epi64(_mm512_mul_epu32(a, b), half);
     const __m512i odd = _mm512_add_epi64(
         _mm512_mul_epu32(_mm512_srli_epi64(a, 32), _mm512_srli_epi64(b, 32)), half);
-    return _mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64(even, 32), odd);
+    return _mm512_mask_shuffle_epi32(odd, 0x5555, even, _MM_PERM_DDBB);
 }
 
 /* (lo + 2^16 hi + 2^15) >> 16, low 32 bits, sixteen lanes from b: lo's sums
