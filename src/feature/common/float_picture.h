@@ -81,6 +81,21 @@ TVMAF_HD uint64_t fpic_units_add(uint64_t a, uint64_t b, uint64_t limit)
     return s > limit ? limit : s;
 }
 
+/* A partial total of any size below 2^64 (a chunk's or a row's integer sum)
+ * added into a running total saturated at FPIC_UNITS_EXACT. */
+TVMAF_HD uint64_t fpic_units_merge(uint64_t total, uint64_t part)
+{
+    return fpic_units_add(total, part < FPIC_UNITS_EXACT ? part : FPIC_UNITS_EXACT,
+                          FPIC_UNITS_EXACT);
+}
+
+/* Columns the CPU row passes sum in one integer, so that the compiler can
+ * use vector lanes and no chunk's sum wraps: 8-bit terms (samples, squares,
+ * squared differences) are below 2^16, so FPIC_CHUNK8 of them fit 32 bits;
+ * unit counts are below 2^48, so FPIC_CHUNK16 of them fit 63 bits. */
+#define FPIC_CHUNK8 65536u
+#define FPIC_CHUNK16 32768u
+
 #if !defined(TVMAF_FP64_FREE)
 /* The double of a total below 2^53 units of 2^-q: exact. */
 TVMAF_HD double fpic_units_value(uint64_t u, unsigned q)

@@ -48,17 +48,14 @@ static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
  * exact integer totals, as float_psnr's noise ("Exact double sums",
  * common/float_picture.h): each term is a whole number of units, so below
  * 2^53 units the doubles equal the totals whatever the order. The totals are
- * summed in integers a chunk of columns at a time (vector lanes, no chunk's
- * sum wrapping), saturated at 2^53; fmoment_finish turns them into the
+ * summed in integers a chunk of columns at a time (FPIC_CHUNK8,
+ * FPIC_CHUNK16), saturated at 2^53; fmoment_finish turns them into the
  * doubles, or runs the raster-order loop where one saturated.
  */
-#define CHUNK8 65536u  /* 8-bit samples and squares below 2^16: 32-bit chunk sums */
-#define CHUNK16 32768u /* a unit count below 2^48: 63-bit chunk sums */
-
 static void units8(const uint8_t *p, unsigned w, uint64_t u[2])
 {
-    for (unsigned j0 = 0; j0 < w; j0 += CHUNK8) {
-        const unsigned n = w - j0 < CHUNK8 ? w - j0 : CHUNK8;
+    for (unsigned j0 = 0; j0 < w; j0 += FPIC_CHUNK8) {
+        const unsigned n = w - j0 < FPIC_CHUNK8 ? w - j0 : FPIC_CHUNK8;
         uint32_t s1 = 0, s2 = 0;
         for (unsigned j = 0; j < n; j++) {
             const uint32_t v = p[j0 + j];
@@ -73,18 +70,16 @@ static void units8(const uint8_t *p, unsigned w, uint64_t u[2])
 static void units16(const uint16_t *p, unsigned w, float divisor, unsigned q1, unsigned q2,
                     uint64_t u[2])
 {
-    for (unsigned j0 = 0; j0 < w; j0 += CHUNK16) {
-        const unsigned n = w - j0 < CHUNK16 ? w - j0 : CHUNK16;
+    for (unsigned j0 = 0; j0 < w; j0 += FPIC_CHUNK16) {
+        const unsigned n = w - j0 < FPIC_CHUNK16 ? w - j0 : FPIC_CHUNK16;
         uint64_t s1 = 0, s2 = 0;
         for (unsigned j = 0; j < n; j++) {
             const float v = float_pic_sample16(p[j0 + j], divisor, 0);
             s1 += fpic_units(v, q1);
             s2 += fpic_units(v * v, q2);
         }
-        u[0] = fpic_units_add(u[0], s1 < FPIC_UNITS_EXACT ? s1 : FPIC_UNITS_EXACT,
-                              FPIC_UNITS_EXACT);
-        u[1] = fpic_units_add(u[1], s2 < FPIC_UNITS_EXACT ? s2 : FPIC_UNITS_EXACT,
-                              FPIC_UNITS_EXACT);
+        u[0] = fpic_units_merge(u[0], s1);
+        u[1] = fpic_units_merge(u[1], s2);
     }
 }
 
@@ -98,9 +93,7 @@ static FMomentSums picture_sums(const TvmafPicture *pic, float divisor)
         uint64_t u[2] = { 0, 0 };
         if (bpc == 8) units8(row, w, u);
         else units16((const uint16_t *)(const void *)row, w, divisor, q1, q2, u);
-        for (int k = 0; k < 2; k++)
-            total[k] = fpic_units_add(total[k], u[k] < FPIC_UNITS_EXACT ? u[k] : FPIC_UNITS_EXACT,
-                                      FPIC_UNITS_EXACT);
+        for (int k = 0; k < 2; k++) total[k] = fpic_units_merge(total[k], u[k]);
     }
     return fmoment_finish(total, FPIC_UNITS_EXACT, pic->data[0], pic->stride[0], w, h, bpc,
                           divisor);

@@ -42,20 +42,17 @@ static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
  * term is a whole number of units of 2^-q, so while the total stays below
  * 2^53 units no partial sum of the double accumulation rounds and the double
  * equals the total, whatever the order. The total is summed here in integers,
- * a chunk of columns at a time (so that the compiler can use vector lanes, no
- * chunk's sum wrapping), saturated at 2^53; fpsnr_finish turns it into the
- * double, or runs the raster-order loop where it saturated (16-bit content of
- * extreme values at very large sizes; an 8-bit picture's squares are whole
- * units, so it would need more than 2^37 pixels).
+ * a chunk of columns at a time (FPIC_CHUNK8, FPIC_CHUNK16), saturated at
+ * 2^53; fpsnr_finish turns it into the double, or runs the raster-order
+ * loop where it saturated (16-bit content of extreme values at very large
+ * sizes; an 8-bit picture's squares are whole units, so it would need more
+ * than 2^37 pixels).
  */
-#define CHUNK8 65536u  /* 8-bit squares are below 2^16: a chunk's sum fits 32 bits */
-#define CHUNK16 32768u /* a unit count is below 2^48: a chunk's sum fits 63 bits */
-
 static uint64_t units8(const uint8_t *r, const uint8_t *d, unsigned w)
 {
     uint64_t total = 0;
-    for (unsigned j0 = 0; j0 < w; j0 += CHUNK8) {
-        const unsigned n = w - j0 < CHUNK8 ? w - j0 : CHUNK8;
+    for (unsigned j0 = 0; j0 < w; j0 += FPIC_CHUNK8) {
+        const unsigned n = w - j0 < FPIC_CHUNK8 ? w - j0 : FPIC_CHUNK8;
         uint32_t acc = 0;
         for (unsigned j = 0; j < n; j++) {
             const int32_t e = (int32_t)r[j0 + j] - d[j0 + j];
@@ -70,12 +67,11 @@ static uint64_t units16(const uint16_t *r, const uint16_t *d, unsigned w, float 
                         unsigned q)
 {
     uint64_t total = 0;
-    for (unsigned j0 = 0; j0 < w; j0 += CHUNK16) {
-        const unsigned n = w - j0 < CHUNK16 ? w - j0 : CHUNK16;
+    for (unsigned j0 = 0; j0 < w; j0 += FPIC_CHUNK16) {
+        const unsigned n = w - j0 < FPIC_CHUNK16 ? w - j0 : FPIC_CHUNK16;
         uint64_t acc = 0;
         for (unsigned j = 0; j < n; j++) acc += fpic_units(fpsnr_se16(r[j0 + j], d[j0 + j], divisor), q);
-        total = fpic_units_add(total, acc < FPIC_UNITS_EXACT ? acc : FPIC_UNITS_EXACT,
-                               FPIC_UNITS_EXACT);
+        total = fpic_units_merge(total, acc);
     }
     return total;
 }
@@ -91,8 +87,7 @@ static double plane_noise(const TvmafPicture *ref, const TvmafPicture *dis, floa
         const uint64_t row = bpc == 8 ? units8(r, d, w)
                                       : units16((const uint16_t *)(const void *)r,
                                                 (const uint16_t *)(const void *)d, w, divisor, q);
-        total = fpic_units_add(total, row < FPIC_UNITS_EXACT ? row : FPIC_UNITS_EXACT,
-                               FPIC_UNITS_EXACT);
+        total = fpic_units_merge(total, row);
     }
     return fpsnr_finish(total, FPIC_UNITS_EXACT, ref->data[0], dis->data[0], ref->stride[0],
                         dis->stride[0], w, h, bpc, divisor);
