@@ -48,7 +48,7 @@
  * arithmetic defines, the same pipeline as speed_chroma's.
  */
 #include <errno.h>
-#include <stdatomic.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -66,11 +66,13 @@
 #define DEFAULT_NN_FLOOR 0.0
 #define DEFAULT_MAX_VAL 1000.0
 
-static atomic_int singular_noted[2];
-
-static void note_singular(int which, const char *name, unsigned index)
+/* The reference's warning, once per stream: speed_temporal's frames come in
+ * order, so it goes out at the first; speed_chroma's are scored by several
+ * workers in any order, so each instance keeps its first frame and the
+ * stream's first (the least) is named at the end (chroma_flush), the same
+ * whatever the threads. */
+static void warn_singular(const char *name, unsigned index)
 {
-    if (atomic_exchange(&singular_noted[which], 1)) return;
     fprintf(stderr, "tvmaf WARNING %s: covariance matrix is singular (first at frame %u; "
             "a flat image or too few 5x5 block placements; such an image's variances "
             "are 0)\n", name, index);
@@ -212,6 +214,8 @@ int tvmaf_speed_chroma_setup(SpeedChromaParams *s, const TvmafVideoInfo *vi, int
     s->bpc = vi->bpc;
     s->pw = (int)pw[1];
     s->ph = (int)ph[1];
+    s->first_singular = UINT_MAX;
+    s->singular_warned = false;
     const int sub_x = vi->pix_fmt != TVMAF_PIX_FMT_YUV444P;
     const int sub_y = vi->pix_fmt == TVMAF_PIX_FMT_YUV420P;
     return start_pipeline(&s->pl, "speed_chroma", &prm, vi, "chroma", s->pw, s->ph, sub_x, sub_y,
@@ -225,10 +229,10 @@ static double clip(float score, double limit)
     return (double)score < limit ? (double)score : limit;
 }
 
-int tvmaf_speed_chroma_report(const SpeedChromaParams *s, float u, int su, float v, int sv,
+int tvmaf_speed_chroma_report(SpeedChromaParams *s, float u, int su, float v, int sv,
                               unsigned index, TvmafSink *sink)
 {
-    if (su || sv) note_singular(0, "speed_chroma", index);
+    if ((su || sv) && index < s->first_singular) s->first_singular = index;
     float uv;
     if (su && !sv) uv = v;
     else if (sv && !su) uv = u;
@@ -292,6 +296,30 @@ static int chroma_extract(void *priv, const TvmafPicture *ref, const TvmafPictur
     return tvmaf_speed_chroma_report(&s->p, u, su, v, sv, index, sink);
 }
 
+/* merge and flush receive the state every instance begins with, the CPU's
+ * (SpeedChroma) or a twin's (speed_plan.c): its SpeedChromaParams. An
+ * instance whose warning went out (a flushed context appended to another)
+ * passes nothing on. */
+static int chroma_merge(void *dst, const void *src)
+{
+    SpeedChromaParams *d = dst;
+    const SpeedChromaParams *s = src;
+    if (!s->singular_warned && s->first_singular < d->first_singular)
+        d->first_singular = s->first_singular;
+    return 0;
+}
+
+static int chroma_flush(void *priv, TvmafSink *sink)
+{
+    (void)sink;
+    SpeedChromaParams *p = priv;
+    if (p->first_singular != UINT_MAX && !p->singular_warned) {
+        warn_singular("speed_chroma", p->first_singular);
+        p->singular_warned = true;
+    }
+    return 0;
+}
+
 const TvmafExtractor tvmaf_fex_speed_chroma = {
     .name = "speed_chroma",
     .backend = TVMAF_BACKEND_CPU,
@@ -299,6 +327,8 @@ const TvmafExtractor tvmaf_fex_speed_chroma = {
     .priv_size = sizeof(SpeedChroma),
     .init = chroma_init,
     .extract = chroma_extract,
+    .merge = chroma_merge,
+    .flush = chroma_flush,
     .close = chroma_close,
     .provided_features = tvmaf_speed_chroma_provided,
 };
@@ -342,6 +372,7 @@ int tvmaf_speed_temporal_setup(SpeedTemporalParams *s, const TvmafVideoInfo *vi,
     s->w = (int)vi->w;
     s->h = (int)vi->h;
     s->n_frames = 0;
+    s->singular_warned = false;
     return start_pipeline(&s->pl, "speed_temporal", &prm, vi, "luma", s->w, s->h, 0, 0,
                           host_buffers, msg, len);
 }
@@ -353,10 +384,13 @@ int tvmaf_speed_temporal_next(SpeedTemporalParams *s, unsigned index)
     return 0;
 }
 
-int tvmaf_speed_temporal_report(const SpeedTemporalParams *s, unsigned index, float score,
+int tvmaf_speed_temporal_report(SpeedTemporalParams *s, unsigned index, float score,
                                 int singular, TvmafSink *sink)
 {
-    if (singular) note_singular(1, "speed_temporal", index);
+    if (singular && !s->singular_warned) {
+        warn_singular("speed_temporal", index);
+        s->singular_warned = true;
+    }
     return tvmaf_sink_append(sink, s->key, index, (double)score) ? -EINVAL : 0;
 }
 

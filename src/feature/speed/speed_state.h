@@ -34,6 +34,10 @@ typedef struct SpeedChromaParams {
     unsigned bpc;
     int pw, ph; /* the chroma planes */
     char key[3][SPEED_KEY_LEN];
+    /* the first frame this instance found a singular image in (UINT_MAX:
+     * none), and whether its warning went out (flush) */
+    unsigned first_singular;
+    bool singular_warned;
 } SpeedChromaParams;
 
 typedef struct SpeedTemporalParams {
@@ -52,6 +56,7 @@ typedef struct SpeedTemporalParams {
     int w, h; /* luma */
     unsigned n_frames;
     char key[SPEED_KEY_LEN];
+    bool singular_warned; /* the stream's warning went out */
 } SpeedTemporalParams;
 
 extern const TvmafOption tvmaf_speed_chroma_options[];
@@ -68,15 +73,15 @@ int tvmaf_speed_temporal_setup(SpeedTemporalParams *s, const TvmafVideoInfo *vi,
                                int host_buffers, char *msg, size_t len);
 
 /* Appends frame index's outputs: u and v the planes' scores, su / sv whether
- * one of a plane's images was singular. */
-int tvmaf_speed_chroma_report(const SpeedChromaParams *s, float u, int su, float v, int sv,
+ * one of a plane's images was singular (noted for the warning). */
+int tvmaf_speed_chroma_report(SpeedChromaParams *s, float u, int su, float v, int sv,
                               unsigned index, TvmafSink *sink);
 
 /* speed_temporal's frame order: -EINVAL unless index is the next frame. */
 int tvmaf_speed_temporal_next(SpeedTemporalParams *s, unsigned index);
 /* Appends frame index's score (0 on frame 0); singular: whether one of the
  * two images was. */
-int tvmaf_speed_temporal_report(const SpeedTemporalParams *s, unsigned index, float score,
+int tvmaf_speed_temporal_report(SpeedTemporalParams *s, unsigned index, float score,
                                 int singular, TvmafSink *sink);
 
 #endif
