@@ -65,15 +65,16 @@ static inline const void *log2_base(const uint16_t *table)
 }
 
 /* 2048 log2(v) of eight 64-bit v >= 2^15 (vif_log2_32 / vif_log2_64): the
- * leading 16 bits index the table, 2048 per dropped bit. The gather reads 32
- * bits at each 16-bit entry: the table has one entry of padding. */
+ * leading 16 bits index the table, 2048 per dropped bit. The gather reads 64
+ * bits at each 16-bit entry (the table has three entries of padding), so the
+ * entry is the lane's low 16 bits, with no lane-crossing conversion. */
 static inline __m512i log2_8(const uint16_t *table, __m512i v, __mmask8 m)
 {
     const __m512i k = _mm512_sub_epi64(_mm512_set1_epi64(48), _mm512_lzcnt_epi64(v));
-    const __m256i t = _mm512_mask_i64gather_epi32(_mm256_setzero_si256(), m,
+    const __m512i t = _mm512_mask_i64gather_epi64(_mm512_setzero_si512(), m,
                                                   _mm512_srlv_epi64(v, k), log2_base(table), 2);
-    const __m512i e = _mm512_cvtepu16_epi64(_mm256_cvtepi32_epi16(t));
-    return _mm512_add_epi64(e, _mm512_slli_epi64(k, 11));
+    return _mm512_add_epi64(_mm512_and_si512(t, _mm512_set1_epi64(0xffff)),
+                            _mm512_slli_epi64(k, 11));
 }
 
 /* 2048 log2(v) of sixteen 32-bit v >= 2^17 (vif_log2_32), as log2_8 */
@@ -114,15 +115,19 @@ static inline __m256i half_256(__m512i v, int h)
 
 /* vif_pixel sixteen pixels a step: the integers up to the variances in
  * 32-bit lanes (the C's uint32 wraps are the lanes'), the double operations
- * per pixel in two halves of eight, in the C's order. den_log's terms are
- * below 2^15 and a block has at most VIF_BLOCK pixels, so its lane sums fit
- * 32 bits. */
+ * per pixel in two halves of eight, in the C's order. A pixel's num_log term
+ * is log2(signal) - log2(noise): the first is summed in 64-bit lanes, the
+ * second apart in 32-bit lanes, as den_log's terms: each below 2^17 and a
+ * block has at most VIF_BLOCK pixels, so those lane sums fit 32 bits. The
+ * integer sums are the C's whatever the grouping. Lane-crossing conversions
+ * (one port) are kept few: that port bounds this loop. */
 static void vif_pixels_avx512(VifSums *row, uint32_t (*acc)[VIF_BLOCK], unsigned n,
                               const uint16_t *log2_table, double gain_limit)
 {
     const __m512i nsq = _mm512_set1_epi32(VIF_SIGMA_NSQ), zero = _mm512_setzero_si512();
     const __m512d eps = _mm512_set1_pd(65536 * 1.0e-10), glim = _mm512_set1_pd(gain_limit);
-    __m512i num_log = zero, den_log = zero, num_lin = zero;
+    const __m512i low32 = _mm512_set1_epi64(0xffffffffll);
+    __m512i num_log = zero, noise_log = zero, den_log = zero, num_lin = zero;
     int64_t den_lin = 0;
     for (unsigned b = 0; b < n; b += 16) {
         const __mmask16 m = n - b >= 16 ? 0xffff : (__mmask16)((1u << (n - b)) - 1);
@@ -139,8 +144,9 @@ static void vif_pixels_avx512(VifSums *row, uint32_t (*acc)[VIF_BLOCK], unsigned
         const __mmask16 lin = _mm512_mask_cmplt_epi32_mask(m, s1, nsq);
         const __mmask16 lg = m & (__mmask16)~lin;
         const __m512i s2_lin = _mm512_maskz_mov_epi32(lin, s2); /* >= 0 */
-        num_lin = _mm512_add_epi64(num_lin, _mm512_add_epi64(
-            _mm512_cvtepu32_epi64(half_256(s2_lin, 0)), _mm512_cvtepu32_epi64(half_256(s2_lin, 1))));
+        /* the even and odd 32-bit lanes, each zero-extended in place */
+        num_lin = _mm512_add_epi64(num_lin, _mm512_add_epi64(_mm512_and_si512(s2_lin, low32),
+                                                             _mm512_srli_epi64(s2_lin, 32)));
         den_lin += __builtin_popcount(lin);
         if (!lg) continue;
         /* 2048 log2(nsq + sigma1_sq) - 2048 * 17, the sum in uint32 */
@@ -170,18 +176,17 @@ static void vif_pixels_avx512(VifSums *row, uint32_t (*acc)[VIF_BLOCK], unsigned
         /* noise = sv_sq + nsq in uint32; signal = (int64)(gl^2 sigma1_sq) + noise */
         const __m512i noise = _mm512_add_epi32(
             _mm512_inserti64x4(_mm512_castsi256_si512(sv[0]), sv[1], 1), nsq);
-        const __m512i ln = log2_16(log2_table, noise, nm);
+        noise_log = _mm512_mask_add_epi32(noise_log, nm, noise_log,
+                                          log2_16(log2_table, noise, nm));
         for (int h = 0; h < 2; h++) {
             const __mmask8 mh = (__mmask8)(nm >> (8 * h));
             if (!mh) continue;
             const __m512i sig = _mm512_add_epi64(_mm512_maskz_cvttpd_epi64(mh, gain_term[h]),
                                                  _mm512_cvtepu32_epi64(half_256(noise, h)));
-            const __m512i nl = _mm512_sub_epi64(log2_8(log2_table, sig, mh),
-                                                _mm512_cvtepi32_epi64(half_256(ln, h)));
-            num_log = _mm512_mask_add_epi64(num_log, mh, num_log, nl);
+            num_log = _mm512_mask_add_epi64(num_log, mh, num_log, log2_8(log2_table, sig, mh));
         }
     }
-    row->num_log += (int64_t)tvmaf_sum_u64x8(num_log);
+    row->num_log += (int64_t)tvmaf_sum_u64x8(num_log) - _mm512_reduce_add_epi32(noise_log);
     row->den_log += _mm512_reduce_add_epi32(den_log);
     row->num_lin += (int64_t)tvmaf_sum_u64x8(num_lin);
     row->den_lin += den_lin;
