@@ -353,6 +353,9 @@ static int extract(void *priv, const TvmafPicture *ref, const TvmafPicture *dis,
     return tvmaf_vif_report(&s->p, sums, index, sink) ? -EINVAL : 0;
 }
 
+#define VIF_KERNELS_SET
+#include "feature/vif/vif_cpu.h"
+
 const VifKernels tvmaf_vif_kernels_c = VIF_KERNELS_INIT;
 
 void tvmaf_vif_dsp_init(VifKernels *c, unsigned cpu_flags)

@@ -342,28 +342,20 @@ static __attribute__((unused)) void vif_down_horizontal(uint16_t *out_r, uint16_
     }
 }
 
-/* A level may replace a whole kernel by defining its name before including
- * this header. */
+#endif /* VIF_KERNELS_IMPL */
+
+/*
+ * A set's table, for the end of the file that instantiates it (with
+ * VIF_KERNELS_SET defined), after its level's kernels: a level replaces a
+ * kernel by defining its name (VIF_STAT_VERTICAL_8, ...) to its own; the
+ * others are the C kernels. The pair kernel, unless a level has its own, is
+ * two calls of the set's one-row kernel and one of its low-pass kernel.
+ */
+#if defined(VIF_KERNELS_SET) && !defined(TVMAF_VIF_KERNELS_SET_H)
+#define TVMAF_VIF_KERNELS_SET_H
+
 #ifndef VIF_STAT_VERTICAL_8
 #define VIF_STAT_VERTICAL_8 vif_stat_vertical_8
-#endif
-
-/* Two rows (and the low-pass row) as calls of the C one-row kernels; a
- * level defines its own (vif_x86.c). */
-static __attribute__((unused)) void
-vif_stat_vertical_8x2(uint16_t *const *out0, uint16_t *const *out1, const uint8_t *ref,
-                      ptrdiff_t ref_stride, const uint8_t *dis, ptrdiff_t dis_stride, unsigned w,
-                      unsigned h, unsigned i, unsigned mu_shift, unsigned sq_shift,
-                      uint16_t *down_r, uint16_t *down_d, unsigned down_shift)
-{
-    vif_stat_vertical_8(out0, ref, ref_stride, dis, dis_stride, w, h, i, mu_shift, sq_shift);
-    vif_stat_vertical_8(out1, ref, ref_stride, dis, dis_stride, w, h, i + 1, mu_shift, sq_shift);
-    if (down_r)
-        vif_down_vertical(down_r, down_d, ref, ref_stride, dis, dis_stride, true, w, h, i, 1,
-                          down_shift);
-}
-#ifndef VIF_STAT_VERTICAL_8X2
-#define VIF_STAT_VERTICAL_8X2 vif_stat_vertical_8x2
 #endif
 #ifndef VIF_STAT_VERTICAL_16
 #define VIF_STAT_VERTICAL_16 vif_stat_vertical_16
@@ -375,8 +367,24 @@ vif_stat_vertical_8x2(uint16_t *const *out0, uint16_t *const *out1, const uint8_
 #define VIF_DOWN_HORIZONTAL vif_down_horizontal
 #endif
 
+#ifndef VIF_STAT_VERTICAL_8X2
+static void vif_stat_vertical_8x2(uint16_t *const *out0, uint16_t *const *out1,
+                                  const uint8_t *ref, ptrdiff_t ref_stride, const uint8_t *dis,
+                                  ptrdiff_t dis_stride, unsigned w, unsigned h, unsigned i,
+                                  unsigned mu_shift, unsigned sq_shift, uint16_t *down_r,
+                                  uint16_t *down_d, unsigned down_shift)
+{
+    VIF_STAT_VERTICAL_8(out0, ref, ref_stride, dis, dis_stride, w, h, i, mu_shift, sq_shift);
+    VIF_STAT_VERTICAL_8(out1, ref, ref_stride, dis, dis_stride, w, h, i + 1, mu_shift, sq_shift);
+    if (down_r)
+        VIF_DOWN_VERTICAL(down_r, down_d, ref, ref_stride, dis, dis_stride, true, w, h, i, 1,
+                          down_shift);
+}
+#define VIF_STAT_VERTICAL_8X2 vif_stat_vertical_8x2
+#endif
+
 #define VIF_KERNELS_INIT { VIF_STAT_VERTICAL_8, VIF_STAT_VERTICAL_8X2, VIF_STAT_VERTICAL_16, \
                            vif_stat_horizontal, \
                            VIF_DOWN_VERTICAL, VIF_DOWN_HORIZONTAL }
 
-#endif /* VIF_KERNELS_IMPL */
+#endif /* VIF_KERNELS_SET */

@@ -1279,27 +1279,10 @@ static void vif_down_vertical_avx2(uint16_t *out_r, uint16_t *out_d, const void 
 #undef VIF_DOWN_VERTICAL
 #define VIF_DOWN_VERTICAL vif_down_vertical_avx2
 
-/* Two rows and the low-pass row as calls of this level's one-row kernels:
- * a pair kernel at this width (eight columns a step, so that its ten sums
- * fit the sixteen registers) measured slower than the one-row kernel's
- * sixteen columns a step. */
-static void vif_stat_vertical_8x2_avx2(uint16_t *const *out0, uint16_t *const *out1,
-                                       const uint8_t *ref, ptrdiff_t ref_stride,
-                                       const uint8_t *dis, ptrdiff_t dis_stride, unsigned w,
-                                       unsigned h, unsigned i, unsigned mu_shift,
-                                       unsigned sq_shift, uint16_t *down_r, uint16_t *down_d,
-                                       unsigned down_shift)
-{
-    vif_stat_vertical_8_avx2(out0, ref, ref_stride, dis, dis_stride, w, h, i, mu_shift,
-                             sq_shift);
-    vif_stat_vertical_8_avx2(out1, ref, ref_stride, dis, dis_stride, w, h, i + 1, mu_shift,
-                             sq_shift);
-    if (down_r)
-        vif_down_vertical_avx2(down_r, down_d, ref, ref_stride, dis, dis_stride, true, w, h, i,
-                               1, down_shift);
-}
-#undef VIF_STAT_VERTICAL_8X2
-#define VIF_STAT_VERTICAL_8X2 vif_stat_vertical_8x2_avx2
+/* No pair kernel at this width: one with eight columns a step (so that its
+ * ten sums fit the sixteen registers) measured slower than two calls of the
+ * one-row kernel's sixteen columns a step, which the set's table makes
+ * (vif_cpu.h). */
 
 /* 8 outputs a step: the even samples are the low halves of 32-bit lanes
  * (one sample past the C's last, inside the row's right padding) */
@@ -1335,5 +1318,8 @@ static void vif_down_horizontal_avx2(uint16_t *out_r, uint16_t *out_d, const uin
 #define VIF_KERNELS_IMPL
 #include "feature/vif/vif_cpu.h"
 #endif
+
+#define VIF_KERNELS_SET
+#include "feature/vif/vif_cpu.h"
 
 const VifKernels TVMAF_SIMD_NAME(tvmaf_vif_kernels) = VIF_KERNELS_INIT;
