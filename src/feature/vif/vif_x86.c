@@ -309,8 +309,49 @@ static inline __m512i round_shift32_16(__m512i v, unsigned shift)
                              (int)shift);
 }
 
-/* vif_stat_vertical_8 on 16 columns a step, the five sums in registers;
- * c x^2 is formed as (c x) x, the same integer (below 2^32). */
+/* One pair of tap rows at 16 columns of 8-bit samples: the reference's (x)
+ * and the distorted's (y) samples of the two rows interleaved as 16-bit
+ * words, and their products (below 2^16) with the top bit flipped. */
+typedef struct VifPair16 {
+    __m512i x, y, x2, y2, xy;
+} VifPair16;
+
+static inline __attribute__((always_inline)) VifPair16
+vif_pair_16(const uint8_t *r0, const uint8_t *r1, const uint8_t *d0, const uint8_t *d1,
+            __mmask16 m, __m512i flip)
+{
+    const __m128i a = _mm_maskz_loadu_epi8(m, r0), b = _mm_maskz_loadu_epi8(m, r1);
+    const __m128i c = _mm_maskz_loadu_epi8(m, d0), d = _mm_maskz_loadu_epi8(m, d1);
+    VifPair16 p;
+    p.x = _mm512_cvtepu8_epi16(_mm256_inserti128_si256(
+        _mm256_castsi128_si256(_mm_unpacklo_epi8(a, b)), _mm_unpackhi_epi8(a, b), 1));
+    p.y = _mm512_cvtepu8_epi16(_mm256_inserti128_si256(
+        _mm256_castsi128_si256(_mm_unpacklo_epi8(c, d)), _mm_unpackhi_epi8(c, d), 1));
+    p.x2 = _mm512_xor_si512(_mm512_mullo_epi16(p.x, p.x), flip);
+    p.y2 = _mm512_xor_si512(_mm512_mullo_epi16(p.y, p.y), flip);
+    p.xy = _mm512_xor_si512(_mm512_mullo_epi16(p.x, p.y), flip);
+    return p;
+}
+
+/* One output row's five sums at 16 columns (j, mask m), shifted and stored
+ * as its eight 16-bit rows (a moment as its low and high halves). */
+static inline __attribute__((always_inline)) void
+vif_put_stat_16(uint16_t *const *out, unsigned j, __mmask16 m, __m512i m1, __m512i m2,
+                __m512i xx, __m512i yy, __m512i xy, unsigned mu_shift, unsigned sq_shift)
+{
+    const __m512i v[5] = { round_shift32_16(m1, mu_shift), round_shift32_16(m2, mu_shift),
+                           round_shift32_16(xx, sq_shift), round_shift32_16(yy, sq_shift),
+                           round_shift32_16(xy, sq_shift) };
+    _mm256_mask_storeu_epi16(out[VIF_MU1] + j, m, _mm512_cvtepi32_epi16(v[0]));
+    _mm256_mask_storeu_epi16(out[VIF_MU2] + j, m, _mm512_cvtepi32_epi16(v[1]));
+    for (int k = 0; k < 3; k++) {
+        const unsigned lo = VIF_XX_LO + 2 * (unsigned)k;
+        _mm256_mask_storeu_epi16(out[lo] + j, m, _mm512_cvtepi32_epi16(v[2 + k]));
+        _mm256_mask_storeu_epi16(out[lo + 1] + j, m,
+                                 _mm512_cvtepi32_epi16(_mm512_srli_epi32(v[2 + k], 16)));
+    }
+}
+
 /* 8-bit scale 0, 16 columns a step with vpmaddwd, as the AVX2 kernel below
  * (its comment says why the sums are the C's): the samples of two tap rows
  * interleaved, the products of two samples entering with their top bit
@@ -340,36 +381,15 @@ static void vif_stat_vertical_8_avx512(uint16_t *const *out, const uint8_t *ref,
         const __mmask16 m = w - j >= 16 ? 0xffff : (__mmask16)((1u << (w - j)) - 1);
         __m512i m1 = _mm512_setzero_si512(), m2 = m1, xx = back, yy = back, xy = back;
         for (unsigned p = 0; p < np; p++) {
-            const __m128i a = _mm_maskz_loadu_epi8(m, pr[2 * p] + j);
-            const __m128i b = _mm_maskz_loadu_epi8(m, pr[2 * p + 1] + j);
-            const __m128i c = _mm_maskz_loadu_epi8(m, pd[2 * p] + j);
-            const __m128i d = _mm_maskz_loadu_epi8(m, pd[2 * p + 1] + j);
-            const __m512i x = _mm512_cvtepu8_epi16(_mm256_inserti128_si256(
-                _mm256_castsi128_si256(_mm_unpacklo_epi8(a, b)), _mm_unpackhi_epi8(a, b), 1));
-            const __m512i y = _mm512_cvtepu8_epi16(_mm256_inserti128_si256(
-                _mm256_castsi128_si256(_mm_unpacklo_epi8(c, d)), _mm_unpackhi_epi8(c, d), 1));
-            m1 = tvmaf_dpwssd512(m1, x, cp[p]);
-            m2 = tvmaf_dpwssd512(m2, y, cp[p]);
-            xx = tvmaf_dpwssd512(xx,
-                _mm512_xor_si512(_mm512_mullo_epi16(x, x), flip), cp[p]);
-            yy = tvmaf_dpwssd512(yy,
-                _mm512_xor_si512(_mm512_mullo_epi16(y, y), flip), cp[p]);
-            xy = tvmaf_dpwssd512(xy,
-                _mm512_xor_si512(_mm512_mullo_epi16(x, y), flip), cp[p]);
+            const VifPair16 q = vif_pair_16(pr[2 * p] + j, pr[2 * p + 1] + j, pd[2 * p] + j,
+                                            pd[2 * p + 1] + j, m, flip);
+            m1 = tvmaf_dpwssd512(m1, q.x, cp[p]);
+            m2 = tvmaf_dpwssd512(m2, q.y, cp[p]);
+            xx = tvmaf_dpwssd512(xx, q.x2, cp[p]);
+            yy = tvmaf_dpwssd512(yy, q.y2, cp[p]);
+            xy = tvmaf_dpwssd512(xy, q.xy, cp[p]);
         }
-        m1 = round_shift32_16(m1, mu_shift);
-        m2 = round_shift32_16(m2, mu_shift);
-        xx = round_shift32_16(xx, sq_shift);
-        yy = round_shift32_16(yy, sq_shift);
-        xy = round_shift32_16(xy, sq_shift);
-        _mm256_mask_storeu_epi16(out[VIF_MU1] + j, m, _mm512_cvtepi32_epi16(m1));
-        _mm256_mask_storeu_epi16(out[VIF_MU2] + j, m, _mm512_cvtepi32_epi16(m2));
-        _mm256_mask_storeu_epi16(out[VIF_XX_LO] + j, m, _mm512_cvtepi32_epi16(xx));
-        _mm256_mask_storeu_epi16(out[VIF_XX_HI] + j, m, _mm512_cvtepi32_epi16(_mm512_srli_epi32(xx, 16)));
-        _mm256_mask_storeu_epi16(out[VIF_YY_LO] + j, m, _mm512_cvtepi32_epi16(yy));
-        _mm256_mask_storeu_epi16(out[VIF_YY_HI] + j, m, _mm512_cvtepi32_epi16(_mm512_srli_epi32(yy, 16)));
-        _mm256_mask_storeu_epi16(out[VIF_XY_LO] + j, m, _mm512_cvtepi32_epi16(xy));
-        _mm256_mask_storeu_epi16(out[VIF_XY_HI] + j, m, _mm512_cvtepi32_epi16(_mm512_srli_epi32(xy, 16)));
+        vif_put_stat_16(out, j, m, m1, m2, xx, yy, xy, mu_shift, sq_shift);
     }
 }
 #define VIF_STAT_VERTICAL_8 vif_stat_vertical_8_avx512
@@ -409,30 +429,21 @@ vif_stat_vertical_8x2_body(uint16_t *const *out0, uint16_t *const *out1, const u
         __m512i m1b = m1a, m2b = m1a, xxb = back, yyb = back, xyb = back;
         __m512i dr = m1a, dd = m1a;
         for (unsigned p = 0; p < np; p++) {
-            const __m128i a = _mm_maskz_loadu_epi8(m, pr[2 * p] + j);
-            const __m128i b = _mm_maskz_loadu_epi8(m, pr[2 * p + 1] + j);
-            const __m128i c = _mm_maskz_loadu_epi8(m, pd[2 * p] + j);
-            const __m128i d = _mm_maskz_loadu_epi8(m, pd[2 * p + 1] + j);
-            const __m512i x = _mm512_cvtepu8_epi16(_mm256_inserti128_si256(
-                _mm256_castsi128_si256(_mm_unpacklo_epi8(a, b)), _mm_unpackhi_epi8(a, b), 1));
-            const __m512i y = _mm512_cvtepu8_epi16(_mm256_inserti128_si256(
-                _mm256_castsi128_si256(_mm_unpacklo_epi8(c, d)), _mm_unpackhi_epi8(c, d), 1));
-            const __m512i x2 = _mm512_xor_si512(_mm512_mullo_epi16(x, x), flip);
-            const __m512i y2 = _mm512_xor_si512(_mm512_mullo_epi16(y, y), flip);
-            const __m512i xy = _mm512_xor_si512(_mm512_mullo_epi16(x, y), flip);
-            m1a = tvmaf_dpwssd512(m1a, x, ca[p]);
-            m2a = tvmaf_dpwssd512(m2a, y, ca[p]);
-            xxa = tvmaf_dpwssd512(xxa, x2, ca[p]);
-            yya = tvmaf_dpwssd512(yya, y2, ca[p]);
-            xya = tvmaf_dpwssd512(xya, xy, ca[p]);
-            m1b = tvmaf_dpwssd512(m1b, x, cb[p]);
-            m2b = tvmaf_dpwssd512(m2b, y, cb[p]);
-            xxb = tvmaf_dpwssd512(xxb, x2, cb[p]);
-            yyb = tvmaf_dpwssd512(yyb, y2, cb[p]);
-            xyb = tvmaf_dpwssd512(xyb, xy, cb[p]);
+            const VifPair16 q = vif_pair_16(pr[2 * p] + j, pr[2 * p + 1] + j, pd[2 * p] + j,
+                                            pd[2 * p + 1] + j, m, flip);
+            m1a = tvmaf_dpwssd512(m1a, q.x, ca[p]);
+            m2a = tvmaf_dpwssd512(m2a, q.y, ca[p]);
+            xxa = tvmaf_dpwssd512(xxa, q.x2, ca[p]);
+            yya = tvmaf_dpwssd512(yya, q.y2, ca[p]);
+            xya = tvmaf_dpwssd512(xya, q.xy, ca[p]);
+            m1b = tvmaf_dpwssd512(m1b, q.x, cb[p]);
+            m2b = tvmaf_dpwssd512(m2b, q.y, cb[p]);
+            xxb = tvmaf_dpwssd512(xxb, q.x2, cb[p]);
+            yyb = tvmaf_dpwssd512(yyb, q.y2, cb[p]);
+            xyb = tvmaf_dpwssd512(xyb, q.xy, cb[p]);
             if (down && p >= 2 && p <= 6) {
-                dr = tvmaf_dpwssd512(dr, x, cd[p - 2]);
-                dd = tvmaf_dpwssd512(dd, y, cd[p - 2]);
+                dr = tvmaf_dpwssd512(dr, q.x, cd[p - 2]);
+                dd = tvmaf_dpwssd512(dd, q.y, cd[p - 2]);
             }
         }
         if (down) {
@@ -441,25 +452,8 @@ vif_stat_vertical_8x2_body(uint16_t *const *out0, uint16_t *const *out1, const u
             _mm256_mask_storeu_epi16(down_d + j, m,
                                      _mm512_cvtepi32_epi16(round_shift32_16(dd, down_shift)));
         }
-        for (int r = 0; r < 2; r++) {
-            uint16_t *const *out = r ? out1 : out0;
-            const __m512i s1 = round_shift32_16(r ? m1b : m1a, mu_shift);
-            const __m512i s2 = round_shift32_16(r ? m2b : m2a, mu_shift);
-            const __m512i sx = round_shift32_16(r ? xxb : xxa, sq_shift);
-            const __m512i sy = round_shift32_16(r ? yyb : yya, sq_shift);
-            const __m512i sc = round_shift32_16(r ? xyb : xya, sq_shift);
-            _mm256_mask_storeu_epi16(out[VIF_MU1] + j, m, _mm512_cvtepi32_epi16(s1));
-            _mm256_mask_storeu_epi16(out[VIF_MU2] + j, m, _mm512_cvtepi32_epi16(s2));
-            _mm256_mask_storeu_epi16(out[VIF_XX_LO] + j, m, _mm512_cvtepi32_epi16(sx));
-            _mm256_mask_storeu_epi16(out[VIF_XX_HI] + j, m,
-                                     _mm512_cvtepi32_epi16(_mm512_srli_epi32(sx, 16)));
-            _mm256_mask_storeu_epi16(out[VIF_YY_LO] + j, m, _mm512_cvtepi32_epi16(sy));
-            _mm256_mask_storeu_epi16(out[VIF_YY_HI] + j, m,
-                                     _mm512_cvtepi32_epi16(_mm512_srli_epi32(sy, 16)));
-            _mm256_mask_storeu_epi16(out[VIF_XY_LO] + j, m, _mm512_cvtepi32_epi16(sc));
-            _mm256_mask_storeu_epi16(out[VIF_XY_HI] + j, m,
-                                     _mm512_cvtepi32_epi16(_mm512_srli_epi32(sc, 16)));
-        }
+        vif_put_stat_16(out0, j, m, m1a, m2a, xxa, yya, xya, mu_shift, sq_shift);
+        vif_put_stat_16(out1, j, m, m1b, m2b, xxb, yyb, xyb, mu_shift, sq_shift);
     }
 }
 
