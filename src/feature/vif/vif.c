@@ -89,6 +89,8 @@ static void pad_row(uint16_t *row, unsigned w, unsigned half)
     }
 }
 
+/* ---- low-pass and decimation: scale src -> src + 1 ---------------------- */
+
 /* Row oi of scale src + 1: the low-pass's vertical pass at row 2 oi of
  * scale src into the padded scratch rows rr, rd (unless `vertical_done`:
  * the 8-bit pair kernel made it), then its horizontal pass at the even
@@ -106,6 +108,18 @@ static void down_row(const VifState *s, uint16_t *rr, uint16_t *rd, unsigned src
     s->k.down_horizontal(s->img[next][0] + (size_t)oi * w2, s->img[next][1] + (size_t)oi * w2,
                          rr, rd, w2, next);
 }
+
+/* Output rows [o0, o1) of scale src + 1, with the rows of one slot. */
+static void downsample(const VifState *s, uint16_t *const *row, unsigned src, const void *ref,
+                       ptrdiff_t ref_stride, const void *dis, ptrdiff_t dis_stride, bool is8,
+                       unsigned o0, unsigned o1)
+{
+    for (unsigned oi = o0; oi < o1; oi++)
+        down_row(s, row[VIF_MU1], row[VIF_MU2], src, ref, ref_stride, dis, dis_stride, is8, oi,
+                 false);
+}
+
+/* ---- statistic ---------------------------------------------------------- */
 
 /* The statistic of rows [i0, i1) of one scale, added into *sums, with the
  * rows of one slot (row2, drow: 8-bit samples only). `is8`: 8-bit samples
@@ -155,17 +169,7 @@ static void statistic(const VifState *s, VifSlot *sl, unsigned scale, const void
     }
 }
 
-/* ---- low-pass and decimation: scale src -> src + 1 ----------------------- */
-
-/* Output rows [o0, o1) of scale src + 1, with the rows of one slot. */
-static void downsample(const VifState *s, uint16_t *const *row, unsigned src, const void *ref,
-                       ptrdiff_t ref_stride, const void *dis, ptrdiff_t dis_stride, bool is8,
-                       unsigned o0, unsigned o1)
-{
-    for (unsigned oi = o0; oi < o1; oi++)
-        down_row(s, row[VIF_MU1], row[VIF_MU2], src, ref, ref_stride, dis, dis_stride, is8, oi,
-                 false);
-}
+/* ---- a scale's work, shared by a team ----------------------------------- */
 
 /* One scale's work as team items (core/team.h): bands of the statistic's
  * rows, then bands of the next scale's rows. A band's sums are integers, so
@@ -206,7 +210,7 @@ static void scale_item(void *arg, unsigned item, unsigned slot)
     }
 }
 
-/* ---- extractor ------------------------------------------------------------ */
+/* ---- extractor ---------------------------------------------------------- */
 
 static void release(VifState *s)
 {
