@@ -473,10 +473,18 @@ static void vif_stat_vertical_8x2_avx512(uint16_t *const *out0, uint16_t *const 
 }
 #define VIF_STAT_VERTICAL_8X2 vif_stat_vertical_8x2_avx512
 
-/* vif_down_horizontal, 16 outputs a step: the even samples from tap k's
- * offset are the low halves of 32-bit lanes. A step reads one sample past
- * the last the C reads, inside the row's right padding (w >= 2 w2, padding
- * >= half); the last w2 % 16 outputs are the C loop's. */
+/* vif_down_horizontal, 16 outputs a step. A 32-bit lane at offset k of the
+ * row holds the two samples of taps k, k + 1 of one output (the outputs are
+ * at the even columns). Where every tap is below 2^15 (the 9 and 5 taps of
+ * scales 1 and 2), vpmaddwd multiplies both at once, the samples read as
+ * signed after their top bit is flipped and 2^15 times the tap sum added
+ * back (as vif_filter_rows_madd_avx512; a pair's two taps sum below 2^16,
+ * so no pair's two products overflow 32 bits, and the total is the C's
+ * uint32 sum, below 2^32). Scale
+ * 3's centre tap (43728) is not, and its three taps take vpmulld on the low
+ * halves. A step reads one sample past the last the C reads, inside the
+ * row's right padding (w >= 2 w2, padding >= half); the last w2 % 16 outputs
+ * are the C loop's. */
 static void vif_down_horizontal_avx512(uint16_t *out_r, uint16_t *out_d, const uint16_t *rr,
                                        const uint16_t *rd, unsigned w2, unsigned next)
 {
@@ -484,16 +492,31 @@ static void vif_down_horizontal_avx512(uint16_t *out_r, uint16_t *out_d, const u
     const int half = (int)(fw / 2);
     const uint16_t *taps = vif_filter_taps[next];
     const __m512i lo16 = _mm512_set1_epi32(0xffff), rnd = _mm512_set1_epi32(32768);
+    const __m512i flip = _mm512_set1_epi16((short)0x8000);
+    uint32_t words[(VIF_MAX_TAPS + 1) / 2], tap_sum;
+    const unsigned np = vif_tap_pair_words(words, taps, fw, &tap_sum);
+    const bool madd = fw > 3;
+    const __m512i back = _mm512_set1_epi32((int)(uint32_t)(32768u * tap_sum));
     unsigned oj = 0;
     for (; oj + 16 <= w2; oj += 16) {
-        __m512i ar = _mm512_setzero_si512(), ad = ar;
+        __m512i ar, ad;
         const uint16_t *pr = rr + 2 * (int)oj - half, *pd = rd + 2 * (int)oj - half;
-        for (unsigned k = 0; k < fw; k++) {
-            const __m512i c = _mm512_set1_epi32(taps[k]);
-            const __m512i x = _mm512_and_si512(_mm512_loadu_si512(pr + k), lo16);
-            const __m512i y = _mm512_and_si512(_mm512_loadu_si512(pd + k), lo16);
-            ar = _mm512_add_epi32(ar, _mm512_mullo_epi32(c, x));
-            ad = _mm512_add_epi32(ad, _mm512_mullo_epi32(c, y));
+        if (madd) {
+            ar = ad = back;
+            for (unsigned t = 0; t < np; t++) {
+                const __m512i c = _mm512_set1_epi32((int)words[t]);
+                ar = tvmaf_dpwssd512(ar, _mm512_xor_si512(_mm512_loadu_si512(pr + 2 * t), flip), c);
+                ad = tvmaf_dpwssd512(ad, _mm512_xor_si512(_mm512_loadu_si512(pd + 2 * t), flip), c);
+            }
+        } else {
+            ar = ad = _mm512_setzero_si512();
+            for (unsigned k = 0; k < fw; k++) {
+                const __m512i c = _mm512_set1_epi32(taps[k]);
+                const __m512i x = _mm512_and_si512(_mm512_loadu_si512(pr + k), lo16);
+                const __m512i y = _mm512_and_si512(_mm512_loadu_si512(pd + k), lo16);
+                ar = _mm512_add_epi32(ar, _mm512_mullo_epi32(c, x));
+                ad = _mm512_add_epi32(ad, _mm512_mullo_epi32(c, y));
+            }
         }
         _mm256_storeu_si256((__m256i *)(out_r + oj),
                             _mm512_cvtepi32_epi16(_mm512_srli_epi32(_mm512_add_epi32(ar, rnd), 16)));
@@ -1278,8 +1301,10 @@ static void vif_down_vertical_avx2(uint16_t *out_r, uint16_t *out_d, const void 
  * one-row kernel's sixteen columns a step, which the set's table makes
  * (vif_cpu.h). */
 
-/* 8 outputs a step: the even samples are the low halves of 32-bit lanes
- * (one sample past the C's last, inside the row's right padding) */
+/* 8 outputs a step, as vif_down_horizontal_avx512: vpmaddwd on the flipped
+ * sample pairs of 32-bit lanes where every tap is below 2^15 (scales 1, 2),
+ * vpmulld on the even samples (the lanes' low halves) for scale 3 (one
+ * sample past the C's last, inside the row's right padding) */
 static void vif_down_horizontal_avx2(uint16_t *out_r, uint16_t *out_d, const uint16_t *rr,
                                      const uint16_t *rd, unsigned w2, unsigned next)
 {
@@ -1287,16 +1312,35 @@ static void vif_down_horizontal_avx2(uint16_t *out_r, uint16_t *out_d, const uin
     const int half = (int)(fw / 2);
     const uint16_t *taps = vif_filter_taps[next];
     const __m256i lo16 = _mm256_set1_epi32(0xffff), rnd = _mm256_set1_epi32(32768);
+    const __m256i flip = _mm256_set1_epi16((short)0x8000);
+    uint32_t words[(VIF_MAX_TAPS + 1) / 2], tap_sum;
+    const unsigned np = vif_tap_pair_words(words, taps, fw, &tap_sum);
+    const bool madd = fw > 3;
+    const __m256i back = _mm256_set1_epi32((int)(uint32_t)(32768u * tap_sum));
     const unsigned w8 = w2 & ~7u;
     for (unsigned oj = 0; oj < w8; oj += 8) {
-        __m256i ar = _mm256_setzero_si256(), ad = ar;
+        __m256i ar, ad;
         const uint16_t *pr = rr + 2 * (int)oj - half, *pd = rd + 2 * (int)oj - half;
-        for (unsigned k = 0; k < fw; k++) {
-            const __m256i c = _mm256_set1_epi32(taps[k]);
-            const __m256i x = _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(pr + k)), lo16);
-            const __m256i y = _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(pd + k)), lo16);
-            ar = _mm256_add_epi32(ar, _mm256_mullo_epi32(c, x));
-            ad = _mm256_add_epi32(ad, _mm256_mullo_epi32(c, y));
+        if (madd) {
+            ar = ad = back;
+            for (unsigned t = 0; t < np; t++) {
+                const __m256i c = _mm256_set1_epi32((int)words[t]);
+                ar = _mm256_add_epi32(ar, _mm256_madd_epi16(_mm256_xor_si256(
+                    _mm256_loadu_si256((const __m256i *)(pr + 2 * t)), flip), c));
+                ad = _mm256_add_epi32(ad, _mm256_madd_epi16(_mm256_xor_si256(
+                    _mm256_loadu_si256((const __m256i *)(pd + 2 * t)), flip), c));
+            }
+        } else {
+            ar = ad = _mm256_setzero_si256();
+            for (unsigned k = 0; k < fw; k++) {
+                const __m256i c = _mm256_set1_epi32(taps[k]);
+                const __m256i x = _mm256_and_si256(
+                    _mm256_loadu_si256((const __m256i *)(pr + k)), lo16);
+                const __m256i y = _mm256_and_si256(
+                    _mm256_loadu_si256((const __m256i *)(pd + k)), lo16);
+                ar = _mm256_add_epi32(ar, _mm256_mullo_epi32(c, x));
+                ad = _mm256_add_epi32(ad, _mm256_mullo_epi32(c, y));
+            }
         }
         store_u16x8(out_r + oj, _mm256_srli_epi32(_mm256_add_epi32(ar, rnd), 16));
         store_u16x8(out_d + oj, _mm256_srli_epi32(_mm256_add_epi32(ad, rnd), 16));
