@@ -537,21 +537,17 @@ static void vif_down_horizontal_avx512(uint16_t *out_r, uint16_t *out_d, const u
 #define VIF_DOWN_HORIZONTAL vif_down_horizontal_avx512
 
 /* sixteen 32-bit lanes of (lo + 2^16 hi) rounded and shifted right by shift,
- * as vif_round_shift64 (the sum reaches 48 bits: taken in 64-bit lanes) */
+ * low 32 bits, as vif_round_shift64, lo and hi being the sums of the low and
+ * high halves of a moment's products (each at most 65536 * 65535). With
+ * shift <= 16 (every moment shift, vif_stat_sq_shift), 2^16 hi is a multiple
+ * of 2^shift and lo plus the rounding term stays below 2^32, so the value is
+ * (hi << (16 - shift)) + ((lo + r) >> shift): no 64-bit lanes needed. */
 static inline __m512i round_shift64_16(__m512i lo, __m512i hi, unsigned shift)
 {
-    const __m512i rnd = _mm512_set1_epi64(shift ? (int64_t)1 << (shift - 1) : 0);
-    const __m128i sh = _mm_cvtsi32_si128((int)shift);
-    __m256i half[2];
-    for (int q = 0; q < 2; q++) {
-        const __m512i l = _mm512_cvtepu32_epi64(q ? _mm512_extracti64x4_epi64(lo, 1)
-                                                  : _mm512_castsi512_si256(lo));
-        const __m512i h = _mm512_cvtepu32_epi64(q ? _mm512_extracti64x4_epi64(hi, 1)
-                                                  : _mm512_castsi512_si256(hi));
-        const __m512i v = _mm512_add_epi64(_mm512_add_epi64(l, _mm512_slli_epi64(h, 16)), rnd);
-        half[q] = _mm512_cvtepi64_epi32(_mm512_srl_epi64(v, sh));
-    }
-    return _mm512_inserti64x4(_mm512_castsi256_si512(half[0]), half[1], 1);
+    const __m512i rnd = _mm512_set1_epi32(shift ? 1 << (shift - 1) : 0);
+    return _mm512_add_epi32(_mm512_sll_epi32(hi, _mm_cvtsi32_si128((int)(16 - shift))),
+                            _mm512_srl_epi32(_mm512_add_epi32(lo, rnd),
+                                             _mm_cvtsi32_si128((int)shift)));
 }
 
 /* vif_stat_vertical_16 where every tap is below 2^15 (filters wider than 3),
@@ -1011,25 +1007,14 @@ static inline __m256i round_shift32_8(__m256i v, unsigned shift)
                             _mm_cvtsi32_si128((int)shift));
 }
 
-/* vif_round_shift64(lo + 2^16 hi, shift) of eight columns whose low and high
- * half sums are 32-bit lanes: the sum formed and shifted in 64-bit lanes,
- * the low 32 bits of each result kept, as the C's cast. */
+/* eight 32-bit lanes of (lo + 2^16 hi) rounded and shifted right by shift,
+ * as round_shift64_16 */
 static inline __m256i round_shift64_8(__m256i lo, __m256i hi, unsigned shift)
 {
-    const __m256i rnd = _mm256_set1_epi64x(shift ? (int64_t)1 << (shift - 1) : 0);
-    const __m128i sh = _mm_cvtsi32_si128((int)shift);
-    const __m256i even = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
-    __m128i half[2];
-    for (int q = 0; q < 2; q++) {
-        const __m256i l = _mm256_cvtepu32_epi64(q ? _mm256_extracti128_si256(lo, 1)
-                                                  : _mm256_castsi256_si128(lo));
-        const __m256i h = _mm256_cvtepu32_epi64(q ? _mm256_extracti128_si256(hi, 1)
-                                                  : _mm256_castsi256_si128(hi));
-        const __m256i v = _mm256_srl_epi64(
-            _mm256_add_epi64(_mm256_add_epi64(l, _mm256_slli_epi64(h, 16)), rnd), sh);
-        half[q] = _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(v, even));
-    }
-    return _mm256_inserti128_si256(_mm256_castsi128_si256(half[0]), half[1], 1);
+    const __m256i rnd = _mm256_set1_epi32(shift ? 1 << (shift - 1) : 0);
+    return _mm256_add_epi32(_mm256_sll_epi32(hi, _mm_cvtsi32_si128((int)(16 - shift))),
+                            _mm256_srl_epi32(_mm256_add_epi32(lo, rnd),
+                                             _mm_cvtsi32_si128((int)shift)));
 }
 
 /*
