@@ -241,7 +241,6 @@ vif_filter_rows(uint32_t (*acc)[VIF_BLOCK], uint16_t *const *row, int o, unsigne
     }
 }
 
-
 /* vif_pixel over the n positions of one block of horizontal-pass sums. A
  * level may define VIF_PIXELS to a vector version of this loop before
  * including this header (same integers, the same double operations per
