@@ -333,15 +333,31 @@ vif_pair_16(const uint8_t *r0, const uint8_t *r1, const uint8_t *d0, const uint8
     return p;
 }
 
+/* One output row's five sums (means, then moments), and one pair of tap
+ * rows added into them with that row's tap words c. */
+typedef struct VifSums16 {
+    __m512i m1, m2, xx, yy, xy;
+} VifSums16;
+
+static inline __attribute__((always_inline)) void
+vif_add_pair_16(VifSums16 *s, const VifPair16 *q, __m512i c)
+{
+    s->m1 = tvmaf_dpwssd512(s->m1, q->x, c);
+    s->m2 = tvmaf_dpwssd512(s->m2, q->y, c);
+    s->xx = tvmaf_dpwssd512(s->xx, q->x2, c);
+    s->yy = tvmaf_dpwssd512(s->yy, q->y2, c);
+    s->xy = tvmaf_dpwssd512(s->xy, q->xy, c);
+}
+
 /* One output row's five sums at 16 columns (j, mask m), shifted and stored
  * as its eight 16-bit rows (a moment as its low and high halves). */
 static inline __attribute__((always_inline)) void
-vif_put_stat_16(uint16_t *const *out, unsigned j, __mmask16 m, __m512i m1, __m512i m2,
-                __m512i xx, __m512i yy, __m512i xy, unsigned mu_shift, unsigned sq_shift)
+vif_put_stat_16(uint16_t *const *out, unsigned j, __mmask16 m, const VifSums16 *s,
+                unsigned mu_shift, unsigned sq_shift)
 {
-    const __m512i v[5] = { round_shift32_16(m1, mu_shift), round_shift32_16(m2, mu_shift),
-                           round_shift32_16(xx, sq_shift), round_shift32_16(yy, sq_shift),
-                           round_shift32_16(xy, sq_shift) };
+    const __m512i v[5] = { round_shift32_16(s->m1, mu_shift), round_shift32_16(s->m2, mu_shift),
+                           round_shift32_16(s->xx, sq_shift), round_shift32_16(s->yy, sq_shift),
+                           round_shift32_16(s->xy, sq_shift) };
     _mm256_mask_storeu_epi16(out[VIF_MU1] + j, m, _mm512_cvtepi32_epi16(v[0]));
     _mm256_mask_storeu_epi16(out[VIF_MU2] + j, m, _mm512_cvtepi32_epi16(v[1]));
     for (int k = 0; k < 3; k++) {
@@ -379,17 +395,13 @@ static void vif_stat_vertical_8_avx512(uint16_t *const *out, const uint8_t *ref,
     const __m512i back = _mm512_set1_epi32((int)(32768u * tap_sum));
     for (unsigned j = 0; j < w; j += 16) {
         const __mmask16 m = w - j >= 16 ? 0xffff : (__mmask16)((1u << (w - j)) - 1);
-        __m512i m1 = _mm512_setzero_si512(), m2 = m1, xx = back, yy = back, xy = back;
+        VifSums16 a = { _mm512_setzero_si512(), _mm512_setzero_si512(), back, back, back };
         for (unsigned p = 0; p < np; p++) {
             const VifPair16 q = vif_pair_16(pr[2 * p] + j, pr[2 * p + 1] + j, pd[2 * p] + j,
                                             pd[2 * p + 1] + j, m, flip);
-            m1 = tvmaf_dpwssd512(m1, q.x, cp[p]);
-            m2 = tvmaf_dpwssd512(m2, q.y, cp[p]);
-            xx = tvmaf_dpwssd512(xx, q.x2, cp[p]);
-            yy = tvmaf_dpwssd512(yy, q.y2, cp[p]);
-            xy = tvmaf_dpwssd512(xy, q.xy, cp[p]);
+            vif_add_pair_16(&a, &q, cp[p]);
         }
-        vif_put_stat_16(out, j, m, m1, m2, xx, yy, xy, mu_shift, sq_shift);
+        vif_put_stat_16(out, j, m, &a, mu_shift, sq_shift);
     }
 }
 #define VIF_STAT_VERTICAL_8 vif_stat_vertical_8_avx512
@@ -425,22 +437,14 @@ vif_stat_vertical_8x2_body(uint16_t *const *out0, uint16_t *const *out1, const u
     const __m512i back = _mm512_set1_epi32((int)(32768u * tap_sum));
     for (unsigned j = 0; j < w; j += 16) {
         const __mmask16 m = w - j >= 16 ? 0xffff : (__mmask16)((1u << (w - j)) - 1);
-        __m512i m1a = _mm512_setzero_si512(), m2a = m1a, xxa = back, yya = back, xya = back;
-        __m512i m1b = m1a, m2b = m1a, xxb = back, yyb = back, xyb = back;
-        __m512i dr = m1a, dd = m1a;
+        const __m512i zero = _mm512_setzero_si512();
+        VifSums16 a = { zero, zero, back, back, back }, b = a;
+        __m512i dr = zero, dd = zero;
         for (unsigned p = 0; p < np; p++) {
             const VifPair16 q = vif_pair_16(pr[2 * p] + j, pr[2 * p + 1] + j, pd[2 * p] + j,
                                             pd[2 * p + 1] + j, m, flip);
-            m1a = tvmaf_dpwssd512(m1a, q.x, ca[p]);
-            m2a = tvmaf_dpwssd512(m2a, q.y, ca[p]);
-            xxa = tvmaf_dpwssd512(xxa, q.x2, ca[p]);
-            yya = tvmaf_dpwssd512(yya, q.y2, ca[p]);
-            xya = tvmaf_dpwssd512(xya, q.xy, ca[p]);
-            m1b = tvmaf_dpwssd512(m1b, q.x, cb[p]);
-            m2b = tvmaf_dpwssd512(m2b, q.y, cb[p]);
-            xxb = tvmaf_dpwssd512(xxb, q.x2, cb[p]);
-            yyb = tvmaf_dpwssd512(yyb, q.y2, cb[p]);
-            xyb = tvmaf_dpwssd512(xyb, q.xy, cb[p]);
+            vif_add_pair_16(&a, &q, ca[p]);
+            vif_add_pair_16(&b, &q, cb[p]);
             if (down && p >= 2 && p <= 6) {
                 dr = tvmaf_dpwssd512(dr, q.x, cd[p - 2]);
                 dd = tvmaf_dpwssd512(dd, q.y, cd[p - 2]);
@@ -452,8 +456,8 @@ vif_stat_vertical_8x2_body(uint16_t *const *out0, uint16_t *const *out1, const u
             _mm256_mask_storeu_epi16(down_d + j, m,
                                      _mm512_cvtepi32_epi16(round_shift32_16(dd, down_shift)));
         }
-        vif_put_stat_16(out0, j, m, m1a, m2a, xxa, yya, xya, mu_shift, sq_shift);
-        vif_put_stat_16(out1, j, m, m1b, m2b, xxb, yyb, xyb, mu_shift, sq_shift);
+        vif_put_stat_16(out0, j, m, &a, mu_shift, sq_shift);
+        vif_put_stat_16(out1, j, m, &b, mu_shift, sq_shift);
     }
 }
 
