@@ -484,11 +484,10 @@ static void vif_stat_vertical_8x2_avx512(uint16_t *const *out0, uint16_t *const 
  * signed after their top bit is flipped and 2^15 times the tap sum added
  * back (as vif_filter_rows_madd_avx512; a pair's two taps sum below 2^16,
  * so no pair's two products overflow 32 bits, and the total is the C's
- * uint32 sum, below 2^32). Scale
- * 3's centre tap (43728) is not, and its three taps take vpmulld on the low
- * halves. A step reads one sample past the last the C reads, inside the
- * row's right padding (w >= 2 w2, padding >= half); the last w2 % 16 outputs
- * are the C loop's. */
+ * uint32 sum, below 2^32). Scale 3's centre tap (43728) is not, and its
+ * three taps take vpmulld on the low halves. A step reads one sample past
+ * the last the C reads, inside the row's right padding (w >= 2 w2, padding
+ * >= half); the last w2 % 16 outputs are the C loop's. */
 static void vif_down_horizontal_avx512(uint16_t *out_r, uint16_t *out_d, const uint16_t *rr,
                                        const uint16_t *rd, unsigned w2, unsigned next)
 {
