@@ -4,12 +4,13 @@
  * kernels, then adm_stages.h (the one copy of the stages) built with them,
  * which defines tvmaf_adm_kernels_<level>.
  *
- * At AVX-512, decouple (every scale) is written out below, eight coefficients in
- * 64-bit lanes, operation for operation as adm_decouple16_at: the int64 dot
- * products, their float and double steps (IEEE, no FMA), the reciprocal
- * table entry (scales 1..3: of |o| reduced to 15 bits), the Q15 gain and its clamp, the enhancement (rounded to an
- * integer in the vector lanes, j < jv, as the C's vec flag) and the int16
- * stores.
+ * At AVX-512, decouple (every scale) is written out below, operation for
+ * operation as adm_decouple16_at / adm_decouple32_at: the int64 dot products,
+ * their float and double steps (IEEE, no FMA), the reciprocal table entry
+ * (scales 1..3: of |o| reduced to 15 bits), the Q15 gain and its clamp, the
+ * enhancement (rounded to an integer in the vector lanes, j < jv, as the C's
+ * vec flag) and the stores; scale 0 sixteen coefficients in 32-bit lanes
+ * (its dot products by vpmaddwd), scales 1..3 eight in 64-bit lanes.
  *
  * At AVX2, decouple of scale 0 likewise, eight coefficients: the dot
  * products by madd (its one int32 wrap, 2^31, taken back before the float
@@ -39,15 +40,22 @@
 #include "core/cpu.h"
 #include "feature/adm/adm_math.h"
 
+/* Whether the enhancement gain limit is a whole number in [1, 2^15] (the
+ * defaults, 100 and the NEG models' 1, are). Then r egl is an integer, exact
+ * in double (below 2^46 for any int32 r), so the C's rounding of it in the
+ * vector lanes changes nothing and its comparisons with t are those of the
+ * integers: the enhancement is min(r egl, t) for o > 0 and max(r egl, t) for
+ * o < 0 (r has the sign of o there, so with egl >= 1 the result lies between
+ * r and t), computed in int32 at scale 0 (|r| <= 2^15, |r egl| <= 2^30) and
+ * in int64 at scales 1..3. NaN fails the range test before the conversion. */
+static inline int adm_egl_is_small_int(double egl)
+{
+    return egl >= 1.0 && egl <= 32768.0 && egl == (double)(int32_t)egl;
+}
+
 #if defined(__AVX512F__) && defined(__AVX512DQ__) && defined(__AVX512BW__)
 #include <immintrin.h>
 #include "feature/common/x86_avx512.h"
-
-/* int64 lanes holding int16 values: the low 16 bits, sign-extended */
-static inline __m512i s16_64(__m512i v)
-{
-    return _mm512_srai_epi64(_mm512_slli_epi64(v, 48), 48);
-}
 
 /* int64 lanes holding int32 values: the low 32 bits, sign-extended */
 static inline __m512i s32_64(__m512i v)
@@ -87,41 +95,130 @@ static inline __m512i enhance_8(__m512i r, __m512i t, __m512i o, __mmask8 vec, d
     return _mm512_cvttpd_epi64(_mm512_mask_blend_pd(take_g, td, g));
 }
 
+/* The dot products of sixteen (h, v) pairs of int16 values (packed as
+ * (h, v) words of 32-bit lanes) as floats: vpmaddwd's int32 sum is the C's
+ * int64 sum except for 2^31 (both products 2^30, at -2^15 times -2^15),
+ * which wraps to INT32_MIN; no sum of two int16 products is -2^31, so that
+ * pattern is read back as 2^31. Each integer then converts to the float the
+ * C's int64 conversion gives (the same integer, the same rounding). */
+static inline __m512 dot16_ps(__m512i p, __m512i q)
+{
+    const __m512i d = _mm512_madd_epi16(p, q);
+    return _mm512_mask_mov_ps(_mm512_cvtepi32_ps(d),
+                              _mm512_cmpeq_epi32_mask(d, _mm512_set1_epi32(INT32_MIN)),
+                              _mm512_set1_ps(2147483648.0f));
+}
+
+/* angle_8 on sixteen coefficients from their float dot products: each to
+ * double, / 4096 (exact), products left to right, in two halves of eight. */
+static inline __mmask16 angle_16(__m512 ot, __m512 oo, __m512 tt, float cos_1deg_sq)
+{
+    const __m512d r4096 = _mm512_set1_pd(1.0 / 4096.0), dcos = _mm512_set1_pd((double)cos_1deg_sq);
+    __mmask16 ok = 0;
+    for (int h = 0; h < 2; h++) {
+        const __m512d dp = _mm512_mul_pd(_mm512_cvtps_pd(h ? _mm512_extractf32x8_ps(ot, 1)
+                                                           : _mm512_castps512_ps256(ot)), r4096);
+        const __m512d om = _mm512_mul_pd(_mm512_cvtps_pd(h ? _mm512_extractf32x8_ps(oo, 1)
+                                                           : _mm512_castps512_ps256(oo)), r4096);
+        const __m512d tm = _mm512_mul_pd(_mm512_cvtps_pd(h ? _mm512_extractf32x8_ps(tt, 1)
+                                                           : _mm512_castps512_ps256(tt)), r4096);
+        const __mmask8 k = _mm512_cmp_pd_mask(dp, _mm512_setzero_pd(), _CMP_GE_OQ) &
+                           _mm512_cmp_pd_mask(_mm512_mul_pd(dp, dp),
+                                              _mm512_mul_pd(_mm512_mul_pd(dcos, om), tm), _CMP_GE_OQ);
+        ok |= (__mmask16)((unsigned)k << (8 * h));
+    }
+    return ok;
+}
+
+/* enhance_8 on sixteen int32 lanes: r, t, o int32 values; vec selects the
+ * lanes whose g is rounded to an integer. Returns int32 lanes. */
+static inline __m512i enhance_16(__m512i r, __m512i t, __m512i o, __mmask16 vec, double egl)
+{
+    const __m512d e = _mm512_set1_pd(egl);
+    __m256i out[2];
+    for (int h = 0; h < 2; h++) {
+        const __m256i rh = h ? _mm512_extracti64x4_epi64(r, 1) : _mm512_castsi512_si256(r);
+        const __m256i th = h ? _mm512_extracti64x4_epi64(t, 1) : _mm512_castsi512_si256(t);
+        const __m256i oh = h ? _mm512_extracti64x4_epi64(o, 1) : _mm512_castsi512_si256(o);
+        const __mmask8 vh = (__mmask8)(vec >> (8 * h));
+        const __m512d rd = _mm512_mul_pd(_mm512_cvtepi32_pd(rh), e);
+        const __m512d g = _mm512_mask_roundscale_pd(rd, vh, rd,
+                                                    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        const __m512d td = _mm512_cvtepi32_pd(th);
+        const __mmask8 pos = _mm256_cmpgt_epi32_mask(oh, _mm256_setzero_si256());
+        const __mmask8 take_g = (pos & _mm512_cmp_pd_mask(g, td, _CMP_LT_OQ)) |
+                                ((__mmask8)~pos & _mm512_cmp_pd_mask(g, td, _CMP_GT_OQ));
+        out[h] = _mm512_cvttpd_epi32(_mm512_mask_blend_pd(take_g, td, g));
+    }
+    return _mm512_inserti64x4(_mm512_castsi256_si512(out[0]), out[1], 1);
+}
+
+/* enhance_16 where the gain limit is a whole number e (adm_egl_is_small_int) */
+static inline __m512i enhance_int_16(__m512i r, __m512i t, __m512i o, __m512i e)
+{
+    const __m512i g = _mm512_mullo_epi32(r, e);
+    const __mmask16 pos = _mm512_cmpgt_epi32_mask(o, _mm512_setzero_si512());
+    return _mm512_mask_blend_epi32(pos, _mm512_max_epi32(g, t), _mm512_min_epi32(g, t));
+}
+
+/* int32 lanes holding int16 values: the low 16 bits, sign-extended */
+static inline __m512i s16_32(__m512i v)
+{
+    return _mm512_srai_epi32(_mm512_slli_epi32(v, 16), 16);
+}
+
+/* Scale 0, sixteen coefficients in 32-bit lanes, operation for operation as
+ * adm_decouple16_at. The gain's product recip t (up to 2^45) is formed in
+ * 64-bit lanes, even and odd columns apart; the clamped gain k fits 16 bits
+ * and k o + 2^14 fits int32 (|k o| <= 2^30), so the rest is in 32-bit lanes. */
 static void adm_decouple16_row_avx512(const int16_t *const o[3], const int16_t *const t[3],
                                       int16_t *const r[3], int16_t *const a[3], int jb, int je,
                                       int jv, const int32_t *recip, float cos_1deg_sq,
                                       double egl)
 {
-    const __m512i zero = _mm512_setzero_si512(), q15 = _mm512_set1_epi64(32768);
-    const __m512i half = _mm512_set1_epi64(16384);
-    const __m512i lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
-    for (int j = jb; j < je; j += 8) {
-        const __mmask8 m = je - j >= 8 ? 0xff : (__mmask8)((1u << (je - j)) - 1);
+    const __m512i zero = _mm512_setzero_si512(), q15 = _mm512_set1_epi32(32768);
+    const __m512i q15_64 = _mm512_set1_epi64(32768), half64 = _mm512_set1_epi64(16384);
+    const __m512i half = _mm512_set1_epi32(16384), low16 = _mm512_set1_epi32(0xffff);
+    const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const int egl_int = adm_egl_is_small_int(egl);
+    const __m512i egl_v = _mm512_set1_epi32(egl_int ? (int32_t)egl : 0);
+    for (int j = jb; j < je; j += 16) {
+        const __mmask16 m = je - j >= 16 ? 0xffff : (__mmask16)((1u << (je - j)) - 1);
         /* lanes j + l < jv take the vector-lane rounding */
-        const __mmask8 vec = _mm512_cmplt_epi64_mask(_mm512_add_epi64(lane, _mm512_set1_epi64(j)),
-                                                     _mm512_set1_epi64(jv));
+        const __mmask16 vec = _mm512_cmplt_epi32_mask(_mm512_add_epi32(lane, _mm512_set1_epi32(j)),
+                                                      _mm512_set1_epi32(jv));
         __m512i vo[3], vt[3];
         for (int k = 0; k < 3; k++) {
-            vo[k] = _mm512_cvtepi16_epi64(_mm_maskz_loadu_epi16(m, o[k] + j));
-            vt[k] = _mm512_cvtepi16_epi64(_mm_maskz_loadu_epi16(m, t[k] + j));
+            vo[k] = _mm512_cvtepi16_epi32(_mm256_maskz_loadu_epi16(m, o[k] + j));
+            vt[k] = _mm512_cvtepi16_epi32(_mm256_maskz_loadu_epi16(m, t[k] + j));
         }
-        const __mmask8 angle = angle_8(vo, vt, cos_1deg_sq);
+        const __m512i po = _mm512_or_si512(_mm512_and_si512(vo[0], low16), _mm512_slli_epi32(vo[1], 16));
+        const __m512i pt = _mm512_or_si512(_mm512_and_si512(vt[0], low16), _mm512_slli_epi32(vt[1], 16));
+        const __mmask16 angle = angle_16(dot16_ps(po, pt), dot16_ps(po, po), dot16_ps(pt, pt),
+                                         cos_1deg_sq);
         for (int k = 0; k < 3; k++) {
             const __m512i ov = vo[k], tv = vt[k];
-            const __mmask8 nz = _mm512_mask_cmpneq_epi64_mask(m, ov, zero);
+            const __mmask16 nz = _mm512_mask_cmpneq_epi32_mask(m, ov, zero);
             /* k = clip((recip[o] t + 2^14) >> 15, 0, 2^15), 2^15 where o = 0 */
-            const __m256i rc = _mm512_mask_i64gather_epi32(_mm256_setzero_si256(), nz, ov, recip, 4);
-            const __m512i q = _mm512_srai_epi64(
-                _mm512_add_epi64(_mm512_mul_epi32(_mm512_cvtepi32_epi64(rc), tv), half), 15);
-            const __m512i kk = _mm512_mask_blend_epi64(nz, q15,
-                                                       _mm512_min_epi64(_mm512_max_epi64(q, zero), q15));
+            const __m512i rc = _mm512_mask_i32gather_epi32(zero, nz, ov, recip, 4);
+            const __m512i qe = _mm512_srai_epi64(_mm512_add_epi64(_mm512_mul_epi32(rc, tv), half64), 15);
+            const __m512i qo = _mm512_srai_epi64(_mm512_add_epi64(
+                _mm512_mul_epi32(_mm512_srli_epi64(rc, 32), _mm512_srli_epi64(tv, 32)), half64), 15);
+            const __m512i ke = _mm512_min_epi64(_mm512_max_epi64(qe, zero), q15_64);
+            const __m512i ko = _mm512_min_epi64(_mm512_max_epi64(qo, zero), q15_64);
+            const __m512i kk = _mm512_mask_blend_epi32(
+                nz, q15, _mm512_mask_blend_epi32(0xaaaa, ke, _mm512_slli_epi64(ko, 32)));
             /* r = (int16)((k o + 2^14) >> 15) */
-            __m512i rv = s16_64(_mm512_srai_epi64(_mm512_add_epi64(_mm512_mul_epi32(kk, ov), half), 15));
+            __m512i rv = s16_32(_mm512_srai_epi32(_mm512_add_epi32(_mm512_mullo_epi32(kk, ov), half), 15));
             /* enhancement where the angle passed, k > 0 and o != 0 */
-            const __mmask8 en = angle & nz & _mm512_cmpgt_epi64_mask(kk, zero);
-            if (en) rv = _mm512_mask_mov_epi64(rv, en, s16_64(enhance_8(rv, tv, ov, vec, egl)));
-            _mm512_mask_cvtepi64_storeu_epi16(r[k] + j, m, rv);
-            _mm512_mask_cvtepi64_storeu_epi16(a[k] + j, m, _mm512_sub_epi64(tv, rv));
+            const __mmask16 en = angle & nz & _mm512_cmpgt_epi32_mask(kk, zero);
+            if (en) {
+                const __m512i g = egl_int ? enhance_int_16(rv, tv, ov, egl_v)
+                                          : enhance_16(rv, tv, ov, vec, egl);
+                rv = _mm512_mask_mov_epi32(rv, en, s16_32(g));
+            }
+            _mm512_mask_cvtepi32_storeu_epi16(r[k] + j, m, rv);
+            _mm512_mask_cvtepi32_storeu_epi16(a[k] + j, m, _mm512_sub_epi32(tv, rv));
         }
     }
 }
@@ -130,6 +227,15 @@ static void adm_decouple16_row_avx512(const int16_t *const o[3], const int16_t *
 /* Scales 1..3, as adm_decouple32_at: |o| >= 2^15 reduced to its top 15 bits
  * (rounded) for the table, the quotient shifted back, the rounding constant
  * an int32 (negative when it reaches bit 31, as the C's conversion). */
+/* enhance_8 where the gain limit is a whole number e (adm_egl_is_small_int):
+ * int32 values in int64 lanes, r e exact in int64 */
+static inline __m512i enhance_int_8(__m512i r, __m512i t, __m512i o, __m512i e)
+{
+    const __m512i g = _mm512_mul_epi32(r, e);
+    const __mmask8 pos = _mm512_cmpgt_epi64_mask(o, _mm512_setzero_si512());
+    return _mm512_mask_blend_epi64(pos, _mm512_max_epi64(g, t), _mm512_min_epi64(g, t));
+}
+
 static void adm_decouple32_row_avx512(const int32_t *const o[3], const int32_t *const t[3],
                                       int32_t *const r[3], int32_t *const a[3], int jb, int je,
                                       int jv, const int32_t *recip_pos, float cos_1deg_sq,
@@ -138,6 +244,8 @@ static void adm_decouple32_row_avx512(const int32_t *const o[3], const int32_t *
     const __m512i zero = _mm512_setzero_si512(), one = _mm512_set1_epi64(1);
     const __m512i q15 = _mm512_set1_epi64(32768), half = _mm512_set1_epi64(16384);
     const __m512i lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
+    const int egl_int = adm_egl_is_small_int(egl);
+    const __m512i egl_v = _mm512_set1_epi64(egl_int ? (int32_t)egl : 0);
     for (int j = jb; j < je; j += 8) {
         const __mmask8 m = je - j >= 8 ? 0xff : (__mmask8)((1u << (je - j)) - 1);
         const __mmask8 vec = _mm512_cmplt_epi64_mask(_mm512_add_epi64(lane, _mm512_set1_epi64(j)),
@@ -168,7 +276,11 @@ static void adm_decouple32_row_avx512(const int32_t *const o[3], const int32_t *
             /* r = (int32)((k o + 2^14) >> 15), k o in int64 */
             __m512i rv = s32_64(_mm512_srai_epi64(_mm512_add_epi64(_mm512_mul_epi32(kk, ov), half), 15));
             const __mmask8 en = angle & nz & _mm512_cmpgt_epi64_mask(kk, zero);
-            if (en) rv = _mm512_mask_mov_epi64(rv, en, s32_64(enhance_8(rv, tv, ov, vec, egl)));
+            if (en) {
+                const __m512i g = egl_int ? enhance_int_8(rv, tv, ov, egl_v)
+                                          : enhance_8(rv, tv, ov, vec, egl);
+                rv = _mm512_mask_mov_epi64(rv, en, s32_64(g));
+            }
             _mm512_mask_cvtepi64_storeu_epi32(r[k] + j, m, rv);
             _mm512_mask_cvtepi64_storeu_epi32(a[k] + j, m, _mm512_sub_epi64(tv, rv));
         }
@@ -518,6 +630,12 @@ ADM_INLINE __m256i recip_q30_8(__m256i o, __m256i z)
     return _mm256_andnot_si256(z, _mm256_set_m128i(hi, lo));
 }
 
+/* int32 lanes holding int16 values: the low 16 bits, sign-extended */
+ADM_INLINE __m256i s16_256(__m256i v)
+{
+    return _mm256_srai_epi32(_mm256_slli_epi32(v, 16), 16);
+}
+
 /* Scale 0 decouple, eight coefficients at a time, operation for operation as
  * adm_decouple16_at; the columns after the last full block go to the C row. */
 static void adm_decouple16_row_avx2(const int16_t *const o[3], const int16_t *const t[3],
@@ -529,6 +647,8 @@ static void adm_decouple16_row_avx2(const int16_t *const o[3], const int16_t *co
     const __m256i bits = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
     const __m256i lane = _mm256_setr_epi64x(0, 1, 2, 3);
     const __m256d c = _mm256_set1_pd((double)cos_1deg_sq), eg = _mm256_set1_pd(egl);
+    const int egl_int = adm_egl_is_small_int(egl);
+    const __m256i egl_v = _mm256_set1_epi32(egl_int ? (int32_t)egl : 0);
     int j = jb;
     for (; j + 8 <= je; j += 8) {
         const __m256i po = pairs16(o[0] + j, o[1] + j), pt = pairs16(t[0] + j, t[1] + j);
@@ -557,17 +677,22 @@ static void adm_decouple16_row_avx2(const int16_t *const o[3], const int16_t *co
             kk = _mm256_blendv_epi8(kk, q15, z);
             /* r = (int16)((k o + 2^14) >> 15) */
             __m256i rv = _mm256_srai_epi32(_mm256_add_epi32(_mm256_mullo_epi32(kk, ov), half32), 15);
-            rv = _mm256_srai_epi32(_mm256_slli_epi32(rv, 16), 16);
+            rv = s16_256(rv);
             /* enhancement where the angle passed, k > 0 and o != 0 */
             const __m256i en = _mm256_andnot_si256(z, _mm256_and_si256(angle, _mm256_cmpgt_epi32(kk, zero)));
-            if (!_mm256_testz_si256(en, en)) {
+            if (!_mm256_testz_si256(en, en) && egl_int) {
+                /* adm_egl_is_small_int: min(r e, t) for o > 0, else max */
+                const __m256i g = _mm256_mullo_epi32(rv, egl_v);
+                const __m256i pos = _mm256_cmpgt_epi32(ov, zero);
+                rv = _mm256_blendv_epi8(rv, s16_256(_mm256_blendv_epi8(_mm256_max_epi32(g, tv),
+                                                                       _mm256_min_epi32(g, tv), pos)),
+                                        en);
+            } else if (!_mm256_testz_si256(en, en)) {
                 const __m128i g0 = enhance_4(_mm256_castsi256_si128(rv), _mm256_castsi256_si128(tv),
                                              _mm256_castsi256_si128(ov), vec0, eg);
                 const __m128i g1 = enhance_4(_mm256_extracti128_si256(rv, 1), _mm256_extracti128_si256(tv, 1),
                                              _mm256_extracti128_si256(ov, 1), vec1, eg);
-                __m256i g = _mm256_set_m128i(g1, g0);
-                g = _mm256_srai_epi32(_mm256_slli_epi32(g, 16), 16);
-                rv = _mm256_blendv_epi8(rv, g, en);
+                rv = _mm256_blendv_epi8(rv, s16_256(_mm256_set_m128i(g1, g0)), en);
             }
             st16_256(r[k] + j, rv);
             st16_256(a[k] + j, _mm256_sub_epi32(tv, rv));
@@ -883,6 +1008,8 @@ static void adm_decouple32_row_avx2(const int32_t *const o[3], const int32_t *co
     const __m256i lane = _mm256_setr_epi64x(0, 1, 2, 3);
     const __m256d c = _mm256_set1_pd((double)cos_1deg_sq), eg = _mm256_set1_pd(egl);
     const __m256d n30 = _mm256_set1_pd(1073741824.0);
+    const int egl_int = adm_egl_is_small_int(egl);
+    const __m256i egl_v = _mm256_set1_epi64x(egl_int ? (int32_t)egl : 0);
     int j = jb;
     for (; j + 4 <= je; j += 4) {
         __m256i vo[3], vt[3];
@@ -927,7 +1054,15 @@ static void adm_decouple32_row_avx2(const int32_t *const o[3], const int32_t *co
                                                  _mm_cvtsi32_si128(15)));
             const __m256i en = _mm256_andnot_si256(z, _mm256_and_si256(angle, _mm256_cmpgt_epi64(kk, zero)));
             __m128i r4 = lo32x4(rv);
-            if (!_mm256_testz_si256(en, en)) {
+            if (!_mm256_testz_si256(en, en) && egl_int) {
+                /* adm_egl_is_small_int: min(r e, t) for o > 0, else max, in int64 */
+                const __m256i g = _mm256_mul_epi32(rv, egl_v);
+                const __m256i g_lt_t = _mm256_cmpgt_epi64(tv, g);
+                const __m256i lo = _mm256_blendv_epi8(tv, g, g_lt_t);   /* min */
+                const __m256i hi = _mm256_blendv_epi8(g, tv, g_lt_t);   /* max */
+                r4 = _mm_blendv_epi8(r4, lo32x4(_mm256_blendv_epi8(hi, lo, _mm256_cmpgt_epi64(ov, zero))),
+                                     lo32x4(en));
+            } else if (!_mm256_testz_si256(en, en)) {
                 const __m128i g = enhance_4(r4, lo32x4(tv), lo32x4(ov), vec, eg);
                 r4 = _mm_blendv_epi8(r4, g, lo32x4(en));
             }
