@@ -641,11 +641,13 @@ TVMAF_HD int32_t adm_csf32_flt(int32_t c)
 /* Denominator: sum of cubes of the reference's detail bands                */
 /* ------------------------------------------------------------------------ */
 
-/* Scale 0: |x|^3 of an int16 coefficient, exact in 64 bits. */
+/* Scale 0: |x|^3 of an int16 coefficient, exact in 64 bits. |x| <= 2^15, so
+ * its square fits 32 bits and only the last product is widened (a 32x32-bit
+ * multiply in the vectorised loops, not a 64x64-bit one). */
 TVMAF_HD uint64_t adm_den16_term(int16_t x)
 {
-    const uint64_t m = (uint16_t)(x < 0 ? -(int32_t)x : x);
-    return m * m * m;
+    const uint32_t m = (uint16_t)(x < 0 ? -(int32_t)x : x);
+    return (uint64_t)(m * m) * m;
 }
 
 /* Scales 1..3: |x|^2 rounded by 2^sq_shift (the reference adds 2^sq_shift,
