@@ -47,6 +47,22 @@ static int32_t cm_value(int pat, int bits)
     }
 }
 
+/* A value of scale 0's approximation band (what scale 1's vertical pass
+ * reads): any integer within +-ADM_DWT0_A_MAX, by the same patterns. */
+static int32_t a0_value(int pat)
+{
+    const int32_t mx = ADM_DWT0_A_MAX;
+    switch (pat) {
+    case CM_EXTREME: {
+        const int32_t e[5] = { -mx, mx, 0, -1, -mx + 1 };
+        return e[checkasm_rand() % 5];
+    }
+    case CM_ZERO: return 0;
+    case CM_SMALL: return (int32_t)(checkasm_rand() % 4001) - 2000;
+    default: return (int32_t)(checkasm_rand() % (2 * (unsigned)mx + 1)) - mx;
+    }
+}
+
 /* Shifts: the real ones of scale 0 (h/v, d) or scales 1..3 (cub from the band
  * width), or random in the ranges the C code is defined on. */
 static void cm_shifts(int scale, int w, bool random, AdmCmShift sh[3])
@@ -397,6 +413,19 @@ static void check_adm_dwt(int n, int pat)
             snprintf(what, sizeof(what), "adm dwt32_vrow n %d scale %d pat %d", len, scale, pat);
             if (memcmp(x, y, 2 * (size_t)m * 4)) checkasm_fail(what, "outputs differ");
         }
+        /* scale 1's vertical pass on rows of scale 0 approximation values */
+        int32_t *const a0 = s32;
+        for (int i = 0; i < 6 * m; i++) a0[i] = a0_value(pat);
+        const int32_t *const rows[4] = { a0 + 2 * m, a0 + 3 * m, a0 + 4 * m, a0 + 5 * m };
+        const int len = je - jb + 1;
+        int32_t *const x = o32, *const y = o32 + 8 * (size_t)m;
+        memset(o32, 0x5a, 16 * (size_t)m * sizeof(int32_t));
+        c->dwt1_vrow(rows, len, x, x + m);
+        k->dwt1_vrow(rows, len, y, y + m);
+        checkasm_checked();
+        snprintf(what, sizeof(what), "adm dwt1_vrow n %d pat %d", len, pat);
+        if (memcmp(x, y, 2 * (size_t)m * 4)) checkasm_fail(what, "outputs differ");
+        for (int i = 0; i < 6 * m; i++) s32[i] = cm_value(pat, 32);
     }
     free(s16);
     free(s32);
@@ -556,15 +585,16 @@ typedef struct AdmBench {
     int32_t *cm32;
     int16_t *dec16; /* decouple's r and a rows */
     int32_t *dec32;
+    int32_t *a0;          /* four rows within +-ADM_DWT0_A_MAX */
     const int32_t *recip; /* reciprocal table, entry of 0 */
     float cos1;
     volatile int64_t sink;
 } AdmBench;
 
-enum { K_CM16, K_CM32, K_DEC16, K_DEC32, N_BENCH };
+enum { K_CM16, K_CM32, K_DEC16, K_DEC32, K_DWT32V, K_DWT1V, N_BENCH };
 static const char *const bench_names[N_BENCH] = {
     "adm cm16_row (avx512 lanes)", "adm cm32_row (avx512 lanes)", "adm decouple16_row",
-    "adm decouple32_row",
+    "adm decouple32_row", "adm dwt32_vrow (scale 2)", "adm dwt1_vrow",
 };
 
 static void bench_call(void *arg, const void *set)
@@ -618,6 +648,21 @@ static void bench_call(void *arg, const void *set)
                           w - w % 16, b->recip, b->cos1, 100.0);
         break;
     }
+    case K_DWT32V:
+    case K_DWT1V: {
+        /* four rows of scale 0's approximation band (the 32-bit cm rows,
+         * below 2^18 in magnitude, for scale 2; clamped to the band's range
+         * for scale 1), results in the decouple rows */
+        const int32_t *p = b->kernel == K_DWT1V ? b->a0 : b->cm32;
+        const int32_t *const rows[4] = { p, p + q, p + 2 * q, p + 3 * q };
+        if (b->kernel == K_DWT1V) {
+            k->dwt1_vrow(rows, w, b->dec32, b->dec32 + q);
+        } else {
+            const AdmDwtRound rd = adm_dwt_round(2);
+            k->dwt32_vrow(rows, w, rd.v_add, rd.v_shift, b->dec32, b->dec32 + q);
+        }
+        break;
+    }
     default: {
         /* the cm buffers' 32-bit rows (values below 2^18: the vector path) */
         const int32_t *p = b->cm32;
@@ -641,6 +686,7 @@ void checkasm_bench_adm(void)
     b.cm32 = checkasm_alloc(15 * w * sizeof(int32_t));
     b.dec16 = checkasm_alloc(6 * w * sizeof(int16_t));
     b.dec32 = checkasm_alloc(6 * w * sizeof(int32_t));
+    b.a0 = checkasm_alloc(4 * w * sizeof(int32_t));
     b.recip = adm_recip_table();
     b.cos1 = (float)(cos(M_PI / 180.0) * cos(M_PI / 180.0));
     for (size_t i = 0; i < 15 * w; i++) {
@@ -650,6 +696,10 @@ void checkasm_bench_adm(void)
             b.cm16[i] = adm_csf16_flt(b.cm16[i]);
             b.cm32[i] = adm_csf32_flt(b.cm32[i]);
         }
+    }
+    for (size_t i = 0; i < 4 * w; i++) {
+        const int32_t v = b.cm32[i] / 8;
+        b.a0[i] = v > ADM_DWT0_A_MAX ? ADM_DWT0_A_MAX : (v < -ADM_DWT0_A_MAX ? -ADM_DWT0_A_MAX : v);
     }
     /* rows 3..5 (cm's csf, decouple's distorted): rows 0..2 plus noise */
     for (size_t i = 3 * w; i < 6 * w; i++)
@@ -661,5 +711,5 @@ void checkasm_bench_adm(void)
         b.kernel = k;
         checkasm_bench(bench_names[k], bench_call, &b, sets, sizeof(sets[0]));
     }
-    free(b.cm16); free(b.cm32); free(b.dec16); free(b.dec32);
+    free(b.cm16); free(b.cm32); free(b.dec16); free(b.dec32); free(b.a0);
 }

@@ -62,6 +62,10 @@ typedef struct AdmKernels {
                        int shift, int32_t *a, int32_t *v, int32_t *h, int32_t *d);
     void (*dwt32_vrow)(const int32_t *const row[4], int n, int32_t add, int shift,
                        int32_t *lo, int32_t *hi);
+    /* dwt32_vrow at scale 1 (no rounding), whose rows are scale 0's
+     * approximation band: every value within +-ADM_DWT0_A_MAX, so each sum
+     * is below 2^31 and the products may be formed from 16-bit halves */
+    void (*dwt1_vrow)(const int32_t *const row[4], int n, int32_t *lo, int32_t *hi);
     /* scale 0's vertical pass over w columns of four rows of bpc-bit
      * samples (uint8 at 8 bits, uint16 above): adm_dwt0_vert of each */
     void (*dwt0_vrow)(const void *const row[4], int w, int bpc, int16_t *lo, int16_t *hi);

@@ -380,6 +380,12 @@ TVMAF_HD AdmDwtRound adm_dwt_round(int scale)
     return r;
 }
 
+/* The largest magnitude of a scale 0 approximation value (adm_dwt0_lo of
+ * any four int16 samples): (2^15 (15826 + 27411 + 7345) + 2^15 * 4240 +
+ * 2^15) >> 16 = 27411, and -27411 at the other end. Scale 1's vertical sums
+ * of such values are then at most 27411 * 54822 < 2^31 in magnitude. */
+#define ADM_DWT0_A_MAX 27411
+
 /* Scales 1..3: one low (or high) tap sum in int64, rounded, stored int32. */
 TVMAF_HD int32_t adm_dwt_lo32(int32_t s0, int32_t s1, int32_t s2, int32_t s3, int32_t add,
                               int shift)

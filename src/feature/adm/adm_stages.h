@@ -85,6 +85,15 @@ dwt32_vrow_c(const int32_t *const row[4], int n, int32_t add, int shift, int32_t
     }
 }
 
+/* Scale 1's vertical pass (adm_cpu.h's dwt1_vrow): the C's is scales
+ * 1..3's with scale 1's rounding. */
+static __attribute__((unused)) void
+dwt1_vrow_c(const int32_t *const row[4], int n, int32_t *lo, int32_t *hi)
+{
+    const AdmDwtRound rd = adm_dwt_round(1);
+    dwt32_vrow_c(row, n, rd.v_add, rd.v_shift, lo, hi);
+}
+
 #ifndef ADM_DWT0_HROW
 #define ADM_DWT0_HROW dwt0_hrow_c
 #endif
@@ -93,6 +102,9 @@ dwt32_vrow_c(const int32_t *const row[4], int n, int32_t add, int shift, int32_t
 #endif
 #ifndef ADM_DWT32_VROW
 #define ADM_DWT32_VROW dwt32_vrow_c
+#endif
+#ifndef ADM_DWT1_VROW
+#define ADM_DWT1_VROW dwt1_vrow_c
 #endif
 
 /* Horizontal pass of scale 0 over one row: outputs a, v (from the low row),
@@ -226,7 +238,9 @@ static void dwt32(AdmCpu *m, const AdmSlot *sl, int k, const int32_t *src, int32
     for (int i = i0; i < i1; i++) {
         const int32_t *row[4];
         for (int t = 0; t < 4; t++) row[t] = src + (size_t)adm_dwt_tap(i, t, c->in_h) * c->in_w;
-        ADM_DWT32_VROW(row, c->in_w, rd.v_add, rd.v_shift, lo, hi);
+        /* scale 1 reads scale 0's approximation band (ADM_DWT0_A_MAX) */
+        if (k == 1) ADM_DWT1_VROW(row, c->in_w, lo, hi);
+        else ADM_DWT32_VROW(row, c->in_w, rd.v_add, rd.v_shift, lo, hi);
         const int32_t *hi_next = NULL;
         int32_t next[2];
         if (past && dis_src) {
@@ -517,7 +531,7 @@ static __attribute__((unused)) void i64_to_float_c(const int64_t *x, float *out,
 /* This level's set (tvmaf_adm_dsp_init). */
 const AdmKernels ADM_KERNELS = { ADM_CM16_ROW,   ADM_CM32_ROW,   ADM_DECOUPLE16_ROW,
                                   ADM_DECOUPLE32_ROW, ADM_I64_TO_FLOAT, ADM_DWT0_HROW,
-                                  ADM_DWT32_HROW, ADM_DWT32_VROW, ADM_DWT0_VROW,
+                                  ADM_DWT32_HROW, ADM_DWT32_VROW, ADM_DWT1_VROW, ADM_DWT0_VROW,
                                   ADM_FRAME_SUMS };
 
 /* Masked sums of `val` (h, v, d) with the threshold of csf (centres) and flt

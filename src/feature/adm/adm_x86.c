@@ -1096,6 +1096,7 @@ static void dwt32_hrow_c(const int32_t *lo, const int32_t *hi, int jb, int je, i
                          int shift, int32_t *a, int32_t *v, int32_t *h, int32_t *d);
 static void dwt32_vrow_c(const int32_t *const row[4], int n, int32_t add, int shift,
                          int32_t *lo, int32_t *hi);
+static void dwt1_vrow_c(const int32_t *const row[4], int n, int32_t *lo, int32_t *hi);
 
 /* two taps of scale 0 as the 16-bit halves of one word, for vpmaddwd */
 static inline __m256i tap_pair(int c0, int c1)
@@ -1228,6 +1229,38 @@ static void adm_dwt32_vrow_simd(const int32_t *const row[4], int n, int32_t add,
     }
 }
 #define ADM_DWT32_VROW adm_dwt32_vrow_simd
+
+/* Scale 1's vertical pass (dwt1_vrow), eight columns a step: every sample is
+ * within +-ADM_DWT0_A_MAX, an int16, so rows 0, 1 and rows 2, 3 are paired
+ * as the 16-bit halves of 32-bit lanes (a sample's low 16 bits are itself)
+ * and vpmaddwd forms two products and their sum at once. Each pair sum and
+ * the total stay below 27411 * 54822 < 2^31, so the int32 lanes hold the
+ * C's int64 sums exactly (scale 1 neither adds nor shifts). */
+static inline __m256i pair_rows16(const int32_t *a, const int32_t *b)
+{
+    return _mm256_blend_epi16(_mm256_loadu_si256((const __m256i *)a),
+                              _mm256_slli_epi32(_mm256_loadu_si256((const __m256i *)b), 16), 0xaa);
+}
+
+static void adm_dwt1_vrow_simd(const int32_t *const row[4], int n, int32_t *lo, int32_t *hi)
+{
+    const __m256i l01 = tap_pair(ADM_LO0, ADM_LO1), l23 = tap_pair(ADM_LO2, ADM_LO3);
+    const __m256i h01 = tap_pair(ADM_HI0, ADM_HI1), h23 = tap_pair(ADM_HI2, ADM_HI3);
+    int j = 0;
+    for (; j + 8 <= n; j += 8) {
+        const __m256i p01 = pair_rows16(row[0] + j, row[1] + j);
+        const __m256i p23 = pair_rows16(row[2] + j, row[3] + j);
+        _mm256_storeu_si256((__m256i *)(lo + j), _mm256_add_epi32(_mm256_madd_epi16(p01, l01),
+                                                                  _mm256_madd_epi16(p23, l23)));
+        _mm256_storeu_si256((__m256i *)(hi + j), _mm256_add_epi32(_mm256_madd_epi16(p01, h01),
+                                                                  _mm256_madd_epi16(p23, h23)));
+    }
+    if (j < n) {
+        const int32_t *const tail[4] = { row[0] + j, row[1] + j, row[2] + j, row[3] + j };
+        dwt1_vrow_c(tail, n - j, lo + j, hi + j);
+    }
+}
+#define ADM_DWT1_VROW adm_dwt1_vrow_simd
 
 /*
  * Scale 0's vertical pass, sixteen columns a step: rows 0, 1 and rows 2, 3
@@ -1446,9 +1479,33 @@ static void adm_dwt32_vrow_avx512(const int32_t *const row[4], int n, int32_t ad
         adm_dwt32_vrow_simd(tail, n - j, add, shift, lo + j, hi + j);
     }
 }
+/* adm_dwt1_vrow_simd at twice the width, the pair sums by vpdpwssd */
+static void adm_dwt1_vrow_avx512(const int32_t *const row[4], int n, int32_t *lo, int32_t *hi)
+{
+    const __m512i l01 = tap_pair512(ADM_LO0, ADM_LO1), l23 = tap_pair512(ADM_LO2, ADM_LO3);
+    const __m512i h01 = tap_pair512(ADM_HI0, ADM_HI1), h23 = tap_pair512(ADM_HI2, ADM_HI3);
+    const __m512i zero = _mm512_setzero_si512();
+    int j = 0;
+    for (; j + 16 <= n; j += 16) {
+#define PAIR(a, b) _mm512_mask_blend_epi16(0xaaaaaaaau, _mm512_loadu_si512((const void *)(a)), \
+                                           _mm512_slli_epi32(_mm512_loadu_si512((const void *)(b)), 16))
+        const __m512i p01 = PAIR(row[0] + j, row[1] + j), p23 = PAIR(row[2] + j, row[3] + j);
+#undef PAIR
+        _mm512_storeu_si512((void *)(lo + j),
+                            tvmaf_dpwssd512(tvmaf_dpwssd512(zero, p01, l01), p23, l23));
+        _mm512_storeu_si512((void *)(hi + j),
+                            tvmaf_dpwssd512(tvmaf_dpwssd512(zero, p01, h01), p23, h23));
+    }
+    if (j < n) {
+        const int32_t *const tail[4] = { row[0] + j, row[1] + j, row[2] + j, row[3] + j };
+        adm_dwt1_vrow_simd(tail, n - j, lo + j, hi + j);
+    }
+}
 #undef ADM_DWT0_HROW
 #undef ADM_DWT32_HROW
 #undef ADM_DWT32_VROW
+#undef ADM_DWT1_VROW
+#define ADM_DWT1_VROW adm_dwt1_vrow_avx512
 #define ADM_DWT0_HROW adm_dwt0_hrow_avx512
 #define ADM_DWT32_HROW adm_dwt32_hrow_avx512
 #define ADM_DWT32_VROW adm_dwt32_vrow_avx512
