@@ -487,7 +487,9 @@ static void vif_stat_vertical_8x2_avx512(uint16_t *const *out0, uint16_t *const 
  * uint32 sum, below 2^32). Scale 3's centre tap (43728) is not, and its
  * three taps take vpmulld on the low halves. A step reads one sample past
  * the last the C reads, inside the row's right padding (w >= 2 w2, padding
- * >= half); the last w2 % 16 outputs are the C loop's. */
+ * >= half); the last w2 % 16 outputs are the C kernel's. */
+static void vif_down_horizontal(uint16_t *out_r, uint16_t *out_d, const uint16_t *rr,
+                                const uint16_t *rd, unsigned w2, unsigned next);
 static void vif_down_horizontal_avx512(uint16_t *out_r, uint16_t *out_d, const uint16_t *rr,
                                        const uint16_t *rd, unsigned w2, unsigned next)
 {
@@ -526,16 +528,8 @@ static void vif_down_horizontal_avx512(uint16_t *out_r, uint16_t *out_d, const u
         _mm256_storeu_si256((__m256i *)(out_d + oj),
                             _mm512_cvtepi32_epi16(_mm512_srli_epi32(_mm512_add_epi32(ad, rnd), 16)));
     }
-    for (; oj < w2; oj++) {
-        const uint16_t *pr = rr + 2 * (int)oj - half, *pd = rd + 2 * (int)oj - half;
-        uint32_t ar = 0, ad = 0;
-        for (unsigned k = 0; k < fw; k++) {
-            ar += (uint32_t)taps[k] * pr[k];
-            ad += (uint32_t)taps[k] * pd[k];
-        }
-        out_r[oj] = vif_down_sample(ar);
-        out_d[oj] = vif_down_sample(ad);
-    }
+    if (oj < w2)
+        vif_down_horizontal(out_r + oj, out_d + oj, rr + 2 * oj, rd + 2 * oj, w2 - oj, next);
 }
 #define VIF_DOWN_HORIZONTAL vif_down_horizontal_avx512
 
