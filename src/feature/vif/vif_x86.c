@@ -129,8 +129,13 @@ static void vif_pixels_avx512(VifSums *row, uint32_t (*acc)[VIF_BLOCK], unsigned
     const __m512i low32 = _mm512_set1_epi64(0xffffffffll);
     __m512i num_log = zero, noise_log = zero, den_log = zero, num_lin = zero;
     int64_t den_lin = 0;
+    /* the num terms' log arguments of each pixel, and which pixels have one */
+    _Alignas(64) uint32_t noise_b[VIF_BLOCK];
+    _Alignas(64) uint64_t sig_b[VIF_BLOCK];
+    __mmask16 nm_b[VIF_BLOCK / 16];
     for (unsigned b = 0; b < n; b += 16) {
         const __mmask16 m = n - b >= 16 ? 0xffff : (__mmask16)((1u << (n - b)) - 1);
+        nm_b[b / 16] = 0;
         const __m512i mu1 = _mm512_maskz_loadu_epi32(m, acc[VIF_MU1] + b);
         const __m512i mu2 = _mm512_maskz_loadu_epi32(m, acc[VIF_MU2] + b);
         const __m512i s1 = _mm512_sub_epi32(moment_16(acc[VIF_XX_LO] + b, acc[VIF_XX_HI] + b, m),
@@ -176,13 +181,26 @@ static void vif_pixels_avx512(VifSums *row, uint32_t (*acc)[VIF_BLOCK], unsigned
         /* noise = sv_sq + nsq in uint32; signal = (int64)(gl^2 sigma1_sq) + noise */
         const __m512i noise = _mm512_add_epi32(
             _mm512_inserti64x4(_mm512_castsi256_si512(sv[0]), sv[1], 1), nsq);
+        _mm512_store_si512((void *)(noise_b + b), noise);
+        for (int h = 0; h < 2; h++) {
+            const __mmask8 mh = (__mmask8)(nm >> (8 * h));
+            _mm512_store_si512((void *)(sig_b + b + 8 * h), _mm512_add_epi64(
+                _mm512_maskz_cvttpd_epi64(mh, gain_term[h]), _mm512_cvtepu32_epi64(half_256(noise, h))));
+        }
+        nm_b[b / 16] = nm;
+    }
+    /* the logarithms of the num terms, apart from the arithmetic that forms
+     * their arguments: each gather then waits on a load, not on the
+     * division's chain */
+    for (unsigned b = 0; b < n; b += 16) {
+        const __mmask16 nm = nm_b[b / 16];
+        if (!nm) continue;
         noise_log = _mm512_mask_add_epi32(noise_log, nm, noise_log,
-                                          log2_16(log2_table, noise, nm));
+                                          log2_16(log2_table, _mm512_load_si512((const void *)(noise_b + b)), nm));
         for (int h = 0; h < 2; h++) {
             const __mmask8 mh = (__mmask8)(nm >> (8 * h));
             if (!mh) continue;
-            const __m512i sig = _mm512_add_epi64(_mm512_maskz_cvttpd_epi64(mh, gain_term[h]),
-                                                 _mm512_cvtepu32_epi64(half_256(noise, h)));
+            const __m512i sig = _mm512_load_si512((const void *)(sig_b + b + 8 * h));
             num_log = _mm512_mask_add_epi64(num_log, mh, num_log, log2_8(log2_table, sig, mh));
         }
     }
