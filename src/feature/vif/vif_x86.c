@@ -816,7 +816,12 @@ static void vif_pixels_avx2(VifSums *row, uint32_t (*acc)[VIF_BLOCK], unsigned n
     __m256i num_log = zero, den_log = zero, num_lin = zero;
     int64_t den_lin = 0;
     const unsigned n8 = n & ~7u;
+    /* the num terms' log arguments of each pixel, and which pixels have one */
+    _Alignas(32) uint32_t noise_b[VIF_BLOCK];
+    _Alignas(32) int64_t sig_b[VIF_BLOCK];
+    _Alignas(32) int32_t nm_b[VIF_BLOCK];
     for (unsigned b = 0; b < n8; b += 8) {
+        _mm256_store_si256((__m256i *)(nm_b + b), zero);
         const __m256i mu1 = _mm256_loadu_si256((const __m256i *)(acc[VIF_MU1] + b));
         const __m256i mu2 = _mm256_loadu_si256((const __m256i *)(acc[VIF_MU2] + b));
         const __m256i s1 = _mm256_sub_epi32(moment_8x32(acc[VIF_XX_LO] + b, acc[VIF_XX_HI] + b),
@@ -864,13 +869,24 @@ static void vif_pixels_avx2(VifSums *row, uint32_t (*acc)[VIF_BLOCK], unsigned n
         }
         /* noise = sv_sq + nsq in uint32; signal = (int64)(gl^2 sigma1_sq) + noise */
         const __m256i noise = _mm256_add_epi32(_mm256_set_m128i(sv[1], sv[0]), nsq);
-        const __m256i ln = log2_8x32(log2_table, noise, nm);
+        _mm256_store_si256((__m256i *)(noise_b + b), noise);
+        for (int h = 0; h < 2; h++) {
+            const __m256i noise64 = _mm256_cvtepu32_epi64(
+                h ? _mm256_extracti128_si256(noise, 1) : _mm256_castsi256_si128(noise));
+            _mm256_store_si256((__m256i *)(sig_b + b + 4 * h), _mm256_add_epi64(tr[h], noise64));
+        }
+        _mm256_store_si256((__m256i *)(nm_b + b), nm);
+    }
+    /* the logarithms of the num terms in a second pass, as at AVX-512
+     * (vif_pixels_avx512): each gather's index is then a load */
+    for (unsigned b = 0; b < n8; b += 8) {
+        const __m256i nm = _mm256_load_si256((const __m256i *)(nm_b + b));
+        if (_mm256_testz_si256(nm, nm)) continue;
+        const __m256i ln = log2_8x32(log2_table, _mm256_load_si256((const __m256i *)(noise_b + b)), nm);
         for (int h = 0; h < 2; h++) {
             const __m256i nm64 = s64_4(nm, h);
             if (_mm256_testz_si256(nm64, nm64)) continue;
-            const __m256i noise64 = _mm256_cvtepu32_epi64(
-                h ? _mm256_extracti128_si256(noise, 1) : _mm256_castsi256_si128(noise));
-            const __m256i sig = _mm256_add_epi64(tr[h], noise64);
+            const __m256i sig = _mm256_load_si256((const __m256i *)(sig_b + b + 4 * h));
             const __m256i nl = _mm256_sub_epi64(log2_4(log2_table, sig, nm64), s64_4(ln, h));
             num_log = _mm256_add_epi64(num_log, _mm256_and_si256(nm64, nl));
         }
