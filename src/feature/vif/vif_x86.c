@@ -693,11 +693,51 @@ static void vif_down_vertical_avx512(uint16_t *out_r, uint16_t *out_d, const voi
 {
     const unsigned fw = vif_filter_width[next];
     const uint16_t *taps = vif_filter_taps[next];
-    const char *pr[VIF_MAX_TAPS], *pd[VIF_MAX_TAPS];
+    const char *pr[VIF_MAX_TAPS + 1], *pd[VIF_MAX_TAPS + 1];
     for (unsigned k = 0; k < fw; k++) {
         const int r = vif_tap_row(i, k, fw, h);
         pr[k] = (const char *)ref + r * ref_stride;
         pd[k] = (const char *)dis + r * dis_stride;
+    }
+    if (fw > 3) {
+        /* every tap below 2^15 (scales 1 and 2): the rows in pairs (k, k + 1)
+         * with their samples interleaved as 16-bit words, 32 columns a step,
+         * an odd last tap paired with a zero tap on a row that exists. Above
+         * 8 bits the samples are read as signed with their top bit flipped
+         * and 2^15 times the tap sum added back (as vif_filter_rows_madd_avx512:
+         * each pair's sum and every partial total lie in [-2^31, 2^31), the
+         * total modulo 2^32 is the C's uint32 sum). The unpacks and the pack
+         * work within 128-bit lanes, so the pack puts the columns back in
+         * order, each result first cut to its low 16 bits as the C's cast
+         * (samples above the declared depth can carry a result past 16 bits),
+         * which the pack's unsigned saturation then keeps. */
+        pr[fw] = pr[fw - 1];
+        pd[fw] = pd[fw - 1];
+        uint32_t words[(VIF_MAX_TAPS + 1) / 2], tap_sum;
+        const unsigned np = vif_tap_pair_words(words, taps, fw, &tap_sum);
+        const __m512i flip = _mm512_set1_epi16((short)0x8000), lo16 = _mm512_set1_epi32(0xffff);
+        const __m512i back = _mm512_set1_epi32(is8 ? 0 : (int)(uint32_t)(32768u * tap_sum));
+        for (unsigned j = 0; j < w; j += 32) {
+            const __mmask32 m = w - j >= 32 ? 0xffffffffu : (__mmask32)((1u << (w - j)) - 1);
+            __m512i rl = back, rh = back, dl = back, dh = back;
+            for (unsigned p = 0; p < np; p++) {
+                const __m512i c = _mm512_set1_epi32((int)words[p]);
+#define ROW(q) (is8 ? _mm512_cvtepu8_epi16(_mm256_maskz_loadu_epi8(m, (const uint8_t *)(q) + j)) \
+                    : _mm512_xor_si512(_mm512_maskz_loadu_epi16(m, (const uint16_t *)(q) + j), flip))
+                const __m512i a = ROW(pr[2 * p]), b = ROW(pr[2 * p + 1]);
+                const __m512i x = ROW(pd[2 * p]), y = ROW(pd[2 * p + 1]);
+#undef ROW
+                rl = tvmaf_dpwssd512(rl, _mm512_unpacklo_epi16(a, b), c);
+                rh = tvmaf_dpwssd512(rh, _mm512_unpackhi_epi16(a, b), c);
+                dl = tvmaf_dpwssd512(dl, _mm512_unpacklo_epi16(x, y), c);
+                dh = tvmaf_dpwssd512(dh, _mm512_unpackhi_epi16(x, y), c);
+            }
+#define LOW16(v) _mm512_and_si512(round_shift32_16(v, shift), lo16)
+            _mm512_mask_storeu_epi16(out_r + j, m, _mm512_packus_epi32(LOW16(rl), LOW16(rh)));
+            _mm512_mask_storeu_epi16(out_d + j, m, _mm512_packus_epi32(LOW16(dl), LOW16(dh)));
+#undef LOW16
+        }
+        return;
     }
     for (unsigned j = 0; j < w; j += 16) {
         const __mmask16 m = w - j >= 16 ? 0xffff : (__mmask16)((1u << (w - j)) - 1);
@@ -1282,14 +1322,74 @@ static void vif_down_vertical_avx2(uint16_t *out_r, uint16_t *out_d, const void 
 {
     const unsigned fw = vif_filter_width[next];
     const uint16_t *taps = vif_filter_taps[next];
-    const char *pr[VIF_MAX_TAPS], *pd[VIF_MAX_TAPS];
+    const char *pr[VIF_MAX_TAPS + 1], *pd[VIF_MAX_TAPS + 1];
     for (unsigned k = 0; k < fw; k++) {
         const int r = vif_tap_row(i, k, fw, h);
         pr[k] = (const char *)ref + r * ref_stride;
         pd[k] = (const char *)dis + r * dis_stride;
     }
+    unsigned j0 = 0;
+    if (!is8 && fw > 3) {
+        /* 16-bit samples, as vif_down_vertical_avx512's pairs: 16 columns a
+         * step, flipped samples, the pack restoring the column order */
+        pr[fw] = pr[fw - 1];
+        pd[fw] = pd[fw - 1];
+        uint32_t words[(VIF_MAX_TAPS + 1) / 2], tap_sum;
+        const unsigned np = vif_tap_pair_words(words, taps, fw, &tap_sum);
+        const __m256i flip = _mm256_set1_epi16((short)0x8000), lo16 = _mm256_set1_epi32(0xffff);
+        const __m256i back = _mm256_set1_epi32((int)(uint32_t)(32768u * tap_sum));
+        j0 = w & ~15u;
+        for (unsigned j = 0; j < j0; j += 16) {
+            __m256i rl = back, rh = back, dl = back, dh = back;
+            for (unsigned p = 0; p < np; p++) {
+                const __m256i c = _mm256_set1_epi32((int)words[p]);
+#define ROW(q) _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)((const uint16_t *)(q) + j)), flip)
+                const __m256i a = ROW(pr[2 * p]), b = ROW(pr[2 * p + 1]);
+                const __m256i x = ROW(pd[2 * p]), y = ROW(pd[2 * p + 1]);
+#undef ROW
+                rl = _mm256_add_epi32(rl, _mm256_madd_epi16(_mm256_unpacklo_epi16(a, b), c));
+                rh = _mm256_add_epi32(rh, _mm256_madd_epi16(_mm256_unpackhi_epi16(a, b), c));
+                dl = _mm256_add_epi32(dl, _mm256_madd_epi16(_mm256_unpacklo_epi16(x, y), c));
+                dh = _mm256_add_epi32(dh, _mm256_madd_epi16(_mm256_unpackhi_epi16(x, y), c));
+            }
+#define LOW16(v) _mm256_and_si256(round_shift32_8(v, shift), lo16)
+            _mm256_storeu_si256((__m256i *)(out_r + j), _mm256_packus_epi32(LOW16(rl), LOW16(rh)));
+            _mm256_storeu_si256((__m256i *)(out_d + j), _mm256_packus_epi32(LOW16(dl), LOW16(dh)));
+#undef LOW16
+        }
+    }
+    if (is8 && fw > 3) {
+        /* 8-bit samples, every tap below 2^15 (scales 1 and 2): the rows in
+         * pairs (k, k + 1), their samples interleaved as 16-bit words, an odd
+         * last tap paired with a zero tap on a row that exists; each vpmaddwd
+         * sum is below 255 * 2^16, the total the C's uint32 sum */
+        pr[fw] = pr[fw - 1];
+        pd[fw] = pd[fw - 1];
+        uint32_t words[(VIF_MAX_TAPS + 1) / 2], tap_sum;
+        const unsigned np = vif_tap_pair_words(words, taps, fw, &tap_sum);
+        j0 = w & ~15u;
+        for (unsigned j = 0; j < j0; j += 16) {
+            __m256i rl = _mm256_setzero_si256(), rh = rl, dl = rl, dh = rl;
+            for (unsigned p = 0; p < np; p++) {
+                const __m256i c = _mm256_set1_epi32((int)words[p]);
+#define PAIRS(q, lo, hi) do { \
+                    const __m128i a = _mm_loadu_si128((const __m128i *)((const uint8_t *)q[2 * p] + j)); \
+                    const __m128i b = _mm_loadu_si128((const __m128i *)((const uint8_t *)q[2 * p + 1] + j)); \
+                    lo = _mm256_add_epi32(lo, _mm256_madd_epi16(_mm256_cvtepu8_epi16(_mm_unpacklo_epi8(a, b)), c)); \
+                    hi = _mm256_add_epi32(hi, _mm256_madd_epi16(_mm256_cvtepu8_epi16(_mm_unpackhi_epi8(a, b)), c)); \
+                } while (0)
+                PAIRS(pr, rl, rh);
+                PAIRS(pd, dl, dh);
+#undef PAIRS
+            }
+            store_u16x8(out_r + j, round_shift32_8(rl, shift));
+            store_u16x8(out_r + j + 8, round_shift32_8(rh, shift));
+            store_u16x8(out_d + j, round_shift32_8(dl, shift));
+            store_u16x8(out_d + j + 8, round_shift32_8(dh, shift));
+        }
+    }
     const unsigned w8 = w & ~7u;
-    for (unsigned j = 0; j < w8; j += 8) {
+    for (unsigned j = j0; j < w8; j += 8) {
         __m256i ar = _mm256_setzero_si256(), ad = ar;
         for (unsigned k = 0; k < fw; k++) {
             const __m256i c = _mm256_set1_epi32(taps[k]);
