@@ -1071,6 +1071,15 @@ static inline void store_u16x8(uint16_t *dst, __m256i v)
     _mm_storeu_si128((__m128i *)dst, _mm256_castsi256_si128(v));
 }
 
+/* sixteen 32-bit lanes holding 16-bit values (lo: columns 0..7, hi: 8..15)
+ * stored as uint16 in column order: the pack interleaves the halves' 64-bit
+ * pieces, the permute puts them back */
+static inline void store_u16x16(uint16_t *dst, __m256i lo, __m256i hi)
+{
+    _mm256_storeu_si256((__m256i *)dst,
+                        _mm256_permute4x64_epi64(_mm256_packus_epi32(lo, hi), 0xd8));
+}
+
 static inline __m256i round_shift32_8(__m256i v, unsigned shift)
 {
     if (!shift) return v;
@@ -1146,20 +1155,23 @@ static void vif_stat_vertical_8_avx2(uint16_t *const *out, const uint8_t *ref,
                     _mm256_xor_si256(_mm256_mullo_epi16(x[q], y[q]), flip), cp[p]));
             }
         }
+        /* the 16 columns' eight rows, each row one pack of its two halves */
+        __m256i sx[2], sy[2], sc[2];
         for (int q = 0; q < 2; q++) {
-            const unsigned o = j + 8 * (unsigned)q;
-            const __m256i sx = round_shift32_8(xx[q], sq_shift);
-            const __m256i sy = round_shift32_8(yy[q], sq_shift);
-            const __m256i sc = round_shift32_8(xy[q], sq_shift);
-            store_u16x8(out[VIF_MU1] + o, round_shift32_8(m1[q], mu_shift));
-            store_u16x8(out[VIF_MU2] + o, round_shift32_8(m2[q], mu_shift));
-            store_u16x8(out[VIF_XX_LO] + o, _mm256_and_si256(sx, lo16));
-            store_u16x8(out[VIF_XX_HI] + o, _mm256_srli_epi32(sx, 16));
-            store_u16x8(out[VIF_YY_LO] + o, _mm256_and_si256(sy, lo16));
-            store_u16x8(out[VIF_YY_HI] + o, _mm256_srli_epi32(sy, 16));
-            store_u16x8(out[VIF_XY_LO] + o, _mm256_and_si256(sc, lo16));
-            store_u16x8(out[VIF_XY_HI] + o, _mm256_srli_epi32(sc, 16));
+            sx[q] = round_shift32_8(xx[q], sq_shift);
+            sy[q] = round_shift32_8(yy[q], sq_shift);
+            sc[q] = round_shift32_8(xy[q], sq_shift);
         }
+        store_u16x16(out[VIF_MU1] + j, round_shift32_8(m1[0], mu_shift),
+                     round_shift32_8(m1[1], mu_shift));
+        store_u16x16(out[VIF_MU2] + j, round_shift32_8(m2[0], mu_shift),
+                     round_shift32_8(m2[1], mu_shift));
+        store_u16x16(out[VIF_XX_LO] + j, _mm256_and_si256(sx[0], lo16), _mm256_and_si256(sx[1], lo16));
+        store_u16x16(out[VIF_XX_HI] + j, _mm256_srli_epi32(sx[0], 16), _mm256_srli_epi32(sx[1], 16));
+        store_u16x16(out[VIF_YY_LO] + j, _mm256_and_si256(sy[0], lo16), _mm256_and_si256(sy[1], lo16));
+        store_u16x16(out[VIF_YY_HI] + j, _mm256_srli_epi32(sy[0], 16), _mm256_srli_epi32(sy[1], 16));
+        store_u16x16(out[VIF_XY_LO] + j, _mm256_and_si256(sc[0], lo16), _mm256_and_si256(sc[1], lo16));
+        store_u16x16(out[VIF_XY_HI] + j, _mm256_srli_epi32(sc[0], 16), _mm256_srli_epi32(sc[1], 16));
     }
     if (w16 < w) {
         uint16_t *tail[VIF_N_ROWS];
@@ -1219,26 +1231,31 @@ static void vif_stat_vertical_16_madd_avx2(uint16_t *const *out, const uint16_t 
                     s[q][1], _mm256_madd_epi16(_mm256_unpackhi_epi16(v[0][q], v[1][q]), w));
             }
         }
+        /* each quantity's two unpack halves hold columns 0-3, 8-11 and
+         * 4-7, 12-15 of the step: the shifts work lane by lane, and one pack
+         * of the two halves (each value first cut to 16 bits) puts each row's
+         * 16 columns back in order */
         const __m256i lo16 = _mm256_set1_epi32(0xffff);
-        for (int h = 0; h < 2; h++) {
-            /* columns j + 8h .. j + 8h + 7 of every quantity */
-            __m256i c[VIF_N_ROWS];
-            for (unsigned q = 0; q < VIF_N_ROWS; q++)
-                c[q] = h ? _mm256_permute2x128_si256(s[q][0], s[q][1], 0x31)
-                         : _mm256_permute2x128_si256(s[q][0], s[q][1], 0x20);
-            const unsigned o = j + 8 * (unsigned)h;
-            const __m256i sx = round_shift64_8(c[2], c[3], sq_shift);
-            const __m256i sy = round_shift64_8(c[4], c[5], sq_shift);
-            const __m256i sc = round_shift64_8(c[6], c[7], sq_shift);
-            store_u16x8(out[VIF_MU1] + o, round_shift32_8(c[0], mu_shift));
-            store_u16x8(out[VIF_MU2] + o, round_shift32_8(c[1], mu_shift));
-            store_u16x8(out[VIF_XX_LO] + o, _mm256_and_si256(sx, lo16));
-            store_u16x8(out[VIF_XX_HI] + o, _mm256_srli_epi32(sx, 16));
-            store_u16x8(out[VIF_YY_LO] + o, _mm256_and_si256(sy, lo16));
-            store_u16x8(out[VIF_YY_HI] + o, _mm256_srli_epi32(sy, 16));
-            store_u16x8(out[VIF_XY_LO] + o, _mm256_and_si256(sc, lo16));
-            store_u16x8(out[VIF_XY_HI] + o, _mm256_srli_epi32(sc, 16));
+        __m256i sx[2], sy[2], sc[2];
+        for (int u = 0; u < 2; u++) {
+            sx[u] = round_shift64_8(s[2][u], s[3][u], sq_shift);
+            sy[u] = round_shift64_8(s[4][u], s[5][u], sq_shift);
+            sc[u] = round_shift64_8(s[6][u], s[7][u], sq_shift);
         }
+#define PUT(row, a, b) _mm256_storeu_si256((__m256i *)(out[row] + j), _mm256_packus_epi32(a, b))
+        /* a mean is cut to 16 bits as the C's cast: at scale 0 above 8 bits,
+         * samples above the declared depth carry it past 16 bits */
+        PUT(VIF_MU1, _mm256_and_si256(round_shift32_8(s[0][0], mu_shift), lo16),
+            _mm256_and_si256(round_shift32_8(s[0][1], mu_shift), lo16));
+        PUT(VIF_MU2, _mm256_and_si256(round_shift32_8(s[1][0], mu_shift), lo16),
+            _mm256_and_si256(round_shift32_8(s[1][1], mu_shift), lo16));
+        PUT(VIF_XX_LO, _mm256_and_si256(sx[0], lo16), _mm256_and_si256(sx[1], lo16));
+        PUT(VIF_XX_HI, _mm256_srli_epi32(sx[0], 16), _mm256_srli_epi32(sx[1], 16));
+        PUT(VIF_YY_LO, _mm256_and_si256(sy[0], lo16), _mm256_and_si256(sy[1], lo16));
+        PUT(VIF_YY_HI, _mm256_srli_epi32(sy[0], 16), _mm256_srli_epi32(sy[1], 16));
+        PUT(VIF_XY_LO, _mm256_and_si256(sc[0], lo16), _mm256_and_si256(sc[1], lo16));
+        PUT(VIF_XY_HI, _mm256_srli_epi32(sc[0], 16), _mm256_srli_epi32(sc[1], 16));
+#undef PUT
     }
 }
 
@@ -1382,10 +1399,9 @@ static void vif_down_vertical_avx2(uint16_t *out_r, uint16_t *out_d, const void 
                 PAIRS(pd, dl, dh);
 #undef PAIRS
             }
-            store_u16x8(out_r + j, round_shift32_8(rl, shift));
-            store_u16x8(out_r + j + 8, round_shift32_8(rh, shift));
-            store_u16x8(out_d + j, round_shift32_8(dl, shift));
-            store_u16x8(out_d + j + 8, round_shift32_8(dh, shift));
+            /* 8-bit samples: every result fits 16 bits */
+            store_u16x16(out_r + j, round_shift32_8(rl, shift), round_shift32_8(rh, shift));
+            store_u16x16(out_d + j, round_shift32_8(dl, shift), round_shift32_8(dh, shift));
         }
     }
     const unsigned w8 = w & ~7u;
