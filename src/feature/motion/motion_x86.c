@@ -1,14 +1,10 @@
 /*
  * motion's row kernels compiled for one x86 SIMD level (the build compiles
  * this file once per level, TVMAF_SIMD_SUFFIX naming the set); the code is
- * motion_math.h's integer arithmetic. At AVX-512 the horizontal pass is
- * written out: eight columns in 64-bit lanes (the taps' products need more
- * than 32 bits), the symmetric taps' samples added first (an exact integer
- * sum, so the same value), the absolute values summed in 64 bits and the
- * row's total taken modulo 2^32 as the C's uint32 sum wraps; so is the 8-bit
- * vertical pass, in int16 lanes with vpmaddwd (motion_vrow_8_avx512). At AVX2
- * the horizontal pass is written out in 32-bit lanes, and the 8-bit vertical
- * pass as at AVX-512, 16 columns a step (below).
+ * motion_math.h's integer arithmetic. Both levels write out the horizontal
+ * pass in 32-bit lanes, each sample split in two parts that vpmaddwd takes
+ * (motion_hrow_sad_avx512), and the 8-bit vertical pass in int16 lanes with
+ * vpmaddwd (motion_vrow_8_avx512), 32 or 16 columns a step.
  */
 #include "core/cpu.h"
 #include "feature/motion/motion_math.h"
@@ -17,9 +13,21 @@
 #include <immintrin.h>
 #include "feature/common/x86_avx512.h"
 
-static inline __m512i load_s64(const int32_t *p)
+/*
+ * The horizontal pass 16 columns a step in 32-bit lanes: the symmetric taps'
+ * samples are added first (o = y[j-2] + y[j+2], i = y[j-1] + y[j+1], c =
+ * y[j], |each| < 2^17: a vertical-pass sample is below 2^16 in magnitude),
+ * each split as 256 h + l (l = x & 255, h = x >> 8, both within int16), so
+ * the row sum S = 256 A + B with A = t0 oh + t1 ih + t2 ch (|A| < 2^25) and
+ * B = t0 ol + t1 il + t2 cl (0 <= B < 2^24), each one vpmaddwd of (c, 0) by
+ * (t2, 0) and one vpdpwssd (tvmaf_dpwssd512) of the pair (o, i) by
+ * (t0, t1). (S + 2^15) >> 16 is then (A + ((B + 2^15) >> 8)) >> 8, both
+ * shifts flooring as the C's. The absolute values are summed in 32-bit
+ * lanes, modulo 2^32 as the C's uint32 row sum.
+ */
+static inline __m512i hrow_pair(__m512i lo, __m512i hi)
 {
-    return _mm512_cvtepi32_epi64(_mm256_loadu_si256((const __m256i *)p));
+    return _mm512_mask_blend_epi16(0xaaaaaaaau, lo, _mm512_slli_epi32(hi, 16));
 }
 
 static uint32_t motion_hrow_sad_avx512(const int32_t *y, unsigned w)
@@ -27,19 +35,27 @@ static uint32_t motion_hrow_sad_avx512(const int32_t *y, unsigned w)
     unsigned head, tail;
     motion_hrow_bounds(w, &head, &tail);
     uint32_t sad = motion_hrow_sad_cols(y, w, 0, head);
-    const __m512i t0 = _mm512_set1_epi64(MOTION_TAP_OUTER), t1 = _mm512_set1_epi64(MOTION_TAP_INNER);
-    const __m512i t2 = _mm512_set1_epi64(MOTION_TAP_CENTRE), rnd = _mm512_set1_epi64(1 << 15);
+    const __m512i t01 = _mm512_set1_epi32(MOTION_TAP_OUTER | MOTION_TAP_INNER << 16);
+    const __m512i t2 = _mm512_set1_epi32(MOTION_TAP_CENTRE), rnd = _mm512_set1_epi32(1 << 15);
+    const __m512i byte = _mm512_set1_epi32(255);
     __m512i acc = _mm512_setzero_si512();
     unsigned j = head;
-    for (; j + 8 <= tail; j += 8) {
-        const __m512i o = _mm512_add_epi64(load_s64(y + j - 2), load_s64(y + j + 2));
-        const __m512i i = _mm512_add_epi64(load_s64(y + j - 1), load_s64(y + j + 1));
-        const __m512i c = load_s64(y + j);
-        __m512i s = _mm512_add_epi64(_mm512_mul_epi32(o, t0), _mm512_mul_epi32(i, t1));
-        s = _mm512_add_epi64(_mm512_add_epi64(s, _mm512_mul_epi32(c, t2)), rnd);
-        acc = _mm512_add_epi64(acc, _mm512_abs_epi64(_mm512_srai_epi64(s, 16)));
+#define LD(o) _mm512_loadu_si512((const void *)(y + j + (o)))
+    for (; j + 16 <= tail; j += 16) {
+        const __m512i o = _mm512_add_epi32(LD(-2), LD(2)), i = _mm512_add_epi32(LD(-1), LD(1));
+        const __m512i c = LD(0);
+        const __m512i b = tvmaf_dpwssd512(
+            _mm512_madd_epi16(_mm512_and_si512(c, byte), t2),
+            hrow_pair(_mm512_and_si512(o, byte), _mm512_and_si512(i, byte)), t01);
+        const __m512i a = tvmaf_dpwssd512(
+            _mm512_madd_epi16(_mm512_srai_epi32(c, 8), t2),
+            hrow_pair(_mm512_srai_epi32(o, 8), _mm512_srai_epi32(i, 8)), t01);
+        const __m512i v = _mm512_srai_epi32(
+            _mm512_add_epi32(a, _mm512_srli_epi32(_mm512_add_epi32(b, rnd), 8)), 8);
+        acc = _mm512_add_epi32(acc, _mm512_abs_epi32(v));
     }
-    sad += (uint32_t)tvmaf_sum_u64x8(acc);
+#undef LD
+    sad += (uint32_t)_mm512_reduce_add_epi32(acc);
     return sad + motion_hrow_sad_cols(y, w, j, w);
 }
 #define MOTION_HROW_SAD motion_hrow_sad_avx512
@@ -93,43 +109,35 @@ static int32_t motion_vrow_8_avx512(const uint8_t *const p[5], const uint8_t *co
 #elif defined(__AVX2__)
 #include <immintrin.h>
 
-/*
- * AVX2 has no 64-bit multiply, so the horizontal pass runs in 32-bit lanes
- * with each sample split as y = 256 yh + yl (yl = y & 255, yh = y >> 8): a
- * vertical-pass sample is below 2^16 in magnitude (a 17-bit signed value),
- * so A = sum of taps * yh and B = sum of taps * yl are below 2^24, and
- * (256 A + B + 2^15) >> 16 = (A + ((B + 2^15) >> 8)) >> 8 (the low byte of
- * B + 2^15 cannot carry into bit 16), both shifts flooring as the C's. The
- * absolute values are summed in 32-bit lanes, modulo 2^32 as the C's uint32
- * row sum.
- */
+/* The horizontal pass eight columns a step, as motion_hrow_sad_avx512 (the
+ * split into 256 h + l and two vpmaddwd for each of A and B), with
+ * vpmaddwd + vpaddd for vpdpwssd. */
 static uint32_t motion_hrow_sad_avx2(const int32_t *y, unsigned w)
 {
     unsigned head, tail;
     motion_hrow_bounds(w, &head, &tail);
     uint32_t sad = motion_hrow_sad_cols(y, w, 0, head);
-    const __m256i t0 = _mm256_set1_epi32(MOTION_TAP_OUTER), t1 = _mm256_set1_epi32(MOTION_TAP_INNER);
+    const __m256i t01 = _mm256_set1_epi32(MOTION_TAP_OUTER | MOTION_TAP_INNER << 16);
     const __m256i t2 = _mm256_set1_epi32(MOTION_TAP_CENTRE), rnd = _mm256_set1_epi32(1 << 15);
     const __m256i byte = _mm256_set1_epi32(255);
     __m256i acc = _mm256_setzero_si256();
     unsigned j = head;
 #define LD(o) _mm256_loadu_si256((const __m256i *)(y + j + (o)))
+#define PAIR(lo, hi) _mm256_blend_epi16((lo), _mm256_slli_epi32((hi), 16), 0xaa)
     for (; j + 8 <= tail; j += 8) {
-        const __m256i m2 = LD(-2), m1 = LD(-1), c0 = LD(0), p1 = LD(1), p2 = LD(2);
-        const __m256i ol = _mm256_add_epi32(_mm256_and_si256(m2, byte), _mm256_and_si256(p2, byte));
-        const __m256i il = _mm256_add_epi32(_mm256_and_si256(m1, byte), _mm256_and_si256(p1, byte));
-        const __m256i oh = _mm256_add_epi32(_mm256_srai_epi32(m2, 8), _mm256_srai_epi32(p2, 8));
-        const __m256i ih = _mm256_add_epi32(_mm256_srai_epi32(m1, 8), _mm256_srai_epi32(p1, 8));
+        const __m256i o = _mm256_add_epi32(LD(-2), LD(2)), i = _mm256_add_epi32(LD(-1), LD(1));
+        const __m256i c = LD(0);
         const __m256i b = _mm256_add_epi32(
-            _mm256_add_epi32(_mm256_mullo_epi32(ol, t0), _mm256_mullo_epi32(il, t1)),
-            _mm256_mullo_epi32(_mm256_and_si256(c0, byte), t2));
+            _mm256_madd_epi16(_mm256_and_si256(c, byte), t2),
+            _mm256_madd_epi16(PAIR(_mm256_and_si256(o, byte), _mm256_and_si256(i, byte)), t01));
         const __m256i a = _mm256_add_epi32(
-            _mm256_add_epi32(_mm256_mullo_epi32(oh, t0), _mm256_mullo_epi32(ih, t1)),
-            _mm256_mullo_epi32(_mm256_srai_epi32(c0, 8), t2));
+            _mm256_madd_epi16(_mm256_srai_epi32(c, 8), t2),
+            _mm256_madd_epi16(PAIR(_mm256_srai_epi32(o, 8), _mm256_srai_epi32(i, 8)), t01));
         const __m256i v = _mm256_srai_epi32(
             _mm256_add_epi32(a, _mm256_srli_epi32(_mm256_add_epi32(b, rnd), 8)), 8);
         acc = _mm256_add_epi32(acc, _mm256_abs_epi32(v));
     }
+#undef PAIR
 #undef LD
     uint32_t lanes[8];
     _mm256_storeu_si256((__m256i *)lanes, acc);
