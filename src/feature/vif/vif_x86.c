@@ -52,39 +52,69 @@ static inline unsigned vif_rows_8x2(const uint8_t **pr, const uint8_t **pd, uint
     return np;
 }
 
+/*
+ * The statistic's table look-ups as scalar loads. Its sums need only the
+ * total of a block's log2 table entries, not each pixel's, so the vector
+ * code stores each entry's index (the leading 16 bits less 2^15, or 0 for a
+ * lane without a term, whose entry VIF_LOG2_BASE is accounted for by the
+ * caller) and this loop adds the entries, two loads each, on the scalar
+ * ports; a vector gather costs about a cycle per element on some cores (Zen
+ * 4, and Intel cores with the gather data sampling mitigation) and holds up
+ * the vector work that follows it. n is a multiple of 4; the total is below
+ * 2^32 (at most VIF_BLOCK entries below 2^16). Kept scalar: vectorised, it
+ * would be the gathers again.
+ */
+#if defined(__clang__)
+#define VIF_NO_VECTORIZE
+#else
+#define VIF_NO_VECTORIZE __attribute__((optimize("no-tree-vectorize")))
+#endif
+static __attribute__((unused)) VIF_NO_VECTORIZE uint32_t vif_log2_entries_sum(const uint16_t *table, const uint16_t *ix,
+                                                      unsigned n)
+{
+    uint32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+#if defined(__clang__)
+#pragma clang loop vectorize(disable)
+#endif
+    for (size_t i = 0; i < n; i += 4) {
+        s0 += table[ix[i]];
+        s1 += table[ix[i + 1]];
+        s2 += table[ix[i + 2]];
+        s3 += table[ix[i + 3]];
+    }
+    return s0 + s1 + s2 + s3;
+}
+
 #if defined(__AVX512F__) && defined(__AVX512DQ__) && defined(__AVX512CD__)
 #include <immintrin.h>
 #include "feature/common/x86_avx512.h"
 
-/* The address the leading 16 bits v of a value index: entry v - 2^15 of
- * the table (v in [2^15, 2^16)), so the gathers need no subtraction. Only
- * used as a gather base, whose masked-off lanes read nothing. */
-static inline const void *log2_base(const uint16_t *table)
-{
-    return (const void *)((uintptr_t)table - VIF_LOG2_TABLE_LEN * sizeof *table);
-}
-
-/* 2048 log2(v) of eight 64-bit v >= 2^15 (vif_log2_32 / vif_log2_64): the
- * leading 16 bits index the table, 2048 per dropped bit. The gather reads 64
- * bits at each 16-bit entry (the table has three entries of padding), so the
- * entry is the lane's low 16 bits, with no lane-crossing conversion. */
-static inline __m512i log2_8(const uint16_t *table, __m512i v, __mmask8 m)
-{
-    const __m512i k = _mm512_sub_epi64(_mm512_set1_epi64(48), _mm512_lzcnt_epi64(v));
-    const __m512i t = _mm512_mask_i64gather_epi64(_mm512_setzero_si512(), m,
-                                                  _mm512_srlv_epi64(v, k), log2_base(table), 2);
-    return _mm512_add_epi64(_mm512_and_si512(t, _mm512_set1_epi64(0xffff)),
-                            _mm512_slli_epi64(k, 11));
-}
-
-/* 2048 log2(v) of sixteen 32-bit v >= 2^17 (vif_log2_32), as log2_8 */
-static inline __m512i log2_16(const uint16_t *table, __m512i v, __mmask16 m)
+/* The table indices of sixteen 32-bit v >= 2^15 (vif_log2_32) as 16-bit
+ * lanes, 0 outside m: k = 16 - lzcnt(v), index (v >> k) - 2^15; the
+ * logarithm is the entry plus 2048 k, *k2048 is 2048 k (any value outside m) */
+static inline __m256i log2_ix16(__m512i v, __mmask16 m, __m512i *k2048)
 {
     const __m512i k = _mm512_sub_epi32(_mm512_set1_epi32(16), _mm512_lzcnt_epi32(v));
-    const __m512i t = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), m,
-                                                  _mm512_srlv_epi32(v, k), log2_base(table), 2);
-    return _mm512_add_epi32(_mm512_and_si512(t, _mm512_set1_epi32(0xffff)),
-                            _mm512_slli_epi32(k, 11));
+    *k2048 = _mm512_slli_epi32(k, 11);
+    return _mm512_cvtepi32_epi16(_mm512_maskz_sub_epi32(m, _mm512_srlv_epi32(v, k),
+                                                        _mm512_set1_epi32(VIF_LOG2_TABLE_LEN)));
+}
+
+/* the same for sixteen 64-bit v in [2^15, 2^48) (vif_log2_64), eight in lo
+ * and eight in hi (lanes in that order): k = 48 - lzcnt(v); v >> k and k are
+ * below 2^16, so they are narrowed to 32-bit lanes first */
+static inline __m256i log2_ix16x64(__m512i lo, __m512i hi, __mmask16 m, __m512i *k2048)
+{
+    const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26,
+                                           28, 30);
+    const __m512i c48 = _mm512_set1_epi64(48);
+    const __m512i klo = _mm512_sub_epi64(c48, _mm512_lzcnt_epi64(lo));
+    const __m512i khi = _mm512_sub_epi64(c48, _mm512_lzcnt_epi64(hi));
+    const __m512i u = _mm512_permutex2var_epi32(_mm512_srlv_epi64(lo, klo), even,
+                                                _mm512_srlv_epi64(hi, khi));
+    *k2048 = _mm512_slli_epi32(_mm512_permutex2var_epi32(klo, even, khi), 11);
+    return _mm512_cvtepi32_epi16(
+        _mm512_maskz_sub_epi32(m, u, _mm512_set1_epi32(VIF_LOG2_TABLE_LEN)));
 }
 
 /* (a b + 2^31) >> 32 of sixteen uint32 pairs: even lanes' products in the
@@ -115,24 +145,30 @@ static inline __m256i half_256(__m512i v, int h)
 
 /* vif_pixel sixteen pixels a step: the integers up to the variances in
  * 32-bit lanes (the C's uint32 wraps are the lanes'), the double operations
- * per pixel in two halves of eight, in the C's order. A pixel's num_log term
- * is log2(signal) - log2(noise): the first is summed in 64-bit lanes, the
- * second apart in 32-bit lanes, as den_log's terms: each below 2^17 and a
- * block has at most VIF_BLOCK pixels, so those lane sums fit 32 bits. The
- * integer sums are the C's whatever the grouping. Lane-crossing conversions
- * (one port) are kept few: that port bounds this loop. */
+ * per pixel in two halves of eight, in the C's order. Each 2048 log2 is a
+ * table entry plus 2048 k: the entries' indices go to per-block lists,
+ * summed by vif_log2_entries_sum, and the 2048 k terms are summed in 32-bit
+ * lanes (den's less 2048 * 17, num's as the signal's less the noise's: a
+ * lane sees at most VIF_BLOCK / 16 pixels, so its sums stay far inside 32
+ * bits). Lists hold only the groups of sixteen pixels that have a term; a
+ * lane without one indexes entry 0, which den subtracts and num's two
+ * lists cancel. The integer sums are the C's whatever the grouping.
+ * Lane-crossing conversions (one port) are kept few. */
 static void vif_pixels_avx512(VifSums *row, uint32_t (*acc)[VIF_BLOCK], unsigned n,
                               const uint16_t *log2_table, double gain_limit)
 {
     const __m512i nsq = _mm512_set1_epi32(VIF_SIGMA_NSQ), zero = _mm512_setzero_si512();
     const __m512d eps = _mm512_set1_pd(65536 * 1.0e-10), glim = _mm512_set1_pd(gain_limit);
     const __m512i low32 = _mm512_set1_epi64(0xffffffffll);
-    __m512i num_log = zero, noise_log = zero, den_log = zero, num_lin = zero;
+    __m512i num_k = zero, den_k = zero, num_lin = zero;
     int64_t den_lin = 0;
     /* the num terms' log arguments of each pixel, and which pixels have one */
     _Alignas(64) uint32_t noise_b[VIF_BLOCK];
     _Alignas(64) uint64_t sig_b[VIF_BLOCK];
     __mmask16 nm_b[VIF_BLOCK / 16];
+    /* the table indices of the logarithms, nd and nn of them */
+    _Alignas(32) uint16_t den_ix[VIF_BLOCK], noise_ix[VIF_BLOCK], sig_ix[VIF_BLOCK];
+    unsigned nd = 0, nn = 0, den_unused = 0;
     for (unsigned b = 0; b < n; b += 16) {
         const __mmask16 m = n - b >= 16 ? 0xffff : (__mmask16)((1u << (n - b)) - 1);
         nm_b[b / 16] = 0;
@@ -154,11 +190,14 @@ static void vif_pixels_avx512(VifSums *row, uint32_t (*acc)[VIF_BLOCK], unsigned
                                                              _mm512_srli_epi64(s2_lin, 32)));
         den_lin += __builtin_popcount(lin);
         if (!lg) continue;
-        /* 2048 log2(nsq + sigma1_sq) - 2048 * 17, the sum in uint32 */
-        den_log = _mm512_mask_add_epi32(
-            den_log, lg, den_log,
-            _mm512_sub_epi32(log2_16(log2_table, _mm512_add_epi32(s1, nsq), lg),
-                             _mm512_set1_epi32(2048 * 17)));
+        /* 2048 log2(nsq + sigma1_sq) - 2048 * 17 */
+        __m512i dk;
+        _mm256_store_si256((__m256i *)(den_ix + nd),
+                           log2_ix16(_mm512_add_epi32(s1, nsq), lg, &dk));
+        nd += 16;
+        den_unused += 16 - (unsigned)__builtin_popcount(lg);
+        den_k = _mm512_mask_add_epi32(den_k, lg, den_k,
+                                      _mm512_sub_epi32(dk, _mm512_set1_epi32(2048 * 17)));
         const __mmask16 nm = lg & _mm512_cmpgt_epi32_mask(s12, zero) &
                              _mm512_cmpgt_epi32_mask(s2, zero);
         if (!nm) continue;
@@ -189,23 +228,26 @@ static void vif_pixels_avx512(VifSums *row, uint32_t (*acc)[VIF_BLOCK], unsigned
         }
         nm_b[b / 16] = nm;
     }
-    /* the logarithms of the num terms, apart from the arithmetic that forms
-     * their arguments: each gather then waits on a load, not on the
-     * division's chain */
+    /* the indices of the num terms' logarithms, apart from the arithmetic
+     * that forms their arguments */
     for (unsigned b = 0; b < n; b += 16) {
         const __mmask16 nm = nm_b[b / 16];
         if (!nm) continue;
-        noise_log = _mm512_mask_add_epi32(noise_log, nm, noise_log,
-                                          log2_16(log2_table, _mm512_load_si512((const void *)(noise_b + b)), nm));
-        for (int h = 0; h < 2; h++) {
-            const __mmask8 mh = (__mmask8)(nm >> (8 * h));
-            if (!mh) continue;
-            const __m512i sig = _mm512_load_si512((const void *)(sig_b + b + 8 * h));
-            num_log = _mm512_mask_add_epi64(num_log, mh, num_log, log2_8(log2_table, sig, mh));
-        }
+        __m512i kn, ks;
+        _mm256_store_si256((__m256i *)(noise_ix + nn),
+                           log2_ix16(_mm512_load_si512((const void *)(noise_b + b)), nm, &kn));
+        _mm256_store_si256((__m256i *)(sig_ix + nn),
+                           log2_ix16x64(_mm512_load_si512((const void *)(sig_b + b)),
+                                        _mm512_load_si512((const void *)(sig_b + b + 8)), nm,
+                                        &ks));
+        nn += 16;
+        num_k = _mm512_mask_add_epi32(num_k, nm, num_k, _mm512_sub_epi32(ks, kn));
     }
-    row->num_log += (int64_t)tvmaf_sum_u64x8(num_log) - _mm512_reduce_add_epi32(noise_log);
-    row->den_log += _mm512_reduce_add_epi32(den_log);
+    row->num_log += (int64_t)vif_log2_entries_sum(log2_table, sig_ix, nn) -
+                    (int64_t)vif_log2_entries_sum(log2_table, noise_ix, nn) +
+                    _mm512_reduce_add_epi32(num_k);
+    row->den_log += (int64_t)vif_log2_entries_sum(log2_table, den_ix, nd) -
+                    (int64_t)den_unused * VIF_LOG2_BASE + _mm512_reduce_add_epi32(den_k);
     row->num_lin += (int64_t)tvmaf_sum_u64x8(num_lin);
     row->den_lin += den_lin;
 }
@@ -772,46 +814,52 @@ static void vif_down_vertical_avx512(uint16_t *out_r, uint16_t *out_d, const voi
  * the decimation, its own pair); the per-pixel statistic eight pixels a step
  * (vif_pixels_avx2, the C's vif_pixel on the last n % 8). */
 
-/* 2048 log2(v) of four 64-bit v in [2^17, 2^52) (vif_log2_64, which receives
- * only such values here): floor(log2 v) from the exponent of v as a double
- * (exact: v below 2^52, formed by the 2^52 bias trick, since AVX2 has no
- * 64-bit lzcnt or conversion), k = floor(log2 v) - 15, the leading 16 bits
- * index the table, read lane by lane; lanes outside m read entry 0. */
-static inline __m256i log2_4(const uint16_t *table, __m256i v, __m256i m)
-{
-    const __m256i bias = _mm256_set1_epi64x(0x4330000000000000ll);
-    const __m256d dv = _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(v, bias)),
-                                     _mm256_castsi256_pd(bias));
-    const __m256i e = _mm256_srli_epi64(_mm256_castpd_si256(dv), 52); /* 1023 + floor(log2 v) */
-    const __m256i k = _mm256_sub_epi64(e, _mm256_set1_epi64x(1023 + 15));
-    const __m256i idx = _mm256_sub_epi64(_mm256_srlv_epi64(v, k),
-                                         _mm256_set1_epi64x(VIF_LOG2_TABLE_LEN));
-    /* lanes outside m may hold any index: clamped into the table (their
-     * entry is read and never used) */
-    const __m256i safe = _mm256_and_si256(idx, m);
-    int64_t ix[4];
-    _mm256_storeu_si256((__m256i *)ix, safe);
-    const __m256i entry = _mm256_setr_epi64x(table[ix[0]], table[ix[1]], table[ix[2]],
-                                             table[ix[3]]);
-    return _mm256_add_epi64(entry, _mm256_slli_epi64(k, 11));
-}
-
-/* 2048 log2(v) of eight uint32 v in [2^17, 2^32) (vif_log2_32): floor(log2 v)
- * from the exponent of (float)(v >> 8), which is exact (v >> 8 < 2^24), then
- * k = floor(log2 v) - 15, the leading 16 bits index the table. Lanes outside
- * m read nothing. The gather reads 32 bits at a 16-bit entry: the table has
- * one entry of padding. */
-static inline __m256i log2_8x32(const uint16_t *table, __m256i v, __m256i m)
+/* The table indices of eight uint32 v in [2^17, 2^32) (vif_log2_32) as
+ * 16-bit lanes, 0 outside m (vif_log2_entries_sum): floor(log2 v) from the
+ * exponent of (float)(v >> 8), which is exact (v >> 8 < 2^24), k =
+ * floor(log2 v) - 15, index (v >> k) - 2^15; *k2048 is 2048 k. */
+static inline __m128i log2_ix8(__m256i v, __m256i m, __m256i *k2048)
 {
     const __m256i e = _mm256_srli_epi32(
         _mm256_castps_si256(_mm256_cvtepi32_ps(_mm256_srli_epi32(v, 8))), 23);
     const __m256i k = _mm256_sub_epi32(e, _mm256_set1_epi32(127 - 8 + 15));
-    const __m256i idx = _mm256_and_si256(
+    *k2048 = _mm256_slli_epi32(k, 11);
+    const __m256i ix = _mm256_and_si256(
         _mm256_sub_epi32(_mm256_srlv_epi32(v, k), _mm256_set1_epi32(VIF_LOG2_TABLE_LEN)), m);
-    const __m256i t = _mm256_mask_i32gather_epi32(_mm256_setzero_si256(), (const int *)table,
-                                                  idx, m, 2);
-    return _mm256_add_epi32(_mm256_and_si256(t, _mm256_set1_epi32(0xffff)),
-                            _mm256_slli_epi32(k, 11));
+    return _mm_packus_epi32(_mm256_castsi256_si128(ix), _mm256_extracti128_si256(ix, 1));
+}
+
+/* the low 32 bits of the four 64-bit lanes of lo, then of hi */
+static inline __m256i narrow_8x64(__m256i lo, __m256i hi)
+{
+    const __m256i even = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+    return _mm256_permute2x128_si256(_mm256_permutevar8x32_epi32(lo, even),
+                                     _mm256_permutevar8x32_epi32(hi, even), 0x20);
+}
+
+/* the same for eight 64-bit v in [2^17, 2^52) (vif_log2_64, which receives
+ * only such values here), four in lo and four in hi (lanes in that order):
+ * floor(log2 v) from the exponent of v as a double (exact: v below 2^52,
+ * formed by the 2^52 bias trick, since AVX2 has no 64-bit lzcnt or
+ * conversion); v >> k and k are below 2^16, so they are narrowed to 32-bit
+ * lanes */
+static inline __m128i log2_ix8x64(__m256i lo, __m256i hi, __m256i m, __m256i *k2048)
+{
+    const __m256i bias = _mm256_set1_epi64x(0x4330000000000000ll);
+    const __m256i off = _mm256_set1_epi64x(1023 + 15);
+    __m256i k[2], u[2];
+    for (int h = 0; h < 2; h++) {
+        const __m256i v = h ? hi : lo;
+        const __m256d dv = _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(v, bias)),
+                                         _mm256_castsi256_pd(bias));
+        /* 1023 + floor(log2 v), less 1023 + 15 */
+        k[h] = _mm256_sub_epi64(_mm256_srli_epi64(_mm256_castpd_si256(dv), 52), off);
+        u[h] = _mm256_srlv_epi64(v, k[h]);
+    }
+    *k2048 = _mm256_slli_epi32(narrow_8x64(k[0], k[1]), 11);
+    const __m256i ix = _mm256_and_si256(
+        _mm256_sub_epi32(narrow_8x64(u[0], u[1]), _mm256_set1_epi32(VIF_LOG2_TABLE_LEN)), m);
+    return _mm_packus_epi32(_mm256_castsi256_si128(ix), _mm256_extracti128_si256(ix, 1));
 }
 
 /* (a b + 2^31) >> 32 of eight uint32 pairs (as mul_round32_16) */
@@ -832,12 +880,6 @@ static inline __m256i moment_8x32(const uint32_t *lo, const uint32_t *hi)
     return _mm256_add_epi32(h, _mm256_srli_epi32(l, 16));
 }
 
-/* four int32 lanes sign-extended to int64 (a mask stays a mask) */
-static inline __m256i s64_4(__m256i v, int h)
-{
-    return _mm256_cvtepi32_epi64(h ? _mm256_extracti128_si256(v, 1) : _mm256_castsi256_si128(v));
-}
-
 /* vif_pixel on eight pixels at a time, operation for operation: the integer
  * steps up to the variances in 32-bit lanes (the C's uint32 wraps are the
  * lanes'), the doubles in two halves of four in the C's order (g = sigma12 /
@@ -845,17 +887,21 @@ static inline __m256i s64_4(__m256i v, int h)
  * (gl gl) sigma1_sq), the truncations as the C's: sv clamped at 0 (in range:
  * at most sigma2_sq), and (gl gl) sigma1_sq, positive and below 100^2 2^31 <
  * 2^52 (the gain limit is at most 100), truncated through the 2^52 bias.
- * den_log's lane sums fit 32 bits (terms below 2^15, at most VIF_BLOCK / 8
- * per lane); the others are added in 64-bit lanes, any order. */
+ * The logarithms are summed as at AVX-512 (vif_pixels_avx512): table
+ * indices in lists, the 2048 k terms in 32-bit lanes; num_lin's terms are
+ * added in 64-bit lanes, any order. */
 static void vif_pixels_avx2(VifSums *row, uint32_t (*acc)[VIF_BLOCK], unsigned n,
                             const uint16_t *log2_table, double gain_limit)
 {
     const __m256i nsq = _mm256_set1_epi32(VIF_SIGMA_NSQ), zero = _mm256_setzero_si256();
     const __m256i bias = _mm256_set1_epi64x(0x4330000000000000ll);
     const __m256d eps = _mm256_set1_pd(65536 * 1.0e-10), glim = _mm256_set1_pd(gain_limit);
-    __m256i num_log = zero, den_log = zero, num_lin = zero;
+    __m256i num_k = zero, den_k = zero, num_lin = zero;
     int64_t den_lin = 0;
     const unsigned n8 = n & ~7u;
+    /* the table indices of the logarithms, nd and nn of them */
+    _Alignas(16) uint16_t den_ix[VIF_BLOCK], noise_ix[VIF_BLOCK], sig_ix[VIF_BLOCK];
+    unsigned nd = 0, nn = 0, den_unused = 0;
     /* the num terms' log arguments of each pixel, and which pixels have one */
     _Alignas(32) uint32_t noise_b[VIF_BLOCK];
     _Alignas(32) int64_t sig_b[VIF_BLOCK];
@@ -881,10 +927,13 @@ static void vif_pixels_avx2(VifSums *row, uint32_t (*acc)[VIF_BLOCK], unsigned n
         den_lin += __builtin_popcount((unsigned)lin_bits);
         if (lin_bits == 0xff) continue;
         const __m256i lg = _mm256_xor_si256(lin, _mm256_set1_epi32(-1));
-        /* 2048 log2(nsq + sigma1_sq) - 2048 * 17, the sum in uint32 */
-        const __m256i dl = _mm256_sub_epi32(log2_8x32(log2_table, _mm256_add_epi32(s1, nsq), lg),
-                                            _mm256_set1_epi32(2048 * 17));
-        den_log = _mm256_add_epi32(den_log, _mm256_and_si256(lg, dl));
+        /* 2048 log2(nsq + sigma1_sq) - 2048 * 17 */
+        __m256i dk;
+        _mm_store_si128((__m128i *)(den_ix + nd), log2_ix8(_mm256_add_epi32(s1, nsq), lg, &dk));
+        nd += 8;
+        den_unused += (unsigned)__builtin_popcount((unsigned)lin_bits);
+        den_k = _mm256_add_epi32(den_k, _mm256_and_si256(
+                                            lg, _mm256_sub_epi32(dk, _mm256_set1_epi32(2048 * 17))));
         const __m256i nm = _mm256_and_si256(
             lg, _mm256_and_si256(_mm256_cmpgt_epi32(s12, zero), _mm256_cmpgt_epi32(s2, zero)));
         if (_mm256_testz_si256(nm, nm)) continue;
@@ -917,28 +966,34 @@ static void vif_pixels_avx2(VifSums *row, uint32_t (*acc)[VIF_BLOCK], unsigned n
         }
         _mm256_store_si256((__m256i *)(nm_b + b), nm);
     }
-    /* the logarithms of the num terms in a second pass, as at AVX-512
-     * (vif_pixels_avx512): each gather's index is then a load */
+    /* the indices of the num terms' logarithms in a second pass, as at
+     * AVX-512 */
     for (unsigned b = 0; b < n8; b += 8) {
         const __m256i nm = _mm256_load_si256((const __m256i *)(nm_b + b));
         if (_mm256_testz_si256(nm, nm)) continue;
-        const __m256i ln = log2_8x32(log2_table, _mm256_load_si256((const __m256i *)(noise_b + b)), nm);
-        for (int h = 0; h < 2; h++) {
-            const __m256i nm64 = s64_4(nm, h);
-            if (_mm256_testz_si256(nm64, nm64)) continue;
-            const __m256i sig = _mm256_load_si256((const __m256i *)(sig_b + b + 4 * h));
-            const __m256i nl = _mm256_sub_epi64(log2_4(log2_table, sig, nm64), s64_4(ln, h));
-            num_log = _mm256_add_epi64(num_log, _mm256_and_si256(nm64, nl));
-        }
+        __m256i kn, ks;
+        _mm_store_si128((__m128i *)(noise_ix + nn),
+                        log2_ix8(_mm256_load_si256((const __m256i *)(noise_b + b)), nm, &kn));
+        _mm_store_si128((__m128i *)(sig_ix + nn),
+                        log2_ix8x64(_mm256_load_si256((const __m256i *)(sig_b + b)),
+                                    _mm256_load_si256((const __m256i *)(sig_b + b + 4)), nm, &ks));
+        nn += 8;
+        num_k = _mm256_add_epi32(num_k, _mm256_and_si256(nm, _mm256_sub_epi32(ks, kn)));
     }
+    int32_t klanes[8];
+    _mm256_storeu_si256((__m256i *)klanes, num_k);
+    int64_t ksum = 0;
+    for (int k = 0; k < 8; k++) ksum += klanes[k];
+    row->num_log += (int64_t)vif_log2_entries_sum(log2_table, sig_ix, nn) -
+                    (int64_t)vif_log2_entries_sum(log2_table, noise_ix, nn) + ksum;
+    _mm256_storeu_si256((__m256i *)klanes, den_k);
+    ksum = 0;
+    for (int k = 0; k < 8; k++) ksum += klanes[k];
+    row->den_log += (int64_t)vif_log2_entries_sum(log2_table, den_ix, nd) -
+                    (int64_t)den_unused * VIF_LOG2_BASE + ksum;
     int64_t lanes[4];
-    _mm256_storeu_si256((__m256i *)lanes, num_log);
-    row->num_log += lanes[0] + lanes[1] + lanes[2] + lanes[3];
     _mm256_storeu_si256((__m256i *)lanes, num_lin);
     row->num_lin += lanes[0] + lanes[1] + lanes[2] + lanes[3];
-    int32_t dlanes[8];
-    _mm256_storeu_si256((__m256i *)dlanes, den_log);
-    for (int k = 0; k < 8; k++) row->den_log += dlanes[k];
     row->den_lin += den_lin;
     for (unsigned b = n8; b < n; b++)
         vif_pixel(row, acc[VIF_MU1][b], acc[VIF_MU2][b], vif_moment_at(acc, VIF_XX_LO, b),
