@@ -78,7 +78,7 @@ static void check_vif(unsigned w, unsigned bpc, int pat)
             d16[i] = (uint16_t)(v16 < 0 ? 0 : v16 > m16 ? m16 : v16);
         }
     }
-    static uint16_t log2_table[VIF_LOG2_TABLE_ALLOC];
+    static uint16_t log2_table[VIF_LOG2_TABLE_LEN];
     vif_log2_table_fill(log2_table, vif_log2_steps);
     const VifKernels *c = &ref_k, *s = &cur_k;
     char what[96];
@@ -214,7 +214,7 @@ static void check_vif_stat_rounding(void)
         fprintf(stderr, "out of memory\n");
         exit(2);
     }
-    static uint16_t log2_table[VIF_LOG2_TABLE_ALLOC];
+    static uint16_t log2_table[VIF_LOG2_TABLE_LEN];
     vif_log2_table_fill(log2_table, vif_log2_steps);
     char what[96];
     for (unsigned scale = 0; scale < 2; scale++)
@@ -271,7 +271,7 @@ typedef struct VifBench {
     VifRows rows;    /* the statistic's vertical-pass rows (read by stat_horizontal) */
     VifRows scratch; /* what the other kernels write */
     VifRows rows2;   /* the pair kernel's second row */
-    uint16_t log2_table[VIF_LOG2_TABLE_ALLOC];
+    uint16_t log2_table[VIF_LOG2_TABLE_LEN];
 } VifBench;
 
 enum { K_SV8, K_SV8X2, K_SV16, K_SH0, K_SH1, K_DV, K_DH, N_BENCH };

@@ -65,7 +65,7 @@ typedef struct VifState {
     TvmafTeam *team;
     void *mem;
     VifKernels k;
-    uint16_t log2_table[VIF_LOG2_TABLE_ALLOC];
+    uint16_t log2_table[VIF_LOG2_TABLE_LEN];
 } VifState;
 
 const TvmafOption tvmaf_vif_options[] = {

@@ -107,11 +107,6 @@ extern const VifKernels tvmaf_vif_kernels_avx2, tvmaf_vif_kernels_avx512,
  * tests/checkasm call it. */
 void tvmaf_vif_dsp_init(VifKernels *c, unsigned cpu_flags);
 
-/* Entries of a log2 table handed to the kernels: three of padding, so a
- * 64-bit gather at the last entry stays inside (their values are never
- * used). */
-#define VIF_LOG2_TABLE_ALLOC (VIF_LOG2_TABLE_LEN + 4)
-
 #endif /* TVMAF_VIF_CPU_H */
 
 /* The kernels' code, for the file that instantiates a set (once per file). */

@@ -69,8 +69,8 @@ static inline unsigned vif_rows_8x2(const uint8_t **pr, const uint8_t **pd, uint
 #else
 #define VIF_NO_VECTORIZE __attribute__((optimize("no-tree-vectorize")))
 #endif
-static __attribute__((unused)) VIF_NO_VECTORIZE uint32_t vif_log2_entries_sum(const uint16_t *table, const uint16_t *ix,
-                                                      unsigned n)
+static __attribute__((unused)) VIF_NO_VECTORIZE uint32_t
+vif_log2_entries_sum(const uint16_t *table, const uint16_t *ix, unsigned n)
 {
     uint32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
 #if defined(__clang__)
