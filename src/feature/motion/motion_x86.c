@@ -55,7 +55,11 @@ static uint32_t motion_hrow_sad_avx512(const int32_t *y, unsigned w)
         acc = _mm512_add_epi32(acc, _mm512_abs_epi32(v));
     }
 #undef LD
-    sad += (uint32_t)_mm512_reduce_add_epi32(acc);
+    /* the lanes as uint32, added in 64 bits: the row's total modulo 2^32
+     * without a signed int sum that could overflow on very wide rows */
+    sad += (uint32_t)tvmaf_sum_u64x8(_mm512_add_epi64(
+        _mm512_cvtepu32_epi64(_mm512_castsi512_si256(acc)),
+        _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(acc, 1))));
     return sad + motion_hrow_sad_cols(y, w, j, w);
 }
 #define MOTION_HROW_SAD motion_hrow_sad_avx512
