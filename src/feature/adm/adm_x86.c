@@ -167,6 +167,19 @@ static inline __m512i s16_32(__m512i v)
     return _mm512_srai_epi32(_mm512_slli_epi32(v, 16), 16);
 }
 
+/* adm_recip_q30(o) of sixteen int32 lanes holding int16 values (0 outside
+ * nz): 2^30 / o in double, truncated, as recip_q30_8 below (exact for every
+ * |o| <= 2^15; checkasm checks every o). Two divisions cost less than a
+ * 16-lane gather of the table. */
+static inline __m512i recip_q30_16(__m512i o, __mmask16 nz)
+{
+    const __m512i d = _mm512_mask_mov_epi32(_mm512_set1_epi32(1), nz, o);
+    const __m512d n = _mm512_set1_pd(1073741824.0);
+    const __m256i lo = _mm512_cvttpd_epi32(_mm512_div_pd(n, _mm512_cvtepi32_pd(_mm512_castsi512_si256(d))));
+    const __m256i hi = _mm512_cvttpd_epi32(_mm512_div_pd(n, _mm512_cvtepi32_pd(_mm512_extracti64x4_epi64(d, 1))));
+    return _mm512_maskz_mov_epi32(nz, _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1));
+}
+
 /* Scale 0, sixteen coefficients in 32-bit lanes, operation for operation as
  * adm_decouple16_at. The gain's product recip t (up to 2^45) is formed in
  * 64-bit lanes, even and odd columns apart; the clamped gain k fits 16 bits
@@ -176,6 +189,7 @@ static void adm_decouple16_row_avx512(const int16_t *const o[3], const int16_t *
                                       int jv, const int32_t *recip, float cos_1deg_sq,
                                       double egl)
 {
+    (void)recip; /* the reciprocals are divided out (recip_q30_16) */
     const __m512i zero = _mm512_setzero_si512(), q15 = _mm512_set1_epi32(32768);
     const __m512i q15_64 = _mm512_set1_epi64(32768), half64 = _mm512_set1_epi64(16384);
     const __m512i half = _mm512_set1_epi32(16384), low16 = _mm512_set1_epi32(0xffff);
@@ -200,7 +214,7 @@ static void adm_decouple16_row_avx512(const int16_t *const o[3], const int16_t *
             const __m512i ov = vo[k], tv = vt[k];
             const __mmask16 nz = _mm512_mask_cmpneq_epi32_mask(m, ov, zero);
             /* k = clip((recip[o] t + 2^14) >> 15, 0, 2^15), 2^15 where o = 0 */
-            const __m512i rc = _mm512_mask_i32gather_epi32(zero, nz, ov, recip, 4);
+            const __m512i rc = recip_q30_16(ov, nz);
             const __m512i qe = _mm512_srai_epi64(_mm512_add_epi64(_mm512_mul_epi32(rc, tv), half64), 15);
             const __m512i qo = _mm512_srai_epi64(_mm512_add_epi64(
                 _mm512_mul_epi32(_mm512_srli_epi64(rc, 32), _mm512_srli_epi64(tv, 32)), half64), 15);
@@ -241,6 +255,7 @@ static void adm_decouple32_row_avx512(const int32_t *const o[3], const int32_t *
                                       int jv, const int32_t *recip_pos, float cos_1deg_sq,
                                       double egl)
 {
+    (void)recip_pos; /* the reciprocals are divided out, as in recip_q30_16 */
     const __m512i zero = _mm512_setzero_si512(), one = _mm512_set1_epi64(1);
     const __m512i q15 = _mm512_set1_epi64(32768), half = _mm512_set1_epi64(16384);
     const __m512i lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
@@ -265,7 +280,8 @@ static void adm_decouple32_row_avx512(const int32_t *const o[3], const int32_t *
             const __m512i sh = _mm512_maskz_sub_epi64(big, _mm512_set1_epi64(49), _mm512_lzcnt_epi64(ao));
             const __m512i mm = _mm512_mask_srlv_epi64(
                 ao, big, _mm512_add_epi64(ao, _mm512_sllv_epi64(one, _mm512_sub_epi64(sh, one))), sh);
-            const __m256i rc = _mm512_mask_i64gather_epi32(_mm256_setzero_si256(), nz, mm, recip_pos, 4);
+            const __m256i rc = _mm256_maskz_mov_epi32(nz, _mm512_cvttpd_epi32(_mm512_div_pd(
+                _mm512_set1_pd(1073741824.0), _mm512_cvtepi64_pd(_mm512_mask_mov_epi64(one, nz, mm)))));
             __m512i p = _mm512_mul_epi32(_mm512_cvtepi32_epi64(rc), tv);
             p = _mm512_mask_sub_epi64(p, _mm512_cmplt_epi64_mask(ov, zero), zero, p);
             const __m512i rnd = s32_64(_mm512_sllv_epi64(one, _mm512_add_epi64(sh, _mm512_set1_epi64(14))));
