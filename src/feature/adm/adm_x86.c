@@ -68,13 +68,14 @@ static inline __m512i s32_64(__m512i v)
  * sum modulo 2^64), each to float, to double, / 4096, products left to right. */
 static inline __mmask8 angle_8(const __m512i o[3], const __m512i t[3], float cos_1deg_sq)
 {
-    const __m512d d4096 = _mm512_set1_pd(4096.0), dcos = _mm512_set1_pd((double)cos_1deg_sq);
+    const __m512d r4096 = _mm512_set1_pd(1.0 / 4096.0), dcos = _mm512_set1_pd((double)cos_1deg_sq);
     const __m512i ot = _mm512_add_epi64(_mm512_mul_epi32(o[0], t[0]), _mm512_mul_epi32(o[1], t[1]));
     const __m512i oo = _mm512_add_epi64(_mm512_mul_epi32(o[0], o[0]), _mm512_mul_epi32(o[1], o[1]));
     const __m512i tt = _mm512_add_epi64(_mm512_mul_epi32(t[0], t[0]), _mm512_mul_epi32(t[1], t[1]));
-    const __m512d dp = _mm512_div_pd(_mm512_cvtps_pd(_mm512_cvtepi64_ps(ot)), d4096);
-    const __m512d om = _mm512_div_pd(_mm512_cvtps_pd(_mm512_cvtepi64_ps(oo)), d4096);
-    const __m512d tm = _mm512_div_pd(_mm512_cvtps_pd(_mm512_cvtepi64_ps(tt)), d4096);
+    /* / 4096 as * 2^-12: exact either way (no float reaches the subnormals) */
+    const __m512d dp = _mm512_mul_pd(_mm512_cvtps_pd(_mm512_cvtepi64_ps(ot)), r4096);
+    const __m512d om = _mm512_mul_pd(_mm512_cvtps_pd(_mm512_cvtepi64_ps(oo)), r4096);
+    const __m512d tm = _mm512_mul_pd(_mm512_cvtps_pd(_mm512_cvtepi64_ps(tt)), r4096);
     return _mm512_cmp_pd_mask(dp, _mm512_setzero_pd(), _CMP_GE_OQ) &
            _mm512_cmp_pd_mask(_mm512_mul_pd(dp, dp), _mm512_mul_pd(_mm512_mul_pd(dcos, om), tm),
                               _CMP_GE_OQ);
