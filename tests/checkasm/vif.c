@@ -78,8 +78,9 @@ static void check_vif(unsigned w, unsigned bpc, int pat)
             d16[i] = (uint16_t)(v16 < 0 ? 0 : v16 > m16 ? m16 : v16);
         }
     }
-    static uint16_t log2_table[VIF_LOG2_TABLE_LEN];
-    vif_log2_table_fill(log2_table, vif_log2_steps);
+    static VifLog2 log2;
+    checkasm_checked();
+    if (!vif_log2_fill(&log2)) checkasm_fail("vif log2", "a residual falls outside a byte");
     const VifKernels *c = &ref_k, *s = &cur_k;
     char what[96];
 
@@ -108,11 +109,11 @@ static void check_vif(unsigned w, unsigned bpc, int pat)
             /* the horizontal pass on the C rows, padded as vif.c pads */
             vif_pad(&a, w, half);
             VifSums sc = { 0, 0, 0, 0 }, ss = { 0, 0, 0, 0 };
-            c->stat_horizontal(a.row, w, scale, log2_table, 100.0, &sc);
-            s->stat_horizontal(a.row, w, scale, log2_table, 100.0, &ss);
+            c->stat_horizontal(a.row, w, scale, &log2, 100.0, &sc);
+            s->stat_horizontal(a.row, w, scale, &log2, 100.0, &ss);
             VifSums gc = { 0, 0, 0, 0 }, gs = { 0, 0, 0, 0 };
-            c->stat_horizontal(a.row, w, scale, log2_table, 1.0, &gc);
-            s->stat_horizontal(a.row, w, scale, log2_table, 1.0, &gs);
+            c->stat_horizontal(a.row, w, scale, &log2, 1.0, &gc);
+            s->stat_horizontal(a.row, w, scale, &log2, 1.0, &gs);
             checkasm_checked();
             snprintf(what, sizeof(what), "vif stat_horizontal scale %u w %u bpc %u row %u",
                      scale, w, sbpc, i);
@@ -214,8 +215,9 @@ static void check_vif_stat_rounding(void)
         fprintf(stderr, "out of memory\n");
         exit(2);
     }
-    static uint16_t log2_table[VIF_LOG2_TABLE_LEN];
-    vif_log2_table_fill(log2_table, vif_log2_steps);
+    static VifLog2 log2;
+    checkasm_checked();
+    if (!vif_log2_fill(&log2)) checkasm_fail("vif log2", "a residual falls outside a byte");
     char what[96];
     for (unsigned scale = 0; scale < 2; scale++)
         for (unsigned i = 0; i < 1000; i++) {
@@ -223,8 +225,8 @@ static void check_vif_stat_rounding(void)
                 for (unsigned j = 0; j < w; j++) a.row[q][j] = (uint16_t)checkasm_rand();
             vif_pad(&a, w, vif_filter_width[scale] / 2);
             VifSums sc = { 0, 0, 0, 0 }, ss = { 0, 0, 0, 0 };
-            ref_k.stat_horizontal(a.row, w, scale, log2_table, 100.0, &sc);
-            cur_k.stat_horizontal(a.row, w, scale, log2_table, 100.0, &ss);
+            ref_k.stat_horizontal(a.row, w, scale, &log2, 100.0, &sc);
+            cur_k.stat_horizontal(a.row, w, scale, &log2, 100.0, &ss);
             checkasm_checked();
             snprintf(what, sizeof(what), "vif stat_horizontal random rows scale %u row %u",
                      scale, i);
@@ -271,7 +273,7 @@ typedef struct VifBench {
     VifRows rows;    /* the statistic's vertical-pass rows (read by stat_horizontal) */
     VifRows scratch; /* what the other kernels write */
     VifRows rows2;   /* the pair kernel's second row */
-    uint16_t log2_table[VIF_LOG2_TABLE_LEN];
+    VifLog2 log2;
 } VifBench;
 
 enum { K_SV8, K_SV8X2, K_SV16, K_SH0, K_SH1, K_DV, K_DH, N_BENCH };
@@ -297,8 +299,8 @@ static void bench_call(void *arg, const void *set)
     case K_SV16:
         v->stat_vertical_16(b->scratch.row, b->r16, 2 * w, b->d16, 2 * w, w, h, h / 2, 1, 16, 16);
         break;
-    case K_SH0: v->stat_horizontal(b->rows.row, w, 0, b->log2_table, 100.0, &sums); break;
-    case K_SH1: v->stat_horizontal(b->rows.row, w, 1, b->log2_table, 100.0, &sums); break;
+    case K_SH0: v->stat_horizontal(b->rows.row, w, 0, &b->log2, 100.0, &sums); break;
+    case K_SH1: v->stat_horizontal(b->rows.row, w, 1, &b->log2, 100.0, &sums); break;
     case K_DV:
         v->down_vertical(b->scratch.row[VIF_XX_LO], b->scratch.row[VIF_XX_HI], b->r8, w, b->d8, w,
                          true, w, h, h / 2, 1, 8);
@@ -328,7 +330,7 @@ void checkasm_bench_vif(void)
     }
     checkasm_fill16(b.r16, n, PAT_RANDOM, 16);
     checkasm_fill16(b.d16, n, PAT_RANDOM, 16);
-    vif_log2_table_fill(b.log2_table, vif_log2_steps);
+    (void)vif_log2_fill(&b.log2);
     VifKernels sets[1 + CHECKASM_MAX_LEVELS];
     for (unsigned l = 0; l <= checkasm_bench_levels(); l++)
         tvmaf_vif_dsp_init(&sets[l], checkasm_bench_flags(l));

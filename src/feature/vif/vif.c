@@ -65,7 +65,7 @@ typedef struct VifState {
     TvmafTeam *team;
     void *mem;
     VifKernels k;
-    uint16_t log2_table[VIF_LOG2_TABLE_LEN];
+    VifLog2 log2;
 } VifState;
 
 const TvmafOption tvmaf_vif_options[] = {
@@ -147,8 +147,8 @@ static void statistic(const VifState *s, VifSlot *sl, unsigned scale, const void
                 pad_row(row[q], w, half);
                 pad_row(row2[q], w, half);
             }
-            s->k.stat_horizontal(row, w, scale, s->log2_table, s->p.gain_limit, sums);
-            s->k.stat_horizontal(row2, w, scale, s->log2_table, s->p.gain_limit, sums);
+            s->k.stat_horizontal(row, w, scale, &s->log2, s->p.gain_limit, sums);
+            s->k.stat_horizontal(row2, w, scale, &s->log2, s->p.gain_limit, sums);
             if (dn)
                 down_row(s, sl->drow[0], sl->drow[1], 0, ref, ref_stride, dis, dis_stride, true,
                          i / 2, true);
@@ -162,7 +162,7 @@ static void statistic(const VifState *s, VifSlot *sl, unsigned scale, const void
             s->k.stat_vertical_16(row, ref, ref_stride, dis, dis_stride, w, h, i, scale,
                                   mu_shift, sq_shift);
         for (unsigned q = 0; q < VIF_N_ROWS; q++) pad_row(row[q], w, half);
-        s->k.stat_horizontal(row, w, scale, s->log2_table, s->p.gain_limit, sums);
+        s->k.stat_horizontal(row, w, scale, &s->log2, s->p.gain_limit, sums);
         if (down && !(i & 1) && i / 2 < s->p.h[1])
             down_row(s, sl->drow[0], sl->drow[1], 0, ref, ref_stride, dis, dis_stride, true,
                      i / 2, false);
@@ -252,6 +252,10 @@ static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
     int err = tvmaf_vif_setup(&s->p, vi, msg, len);
     if (err) return err;
 
+    if (!vif_log2_fill(&s->log2)) {
+        snprintf(msg, len, "feature \"vif\": internal error: a log2 residual outside a byte");
+        return -EINVAL;
+    }
     s->team = vi->team;
     s->n_slots = tvmaf_team_size(vi->team);
     const size_t row_len = (size_t)s->p.w[0] + 2 * VIF_MAX_HALF;
@@ -273,7 +277,6 @@ static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
         for (unsigned c = 0; c < 2; c++, p += (size_t)s->p.w[k] * s->p.h[k]) s->img[k][c] = p;
     }
 
-    vif_log2_table_fill(s->log2_table, vif_log2_steps);
     tvmaf_vif_dsp_init(&s->k, vi->cpu_flags);
     return 0;
 }

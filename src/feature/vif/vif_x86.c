@@ -54,15 +54,18 @@ static inline unsigned vif_rows_8x2(const uint8_t **pr, const uint8_t **pd, uint
 
 /*
  * The statistic's table look-ups as scalar loads. Its sums need only the
- * total of a block's log2 table entries, not each pixel's, so the vector
- * code stores each entry's index (the leading 16 bits less 2^15, or 0 for a
- * lane without a term, whose entry VIF_LOG2_BASE is accounted for by the
- * caller) and this loop adds the entries, two loads each, on the scalar
- * ports; a vector gather costs about a cycle per element on some cores (Zen
- * 4, and Intel cores with the gather data sampling mitigation) and holds up
- * the vector work that follows it. n is a multiple of 4; the total is below
- * 2^32 (at most VIF_BLOCK entries below 2^16). Kept scalar: vectorised, it
- * would be the gathers again.
+ * total of a block's log2 table entries, not each pixel's. An entry i is
+ * VIF_LOG2_BASE + (i >> 4) + resid[i] (VifLog2): the vector code adds the
+ * first two terms in its lanes and stores each index i (the leading 16 bits
+ * less 2^15, or 0 for a lane without a term, whose VIF_LOG2_BASE is
+ * accounted for by the caller and whose other terms are 0), and this loop
+ * adds the residual bytes, two loads each, on the scalar ports. The 32 KB
+ * byte table misses the L1 cache less than the 64 KB entries (about 5% of
+ * vif's time on Zen 4), and a vector gather costs about a cycle per element
+ * on some cores (Zen 4, and Intel cores with the gather data sampling
+ * mitigation) and holds up the vector work that follows it. n is a multiple
+ * of 4; the total is below 2^32. Kept scalar: vectorised, it would be the
+ * gathers again.
  */
 #if defined(__clang__)
 #define VIF_NO_VECTORIZE
@@ -70,17 +73,17 @@ static inline unsigned vif_rows_8x2(const uint8_t **pr, const uint8_t **pd, uint
 #define VIF_NO_VECTORIZE __attribute__((optimize("no-tree-vectorize")))
 #endif
 static __attribute__((unused)) VIF_NO_VECTORIZE uint32_t
-vif_log2_entries_sum(const uint16_t *table, const uint16_t *ix, unsigned n)
+vif_log2_resid_sum(const uint8_t *resid, const uint16_t *ix, unsigned n)
 {
     uint32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
 #if defined(__clang__)
 #pragma clang loop vectorize(disable)
 #endif
     for (size_t i = 0; i < n; i += 4) {
-        s0 += table[ix[i]];
-        s1 += table[ix[i + 1]];
-        s2 += table[ix[i + 2]];
-        s3 += table[ix[i + 3]];
+        s0 += resid[ix[i]];
+        s1 += resid[ix[i + 1]];
+        s2 += resid[ix[i + 2]];
+        s3 += resid[ix[i + 3]];
     }
     return s0 + s1 + s2 + s3;
 }
@@ -90,14 +93,16 @@ vif_log2_entries_sum(const uint16_t *table, const uint16_t *ix, unsigned n)
 #include "feature/common/x86_avx512.h"
 
 /* The table indices of sixteen 32-bit v >= 2^15 (vif_log2_32) as 16-bit
- * lanes, 0 outside m: k = 16 - lzcnt(v), index (v >> k) - 2^15; the
- * logarithm is the entry plus 2048 k, *k2048 is 2048 k (any value outside m) */
+ * lanes, 0 outside m: k = 16 - lzcnt(v), index i = (v >> k) - 2^15; the
+ * logarithm is entry[i] plus 2048 k, and *k2048 is 2048 k + (i >> 4), the
+ * part of it that is not VIF_LOG2_BASE or resid[i] (any value outside m) */
 static inline __m256i log2_ix16(__m512i v, __mmask16 m, __m512i *k2048)
 {
     const __m512i k = _mm512_sub_epi32(_mm512_set1_epi32(16), _mm512_lzcnt_epi32(v));
-    *k2048 = _mm512_slli_epi32(k, 11);
-    return _mm512_cvtepi32_epi16(_mm512_maskz_sub_epi32(m, _mm512_srlv_epi32(v, k),
-                                                        _mm512_set1_epi32(VIF_LOG2_TABLE_LEN)));
+    const __m512i ix = _mm512_maskz_sub_epi32(m, _mm512_srlv_epi32(v, k),
+                                              _mm512_set1_epi32(VIF_LOG2_TABLE_LEN));
+    *k2048 = _mm512_add_epi32(_mm512_slli_epi32(k, 11), _mm512_srli_epi32(ix, 4));
+    return _mm512_cvtepi32_epi16(ix);
 }
 
 /* the same for sixteen 64-bit v in [2^15, 2^48) (vif_log2_64), eight in lo
@@ -112,9 +117,10 @@ static inline __m256i log2_ix16x64(__m512i lo, __m512i hi, __mmask16 m, __m512i 
     const __m512i khi = _mm512_sub_epi64(c48, _mm512_lzcnt_epi64(hi));
     const __m512i u = _mm512_permutex2var_epi32(_mm512_srlv_epi64(lo, klo), even,
                                                 _mm512_srlv_epi64(hi, khi));
-    *k2048 = _mm512_slli_epi32(_mm512_permutex2var_epi32(klo, even, khi), 11);
-    return _mm512_cvtepi32_epi16(
-        _mm512_maskz_sub_epi32(m, u, _mm512_set1_epi32(VIF_LOG2_TABLE_LEN)));
+    const __m512i ix = _mm512_maskz_sub_epi32(m, u, _mm512_set1_epi32(VIF_LOG2_TABLE_LEN));
+    *k2048 = _mm512_add_epi32(_mm512_slli_epi32(_mm512_permutex2var_epi32(klo, even, khi), 11),
+                              _mm512_srli_epi32(ix, 4));
+    return _mm512_cvtepi32_epi16(ix);
 }
 
 /* (a b + 2^31) >> 32 of sixteen uint32 pairs: even lanes' products in the
@@ -146,16 +152,18 @@ static inline __m256i half_256(__m512i v, int h)
 /* vif_pixel sixteen pixels a step: the integers up to the variances in
  * 32-bit lanes (the C's uint32 wraps are the lanes'), the double operations
  * per pixel in two halves of eight, in the C's order. Each 2048 log2 is a
- * table entry plus 2048 k: the entries' indices go to per-block lists,
- * summed by vif_log2_entries_sum, and the 2048 k terms are summed in 32-bit
- * lanes (den's less 2048 * 17, num's as the signal's less the noise's: a
- * lane sees at most VIF_BLOCK / 16 pixels, so its sums stay far inside 32
- * bits). Lists hold only the groups of sixteen pixels that have a term; a
- * lane without one indexes entry 0, which den subtracts and num's two
- * lists cancel. The integer sums are the C's whatever the grouping.
+ * table entry plus 2048 k, the entry VIF_LOG2_BASE + (i >> 4) + resid[i]:
+ * the indices i go to per-block lists, whose residuals
+ * vif_log2_resid_sum adds, and the 2048 k + (i >> 4) terms are summed in
+ * 32-bit lanes (den's less 2048 * 17, num's as the signal's less the
+ * noise's: a lane sees at most VIF_BLOCK / 16 pixels, so its sums stay far
+ * inside 32 bits); den counts its VIF_LOG2_BASE terms, num's cancel. Lists
+ * hold only the groups of sixteen pixels that have a term; a lane without
+ * one indexes entry 0 (residual 0, i >> 4 = 0), whose VIF_LOG2_BASE den
+ * does not count. The integer sums are the C's whatever the grouping.
  * Lane-crossing conversions (one port) are kept few. */
 static void vif_pixels_avx512(VifSums *row, uint32_t (*acc)[VIF_BLOCK], unsigned n,
-                              const uint16_t *log2_table, double gain_limit)
+                              const VifLog2 *log2, double gain_limit)
 {
     const __m512i nsq = _mm512_set1_epi32(VIF_SIGMA_NSQ), zero = _mm512_setzero_si512();
     const __m512d eps = _mm512_set1_pd(65536 * 1.0e-10), glim = _mm512_set1_pd(gain_limit);
@@ -243,11 +251,11 @@ static void vif_pixels_avx512(VifSums *row, uint32_t (*acc)[VIF_BLOCK], unsigned
         nn += 16;
         num_k = _mm512_mask_add_epi32(num_k, nm, num_k, _mm512_sub_epi32(ks, kn));
     }
-    row->num_log += (int64_t)vif_log2_entries_sum(log2_table, sig_ix, nn) -
-                    (int64_t)vif_log2_entries_sum(log2_table, noise_ix, nn) +
+    row->num_log += (int64_t)vif_log2_resid_sum(log2->resid, sig_ix, nn) -
+                    (int64_t)vif_log2_resid_sum(log2->resid, noise_ix, nn) +
                     _mm512_reduce_add_epi32(num_k);
-    row->den_log += (int64_t)vif_log2_entries_sum(log2_table, den_ix, nd) -
-                    (int64_t)den_unused * VIF_LOG2_BASE + _mm512_reduce_add_epi32(den_k);
+    row->den_log += (int64_t)vif_log2_resid_sum(log2->resid, den_ix, nd) +
+                    (int64_t)(nd - den_unused) * VIF_LOG2_BASE + _mm512_reduce_add_epi32(den_k);
     row->num_lin += (int64_t)tvmaf_sum_u64x8(num_lin);
     row->den_lin += den_lin;
 }
@@ -815,17 +823,18 @@ static void vif_down_vertical_avx512(uint16_t *out_r, uint16_t *out_d, const voi
  * (vif_pixels_avx2, the C's vif_pixel on the last n % 8). */
 
 /* The table indices of eight uint32 v in [2^17, 2^32) (vif_log2_32) as
- * 16-bit lanes, 0 outside m (vif_log2_entries_sum): floor(log2 v) from the
+ * 16-bit lanes, 0 outside m (vif_log2_resid_sum): floor(log2 v) from the
  * exponent of (float)(v >> 8), which is exact (v >> 8 < 2^24), k =
- * floor(log2 v) - 15, index (v >> k) - 2^15; *k2048 is 2048 k. */
+ * floor(log2 v) - 15, index i = (v >> k) - 2^15; *k2048 is 2048 k + (i >> 4)
+ * (log2_ix16). */
 static inline __m128i log2_ix8(__m256i v, __m256i m, __m256i *k2048)
 {
     const __m256i e = _mm256_srli_epi32(
         _mm256_castps_si256(_mm256_cvtepi32_ps(_mm256_srli_epi32(v, 8))), 23);
     const __m256i k = _mm256_sub_epi32(e, _mm256_set1_epi32(127 - 8 + 15));
-    *k2048 = _mm256_slli_epi32(k, 11);
     const __m256i ix = _mm256_and_si256(
         _mm256_sub_epi32(_mm256_srlv_epi32(v, k), _mm256_set1_epi32(VIF_LOG2_TABLE_LEN)), m);
+    *k2048 = _mm256_add_epi32(_mm256_slli_epi32(k, 11), _mm256_srli_epi32(ix, 4));
     return _mm_packus_epi32(_mm256_castsi256_si128(ix), _mm256_extracti128_si256(ix, 1));
 }
 
@@ -856,9 +865,10 @@ static inline __m128i log2_ix8x64(__m256i lo, __m256i hi, __m256i m, __m256i *k2
         k[h] = _mm256_sub_epi64(_mm256_srli_epi64(_mm256_castpd_si256(dv), 52), off);
         u[h] = _mm256_srlv_epi64(v, k[h]);
     }
-    *k2048 = _mm256_slli_epi32(narrow_8x64(k[0], k[1]), 11);
     const __m256i ix = _mm256_and_si256(
         _mm256_sub_epi32(narrow_8x64(u[0], u[1]), _mm256_set1_epi32(VIF_LOG2_TABLE_LEN)), m);
+    *k2048 = _mm256_add_epi32(_mm256_slli_epi32(narrow_8x64(k[0], k[1]), 11),
+                              _mm256_srli_epi32(ix, 4));
     return _mm_packus_epi32(_mm256_castsi256_si128(ix), _mm256_extracti128_si256(ix, 1));
 }
 
@@ -891,7 +901,7 @@ static inline __m256i moment_8x32(const uint32_t *lo, const uint32_t *hi)
  * indices in lists, the 2048 k terms in 32-bit lanes; num_lin's terms are
  * added in 64-bit lanes, any order. */
 static void vif_pixels_avx2(VifSums *row, uint32_t (*acc)[VIF_BLOCK], unsigned n,
-                            const uint16_t *log2_table, double gain_limit)
+                            const VifLog2 *log2, double gain_limit)
 {
     const __m256i nsq = _mm256_set1_epi32(VIF_SIGMA_NSQ), zero = _mm256_setzero_si256();
     const __m256i bias = _mm256_set1_epi64x(0x4330000000000000ll);
@@ -984,20 +994,20 @@ static void vif_pixels_avx2(VifSums *row, uint32_t (*acc)[VIF_BLOCK], unsigned n
     _mm256_storeu_si256((__m256i *)klanes, num_k);
     int64_t ksum = 0;
     for (int k = 0; k < 8; k++) ksum += klanes[k];
-    row->num_log += (int64_t)vif_log2_entries_sum(log2_table, sig_ix, nn) -
-                    (int64_t)vif_log2_entries_sum(log2_table, noise_ix, nn) + ksum;
+    row->num_log += (int64_t)vif_log2_resid_sum(log2->resid, sig_ix, nn) -
+                    (int64_t)vif_log2_resid_sum(log2->resid, noise_ix, nn) + ksum;
     _mm256_storeu_si256((__m256i *)klanes, den_k);
     ksum = 0;
     for (int k = 0; k < 8; k++) ksum += klanes[k];
-    row->den_log += (int64_t)vif_log2_entries_sum(log2_table, den_ix, nd) -
-                    (int64_t)den_unused * VIF_LOG2_BASE + ksum;
+    row->den_log += (int64_t)vif_log2_resid_sum(log2->resid, den_ix, nd) +
+                    (int64_t)(nd - den_unused) * VIF_LOG2_BASE + ksum;
     int64_t lanes[4];
     _mm256_storeu_si256((__m256i *)lanes, num_lin);
     row->num_lin += lanes[0] + lanes[1] + lanes[2] + lanes[3];
     row->den_lin += den_lin;
     for (unsigned b = n8; b < n; b++)
         vif_pixel(row, acc[VIF_MU1][b], acc[VIF_MU2][b], vif_moment_at(acc, VIF_XX_LO, b),
-                  vif_moment_at(acc, VIF_YY_LO, b), vif_moment_at(acc, VIF_XY_LO, b), log2_table,
+                  vif_moment_at(acc, VIF_YY_LO, b), vif_moment_at(acc, VIF_XY_LO, b), log2->entry,
                   gain_limit);
 }
 #define VIF_PIXELS vif_pixels_avx2
