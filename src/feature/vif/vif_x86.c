@@ -917,8 +917,9 @@ static inline __m256i moment_8x32(const uint32_t *lo, const uint32_t *hi)
  * at most sigma2_sq), and (gl gl) sigma1_sq, positive and below 100^2 2^31 <
  * 2^52 (the gain limit is at most 100), truncated through the 2^52 bias.
  * The logarithms are summed as at AVX-512 (vif_pixels_avx512): table
- * indices in lists, the 2048 k terms in 32-bit lanes; num_lin's terms are
- * added in 64-bit lanes, any order. */
+ * indices in lists whose residuals vif_log2_resid_sum adds, the 2048 k +
+ * (i >> 4) terms in 32-bit lanes; num_lin's terms are added in 64-bit
+ * lanes, any order. */
 static void vif_pixels_avx2(VifSums *row, uint32_t (*acc)[VIF_BLOCK], unsigned n,
                             const VifLog2 *log2, double gain_limit)
 {
