@@ -52,6 +52,10 @@ static void vif_pad(VifRows *r, unsigned w, unsigned half)
         }
 }
 
+/* the log2 table in both forms, filled (and its residuals' bound checked)
+ * once per level by checkasm_check_vif */
+static VifLog2 vif_log2;
+
 static void check_vif(unsigned w, unsigned bpc, int pat)
 {
     const unsigned h = VIF_ROWS_H;
@@ -78,9 +82,6 @@ static void check_vif(unsigned w, unsigned bpc, int pat)
             d16[i] = (uint16_t)(v16 < 0 ? 0 : v16 > m16 ? m16 : v16);
         }
     }
-    static VifLog2 log2;
-    checkasm_checked();
-    if (!vif_log2_fill(&log2)) checkasm_fail("vif log2", "a residual falls outside a byte");
     const VifKernels *c = &ref_k, *s = &cur_k;
     char what[96];
 
@@ -109,11 +110,11 @@ static void check_vif(unsigned w, unsigned bpc, int pat)
             /* the horizontal pass on the C rows, padded as vif.c pads */
             vif_pad(&a, w, half);
             VifSums sc = { 0, 0, 0, 0 }, ss = { 0, 0, 0, 0 };
-            c->stat_horizontal(a.row, w, scale, &log2, 100.0, &sc);
-            s->stat_horizontal(a.row, w, scale, &log2, 100.0, &ss);
+            c->stat_horizontal(a.row, w, scale, &vif_log2, 100.0, &sc);
+            s->stat_horizontal(a.row, w, scale, &vif_log2, 100.0, &ss);
             VifSums gc = { 0, 0, 0, 0 }, gs = { 0, 0, 0, 0 };
-            c->stat_horizontal(a.row, w, scale, &log2, 1.0, &gc);
-            s->stat_horizontal(a.row, w, scale, &log2, 1.0, &gs);
+            c->stat_horizontal(a.row, w, scale, &vif_log2, 1.0, &gc);
+            s->stat_horizontal(a.row, w, scale, &vif_log2, 1.0, &gs);
             checkasm_checked();
             snprintf(what, sizeof(what), "vif stat_horizontal scale %u w %u bpc %u row %u",
                      scale, w, sbpc, i);
@@ -215,9 +216,6 @@ static void check_vif_stat_rounding(void)
         fprintf(stderr, "out of memory\n");
         exit(2);
     }
-    static VifLog2 log2;
-    checkasm_checked();
-    if (!vif_log2_fill(&log2)) checkasm_fail("vif log2", "a residual falls outside a byte");
     char what[96];
     for (unsigned scale = 0; scale < 2; scale++)
         for (unsigned i = 0; i < 1000; i++) {
@@ -225,8 +223,8 @@ static void check_vif_stat_rounding(void)
                 for (unsigned j = 0; j < w; j++) a.row[q][j] = (uint16_t)checkasm_rand();
             vif_pad(&a, w, vif_filter_width[scale] / 2);
             VifSums sc = { 0, 0, 0, 0 }, ss = { 0, 0, 0, 0 };
-            ref_k.stat_horizontal(a.row, w, scale, &log2, 100.0, &sc);
-            cur_k.stat_horizontal(a.row, w, scale, &log2, 100.0, &ss);
+            ref_k.stat_horizontal(a.row, w, scale, &vif_log2, 100.0, &sc);
+            cur_k.stat_horizontal(a.row, w, scale, &vif_log2, 100.0, &ss);
             checkasm_checked();
             snprintf(what, sizeof(what), "vif stat_horizontal random rows scale %u row %u",
                      scale, i);
@@ -242,6 +240,8 @@ void checkasm_check_vif(void)
 {
     tvmaf_vif_dsp_init(&ref_k, 0);
     tvmaf_vif_dsp_init(&cur_k, checkasm_flags());
+    checkasm_checked();
+    if (!vif_log2_fill(&vif_log2)) checkasm_fail("vif log2", "a residual falls outside a byte");
     static const unsigned depths[] = { 8, 10, 12, 16 };
     for (unsigned w = 1; w <= 130; w++)
         for (unsigned d = 0; d < 4; d++)

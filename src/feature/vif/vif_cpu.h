@@ -42,7 +42,7 @@
  * vif_log2_table_fill's (2048 log2 of 2^15 + i). resid is the same entry
  * less VIF_LOG2_BASE and the chord i / 16 of 2048 log2 over the table's
  * octave: entry[i] = VIF_LOG2_BASE + (i >> 4) + resid[i], resid[i] in
- * [0, 177] (log2 lies above its chord by at most 0.0861 of the octave, 176.4
+ * [0, 177] (log2 lies above its chord by at most 0.0861 of the octave, 176.3
  * of 2048; vif_log2_fill checks the bound). The vector levels add the
  * chord term in their lanes and only the residual bytes by table look-up: 32
  * KB instead of 64 KB, so that the look-ups miss the L1 cache less.
@@ -53,7 +53,7 @@ typedef struct VifLog2 {
 } VifLog2;
 
 /* Fills *t; false if a residual fell outside a byte (it cannot for the
- * reference's table: tests/checkasm/vif.c fills it at every run). */
+ * reference's table: tests/checkasm/vif.c checks it at every run). */
 static inline __attribute__((unused)) bool vif_log2_fill(VifLog2 *t)
 {
     bool ok = true;
