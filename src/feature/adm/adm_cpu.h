@@ -94,6 +94,9 @@ typedef struct Bands32 { int32_t *b[3]; } Bands32;
  * scratch rows, and the den and cm totals of the bands it ran. */
 typedef struct AdmSlot {
     int16_t *lo16, *hi16; /* scale 0 */
+    /* scale 0 after the DWT: rings of three rows of the band's r, a, and
+     * csf and flt of each (scale0_band, adm_stages.h), 6 x 3 x 3 rows */
+    int16_t *ring16;
     int32_t *lo32, *hi32; /* scales 1..3 */
     uint64_t den[3];
     int64_t num[3], aim[3];
@@ -113,7 +116,7 @@ typedef struct AdmCpu {
     AdmSlot *slot; /* tvmaf_team_size(team) of them */
     unsigned n_slots;
     /* scale 0 */
-    Bands16 ref0, dis0, r0, a0, csf0, flt0;
+    Bands16 ref0, dis0;
     /* approximation bands (next scale's input) of reference and distorted,
      * two of each to alternate between scales */
     int32_t *ref_a[2], *dis_a[2];

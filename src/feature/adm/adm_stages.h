@@ -297,20 +297,17 @@ decouple16_row_c(const int16_t *const o[3], const int16_t *const t[3], int16_t *
 #define ADM_DECOUPLE16_ROW decouple16_row_c
 #endif
 
-static void decouple16(const AdmCpu *m, const AdmScale *c, const Bands16 *ref,
-                       const Bands16 *dis, Bands16 *r, Bands16 *a, int i0, int i1)
+/* Scale 0 decouple of row i (in the work region) into the rows r, a. */
+static void decouple16_row(const AdmCpu *m, const AdmScale *c, const Bands16 *ref,
+                           const Bands16 *dis, int i, int16_t *const r[3], int16_t *const a[3])
 {
-    const double egl = m->s.enhn_gain_limit;
     const int jv = adm_lanes_decouple(m->s.isa, 0, c->work_l, c->work_r);
-    for (int i = adm_max(c->work_t, i0); i < adm_min(c->work_b, i1); i++) {
-        /* the level's row kernel (adm_x86.c), or the C row */
-        const size_t x0 = (size_t)i * c->w;
-        ADM_DECOUPLE16_ROW((const int16_t *const[3]){ ref->b[0] + x0, ref->b[1] + x0, ref->b[2] + x0 },
-                           (const int16_t *const[3]){ dis->b[0] + x0, dis->b[1] + x0, dis->b[2] + x0 },
-                           (int16_t *const[3]){ r->b[0] + x0, r->b[1] + x0, r->b[2] + x0 },
-                           (int16_t *const[3]){ a->b[0] + x0, a->b[1] + x0, a->b[2] + x0 },
-                           c->work_l, c->work_r, jv, m->recip, m->s.cos_1deg_sq, egl);
-    }
+    /* the level's row kernel (adm_x86.c), or the C row */
+    const size_t x0 = (size_t)i * c->w;
+    ADM_DECOUPLE16_ROW((const int16_t *const[3]){ ref->b[0] + x0, ref->b[1] + x0, ref->b[2] + x0 },
+                       (const int16_t *const[3]){ dis->b[0] + x0, dis->b[1] + x0, dis->b[2] + x0 },
+                       r, a, c->work_l, c->work_r, jv, m->recip, m->s.cos_1deg_sq,
+                       m->s.enhn_gain_limit);
 }
 
 /* One row of scales 1..3 decouple, columns [jb, je), vector lanes before jv. */
@@ -367,33 +364,31 @@ csf16_span(const int16_t *restrict s, int16_t *restrict csf, int16_t *restrict f
     }
 }
 
-static void csf16(int isa, const AdmScale *c, const Bands16 *src, Bands16 *csf, Bands16 *flt,
-                  int i0, int i1)
+/* Scale 0 csf of one row (the work region's columns) of the bands src into
+ * the rows csf, flt. */
+static void csf16_row(int isa, const AdmScale *c, const int16_t *const src[3],
+                      int16_t *const csf[3], int16_t *const flt[3])
 {
     const int jv = adm_lanes_csf(isa, c->work_l, c->work_r);
     const int sat = isa == ADM_ISA_AVX2;
+    const int n = jv - c->work_l;
     for (int o = 0; o < 3; o++) {
-        for (int i = adm_max(c->work_t, i0); i < adm_min(c->work_b, i1); i++) {
-            const size_t row = (size_t)i * c->w;
-            const size_t at = row + (size_t)c->work_l;
-            const int n = jv - c->work_l;
-            const uint16_t rfac = c->rfac16[o];
-            if (n > 0) {
-                const int16_t *sp = src->b[o] + at;
-                int16_t *cp = csf->b[o] + at, *fp = flt->b[o] + at;
-                if (o == 2) {
-                    if (sat) csf16_span(sp, cp, fp, n, rfac, 1, 1);
-                    else csf16_span(sp, cp, fp, n, rfac, 1, 0);
-                } else {
-                    if (sat) csf16_span(sp, cp, fp, n, rfac, 0, 1);
-                    else csf16_span(sp, cp, fp, n, rfac, 0, 0);
-                }
+        const uint16_t rfac = c->rfac16[o];
+        if (n > 0) {
+            const int16_t *sp = src[o] + c->work_l;
+            int16_t *cp = csf[o] + c->work_l, *fp = flt[o] + c->work_l;
+            if (o == 2) {
+                if (sat) csf16_span(sp, cp, fp, n, rfac, 1, 1);
+                else csf16_span(sp, cp, fp, n, rfac, 1, 0);
+            } else {
+                if (sat) csf16_span(sp, cp, fp, n, rfac, 0, 1);
+                else csf16_span(sp, cp, fp, n, rfac, 0, 0);
             }
-            for (int j = jv; j < c->work_r; j++) {
-                const int16_t v = adm_csf16(src->b[o][row + j], c->rfac16[o], o == 2);
-                csf->b[o][row + j] = v;
-                flt->b[o][row + j] = adm_csf16_flt(v);
-            }
+        }
+        for (int j = jv; j < c->work_r; j++) {
+            const int16_t v = adm_csf16(src[o][j], rfac, o == 2);
+            csf[o][j] = v;
+            flt[o][j] = adm_csf16_flt(v);
         }
     }
 }
@@ -534,44 +529,31 @@ const AdmKernels ADM_KERNELS = { ADM_CM16_ROW,   ADM_CM32_ROW,   ADM_DECOUPLE16_
                                   ADM_DWT32_HROW, ADM_DWT32_VROW, ADM_DWT1_VROW, ADM_DWT0_VROW,
                                   ADM_FRAME_SUMS };
 
-/* Masked sums of `val` (h, v, d) with the threshold of csf (centres) and flt
- * (neighbours), over the cm region, rows rounded and added. */
-static void cm16(int isa, const AdmScale *c, const Bands16 *val, const Bands16 *csf,
-                 const Bands16 *flt, int64_t out[3], int i0, int i1)
+/* Masked sums of row i of the values v (h, v, d) with the threshold of its
+ * csf row cm_ (centres) and the flt rows fu, fm, fd (rows adm_cm_prev(i), i,
+ * adm_cm_next(i): the neighbours), the row's sum rounded and added to out. */
+static void cm16_at_row(int isa, const AdmScale *c, int i, const int16_t *const v[3],
+                        const int16_t *const cm_[3], const int16_t *const fu[3],
+                        const int16_t *const fm[3], const int16_t *const fd[3], int64_t out[3])
 {
-    int64_t total[3] = { 0, 0, 0 };
-    for (int i = adm_max(c->t, i0); i < adm_min(c->b, i1); i++) {
-        const size_t up = (size_t)adm_cm_prev(i) * c->w, mid = (size_t)i * c->w;
-        const size_t dn = (size_t)adm_cm_next(i, c->h) * c->w;
-        const int16_t *cm_[3], *fu[3], *fm[3], *fd[3], *v[3];
-        for (int o = 0; o < 3; o++) {
-            cm_[o] = csf->b[o] + mid;
-            fu[o] = flt->b[o] + up;
-            fm[o] = flt->b[o] + mid;
-            fd[o] = flt->b[o] + dn;
-            v[o] = val->b[o] + mid;
-        }
-        int64_t acc[3] = { 0, 0, 0 };
-        /* interior columns read j-1 .. j+1 directly; the first and last
-         * column of the band (when in the region) mirror their window */
-        const int jb = c->l > 1 ? c->l : 1, je = c->r < c->w - 1 ? c->r : c->w - 1;
-        const int jv = cm_lanes_end(isa, 0, c, i, jb, je);
-        if (je > jb) ADM_CM16_ROW(v, cm_, fu, fm, fd, jb, jv, je, isa, c->rfac16, c->cm, acc);
-        const int edge[2] = { c->l == 0 ? 0 : -1, c->r == c->w ? c->w - 1 : -1 };
-        for (int e = 0; e < 2; e++) {
-            const int j = edge[e];
-            if (j < 0) continue;
-            const int32_t thr = adm_cm_thr16(cm_, fu, fm, fd, adm_cm_prev(j), j,
-                                             adm_cm_next(j, c->w), 0);
-            for (int o = 0; o < 3; o++)
-                acc[o] = adm_add_wrap(acc[o], adm_cm_term(adm_cm_value16(v[o][j], c->rfac16[o]),
-                                                          thr, c->cm[o]));
-        }
+    int64_t acc[3] = { 0, 0, 0 };
+    /* interior columns read j-1 .. j+1 directly; the first and last
+     * column of the band (when in the region) mirror their window */
+    const int jb = c->l > 1 ? c->l : 1, je = c->r < c->w - 1 ? c->r : c->w - 1;
+    const int jv = cm_lanes_end(isa, 0, c, i, jb, je);
+    if (je > jb) ADM_CM16_ROW(v, cm_, fu, fm, fd, jb, jv, je, isa, c->rfac16, c->cm, acc);
+    const int edge[2] = { c->l == 0 ? 0 : -1, c->r == c->w ? c->w - 1 : -1 };
+    for (int e = 0; e < 2; e++) {
+        const int j = edge[e];
+        if (j < 0) continue;
+        const int32_t thr = adm_cm_thr16(cm_, fu, fm, fd, adm_cm_prev(j), j,
+                                         adm_cm_next(j, c->w), 0);
         for (int o = 0; o < 3; o++)
-            total[o] = adm_add_wrap(total[o],
-                                    adm_row_round_s(acc[o], c->cm_row_shift, c->cm_row_add));
+            acc[o] = adm_add_wrap(acc[o], adm_cm_term(adm_cm_value16(v[o][j], c->rfac16[o]),
+                                                      thr, c->cm[o]));
     }
-    for (int o = 0; o < 3; o++) out[o] = adm_add_wrap(out[o], total[o]);
+    for (int o = 0; o < 3; o++)
+        out[o] = adm_add_wrap(out[o], adm_row_round_s(acc[o], c->cm_row_shift, c->cm_row_add));
 }
 
 static void cm32(int isa, const AdmScale *c, const Bands32 *val, const Bands32 *csf,
@@ -654,6 +636,78 @@ static int ref_bands_fill(void *arg, void *area)
 }
 
 /*
+ * Scale 0 after its DWT, for the cm rows of one band [i0, i1): decouple and
+ * csf (and AIM's csf of the restored band) row by row into the slot's rings
+ * of three rows, den of each row, and cm of row i once rows adm_cm_prev(i)
+ * .. adm_cm_next(i) are in the rings. No plane of the frame is written: a
+ * band's rows stay in the cache from decouple to cm, where whole planes of
+ * a large frame would not. The rows just outside the band that its cm
+ * reads are decoupled here too (their neighbours' bands do the same: the
+ * same integers). den and cm add integers, so the totals do not depend on
+ * the order of the rows or on the bands.
+ */
+enum { RING_R, RING_A, RING_CSF_A, RING_FLT_A, RING_CSF_R, RING_FLT_R, ADM_RING_KINDS };
+
+static int16_t *ring_row(const AdmSlot *sl, int w, int kind, int row, int o)
+{
+    return sl->ring16 + ((size_t)((kind * 3 + row % 3) * 3 + o)) * (size_t)w;
+}
+
+static void ring_rows(const AdmSlot *sl, int w, int kind, int row, int16_t *p[3])
+{
+    for (int o = 0; o < 3; o++) p[o] = ring_row(sl, w, kind, row, o);
+}
+
+static void scale0_band(const AdmCpu *m, AdmSlot *sl, const Bands16 *ref0, int i0, int i1)
+{
+    const AdmState *s = &m->s;
+    const AdmScale *c = &s->sc[0];
+    const int cb = adm_max(c->t, i0), ce = adm_min(c->b, i1), w = c->w;
+    if (cb >= ce) return;
+    const int aim = !s->skip_aim;
+    /* rows decoupled so far: [first, next); cm's neighbours lie inside the
+     * work region (adm_work_range), so every row produced is in it */
+    int next = adm_min(adm_cm_prev(cb), cb);
+    for (int i = cb; i < ce; i++) {
+        for (const int need = adm_cm_next(i, c->h); next <= need; next++) {
+            int16_t *r[3], *a[3], *cs[3], *fl[3];
+            ring_rows(sl, w, RING_R, next, r);
+            ring_rows(sl, w, RING_A, next, a);
+            decouple16_row(m, c, ref0, &m->dis0, next, r, a);
+            ring_rows(sl, w, RING_CSF_A, next, cs);
+            ring_rows(sl, w, RING_FLT_A, next, fl);
+            csf16_row(s->isa, c, (const int16_t *const *)a, cs, fl);
+            if (aim) {
+                ring_rows(sl, w, RING_CSF_R, next, cs);
+                ring_rows(sl, w, RING_FLT_R, next, fl);
+                csf16_row(s->isa, c, (const int16_t *const *)r, cs, fl);
+            }
+        }
+        den16(c, ref0, sl->den, i, i + 1);
+        const int up = adm_cm_prev(i), dn = adm_cm_next(i, c->h);
+        int16_t *v[3], *cm_[3], *fu[3], *fm[3], *fd[3];
+        ring_rows(sl, w, RING_R, i, v);
+        ring_rows(sl, w, RING_CSF_A, i, cm_);
+        ring_rows(sl, w, RING_FLT_A, up, fu);
+        ring_rows(sl, w, RING_FLT_A, i, fm);
+        ring_rows(sl, w, RING_FLT_A, dn, fd);
+        cm16_at_row(s->isa, c, i, (const int16_t *const *)v, (const int16_t *const *)cm_,
+                    (const int16_t *const *)fu, (const int16_t *const *)fm,
+                    (const int16_t *const *)fd, sl->num);
+        if (aim) {
+            ring_rows(sl, w, RING_A, i, v);
+            ring_rows(sl, w, RING_CSF_R, i, cm_);
+            ring_rows(sl, w, RING_FLT_R, up, fu);
+            ring_rows(sl, w, RING_FLT_R, i, fm);
+            ring_rows(sl, w, RING_FLT_R, dn, fd);
+            cm16_at_row(s->isa, c, i, (const int16_t *const *)v, (const int16_t *const *)cm_,
+                        (const int16_t *const *)fu, (const int16_t *const *)fm,
+                        (const int16_t *const *)fd, sl->aim);
+        }
+    }
+}
+
+/*
  * A scale's stages as team jobs (core/team.h), each over bands of the
  * scale's rows: the DWTs (distorted, then reference, as bands of their
  * own); then decouple, den and csf of the decoupled band, which read and
@@ -663,7 +717,8 @@ static int ref_bands_fill(void *arg, void *area)
  * integers added band by band, so the frame's totals do not depend on the
  * thread that ran a band.
  */
-enum { ADM_PHASE_DWT, ADM_PHASE_DECOUPLE, ADM_PHASE_CM, ADM_PHASE_CSF_AIM, ADM_PHASE_CM_AIM };
+enum { ADM_PHASE_DWT, ADM_PHASE_SCALE0, ADM_PHASE_DECOUPLE, ADM_PHASE_CM, ADM_PHASE_CSF_AIM,
+       ADM_PHASE_CM_AIM };
 
 typedef struct AdmScaleJob {
     AdmCpu *m;
@@ -700,28 +755,22 @@ static void scale_item(void *arg, unsigned item, unsigned slot)
             dwt32(m, sl, k, m->dis_a[in], m->dis_a[out], &m->dis, NULL, i0, i1);
         }
         break;
+    case ADM_PHASE_SCALE0:
+        scale0_band(m, sl, &j->ref0, i0, i1);
+        break;
     case ADM_PHASE_DECOUPLE:
-        if (k == 0) {
-            decouple16(m, c, &j->ref0, &m->dis0, &m->r0, &m->a0, i0, i1);
-            den16(c, &j->ref0, sl->den, i0, i1);
-            csf16(s->isa, c, &m->a0, &m->csf0, &m->flt0, i0, i1);
-        } else {
-            decouple32(m, c, &j->refk, &m->dis, &m->r, &m->a, i0, i1);
-            den32(c, &j->refk, sl->den, i0, i1);
-            csf32(s->isa, c, &m->a, &m->csf, &m->flt, i0, i1);
-        }
+        decouple32(m, c, &j->refk, &m->dis, &m->r, &m->a, i0, i1);
+        den32(c, &j->refk, sl->den, i0, i1);
+        csf32(s->isa, c, &m->a, &m->csf, &m->flt, i0, i1);
         break;
     case ADM_PHASE_CM:
-        if (k == 0) cm16(s->isa, c, &m->r0, &m->csf0, &m->flt0, sl->num, i0, i1);
-        else cm32(s->isa, c, &m->r, &m->csf, &m->flt, sl->num, i0, i1);
+        cm32(s->isa, c, &m->r, &m->csf, &m->flt, sl->num, i0, i1);
         break;
     case ADM_PHASE_CSF_AIM:
-        if (k == 0) csf16(s->isa, c, &m->r0, &m->csf0, &m->flt0, i0, i1);
-        else csf32(s->isa, c, &m->r, &m->csf, &m->flt, i0, i1);
+        csf32(s->isa, c, &m->r, &m->csf, &m->flt, i0, i1);
         break;
     default:
-        if (k == 0) cm16(s->isa, c, &m->a0, &m->csf0, &m->flt0, sl->aim, i0, i1);
-        else cm32(s->isa, c, &m->a, &m->csf, &m->flt, sl->aim, i0, i1);
+        cm32(s->isa, c, &m->a, &m->csf, &m->flt, sl->aim, i0, i1);
         break;
     }
 }
@@ -775,12 +824,15 @@ static void ADM_FRAME_SUMS(AdmCpu *m, const TvmafPicture *ref, const TvmafPictur
             run_phase(&j, ADM_PHASE_DWT, (area ? 1 : 2) * j.n_bands);
             memcpy(m->prev_dis_lo, m->last_dis_lo, sizeof(m->prev_dis_lo));
         }
-        if (k == 0 && s->skip_scale0) continue;
-        run_phase(&j, ADM_PHASE_DECOUPLE, j.n_bands);
-        run_phase(&j, ADM_PHASE_CM, j.n_bands);
-        if (!s->skip_aim) {
-            run_phase(&j, ADM_PHASE_CSF_AIM, j.n_bands);
-            run_phase(&j, ADM_PHASE_CM_AIM, j.n_bands);
+        if (k == 0) {
+            if (!s->skip_scale0) run_phase(&j, ADM_PHASE_SCALE0, j.n_bands);
+        } else {
+            run_phase(&j, ADM_PHASE_DECOUPLE, j.n_bands);
+            run_phase(&j, ADM_PHASE_CM, j.n_bands);
+            if (!s->skip_aim) {
+                run_phase(&j, ADM_PHASE_CSF_AIM, j.n_bands);
+                run_phase(&j, ADM_PHASE_CM_AIM, j.n_bands);
+            }
         }
         for (unsigned t = 0; t < m->n_slots; t++) {
             for (int o = 0; o < 3; o++) {
