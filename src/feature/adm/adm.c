@@ -359,14 +359,15 @@ static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
 
     const size_t n0 = (size_t)m->s.sc[0].w * m->s.sc[0].h; /* scale 0 band */
     const size_t n1 = (size_t)m->s.sc[1].w * m->s.sc[1].h; /* largest of scales 1..3 */
-    const size_t w_in = vi->w, w0 = (size_t)m->s.sc[0].w;
+    const size_t w_in = vi->w, w0 = (size_t)m->s.sc[0].w, w1 = (size_t)m->s.sc[1].w;
     m->team = vi->team;
     m->n_slots = tvmaf_team_size(vi->team);
     const size_t n_t = m->n_slots;
     const size_t bytes = n_t * sizeof(AdmSlot) + n_t * 2 * w_in * sizeof(int16_t)
                          + 6 * n0 * sizeof(int16_t) + 4 * n0 * sizeof(int32_t)
                          + n_t * 6 * 3 * 3 * w0 * sizeof(int16_t)
-                         + n_t * 2 * w0 * sizeof(int32_t) + 18 * n1 * sizeof(int32_t);
+                         + n_t * 2 * w0 * sizeof(int32_t) + 6 * n1 * sizeof(int32_t)
+                         + n_t * 6 * 3 * 3 * w1 * sizeof(int32_t);
     /* the slots, then 32-bit planes, so every plane stays aligned to its type */
     m->mem = malloc(bytes);
     m->recip_table = malloc(65537 * sizeof(int32_t));
@@ -384,9 +385,13 @@ static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
         m->slot[t].lo32 = p32; p32 += w0;
         m->slot[t].hi32 = p32; p32 += w0;
     }
-    Bands32 *b32[6] = { &m->ref, &m->dis, &m->r, &m->a, &m->csf, &m->flt };
-    for (int k = 0; k < 6; k++)
+    Bands32 *b32[2] = { &m->ref, &m->dis };
+    for (int k = 0; k < 2; k++)
         for (int o = 0; o < 3; o++) { b32[k]->b[o] = p32; p32 += n1; }
+    for (size_t t = 0; t < n_t; t++) {
+        m->slot[t].ring32 = p32;
+        p32 += 6 * 3 * 3 * w1;
+    }
     int16_t *p16 = (int16_t *)p32;
     for (size_t t = 0; t < n_t; t++) {
         m->slot[t].lo16 = p16; p16 += w_in;

@@ -94,9 +94,11 @@ typedef struct Bands32 { int32_t *b[3]; } Bands32;
  * scratch rows, and the den and cm totals of the bands it ran. */
 typedef struct AdmSlot {
     int16_t *lo16, *hi16; /* scale 0 */
-    /* scale 0 after the DWT: rings of three rows of the band's r, a, and
-     * csf and flt of each (scale0_band, adm_stages.h), 6 x 3 x 3 rows */
+    /* after the DWT: rings of three rows of the band's r, a, and csf and
+     * flt of each (pipe_band, adm_stages.h), 6 x 3 x 3 rows of scale 0's
+     * width (ring16) and of scale 1's (ring32, for scales 1..3) */
     int16_t *ring16;
+    int32_t *ring32;
     int32_t *lo32, *hi32; /* scales 1..3 */
     uint64_t den[3];
     int64_t num[3], aim[3];
@@ -123,7 +125,7 @@ typedef struct AdmCpu {
     /* scales 1..3 */
     int32_t prev_dis_lo[4]; /* last distorted low row of the previous scale, columns 0..3 */
     int32_t last_dis_lo[4]; /* ... of this scale, once its DWT has run */
-    Bands32 ref, dis, r, a, csf, flt;
+    Bands32 ref, dis;
     /* A ladder's pair (the reference pictures are shared with other
      * contexts) where no scale 1..3 has the DWT defect: the reference's
      * detail bands of every scale, a function of the picture alone, are kept

@@ -332,20 +332,17 @@ decouple32_row_c(const int32_t *const o[3], const int32_t *const t[3], int32_t *
 #define ADM_DECOUPLE32_ROW decouple32_row_c
 #endif
 
-static void decouple32(const AdmCpu *m, const AdmScale *c, const Bands32 *ref,
-                       const Bands32 *dis, Bands32 *r, Bands32 *a, int i0, int i1)
+/* Scales 1..3 decouple of row i (in the work region) into the rows r, a. */
+static void decouple32_row(const AdmCpu *m, const AdmScale *c, const Bands32 *ref,
+                           const Bands32 *dis, int i, int32_t *const r[3], int32_t *const a[3])
 {
-    const double egl = m->s.enhn_gain_limit;
     const int jv = adm_lanes_decouple(m->s.isa, 1, c->work_l, c->work_r);
-    for (int i = adm_max(c->work_t, i0); i < adm_min(c->work_b, i1); i++) {
-        /* the level's row kernel (adm_x86.c), or the C row */
-        const size_t x0 = (size_t)i * c->w;
-        ADM_DECOUPLE32_ROW((const int32_t *const[3]){ ref->b[0] + x0, ref->b[1] + x0, ref->b[2] + x0 },
-                           (const int32_t *const[3]){ dis->b[0] + x0, dis->b[1] + x0, dis->b[2] + x0 },
-                           (int32_t *const[3]){ r->b[0] + x0, r->b[1] + x0, r->b[2] + x0 },
-                           (int32_t *const[3]){ a->b[0] + x0, a->b[1] + x0, a->b[2] + x0 },
-                           c->work_l, c->work_r, jv, m->recip, m->s.cos_1deg_sq, egl);
-    }
+    /* the level's row kernel (adm_x86.c), or the C row */
+    const size_t x0 = (size_t)i * c->w;
+    ADM_DECOUPLE32_ROW((const int32_t *const[3]){ ref->b[0] + x0, ref->b[1] + x0, ref->b[2] + x0 },
+                       (const int32_t *const[3]){ dis->b[0] + x0, dis->b[1] + x0, dis->b[2] + x0 },
+                       r, a, c->work_l, c->work_r, jv, m->recip, m->s.cos_1deg_sq,
+                       m->s.enhn_gain_limit);
 }
 
 /* flt from the 32-bit csf value in vector lanes, from the stored int16 in
@@ -393,24 +390,23 @@ static void csf16_row(int isa, const AdmScale *c, const int16_t *const src[3],
     }
 }
 
-/* The weight read as signed in vector lanes, unsigned in scalar lanes (V4). */
-static void csf32(int isa, const AdmScale *c, const Bands32 *src, Bands32 *csf, Bands32 *flt,
-                  int i0, int i1)
+/* Scales 1..3 csf of one row (the work region's columns) of the bands src
+ * into the rows csf, flt: the weight read as signed in vector lanes,
+ * unsigned in scalar lanes (V4). */
+static void csf32_row(int isa, const AdmScale *c, const int32_t *const src[3],
+                      int32_t *const csf[3], int32_t *const flt[3])
 {
     const int jv = adm_lanes_csf(isa, c->work_l, c->work_r);
     for (int o = 0; o < 3; o++) {
-        for (int i = adm_max(c->work_t, i0); i < adm_min(c->work_b, i1); i++) {
-            const size_t row = (size_t)i * c->w;
-            for (int j = c->work_l; j < jv; j++) {
-                const int32_t v = adm_csf32_v(src->b[o][row + j], c->rfac32[o]);
-                csf->b[o][row + j] = v;
-                flt->b[o][row + j] = adm_csf32_flt(v);
-            }
-            for (int j = jv; j < c->work_r; j++) {
-                const int32_t v = adm_csf32(src->b[o][row + j], c->rfac32[o]);
-                csf->b[o][row + j] = v;
-                flt->b[o][row + j] = adm_csf32_flt(v);
-            }
+        for (int j = c->work_l; j < jv; j++) {
+            const int32_t v = adm_csf32_v(src[o][j], c->rfac32[o]);
+            csf[o][j] = v;
+            flt[o][j] = adm_csf32_flt(v);
+        }
+        for (int j = jv; j < c->work_r; j++) {
+            const int32_t v = adm_csf32(src[o][j], c->rfac32[o]);
+            csf[o][j] = v;
+            flt[o][j] = adm_csf32_flt(v);
         }
     }
 }
@@ -556,42 +552,28 @@ static void cm16_at_row(int isa, const AdmScale *c, int i, const int16_t *const 
         out[o] = adm_add_wrap(out[o], adm_row_round_s(acc[o], c->cm_row_shift, c->cm_row_add));
 }
 
-static void cm32(int isa, const AdmScale *c, const Bands32 *val, const Bands32 *csf,
-                 const Bands32 *flt, int64_t out[3], int i0, int i1)
+static void cm32_at_row(int isa, const AdmScale *c, int i, const int32_t *const v[3],
+                        const int32_t *const cm_[3], const int32_t *const fu[3],
+                        const int32_t *const fm[3], const int32_t *const fd[3], int64_t out[3])
 {
-    int64_t total[3] = { 0, 0, 0 };
-    for (int i = adm_max(c->t, i0); i < adm_min(c->b, i1); i++) {
-        const size_t up = (size_t)adm_cm_prev(i) * c->w, mid = (size_t)i * c->w;
-        const size_t dn = (size_t)adm_cm_next(i, c->h) * c->w;
-        const int32_t *cm_[3], *fu[3], *fm[3], *fd[3], *v[3];
-        for (int o = 0; o < 3; o++) {
-            cm_[o] = csf->b[o] + mid;
-            fu[o] = flt->b[o] + up;
-            fm[o] = flt->b[o] + mid;
-            fd[o] = flt->b[o] + dn;
-            v[o] = val->b[o] + mid;
-        }
-        int64_t acc[3] = { 0, 0, 0 };
-        /* interior columns read j-1 .. j+1 directly; the first and last
-         * column of the band (when in the region) mirror their window */
-        const int jb = c->l > 1 ? c->l : 1, je = c->r < c->w - 1 ? c->r : c->w - 1;
-        const int jv = cm_lanes_end(isa, 1, c, i, jb, je);
-        if (je > jb) ADM_CM32_ROW(v, cm_, fu, fm, fd, jb, jv, je, isa, c->rfac32, c->cm, acc);
-        const int edge[2] = { c->l == 0 ? 0 : -1, c->r == c->w ? c->w - 1 : -1 };
-        for (int e = 0; e < 2; e++) {
-            const int j = edge[e];
-            if (j < 0) continue;
-            const int32_t thr = (int32_t)adm_cm_thr32(cm_, fu, fm, fd, adm_cm_prev(j), j,
-                                                      adm_cm_next(j, c->w), 0);
-            for (int o = 0; o < 3; o++)
-                acc[o] = adm_add_wrap(acc[o], adm_cm_term(adm_cm_value32(v[o][j], c->rfac32[o]),
-                                                          thr, c->cm[o]));
-        }
+    int64_t acc[3] = { 0, 0, 0 };
+    /* interior columns read j-1 .. j+1 directly; the first and last
+     * column of the band (when in the region) mirror their window */
+    const int jb = c->l > 1 ? c->l : 1, je = c->r < c->w - 1 ? c->r : c->w - 1;
+    const int jv = cm_lanes_end(isa, 1, c, i, jb, je);
+    if (je > jb) ADM_CM32_ROW(v, cm_, fu, fm, fd, jb, jv, je, isa, c->rfac32, c->cm, acc);
+    const int edge[2] = { c->l == 0 ? 0 : -1, c->r == c->w ? c->w - 1 : -1 };
+    for (int e = 0; e < 2; e++) {
+        const int j = edge[e];
+        if (j < 0) continue;
+        const int32_t thr = (int32_t)adm_cm_thr32(cm_, fu, fm, fd, adm_cm_prev(j), j,
+                                                  adm_cm_next(j, c->w), 0);
         for (int o = 0; o < 3; o++)
-            total[o] = adm_add_wrap(total[o],
-                                    adm_row_round_s(acc[o], c->cm_row_shift, c->cm_row_add));
+            acc[o] = adm_add_wrap(acc[o], adm_cm_term(adm_cm_value32(v[o][j], c->rfac32[o]),
+                                                      thr, c->cm[o]));
     }
-    for (int o = 0; o < 3; o++) out[o] = adm_add_wrap(out[o], total[o]);
+    for (int o = 0; o < 3; o++)
+        out[o] = adm_add_wrap(out[o], adm_row_round_s(acc[o], c->cm_row_shift, c->cm_row_add));
 }
 
 /* The reference's detail bands in a ladder's shared area: scale 0 (int16)
@@ -636,89 +618,123 @@ static int ref_bands_fill(void *arg, void *area)
 }
 
 /*
- * Scale 0 after its DWT, for the cm rows of one band [i0, i1): decouple and
+ * A scale after its DWT, for the cm rows of one band [i0, i1): decouple and
  * csf (and AIM's csf of the restored band) row by row into the slot's rings
  * of three rows, den of each row, and cm of row i once rows adm_cm_prev(i)
  * .. adm_cm_next(i) are in the rings. No plane of the frame is written: a
- * band's rows stay in the cache from decouple to cm, where whole planes of
- * a large frame would not. The rows just outside the band that its cm
- * reads are decoupled here too (their neighbours' bands do the same: the
- * same integers). den and cm add integers, so the totals do not depend on
- * the order of the rows or on the bands.
+ * row stays in the cache from decouple to cm, where whole planes of a large
+ * frame would not (at 4K the staged planes made vmaf_v1.0.16_3d0h take 10%
+ * longer). The rows just outside the band that its cm reads are decoupled
+ * here too, as their own band does: the same integers. den and cm add
+ * integers per row (cm's modulo 2^64), so the totals do not depend on the
+ * order of the rows or on the bands.
  */
 enum { RING_R, RING_A, RING_CSF_A, RING_FLT_A, RING_CSF_R, RING_FLT_R, ADM_RING_KINDS };
 
-static int16_t *ring_row(const AdmSlot *sl, int w, int kind, int row, int o)
+/* The three orientations' rows of one kind for band row `row` (the ring
+ * slot row % 3), rows of w elements of `size` bytes. */
+static void ring_rows(void *ring, size_t size, int w, int kind, int row, void *p[3])
 {
-    return sl->ring16 + ((size_t)((kind * 3 + row % 3) * 3 + o)) * (size_t)w;
+    for (int o = 0; o < 3; o++)
+        p[o] = (char *)ring + ((size_t)((kind * 3 + row % 3) * 3 + o)) * (size_t)w * size;
 }
 
-static void ring_rows(const AdmSlot *sl, int w, int kind, int row, int16_t *p[3])
+typedef struct AdmRowPipe {
+    const AdmCpu *m;
+    AdmSlot *sl;
+    const AdmScale *c;
+    int k, aim;
+    const Bands16 *ref0; /* scale 0 */
+    const Bands32 *refk; /* scales 1..3 */
+} AdmRowPipe;
+
+/* decouple and csf of row i into the rings */
+static void pipe_produce(const AdmRowPipe *p, int i)
 {
-    for (int o = 0; o < 3; o++) p[o] = ring_row(sl, w, kind, row, o);
+    const AdmScale *c = p->c;
+    const int isa = p->m->s.isa;
+    void *r[3], *a[3], *cs[3], *fl[3], *cr[3], *fr[3];
+    if (p->k == 0) {
+        const size_t z = sizeof(int16_t);
+        int16_t *ring = p->sl->ring16;
+        ring_rows(ring, z, c->w, RING_R, i, r);
+        ring_rows(ring, z, c->w, RING_A, i, a);
+        ring_rows(ring, z, c->w, RING_CSF_A, i, cs);
+        ring_rows(ring, z, c->w, RING_FLT_A, i, fl);
+        ring_rows(ring, z, c->w, RING_CSF_R, i, cr);
+        ring_rows(ring, z, c->w, RING_FLT_R, i, fr);
+        decouple16_row(p->m, c, p->ref0, &p->m->dis0, i, (int16_t **)r, (int16_t **)a);
+        csf16_row(isa, c, (const int16_t *const *)a, (int16_t **)cs, (int16_t **)fl);
+        if (p->aim) csf16_row(isa, c, (const int16_t *const *)r, (int16_t **)cr, (int16_t **)fr);
+    } else {
+        const size_t z = sizeof(int32_t);
+        int32_t *ring = p->sl->ring32;
+        ring_rows(ring, z, c->w, RING_R, i, r);
+        ring_rows(ring, z, c->w, RING_A, i, a);
+        ring_rows(ring, z, c->w, RING_CSF_A, i, cs);
+        ring_rows(ring, z, c->w, RING_FLT_A, i, fl);
+        ring_rows(ring, z, c->w, RING_CSF_R, i, cr);
+        ring_rows(ring, z, c->w, RING_FLT_R, i, fr);
+        decouple32_row(p->m, c, p->refk, &p->m->dis, i, (int32_t **)r, (int32_t **)a);
+        csf32_row(isa, c, (const int32_t *const *)a, (int32_t **)cs, (int32_t **)fl);
+        if (p->aim) csf32_row(isa, c, (const int32_t *const *)r, (int32_t **)cr, (int32_t **)fr);
+    }
 }
 
-static void scale0_band(const AdmCpu *m, AdmSlot *sl, const Bands16 *ref0, int i0, int i1)
+/* den and cm of row i (cm of the restored band with the csf of the
+ * artifacts; AIM: of the artifacts with the csf of the restored band) */
+static void pipe_consume(const AdmRowPipe *p, int i)
 {
-    const AdmState *s = &m->s;
-    const AdmScale *c = &s->sc[0];
-    const int cb = adm_max(c->t, i0), ce = adm_min(c->b, i1), w = c->w;
-    if (cb >= ce) return;
-    const int aim = !s->skip_aim;
-    /* rows decoupled so far: [first, next); cm's neighbours lie inside the
+    const AdmScale *c = p->c;
+    const int isa = p->m->s.isa;
+    const int up = adm_cm_prev(i), dn = adm_cm_next(i, c->h);
+    for (int pass = 0; pass < 1 + p->aim; pass++) {
+        const int val = pass ? RING_A : RING_R, csf = pass ? RING_CSF_R : RING_CSF_A;
+        const int flt = pass ? RING_FLT_R : RING_FLT_A;
+        int64_t *out = pass ? p->sl->aim : p->sl->num;
+        void *v[3], *cm_[3], *fu[3], *fm[3], *fd[3];
+        const size_t z = p->k ? sizeof(int32_t) : sizeof(int16_t);
+        void *ring = p->k ? (void *)p->sl->ring32 : (void *)p->sl->ring16;
+        ring_rows(ring, z, c->w, val, i, v);
+        ring_rows(ring, z, c->w, csf, i, cm_);
+        ring_rows(ring, z, c->w, flt, up, fu);
+        ring_rows(ring, z, c->w, flt, i, fm);
+        ring_rows(ring, z, c->w, flt, dn, fd);
+        if (p->k == 0)
+            cm16_at_row(isa, c, i, (const int16_t *const *)v, (const int16_t *const *)cm_,
+                        (const int16_t *const *)fu, (const int16_t *const *)fm,
+                        (const int16_t *const *)fd, out);
+        else
+            cm32_at_row(isa, c, i, (const int32_t *const *)v, (const int32_t *const *)cm_,
+                        (const int32_t *const *)fu, (const int32_t *const *)fm,
+                        (const int32_t *const *)fd, out);
+    }
+}
+
+static void pipe_band(const AdmRowPipe *p, int i0, int i1)
+{
+    const AdmScale *c = p->c;
+    const int cb = adm_max(c->t, i0), ce = adm_min(c->b, i1);
+    /* rows produced so far end at `next`; cm's neighbours lie inside the
      * work region (adm_work_range), so every row produced is in it */
     int next = adm_min(adm_cm_prev(cb), cb);
     for (int i = cb; i < ce; i++) {
-        for (const int need = adm_cm_next(i, c->h); next <= need; next++) {
-            int16_t *r[3], *a[3], *cs[3], *fl[3];
-            ring_rows(sl, w, RING_R, next, r);
-            ring_rows(sl, w, RING_A, next, a);
-            decouple16_row(m, c, ref0, &m->dis0, next, r, a);
-            ring_rows(sl, w, RING_CSF_A, next, cs);
-            ring_rows(sl, w, RING_FLT_A, next, fl);
-            csf16_row(s->isa, c, (const int16_t *const *)a, cs, fl);
-            if (aim) {
-                ring_rows(sl, w, RING_CSF_R, next, cs);
-                ring_rows(sl, w, RING_FLT_R, next, fl);
-                csf16_row(s->isa, c, (const int16_t *const *)r, cs, fl);
-            }
-        }
-        den16(c, ref0, sl->den, i, i + 1);
-        const int up = adm_cm_prev(i), dn = adm_cm_next(i, c->h);
-        int16_t *v[3], *cm_[3], *fu[3], *fm[3], *fd[3];
-        ring_rows(sl, w, RING_R, i, v);
-        ring_rows(sl, w, RING_CSF_A, i, cm_);
-        ring_rows(sl, w, RING_FLT_A, up, fu);
-        ring_rows(sl, w, RING_FLT_A, i, fm);
-        ring_rows(sl, w, RING_FLT_A, dn, fd);
-        cm16_at_row(s->isa, c, i, (const int16_t *const *)v, (const int16_t *const *)cm_,
-                    (const int16_t *const *)fu, (const int16_t *const *)fm,
-                    (const int16_t *const *)fd, sl->num);
-        if (aim) {
-            ring_rows(sl, w, RING_A, i, v);
-            ring_rows(sl, w, RING_CSF_R, i, cm_);
-            ring_rows(sl, w, RING_FLT_R, up, fu);
-            ring_rows(sl, w, RING_FLT_R, i, fm);
-            ring_rows(sl, w, RING_FLT_R, dn, fd);
-            cm16_at_row(s->isa, c, i, (const int16_t *const *)v, (const int16_t *const *)cm_,
-                        (const int16_t *const *)fu, (const int16_t *const *)fm,
-                        (const int16_t *const *)fd, sl->aim);
-        }
+        for (const int need = adm_cm_next(i, c->h); next <= need; next++) pipe_produce(p, next);
+        if (p->k == 0) den16(c, p->ref0, p->sl->den, i, i + 1);
+        else den32(c, p->refk, p->sl->den, i, i + 1);
+        pipe_consume(p, i);
     }
 }
 
 /*
- * A scale's stages as team jobs (core/team.h), each over bands of the
+ * A scale's stages as two team jobs (core/team.h), each over bands of the
  * scale's rows: the DWTs (distorted, then reference, as bands of their
- * own); then decouple, den and csf of the decoupled band, which read and
- * write a band's own rows; then cm, which reads csf's rows above and below
- * and so waits for the whole csf; for AIM, csf again into the same planes
- * once cm has read them, then cm again. A slot's den and cm totals are
- * integers added band by band, so the frame's totals do not depend on the
- * thread that ran a band.
+ * own), whose planes the next job reads; then the rest of the scale row by
+ * row (pipe_band), each band reading the DWT's rows a few above and below
+ * its own. A slot's den and cm totals are integers added band by band, so
+ * the frame's totals do not depend on the thread that ran a band.
  */
-enum { ADM_PHASE_DWT, ADM_PHASE_SCALE0, ADM_PHASE_DECOUPLE, ADM_PHASE_CM, ADM_PHASE_CSF_AIM,
-       ADM_PHASE_CM_AIM };
+enum { ADM_PHASE_DWT, ADM_PHASE_ROWS };
 
 typedef struct AdmScaleJob {
     AdmCpu *m;
@@ -755,23 +771,11 @@ static void scale_item(void *arg, unsigned item, unsigned slot)
             dwt32(m, sl, k, m->dis_a[in], m->dis_a[out], &m->dis, NULL, i0, i1);
         }
         break;
-    case ADM_PHASE_SCALE0:
-        scale0_band(m, sl, &j->ref0, i0, i1);
+    default: {
+        const AdmRowPipe p = { m, sl, c, k, !s->skip_aim, &j->ref0, &j->refk };
+        pipe_band(&p, i0, i1);
         break;
-    case ADM_PHASE_DECOUPLE:
-        decouple32(m, c, &j->refk, &m->dis, &m->r, &m->a, i0, i1);
-        den32(c, &j->refk, sl->den, i0, i1);
-        csf32(s->isa, c, &m->a, &m->csf, &m->flt, i0, i1);
-        break;
-    case ADM_PHASE_CM:
-        cm32(s->isa, c, &m->r, &m->csf, &m->flt, sl->num, i0, i1);
-        break;
-    case ADM_PHASE_CSF_AIM:
-        csf32(s->isa, c, &m->r, &m->csf, &m->flt, i0, i1);
-        break;
-    default:
-        cm32(s->isa, c, &m->a, &m->csf, &m->flt, sl->aim, i0, i1);
-        break;
+    }
     }
 }
 
@@ -824,16 +828,7 @@ static void ADM_FRAME_SUMS(AdmCpu *m, const TvmafPicture *ref, const TvmafPictur
             run_phase(&j, ADM_PHASE_DWT, (area ? 1 : 2) * j.n_bands);
             memcpy(m->prev_dis_lo, m->last_dis_lo, sizeof(m->prev_dis_lo));
         }
-        if (k == 0) {
-            if (!s->skip_scale0) run_phase(&j, ADM_PHASE_SCALE0, j.n_bands);
-        } else {
-            run_phase(&j, ADM_PHASE_DECOUPLE, j.n_bands);
-            run_phase(&j, ADM_PHASE_CM, j.n_bands);
-            if (!s->skip_aim) {
-                run_phase(&j, ADM_PHASE_CSF_AIM, j.n_bands);
-                run_phase(&j, ADM_PHASE_CM_AIM, j.n_bands);
-            }
-        }
+        if (k > 0 || !s->skip_scale0) run_phase(&j, ADM_PHASE_ROWS, j.n_bands);
         for (unsigned t = 0; t < m->n_slots; t++) {
             for (int o = 0; o < 3; o++) {
                 sums[k].den[o] += m->slot[t].den[o];
