@@ -364,10 +364,9 @@ static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
     m->n_slots = tvmaf_team_size(vi->team);
     const size_t n_t = m->n_slots;
     const size_t bytes = n_t * sizeof(AdmSlot) + n_t * 2 * w_in * sizeof(int16_t)
-                         + 6 * n0 * sizeof(int16_t) + 4 * n0 * sizeof(int32_t)
-                         + n_t * 6 * 3 * 3 * w0 * sizeof(int16_t)
+                         + 4 * n0 * sizeof(int32_t) + n_t * ADM_RING16_ROWS * w0 * sizeof(int16_t)
                          + n_t * 2 * w0 * sizeof(int32_t) + 6 * n1 * sizeof(int32_t)
-                         + n_t * 6 * 3 * 3 * w1 * sizeof(int32_t);
+                         + n_t * ADM_RING32_ROWS * w1 * sizeof(int32_t);
     /* the slots, then 32-bit planes, so every plane stays aligned to its type */
     m->mem = malloc(bytes);
     m->recip_table = malloc(65537 * sizeof(int32_t));
@@ -390,19 +389,16 @@ static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
         for (int o = 0; o < 3; o++) { b32[k]->b[o] = p32; p32 += n1; }
     for (size_t t = 0; t < n_t; t++) {
         m->slot[t].ring32 = p32;
-        p32 += 6 * 3 * 3 * w1;
+        p32 += ADM_RING32_ROWS * w1;
     }
     int16_t *p16 = (int16_t *)p32;
     for (size_t t = 0; t < n_t; t++) {
         m->slot[t].lo16 = p16; p16 += w_in;
         m->slot[t].hi16 = p16; p16 += w_in;
     }
-    Bands16 *b16[2] = { &m->ref0, &m->dis0 };
-    for (int k = 0; k < 2; k++)
-        for (int o = 0; o < 3; o++) { b16[k]->b[o] = p16; p16 += n0; }
     for (size_t t = 0; t < n_t; t++) {
         m->slot[t].ring16 = p16;
-        p16 += 6 * 3 * 3 * w0;
+        p16 += ADM_RING16_ROWS * w0;
     }
 
     m->ref_area_bytes = 0;

@@ -92,11 +92,16 @@ typedef struct Bands32 { int32_t *b[3]; } Bands32;
 
 /* What one thread of a frame's team works with (core/team.h): the DWT's
  * scratch rows, and the den and cm totals of the bands it ran. */
+/* Rows of a slot's rings (AdmSlot), for bands w wide. */
+#define ADM_RING16_ROWS (8 * 3 * 3)
+#define ADM_RING32_ROWS (6 * 3 * 3)
+
 typedef struct AdmSlot {
     int16_t *lo16, *hi16; /* scale 0 */
-    /* after the DWT: rings of three rows of the band's r, a, and csf and
-     * flt of each (pipe_band, adm_stages.h), 6 x 3 x 3 rows of scale 0's
-     * width (ring16) and of scale 1's (ring32, for scales 1..3) */
+    /* the rows of a band (pipe_band, adm_stages.h): rings of three rows of
+     * each kind, three orientations each, of scale 0's width (ring16: the
+     * DWT's detail rows of both pictures, then r, a, and csf and flt of
+     * each) and of scale 1's (ring32, scales 1..3: r, a, csf, flt) */
     int16_t *ring16;
     int32_t *ring32;
     int32_t *lo32, *hi32; /* scales 1..3 */
@@ -117,8 +122,6 @@ typedef struct AdmCpu {
     TvmafTeam *team;
     AdmSlot *slot; /* tvmaf_team_size(team) of them */
     unsigned n_slots;
-    /* scale 0 */
-    Bands16 ref0, dis0;
     /* approximation bands (next scale's input) of reference and distorted,
      * two of each to alternate between scales */
     int32_t *ref_a[2], *dis_a[2];

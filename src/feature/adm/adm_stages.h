@@ -160,21 +160,30 @@ dwt0_vrow_c(const void *const row[4], int w, int bpc, int16_t *lo, int16_t *hi)
 #endif
 
 /* Rows [i0, i1) of scale 0's DWT, with one slot's scratch rows. */
-static void dwt0(const AdmCpu *m, const AdmSlot *sl, const TvmafPicture *pic, int32_t *a,
-                 Bands16 *out, int i0, int i1)
+/* Scale 0's DWT of band row i: the approximation row a, the detail rows
+ * out[0..2] (h, v, d). */
+static void dwt0_row(const AdmCpu *m, const AdmSlot *sl, const TvmafPicture *pic, int i,
+                     int32_t *a, int16_t *const out[3])
 {
     const AdmScale *c = &m->s.sc[0];
     const int bpc = (int)pic->bpc;
     const int past = adm_dwt_reads_past(c->w, adm_dwt_block(m->s.isa, 0, bpc));
+    const void *row[4];
+    for (int k = 0; k < 4; k++)
+        row[k] = (const unsigned char *)pic->data[0]
+                 + (ptrdiff_t)adm_dwt_tap(i, k, c->in_h) * pic->stride[0];
+    ADM_DWT0_VROW(row, c->in_w, bpc, sl->lo16, sl->hi16);
+    dwt0_horizontal(sl->lo16, sl->hi16, c->in_w, c->w, past, a, out[1], out[0], out[2]);
+}
+
+static void dwt0(const AdmCpu *m, const AdmSlot *sl, const TvmafPicture *pic, int32_t *a,
+                 Bands16 *out, int i0, int i1)
+{
+    const size_t w = (size_t)m->s.sc[0].w;
     for (int i = i0; i < i1; i++) {
-        const void *row[4];
-        for (int k = 0; k < 4; k++)
-            row[k] = (const unsigned char *)pic->data[0]
-                     + (ptrdiff_t)adm_dwt_tap(i, k, c->in_h) * pic->stride[0];
-        ADM_DWT0_VROW(row, c->in_w, bpc, sl->lo16, sl->hi16);
-        const size_t o = (size_t)i * c->w;
-        dwt0_horizontal(sl->lo16, sl->hi16, c->in_w, c->w, past, a + o, out->b[1] + o,
-                        out->b[0] + o, out->b[2] + o);
+        const size_t o = (size_t)i * w;
+        dwt0_row(m, sl, pic, i, a + o,
+                 (int16_t *const[3]){ out->b[0] + o, out->b[1] + o, out->b[2] + o });
     }
 }
 
@@ -297,16 +306,14 @@ decouple16_row_c(const int16_t *const o[3], const int16_t *const t[3], int16_t *
 #define ADM_DECOUPLE16_ROW decouple16_row_c
 #endif
 
-/* Scale 0 decouple of row i (in the work region) into the rows r, a. */
-static void decouple16_row(const AdmCpu *m, const AdmScale *c, const Bands16 *ref,
-                           const Bands16 *dis, int i, int16_t *const r[3], int16_t *const a[3])
+/* Scale 0 decouple of one row (in the work region) of the reference's and
+ * the distorted's bands o, t into the rows r, a. */
+static void decouple16_row(const AdmCpu *m, const AdmScale *c, const int16_t *const o[3],
+                           const int16_t *const t[3], int16_t *const r[3], int16_t *const a[3])
 {
     const int jv = adm_lanes_decouple(m->s.isa, 0, c->work_l, c->work_r);
     /* the level's row kernel (adm_x86.c), or the C row */
-    const size_t x0 = (size_t)i * c->w;
-    ADM_DECOUPLE16_ROW((const int16_t *const[3]){ ref->b[0] + x0, ref->b[1] + x0, ref->b[2] + x0 },
-                       (const int16_t *const[3]){ dis->b[0] + x0, dis->b[1] + x0, dis->b[2] + x0 },
-                       r, a, c->work_l, c->work_r, jv, m->recip, m->s.cos_1deg_sq,
+    ADM_DECOUPLE16_ROW(o, t, r, a, c->work_l, c->work_r, jv, m->recip, m->s.cos_1deg_sq,
                        m->s.enhn_gain_limit);
 }
 
@@ -417,17 +424,13 @@ static void csf32_row(int isa, const AdmScale *c, const int32_t *const src[3],
  * (cm's wrap in 64 bits as the reference's do), so bands added in any order
  * give the whole region's totals. */
 
-static void den16(const AdmScale *c, const Bands16 *ref, uint64_t den[3], int i0, int i1)
+/* den of one row (in the den region) of the reference's bands */
+static void den16_row(const AdmScale *c, const int16_t *const ref[3], uint64_t den[3])
 {
     for (int o = 0; o < 3; o++) {
-        uint64_t total = 0;
-        for (int i = adm_max(c->t, i0); i < adm_min(c->b, i1); i++) {
-            const int16_t *row = ref->b[o] + (size_t)i * c->w;
-            uint64_t acc = 0;
-            for (int j = c->l; j < c->r; j++) acc += adm_den16_term(row[j]);
-            total += adm_row_round_u(acc, c->den_row_shift, c->den_row_add);
-        }
-        den[o] += total;
+        uint64_t acc = 0;
+        for (int j = c->l; j < c->r; j++) acc += adm_den16_term(ref[o][j]);
+        den[o] += adm_row_round_u(acc, c->den_row_shift, c->den_row_add);
     }
 }
 
@@ -618,18 +621,24 @@ static int ref_bands_fill(void *arg, void *area)
 }
 
 /*
- * A scale after its DWT, for the cm rows of one band [i0, i1): decouple and
- * csf (and AIM's csf of the restored band) row by row into the slot's rings
- * of three rows, den of each row, and cm of row i once rows adm_cm_prev(i)
- * .. adm_cm_next(i) are in the rings. No plane of the frame is written: a
- * row stays in the cache from decouple to cm, where whole planes of a large
- * frame would not (at 4K the staged planes made vmaf_v1.0.16_3d0h take 10%
- * longer). The rows just outside the band that its cm reads are decoupled
- * here too, as their own band does: the same integers. den and cm add
- * integers per row (cm's modulo 2^64), so the totals do not depend on the
- * order of the rows or on the bands.
+ * A scale's rows after its DWT, for the cm rows of one band [i0, i1):
+ * decouple and csf (and AIM's csf of the restored band) row by row into the
+ * slot's rings of three rows, den of each row, and cm of row i once rows
+ * adm_cm_prev(i) .. adm_cm_next(i) are in the rings. Scale 0's DWT runs in
+ * the same pass, its detail rows into rings too (the reference's unless a
+ * ladder's shared bands hold them) and its approximation rows, the next
+ * scale's input, into their plane. No other plane of the frame is written:
+ * a row stays in the cache from the DWT to cm, where whole planes of a
+ * large frame would not (at 4K the staged planes made vmaf_v1.0.16_3d0h
+ * take 15% longer). The rows just outside the band that its cm reads are
+ * computed here too, as their own band does (the same integers; the
+ * approximation plane is written by the band that owns the row). den and
+ * cm add integers per row (cm's modulo 2^64), so the totals do not depend
+ * on the order of the rows or on the bands.
  */
-enum { RING_R, RING_A, RING_CSF_A, RING_FLT_A, RING_CSF_R, RING_FLT_R, ADM_RING_KINDS };
+enum { RING_R, RING_A, RING_CSF_A, RING_FLT_A, RING_CSF_R, RING_FLT_R, RING_REF, RING_DIS };
+_Static_assert(ADM_RING32_ROWS == (RING_FLT_R + 1) * 9 && ADM_RING16_ROWS == (RING_DIS + 1) * 9,
+               "the slots' rings hold every kind");
 
 /* The three orientations' rows of one kind for band row `row` (the ring
  * slot row % 3), rows of w elements of `size` bytes. */
@@ -644,29 +653,59 @@ typedef struct AdmRowPipe {
     AdmSlot *sl;
     const AdmScale *c;
     int k, aim;
-    const Bands16 *ref0; /* scale 0 */
+    int i0, i1;          /* the band */
+    int need0, need1;    /* the rows cm reads: decoupled and csf'd */
+    const TvmafPicture *ref, *dis; /* scale 0: the DWT's input */
+    const Bands16 *ref0; /* scale 0: the reference's bands when kept whole (a
+                          * ladder's shared area), else NULL: in the ring */
     const Bands32 *refk; /* scales 1..3 */
 } AdmRowPipe;
 
-/* decouple and csf of row i into the rings */
+/* The reference's scale 0 detail rows of row i. */
+static void pipe_ref16(const AdmRowPipe *p, int i, int16_t *o[3])
+{
+    if (p->ref0) {
+        for (int q = 0; q < 3; q++) o[q] = p->ref0->b[q] + (size_t)i * p->c->w;
+    } else {
+        ring_rows(p->sl->ring16, sizeof(int16_t), p->c->w, RING_REF, i, (void **)o);
+    }
+}
+
+/* Row i: scale 0's DWT; where cm reads it, decouple and csf into the rings */
 static void pipe_produce(const AdmRowPipe *p, int i)
 {
+    const AdmCpu *m = p->m;
     const AdmScale *c = p->c;
-    const int isa = p->m->s.isa;
+    const int isa = m->s.isa;
+    const int cm_row = i >= p->need0 && i <= p->need1;
     void *r[3], *a[3], *cs[3], *fl[3], *cr[3], *fr[3];
     if (p->k == 0) {
         const size_t z = sizeof(int16_t);
         int16_t *ring = p->sl->ring16;
+        /* the approximation row into the plane if the band owns it */
+        const int own = i >= p->i0 && i < p->i1;
+        const size_t x0 = (size_t)i * c->w;
+        int16_t *o[3], *t[3];
+        ring_rows(ring, z, c->w, RING_DIS, i, (void **)t);
+        dwt0_row(m, p->sl, p->dis, i, own ? m->dis_a[0] + x0 : p->sl->lo32, t);
+        if (!p->ref0) {
+            ring_rows(ring, z, c->w, RING_REF, i, (void **)o);
+            dwt0_row(m, p->sl, p->ref, i, own ? m->ref_a[0] + x0 : p->sl->lo32, o);
+        }
+        if (!cm_row) return;
+        pipe_ref16(p, i, o);
         ring_rows(ring, z, c->w, RING_R, i, r);
         ring_rows(ring, z, c->w, RING_A, i, a);
         ring_rows(ring, z, c->w, RING_CSF_A, i, cs);
         ring_rows(ring, z, c->w, RING_FLT_A, i, fl);
         ring_rows(ring, z, c->w, RING_CSF_R, i, cr);
         ring_rows(ring, z, c->w, RING_FLT_R, i, fr);
-        decouple16_row(p->m, c, p->ref0, &p->m->dis0, i, (int16_t **)r, (int16_t **)a);
+        decouple16_row(m, c, (const int16_t *const *)o, (const int16_t *const *)t,
+                       (int16_t **)r, (int16_t **)a);
         csf16_row(isa, c, (const int16_t *const *)a, (int16_t **)cs, (int16_t **)fl);
         if (p->aim) csf16_row(isa, c, (const int16_t *const *)r, (int16_t **)cr, (int16_t **)fr);
     } else {
+        if (!cm_row) return;
         const size_t z = sizeof(int32_t);
         int32_t *ring = p->sl->ring32;
         ring_rows(ring, z, c->w, RING_R, i, r);
@@ -675,7 +714,7 @@ static void pipe_produce(const AdmRowPipe *p, int i)
         ring_rows(ring, z, c->w, RING_FLT_A, i, fl);
         ring_rows(ring, z, c->w, RING_CSF_R, i, cr);
         ring_rows(ring, z, c->w, RING_FLT_R, i, fr);
-        decouple32_row(p->m, c, p->refk, &p->m->dis, i, (int32_t **)r, (int32_t **)a);
+        decouple32_row(m, c, p->refk, &m->dis, i, (int32_t **)r, (int32_t **)a);
         csf32_row(isa, c, (const int32_t *const *)a, (int32_t **)cs, (int32_t **)fl);
         if (p->aim) csf32_row(isa, c, (const int32_t *const *)r, (int32_t **)cr, (int32_t **)fr);
     }
@@ -688,6 +727,13 @@ static void pipe_consume(const AdmRowPipe *p, int i)
     const AdmScale *c = p->c;
     const int isa = p->m->s.isa;
     const int up = adm_cm_prev(i), dn = adm_cm_next(i, c->h);
+    if (p->k == 0) {
+        int16_t *o[3];
+        pipe_ref16(p, i, o);
+        den16_row(c, (const int16_t *const *)o, p->sl->den);
+    } else {
+        den32(c, p->refk, p->sl->den, i, i + 1);
+    }
     for (int pass = 0; pass < 1 + p->aim; pass++) {
         const int val = pass ? RING_A : RING_R, csf = pass ? RING_CSF_R : RING_CSF_A;
         const int flt = pass ? RING_FLT_R : RING_FLT_A;
@@ -711,19 +757,26 @@ static void pipe_consume(const AdmRowPipe *p, int i)
     }
 }
 
-static void pipe_band(const AdmRowPipe *p, int i0, int i1)
+/* The rows of a band: at scale 0 every row of [i0, i1) (the DWT), at every
+ * scale the rows cm reads; each produced once, in order, before the cm
+ * rows that read it. cm's neighbours lie inside the work region
+ * (adm_work_range), so every row decoupled is in it. */
+static void pipe_band(AdmRowPipe *p, int i0, int i1, int skip_cm)
 {
     const AdmScale *c = p->c;
-    const int cb = adm_max(c->t, i0), ce = adm_min(c->b, i1);
-    /* rows produced so far end at `next`; cm's neighbours lie inside the
-     * work region (adm_work_range), so every row produced is in it */
-    int next = adm_min(adm_cm_prev(cb), cb);
+    const int cb = skip_cm ? 0 : adm_max(c->t, i0), ce = skip_cm ? 0 : adm_min(c->b, i1);
+    p->i0 = i0;
+    p->i1 = i1;
+    p->need0 = cb < ce ? adm_min(adm_cm_prev(cb), cb) : 1;
+    p->need1 = cb < ce ? adm_cm_next(ce - 1, c->h) : 0;
+    const int dwt = p->k == 0;
+    int next = !dwt ? p->need0 : cb < ce ? adm_min(i0, p->need0) : i0;
     for (int i = cb; i < ce; i++) {
         for (const int need = adm_cm_next(i, c->h); next <= need; next++) pipe_produce(p, next);
-        if (p->k == 0) den16(c, p->ref0, p->sl->den, i, i + 1);
-        else den32(c, p->refk, p->sl->den, i, i + 1);
         pipe_consume(p, i);
     }
+    if (dwt)
+        for (; next < i1; next++) pipe_produce(p, next);
 }
 
 /*
@@ -740,7 +793,8 @@ typedef struct AdmScaleJob {
     AdmCpu *m;
     int k, phase;
     const TvmafPicture *ref, *dis;
-    Bands16 ref0;    /* scale 0's reference bands */
+    Bands16 ref0;    /* scale 0's reference bands, from a ladder's shared area */
+    int ref0_area;   /* whether ref0 holds them (else the rows compute them) */
     Bands32 refk;    /* scales 1..3 */
     unsigned n_bands;
     unsigned first; /* the phase's items start at this one (the DWT's: the
@@ -762,18 +816,17 @@ static void scale_item(void *arg, unsigned item, unsigned slot)
     const int in = (k - 1) & 1, out = k & 1;
     switch (j->phase) {
     case ADM_PHASE_DWT:
-        if (k == 0) {
-            if (is_ref) dwt0(m, sl, j->ref, m->ref_a[0], &m->ref0, i0, i1);
-            else dwt0(m, sl, j->dis, m->dis_a[0], &m->dis0, i0, i1);
-        } else if (is_ref) {
+        if (is_ref) {
             dwt32(m, sl, k, m->ref_a[in], m->ref_a[out], &m->ref, m->dis_a[in], i0, i1);
         } else {
             dwt32(m, sl, k, m->dis_a[in], m->dis_a[out], &m->dis, NULL, i0, i1);
         }
         break;
     default: {
-        const AdmRowPipe p = { m, sl, c, k, !s->skip_aim, &j->ref0, &j->refk };
-        pipe_band(&p, i0, i1);
+        AdmRowPipe p = { .m = m, .sl = sl, .c = c, .k = k, .aim = !s->skip_aim,
+                         .ref = j->ref, .dis = j->dis, .ref0 = j->ref0_area ? &j->ref0 : NULL,
+                         .refk = &j->refk };
+        pipe_band(&p, i0, i1, k == 0 && s->skip_scale0);
         break;
     }
     }
@@ -794,7 +847,7 @@ static void ADM_FRAME_SUMS(AdmCpu *m, const TvmafPicture *ref, const TvmafPictur
     const void *area = NULL;
     for (int k = 0; k < 4; k++) {
         const AdmScale *c = &s->sc[k];
-        AdmScaleJob j = { m, k, 0, ref, dis, m->ref0, m->ref, 0, 0 };
+        AdmScaleJob j = { .m = m, .k = k, .ref = ref, .dis = dis, .refk = m->ref };
         j.n_bands = tvmaf_team_bands(m->team, (unsigned)c->h, ADM_MIN_BAND_ROWS);
         for (unsigned t = 0; t < m->n_slots; t++) {
             memset(m->slot[t].den, 0, sizeof(m->slot[t].den));
@@ -802,12 +855,10 @@ static void ADM_FRAME_SUMS(AdmCpu *m, const TvmafPicture *ref, const TvmafPictur
             memset(m->slot[t].aim, 0, sizeof(m->slot[t].aim));
         }
         if (k == 0) {
-            /* the distorted DWT first, so that in a ladder another pair has
-             * more time to finish the reference's bands this pair will read
-             * (area NULL: not kept, computed here; ref_bands_fill cannot
-             * fail; key 0: the bands depend on the picture alone,
-             * adm_ref_bands_shareable) */
-            run_phase(&j, ADM_PHASE_DWT, j.n_bands);
+            /* a ladder's reference bands, kept with the picture (area NULL:
+             * not kept; the rows compute them; ref_bands_fill cannot fail;
+             * key 0: the bands depend on the picture alone,
+             * adm_ref_bands_shareable); scale 0's DWTs run with its rows */
             if (m->ref_area_bytes) {
                 RefBandsJob job = { m, ref };
                 (void)tvmaf_picture_once_area(ref, &tvmaf_adm_ref_bands_tag, 0,
@@ -815,10 +866,7 @@ static void ADM_FRAME_SUMS(AdmCpu *m, const TvmafPicture *ref, const TvmafPictur
             }
             if (area) {
                 j.ref0 = area_bands16(m, area);
-            } else {
-                j.first = j.n_bands;
-                run_phase(&j, ADM_PHASE_DWT, j.n_bands);
-                j.first = 0;
+                j.ref0_area = 1;
             }
         } else {
             if (area) j.refk = area_bands32(m, area, k);
@@ -828,7 +876,7 @@ static void ADM_FRAME_SUMS(AdmCpu *m, const TvmafPicture *ref, const TvmafPictur
             run_phase(&j, ADM_PHASE_DWT, (area ? 1 : 2) * j.n_bands);
             memcpy(m->prev_dis_lo, m->last_dis_lo, sizeof(m->prev_dis_lo));
         }
-        if (k > 0 || !s->skip_scale0) run_phase(&j, ADM_PHASE_ROWS, j.n_bands);
+        run_phase(&j, ADM_PHASE_ROWS, j.n_bands);
         for (unsigned t = 0; t < m->n_slots; t++) {
             for (int o = 0; o < 3; o++) {
                 sums[k].den[o] += m->slot[t].den[o];
