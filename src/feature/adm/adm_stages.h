@@ -641,11 +641,20 @@ _Static_assert(ADM_RING32_ROWS == (RING_FLT_R + 1) * 9 && ADM_RING16_ROWS == (RI
                "the slots' rings hold every kind");
 
 /* The three orientations' rows of one kind for band row `row` (the ring
- * slot row % 3), rows of w elements of `size` bytes. */
-static void ring_rows(void *ring, size_t size, int w, int kind, int row, void *p[3])
+ * slot row % 3), rows of w elements. */
+static size_t ring_at(int w, int kind, int row, int o)
 {
-    for (int o = 0; o < 3; o++)
-        p[o] = (char *)ring + ((size_t)((kind * 3 + row % 3) * 3 + o)) * (size_t)w * size;
+    return (size_t)((kind * 3 + row % 3) * 3 + o) * (size_t)w;
+}
+
+static void ring16(const AdmSlot *sl, int w, int kind, int row, int16_t *p[3])
+{
+    for (int o = 0; o < 3; o++) p[o] = sl->ring16 + ring_at(w, kind, row, o);
+}
+
+static void ring32(const AdmSlot *sl, int w, int kind, int row, int32_t *p[3])
+{
+    for (int o = 0; o < 3; o++) p[o] = sl->ring32 + ring_at(w, kind, row, o);
 }
 
 typedef struct AdmRowPipe {
@@ -667,56 +676,59 @@ static void pipe_ref16(const AdmRowPipe *p, int i, int16_t *o[3])
     if (p->ref0) {
         for (int q = 0; q < 3; q++) o[q] = p->ref0->b[q] + (size_t)i * p->c->w;
     } else {
-        ring_rows(p->sl->ring16, sizeof(int16_t), p->c->w, RING_REF, i, (void **)o);
+        ring16(p->sl, p->c->w, RING_REF, i, o);
     }
 }
+
+#define ADM_C16(x) ((const int16_t *const *)(x))
+#define ADM_C32(x) ((const int32_t *const *)(x))
 
 /* Row i: scale 0's DWT; where cm reads it, decouple and csf into the rings */
 static void pipe_produce(const AdmRowPipe *p, int i)
 {
     const AdmCpu *m = p->m;
     const AdmScale *c = p->c;
-    const int isa = m->s.isa;
+    const AdmSlot *sl = p->sl;
+    const int isa = m->s.isa, w = c->w;
     const int cm_row = i >= p->need0 && i <= p->need1;
-    void *r[3], *a[3], *cs[3], *fl[3], *cr[3], *fr[3];
     if (p->k == 0) {
-        const size_t z = sizeof(int16_t);
-        int16_t *ring = p->sl->ring16;
         /* the approximation row into the plane if the band owns it */
         const int own = i >= p->i0 && i < p->i1;
-        const size_t x0 = (size_t)i * c->w;
-        int16_t *o[3], *t[3];
-        ring_rows(ring, z, c->w, RING_DIS, i, (void **)t);
-        dwt0_row(m, p->sl, p->dis, i, own ? m->dis_a[0] + x0 : p->sl->lo32, t);
+        const size_t x0 = (size_t)i * (size_t)w;
+        int16_t *o[3], *t[3], *r[3], *a[3], *cs[3], *fl[3];
+        ring16(sl, w, RING_DIS, i, t);
+        dwt0_row(m, sl, p->dis, i, own ? m->dis_a[0] + x0 : sl->lo32, t);
         if (!p->ref0) {
-            ring_rows(ring, z, c->w, RING_REF, i, (void **)o);
-            dwt0_row(m, p->sl, p->ref, i, own ? m->ref_a[0] + x0 : p->sl->lo32, o);
+            ring16(sl, w, RING_REF, i, o);
+            dwt0_row(m, sl, p->ref, i, own ? m->ref_a[0] + x0 : sl->lo32, o);
         }
         if (!cm_row) return;
         pipe_ref16(p, i, o);
-        ring_rows(ring, z, c->w, RING_R, i, r);
-        ring_rows(ring, z, c->w, RING_A, i, a);
-        ring_rows(ring, z, c->w, RING_CSF_A, i, cs);
-        ring_rows(ring, z, c->w, RING_FLT_A, i, fl);
-        ring_rows(ring, z, c->w, RING_CSF_R, i, cr);
-        ring_rows(ring, z, c->w, RING_FLT_R, i, fr);
-        decouple16_row(m, c, (const int16_t *const *)o, (const int16_t *const *)t,
-                       (int16_t **)r, (int16_t **)a);
-        csf16_row(isa, c, (const int16_t *const *)a, (int16_t **)cs, (int16_t **)fl);
-        if (p->aim) csf16_row(isa, c, (const int16_t *const *)r, (int16_t **)cr, (int16_t **)fr);
+        ring16(sl, w, RING_R, i, r);
+        ring16(sl, w, RING_A, i, a);
+        decouple16_row(m, c, ADM_C16(o), ADM_C16(t), r, a);
+        ring16(sl, w, RING_CSF_A, i, cs);
+        ring16(sl, w, RING_FLT_A, i, fl);
+        csf16_row(isa, c, ADM_C16(a), cs, fl);
+        if (p->aim) {
+            ring16(sl, w, RING_CSF_R, i, cs);
+            ring16(sl, w, RING_FLT_R, i, fl);
+            csf16_row(isa, c, ADM_C16(r), cs, fl);
+        }
     } else {
         if (!cm_row) return;
-        const size_t z = sizeof(int32_t);
-        int32_t *ring = p->sl->ring32;
-        ring_rows(ring, z, c->w, RING_R, i, r);
-        ring_rows(ring, z, c->w, RING_A, i, a);
-        ring_rows(ring, z, c->w, RING_CSF_A, i, cs);
-        ring_rows(ring, z, c->w, RING_FLT_A, i, fl);
-        ring_rows(ring, z, c->w, RING_CSF_R, i, cr);
-        ring_rows(ring, z, c->w, RING_FLT_R, i, fr);
-        decouple32_row(m, c, p->refk, &m->dis, i, (int32_t **)r, (int32_t **)a);
-        csf32_row(isa, c, (const int32_t *const *)a, (int32_t **)cs, (int32_t **)fl);
-        if (p->aim) csf32_row(isa, c, (const int32_t *const *)r, (int32_t **)cr, (int32_t **)fr);
+        int32_t *r[3], *a[3], *cs[3], *fl[3];
+        ring32(sl, w, RING_R, i, r);
+        ring32(sl, w, RING_A, i, a);
+        decouple32_row(m, c, p->refk, &m->dis, i, r, a);
+        ring32(sl, w, RING_CSF_A, i, cs);
+        ring32(sl, w, RING_FLT_A, i, fl);
+        csf32_row(isa, c, ADM_C32(a), cs, fl);
+        if (p->aim) {
+            ring32(sl, w, RING_CSF_R, i, cs);
+            ring32(sl, w, RING_FLT_R, i, fl);
+            csf32_row(isa, c, ADM_C32(r), cs, fl);
+        }
     }
 }
 
@@ -725,12 +737,13 @@ static void pipe_produce(const AdmRowPipe *p, int i)
 static void pipe_consume(const AdmRowPipe *p, int i)
 {
     const AdmScale *c = p->c;
-    const int isa = p->m->s.isa;
+    const AdmSlot *sl = p->sl;
+    const int isa = p->m->s.isa, w = c->w;
     const int up = adm_cm_prev(i), dn = adm_cm_next(i, c->h);
     if (p->k == 0) {
         int16_t *o[3];
         pipe_ref16(p, i, o);
-        den16_row(c, (const int16_t *const *)o, p->sl->den);
+        den16_row(c, ADM_C16(o), p->sl->den);
     } else {
         den32(c, p->refk, p->sl->den, i, i + 1);
     }
@@ -738,24 +751,30 @@ static void pipe_consume(const AdmRowPipe *p, int i)
         const int val = pass ? RING_A : RING_R, csf = pass ? RING_CSF_R : RING_CSF_A;
         const int flt = pass ? RING_FLT_R : RING_FLT_A;
         int64_t *out = pass ? p->sl->aim : p->sl->num;
-        void *v[3], *cm_[3], *fu[3], *fm[3], *fd[3];
-        const size_t z = p->k ? sizeof(int32_t) : sizeof(int16_t);
-        void *ring = p->k ? (void *)p->sl->ring32 : (void *)p->sl->ring16;
-        ring_rows(ring, z, c->w, val, i, v);
-        ring_rows(ring, z, c->w, csf, i, cm_);
-        ring_rows(ring, z, c->w, flt, up, fu);
-        ring_rows(ring, z, c->w, flt, i, fm);
-        ring_rows(ring, z, c->w, flt, dn, fd);
-        if (p->k == 0)
-            cm16_at_row(isa, c, i, (const int16_t *const *)v, (const int16_t *const *)cm_,
-                        (const int16_t *const *)fu, (const int16_t *const *)fm,
-                        (const int16_t *const *)fd, out);
-        else
-            cm32_at_row(isa, c, i, (const int32_t *const *)v, (const int32_t *const *)cm_,
-                        (const int32_t *const *)fu, (const int32_t *const *)fm,
-                        (const int32_t *const *)fd, out);
+        if (p->k == 0) {
+            int16_t *v[3], *cm_[3], *fu[3], *fm[3], *fd[3];
+            ring16(sl, w, val, i, v);
+            ring16(sl, w, csf, i, cm_);
+            ring16(sl, w, flt, up, fu);
+            ring16(sl, w, flt, i, fm);
+            ring16(sl, w, flt, dn, fd);
+            cm16_at_row(isa, c, i, ADM_C16(v), ADM_C16(cm_), ADM_C16(fu), ADM_C16(fm),
+                        ADM_C16(fd), out);
+        } else {
+            int32_t *v[3], *cm_[3], *fu[3], *fm[3], *fd[3];
+            ring32(sl, w, val, i, v);
+            ring32(sl, w, csf, i, cm_);
+            ring32(sl, w, flt, up, fu);
+            ring32(sl, w, flt, i, fm);
+            ring32(sl, w, flt, dn, fd);
+            cm32_at_row(isa, c, i, ADM_C32(v), ADM_C32(cm_), ADM_C32(fu), ADM_C32(fm),
+                        ADM_C32(fd), out);
+        }
     }
 }
+
+#undef ADM_C16
+#undef ADM_C32
 
 /* The rows of a band: at scale 0 every row of [i0, i1) (the DWT), at every
  * scale the rows cm reads; each produced once, in order, before the cm
