@@ -799,12 +799,13 @@ static void pipe_band(AdmRowPipe *p, int i0, int i1, int skip_cm)
 }
 
 /*
- * A scale's stages as two team jobs (core/team.h), each over bands of the
- * scale's rows: the DWTs (distorted, then reference, as bands of their
- * own), whose planes the next job reads; then the rest of the scale row by
- * row (pipe_band), each band reading the DWT's rows a few above and below
- * its own. A slot's den and cm totals are integers added band by band, so
- * the frame's totals do not depend on the thread that ran a band.
+ * A scale's stages as team jobs (core/team.h), each over bands of the
+ * scale's rows: at scales 1..3 the DWTs (distorted, then reference, as
+ * bands of their own), whose planes the next job reads, then the rest of
+ * the scale row by row (pipe_band), each band reading the DWT's rows a few
+ * above and below its own; at scale 0 one job, its DWTs in the rows. A
+ * slot's den and cm totals are integers added band by band, so the frame's
+ * totals do not depend on the thread that ran a band.
  */
 enum { ADM_PHASE_DWT, ADM_PHASE_ROWS };
 
@@ -815,15 +816,13 @@ typedef struct AdmScaleJob {
     Bands16 ref0;    /* scale 0's reference bands, from a ladder's shared area */
     int ref0_area;   /* whether ref0 holds them (else the rows compute them) */
     Bands32 refk;    /* scales 1..3 */
-    unsigned n_bands;
-    unsigned first; /* the phase's items start at this one (the DWT's: the
-                     * distorted's bands, then the reference's) */
+    unsigned n_bands; /* the DWT's items: the distorted's bands, then the
+                       * reference's */
 } AdmScaleJob;
 
 static void scale_item(void *arg, unsigned item, unsigned slot)
 {
     const AdmScaleJob *j = arg;
-    item += j->first;
     AdmCpu *m = j->m;
     AdmSlot *sl = &m->slot[slot];
     const AdmState *s = &m->s;
