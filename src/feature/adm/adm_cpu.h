@@ -101,7 +101,8 @@ typedef struct AdmSlot {
     /* the rows of a band (pipe_band, adm_stages.h): rings of three rows of
      * each kind, three orientations each, of scale 0's width (ring16: the
      * DWT's detail rows of both pictures, then r, a, and csf and flt of
-     * each) and of scale 1's (ring32, scales 1..3: r, a, csf, flt) */
+     * each) and of scale 1's (ring32, scales 1..3: r, a, and csf and flt of
+     * each; their DWT runs as a job of its own) */
     int16_t *ring16;
     int32_t *ring32;
     int32_t *lo32, *hi32; /* scales 1..3 */

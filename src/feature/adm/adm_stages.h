@@ -352,11 +352,10 @@ static void decouple32_row(const AdmCpu *m, const AdmScale *c, const Bands32 *re
                        m->s.enhn_gain_limit);
 }
 
-/* flt from the 32-bit csf value in vector lanes, from the stored int16 in
- * scalar lanes (V2). */
 /* csf16's vector lanes over one span of a row, inlined with diag and sat
  * constant so that the loop has no branch and the level's vectoriser takes
- * it (the same integer operations per element). */
+ * it (the same integer operations per element): flt from the 32-bit csf
+ * value, where the scalar lanes take it from the stored int16 (V2). */
 static inline __attribute__((always_inline)) void
 csf16_span(const int16_t *restrict s, int16_t *restrict csf, int16_t *restrict flt, int n,
            uint16_t rfac, int diag, int sat)
