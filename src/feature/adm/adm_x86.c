@@ -39,6 +39,7 @@
 
 #include "core/cpu.h"
 #include "feature/adm/adm_math.h"
+#include "feature/common/prefetch.h"
 
 /* Whether the enhancement gain limit is a whole number in [1, 2^15] (the
  * defaults, 100 and the NEG models' 1, are). Then r egl is an integer, exact
@@ -1323,8 +1324,11 @@ static void adm_dwt0_vrow_simd(const void *const row[4], int w, int bpc, int16_t
     const __m256i klv = _mm256_set1_epi32((int)kl), khv = _mm256_set1_epi32((int)mid);
     const __m128i sh = _mm_cvtsi32_si128(bpc);
     const __m256i fl = _mm256_set1_epi16(flip ? (short)0x8000 : 0);
+    const ptrdiff_t st = tvmaf_row_step(row[2], row[3]);
+    const size_t by = bpc == 8 ? 1 : 2;
     int j = 0;
     for (; j + 16 <= w; j += 16) {
+        tvmaf_prefetch_next_rows(row[3], st, 2, by * (size_t)j); /* the next call's rows */
         __m256i x[4];
         for (int k = 0; k < 4; k++)
             x[k] = bpc == 8
@@ -1334,7 +1338,6 @@ static void adm_dwt0_vrow_simd(const void *const row[4], int w, int bpc, int16_t
         _mm256_storeu_si256((__m256i *)(hi + j), dwt0_v16(x[0], x[1], x[2], x[3], h01, h23, khv, sh));
     }
     if (j < w) {
-        const size_t by = bpc == 8 ? 1 : 2;
         const void *const tail[4] = { (const char *)row[0] + by * (size_t)j,
                                       (const char *)row[1] + by * (size_t)j,
                                       (const char *)row[2] + by * (size_t)j,
@@ -1376,8 +1379,11 @@ static void adm_dwt0_vrow_avx512(const void *const row[4], int w, int bpc, int16
     const __m512i klv = _mm512_set1_epi32((int)kl), khv = _mm512_set1_epi32((int)mid);
     const __m128i sh = _mm_cvtsi32_si128(bpc);
     const __m512i fl = _mm512_set1_epi16(flip ? (short)0x8000 : 0);
+    const ptrdiff_t st = tvmaf_row_step(row[2], row[3]);
+    const size_t by = bpc == 8 ? 1 : 2;
     int j = 0;
     for (; j + 32 <= w; j += 32) {
+        tvmaf_prefetch_next_rows(row[3], st, 2, by * (size_t)j); /* the next call's rows */
         __m512i x[4];
         for (int k = 0; k < 4; k++)
             x[k] = bpc == 8
@@ -1387,7 +1393,6 @@ static void adm_dwt0_vrow_avx512(const void *const row[4], int w, int bpc, int16
         _mm512_storeu_si512((void *)(hi + j), dwt0_v32(x[0], x[1], x[2], x[3], h01, h23, khv, sh));
     }
     if (j < w) {
-        const size_t by = bpc == 8 ? 1 : 2;
         const void *const tail[4] = { (const char *)row[0] + by * (size_t)j,
                                       (const char *)row[1] + by * (size_t)j,
                                       (const char *)row[2] + by * (size_t)j,

@@ -7,6 +7,7 @@
  * vpmaddwd (motion_vrow_8_avx512), 32 or 16 columns a step.
  */
 #include "core/cpu.h"
+#include "feature/common/prefetch.h"
 #include "feature/motion/motion_math.h"
 
 #if defined(__AVX512F__)
@@ -82,7 +83,10 @@ static int32_t motion_vrow_8_avx512(const uint8_t *const p[5], const uint8_t *co
     const __m512i second = _mm512_setr_epi64(4, 5, 12, 13, 6, 7, 14, 15);
     __m512i any = zero;
     unsigned j = 0;
+    const ptrdiff_t sp = tvmaf_row_step(p[3], p[4]), sc = tvmaf_row_step(c[3], c[4]);
     for (; j + 32 <= w; j += 32) {
+        tvmaf_prefetch_next_rows(p[4], sp, 1, j); /* the next call's rows */
+        tvmaf_prefetch_next_rows(c[4], sc, 1, j);
         __m512i d[5];
         for (int k = 0; k < 5; k++)
             d[k] = _mm512_sub_epi16(
@@ -162,7 +166,10 @@ static int32_t motion_vrow_8_avx2(const uint8_t *const p[5], const uint8_t *cons
     const __m256i rnd = _mm256_set1_epi32(1 << 7), zero = _mm256_setzero_si256();
     __m256i any = zero;
     unsigned j = 0;
+    const ptrdiff_t sp = tvmaf_row_step(p[3], p[4]), sc = tvmaf_row_step(c[3], c[4]);
     for (; j + 16 <= w; j += 16) {
+        tvmaf_prefetch_next_rows(p[4], sp, 1, j); /* the next call's rows */
+        tvmaf_prefetch_next_rows(c[4], sc, 1, j);
         __m256i d[5];
         for (int k = 0; k < 5; k++)
             d[k] = _mm256_sub_epi16(
