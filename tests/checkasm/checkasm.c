@@ -6,7 +6,7 @@
  *
  * A level's flags are its own and those below it (avx512: AVX2 and AVX512),
  * so the production dispatch called with them gives that level's kernels.
- * --test runs one module (adm, cambi, frows, motion, vif). --bench prints each
+ * --test runs one module (adm, cambi, frows, motion, speed, vif). --bench prints each
  * benched kernel's time per call at C and at each level, and the speed-up.
  * Exit status 1 on any difference, 77 (a skip) with no SIMD level to check.
  */
@@ -47,6 +47,7 @@ static const struct {
     { "adm", checkasm_check_adm, checkasm_bench_adm },
     { "cambi", checkasm_check_cambi, checkasm_bench_cambi },
     { "frows", checkasm_check_frows, checkasm_bench_frows },
+    { "speed", checkasm_check_speed, checkasm_bench_speed },
 };
 
 static struct {
@@ -269,7 +270,7 @@ int main(int argc, char **argv)
         size_t m = 0;
         while (m < n_modules && strcmp(modules[m].name, only)) m++;
         if (m == n_modules) {
-            fprintf(stderr, "no module %s (adm, cambi, frows, motion, vif)\n", only);
+            fprintf(stderr, "no module %s (adm, cambi, frows, motion, speed, vif)\n", only);
             return 2;
         }
     }

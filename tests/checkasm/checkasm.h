@@ -2,7 +2,8 @@
  * checkasm: every SIMD kernel against its C kernel, output bits compared (dav1d's
  * model). checkasm.c is the driver: it finds the SIMD levels this processor has
  * and, for each, runs every module's checks; a module (adm.c, cambi.c,
- * frows.c for float_vif's and float_motion's row kernels, motion.c, vif.c)
+ * frows.c for float_vif's and float_motion's row kernels, motion.c, speed.c,
+ * vif.c)
  * takes its kernels from the production dispatch, tvmaf_<module>_dsp_init,
  * once with no flags (the C set) and once with the level's flags, and
  * compares the two on the same inputs.
@@ -62,11 +63,13 @@ void checkasm_check_adm(void);
 void checkasm_check_cambi(void);
 void checkasm_check_frows(void);
 void checkasm_check_motion(void);
+void checkasm_check_speed(void);
 void checkasm_check_vif(void);
 void checkasm_bench_adm(void);
 void checkasm_bench_cambi(void);
 void checkasm_bench_frows(void);
 void checkasm_bench_motion(void);
+void checkasm_bench_speed(void);
 void checkasm_bench_vif(void);
 
 #endif

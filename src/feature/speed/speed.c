@@ -98,6 +98,7 @@ static int start_pipeline(SpeedPipeline *pl, const char *name, const SpeedParams
     switch (host_buffers ? speed_pipeline_init(pl, prm, pw, ph)
                          : speed_pipeline_plan(pl, prm, pw, ph)) {
     case SPEED_INIT_OK:
+        if (host_buffers) tvmaf_speed_dsp_init(&pl->kern, vi->cpu_flags);
         return 0;
     case SPEED_INIT_NOMEM:
         return -ENOMEM;
@@ -278,8 +279,8 @@ static float chroma_plane(SpeedChroma *s, const TvmafPicture *ref, const TvmafPi
                           int plane, int *singular)
 {
     SpeedChromaParams *p = &s->p;
-    speed_load_plane(ref, plane, p->pw, p->ph, s->ref);
-    speed_load_plane(dis, plane, p->pw, p->ph, s->dis);
+    speed_load_plane(&p->pl, ref, plane, p->pw, p->ph, s->ref);
+    speed_load_plane(&p->pl, dis, plane, p->pw, p->ph, s->dis);
     const int sr = speed_pipeline_image(&p->pl, s->ref, p->pw, 0);
     const int sd = speed_pipeline_image(&p->pl, s->dis, p->pw, 1);
     *singular = sr || sd;
@@ -444,8 +445,8 @@ static int temporal_extract(void *priv, const TvmafPicture *ref, const TvmafPict
     SpeedTemporalParams *p = &s->p;
     if (tvmaf_speed_temporal_next(p, index)) return -EINVAL;
     const int cur = index % 2, prev = !cur;
-    speed_load_plane(ref, 0, p->w, p->h, s->ref[cur]);
-    speed_load_plane(dis, 0, p->w, p->h, s->dis[cur]);
+    speed_load_plane(&p->pl, ref, 0, p->w, p->h, s->ref[cur]);
+    speed_load_plane(&p->pl, dis, 0, p->w, p->h, s->dis[cur]);
     if (index == 0) return tvmaf_speed_temporal_report(p, index, 0.0f, 0, sink);
 
     const size_t n = (size_t)p->w * p->h;

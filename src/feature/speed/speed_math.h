@@ -489,9 +489,16 @@ TVMAF_HD float speed_matmul_entry(TVMAF_LOCAL const float *x, TVMAF_LOCAL const 
  * the compiler can put them in vector lanes where one entry's sum would
  * wait on each add. */
 #if !TVMAF_DEVICE_CODE && defined(__GNUC__)
-/* Up to 32 entries of a row as eight vectors of four floats (SSE's
- * registers; a wider level splits or joins them). */
-typedef float speed_v4f __attribute__((vector_size(16), aligned(4), may_alias));
+/* Up to 32 entries of a row as vectors of floats as wide as the including
+ * translation unit's SIMD level (two, four or eight of them). */
+#if defined(__AVX512F__)
+#define SPEED_MM_BYTES 64
+#elif defined(__AVX2__)
+#define SPEED_MM_BYTES 32
+#else
+#define SPEED_MM_BYTES 16
+#endif
+typedef float speed_mm_vf __attribute__((vector_size(SPEED_MM_BYTES), aligned(4), may_alias));
 #define SPEED_MATMUL_VEC_MAX 32
 #endif
 
@@ -501,32 +508,38 @@ TVMAF_HD void speed_matmul_sq(float *dst, const float *x, const float *y, int n)
     /* the same sums with a row's entries held in registers from the first
      * product to the last (in memory, each add of a row waited on the store
      * of the one before); y is copied into rows padded with zeros to whole
-     * vectors, whose extra lanes are summed and dropped */
+     * vectors, whose extra lanes are summed and dropped. The accumulators
+     * are named, not an array, so that the compiler keeps them in registers;
+     * those past V are never used. */
     if (n <= SPEED_MATMUL_VEC_MAX) {
-        enum { V = SPEED_MATMUL_VEC_MAX / 4 };
-        speed_v4f yp[SPEED_MATMUL_VEC_MAX][V];
+        enum { V = SPEED_MATMUL_VEC_MAX * 4 / SPEED_MM_BYTES };
+        speed_mm_vf yp[SPEED_MATMUL_VEC_MAX][V];
         for (int k = 0; k < n; k++) {
             float *row = (float *)yp[k];
             for (int j = 0; j < n; j++) row[j] = y[k * n + j];
             for (int j = n; j < SPEED_MATMUL_VEC_MAX; j++) row[j] = 0.0f;
         }
         for (int i = 0; i < n; i++) {
-            speed_v4f a0 = { 0 }, a1 = { 0 }, a2 = { 0 }, a3 = { 0 };
-            speed_v4f a4 = { 0 }, a5 = { 0 }, a6 = { 0 }, a7 = { 0 };
+            speed_mm_vf a0 = { 0 }, a1 = { 0 }, a2 = { 0 }, a3 = { 0 };
+            speed_mm_vf a4 = { 0 }, a5 = { 0 }, a6 = { 0 }, a7 = { 0 };
             for (int k = 0; k < n; k++) {
                 const float c = x[i * n + k];
-                const speed_v4f *r = yp[k];
+                const speed_mm_vf *r = yp[k];
                 a0 = a0 + c * r[0];
                 a1 = a1 + c * r[1];
-                a2 = a2 + c * r[2];
-                a3 = a3 + c * r[3];
-                a4 = a4 + c * r[4];
-                a5 = a5 + c * r[5];
-                a6 = a6 + c * r[6];
-                a7 = a7 + c * r[7];
+                if (V > 2) {
+                    a2 = a2 + c * r[2 % V];
+                    a3 = a3 + c * r[3 % V];
+                }
+                if (V > 4) {
+                    a4 = a4 + c * r[4 % V];
+                    a5 = a5 + c * r[5 % V];
+                    a6 = a6 + c * r[6 % V];
+                    a7 = a7 + c * r[7 % V];
+                }
             }
-            const speed_v4f out[V] = { a0, a1, a2, a3, a4, a5, a6, a7 };
-            for (int j = 0; j < n; j++) dst[i * n + j] = ((const float *)out)[j];
+            const speed_mm_vf all[8] = { a0, a1, a2, a3, a4, a5, a6, a7 };
+            for (int j = 0; j < n; j++) dst[i * n + j] = ((const float *)all)[j];
         }
         return;
     }

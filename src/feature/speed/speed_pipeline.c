@@ -1,6 +1,8 @@
 /*
  * The SpEED pipeline on the CPU (see speed_math.h for the arithmetic and
- * speed.c for the two extractors).
+ * speed.c for the two extractors): its set-up and scoring here, the
+ * per-image work in speed_image.h (the baseline's kernel set is defined at
+ * the end of this file, each x86 level's in speed_x86.c).
  *
  * Work saved against a literal port, without changing a bit: the
  * anti-alias filter is evaluated only on the rows and columns that the
@@ -15,7 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "feature/speed/speed_pipeline.h"
+#include "core/cpu.h"
+#include "feature/speed/speed_image.h"
 
 int speed_method(const char *method)
 {
@@ -32,17 +35,6 @@ int speed_min_plane_side(double prescale)
     int n = 1;
     while (n < (1 << 24) && speed_scaled_side(n, prescale) < SPEED_MIN_SIDE) n++;
     return n;
-}
-
-void speed_load_plane(const TvmafPicture *pic, int plane, int pw, int ph, float *dst)
-{
-    const unsigned char *src = pic->data[plane];
-    const float div = sample_divisor(pic->bpc);
-    for (int i = 0; i < ph; i++) {
-        const unsigned char *row = src + (ptrdiff_t)i * pic->stride[plane];
-        if (pic->bpc == 8) ffilter_load_row_8(row, dst + (size_t)i * pw, pw);
-        else ffilter_load_row_16((const uint16_t *)row, dst + (size_t)i * pw, pw, div);
-    }
 }
 
 void speed_pipeline_close(SpeedPipeline *p)
@@ -173,174 +165,10 @@ enum SpeedInitStatus speed_pipeline_init(SpeedPipeline *p, const SpeedParams *pr
         speed_pipeline_close(p);
         return SPEED_INIT_NOMEM;
     }
+    p->kern = tvmaf_speed_kernels_c;
     return SPEED_INIT_OK;
 }
 
-/* The prescaled image: only the samples the anti-alias pass reads. */
-static void resample(SpeedPipeline *p, const float *img, ptrdiff_t stride)
-{
-    const int t = p->taps;
-    for (int y = 0; y < p->sh; y++) {
-        if (!p->need_row[y]) continue;
-        const int *yi = p->yi + (size_t)y * t;
-        const float *yw = p->yw + (size_t)y * t;
-        float *out = p->scaled + (size_t)y * p->sw;
-        for (int x = 0; x < p->sw; x++) {
-            if (!p->need_col[x]) continue;
-            out[x] = speed_resample(p->method, img, stride, p->xi + (size_t)x * t,
-                                    p->xw + (size_t)x * t, yi, yw);
-        }
-    }
-}
-
-/* Anti-alias filter and decimation by 16 of src (sw x sh), then the local
- * mean removed: the result in p->dec (ow x oh, rows of ow). */
-static void reduce(SpeedPipeline *p, const float *src, ptrdiff_t stride)
-{
-    const SpeedGrid *g = &p->g;
-    const int ow = g->ow, oh = g->oh;
-
-    int half = p->aa_w / 2;
-    for (int r = 0; r < oh; r++) {
-        const int i = r * SPEED_DECIMATION;
-        for (int k = 0; k < p->aa_w; k++)
-            p->rows[k] = src + (ptrdiff_t)mirror_skip_edge(i - half + k, p->sh) * stride;
-        ffilter_vpass(p->aa, p->aa_w, p->rows, p->ext + half, p->sw);
-        ffilter_mirror_margins(p->ext, p->sw, half);
-        ffilter_hpass(p->aa, p->aa_w, p->ext, p->dec + (size_t)r * ow, ow, SPEED_DECIMATION);
-    }
-
-    half = p->lm_w / 2;
-    for (int r = 0; r < oh; r++) {
-        for (int k = 0; k < p->lm_w; k++)
-            p->rows[k] = p->dec + (size_t)mirror_skip_edge(r - half + k, oh) * ow;
-        ffilter_vpass(p->lm, p->lm_w, p->rows, p->ext + half, ow);
-        ffilter_mirror_margins(p->ext, ow, half);
-        ffilter_hpass(p->lm, p->lm_w, p->ext, p->mu + (size_t)r * ow, ow, 1);
-    }
-    const size_t area = (size_t)ow * oh;
-    for (size_t i = 0; i < area; i++) p->dec[i] -= p->mu[i];
-}
-
-/* Columns of an accumulator row: SPEED_NE rounded up to whole vectors of
- * doubles at any width the compiler picks (the extra lanes sum zeros). */
-#define COV_COLS 32
-
-/*
- * The 25x25 covariance matrix k (symmetric) of the block positions and the
- * 25 window means: each mean speed_window_mean, each entry speed_window_cov,
- * every bit the same. speed_window_cov sums one pair's products in double,
- * position by position (the window's rows, then its columns), and each add
- * waits for the one before; it is written for the device, one work-item per
- * entry. Here, computed window position by window position, every pair
- * keeps its own accumulator and still receives its products in that order,
- * with the same operations ((double)sample - mean, times, plus): only the
- * pairs are interleaved, so the compiler can put them in vector lanes. The
- * pair (x, y) is accumulated as d[x] * d[y]; the reference's x-y order is the
- * same product (multiplication is commutative in IEEE arithmetic).
- */
-static void covariance(const float *img, int stride, const SpeedGrid *g, float *k, float *means)
-{
-    for (int r = 0; r < SPEED_BLOCK; r++)
-        for (int c = 0; c < SPEED_BLOCK; c++)
-            means[r * SPEED_BLOCK + c] = speed_window_mean(img, stride, g, r, c);
-    double mean[SPEED_NE];
-    for (int x = 0; x < SPEED_NE; x++) mean[x] = means[x];
-    double acc[SPEED_NE][COV_COLS] = { { 0 } };
-    double d[COV_COLS] = { 0 };
-    for (int i = 0; i < g->subh; i++)
-        for (int j = 0; j < g->subw; j++) {
-            for (int x = 0; x < SPEED_NE; x++)
-                d[x] = (double)img[(size_t)(x / SPEED_BLOCK + i) * stride + x % SPEED_BLOCK + j] -
-                       mean[x];
-            /* the pairs y <= x, and a few past x to end on a vector */
-            for (int x = 0; x < SPEED_NE; x++) {
-                const double dx = d[x];
-                const int ny = (x + 8) & ~7;
-                for (int y = 0; y < ny; y++) acc[x][y] += dx * d[y];
-            }
-        }
-    const double n = (double)((size_t)g->subw * (size_t)g->subh);
-    for (int x = 0; x < SPEED_NE; x++)
-        for (int y = 0; y <= x; y++) {
-            const float v = (float)(acc[x][y] / n);
-            k[x * SPEED_NE + y] = v;
-            k[y * SPEED_NE + x] = v;
-        }
-}
-
-/*
- * Solves K X = B (K 25 x 25; B and X 25 x m, row-major: a column per block)
- * through K = Q' R: X = R^-1 (Q B), each column with speed_solve_column's
- * operations in its order (the device runs that function per block). The
- * columns are independent and side by side in memory (B and X are 25 x nb,
- * row-major), so each step below runs over all the columns at once, one
- * float per column, which the compiler puts in vector lanes. Returns -1
- * (X not written) when a diagonal entry of R is below 1e-6 in magnitude.
- */
-static int solve(const float *k, const float *b, float *x, float *qb, int m, float *scratch)
-{
-    const int n = SPEED_NE;
-    float *q = scratch, *r = q + n * n, *qr_scratch = r + n * n;
-    speed_qr(k, q, r, n, qr_scratch);
-    if (speed_r_singular(r, n)) return -1;
-    for (int i = 0; i < n; i++) {
-        float *o = qb + (size_t)i * m;
-        for (int j = 0; j < m; j++) o[j] = 0.0f;
-        for (int l = 0; l < n; l++) {
-            const float c = q[i * n + l];
-            const float *bl = b + (size_t)l * m;
-            for (int j = 0; j < m; j++) o[j] += c * bl[j];
-        }
-    }
-    for (int i = n - 1; i >= 0; i--) {
-        float *o = x + (size_t)i * m;
-        const float *t = qb + (size_t)i * m;
-        for (int j = 0; j < m; j++) o[j] = t[j];
-        for (int l = i + 1; l < n; l++) {
-            const float c = r[i * n + l];
-            const float *xl = x + (size_t)l * m;
-            for (int j = 0; j < m; j++) o[j] -= xl[j] * c;
-        }
-        const float d = r[i * n + i];
-        for (int j = 0; j < m; j++) o[j] /= d;
-    }
-    return 0;
-}
-
-/* speed_block_variance of every block, each block's sum in its order. */
-static void block_variances(const float *x, const float *b, int nb, float *var)
-{
-    for (int blk = 0; blk < nb; blk++) var[blk] = (x[blk] * b[blk]) / 25.0f;
-    for (int q = 1; q < SPEED_NE; q++) {
-        const float *xq = x + (size_t)q * nb, *bq = b + (size_t)q * nb;
-        for (int blk = 0; blk < nb; blk++) var[blk] += (xq[blk] * bq[blk]) / 25.0f;
-    }
-}
-
-int speed_pipeline_image(SpeedPipeline *p, const float *img, ptrdiff_t stride, int side)
-{
-    if (p->resize) {
-        resample(p, img, stride);
-        reduce(p, p->scaled, p->sw);
-    } else {
-        reduce(p, img, stride);
-    }
-
-    const SpeedGrid *g = &p->g;
-    covariance(p->dec, g->ow, g, p->k, p->means);
-    speed_eigenvalues(p->k, p->ev, SPEED_NE, p->eig_scratch);
-    speed_block_samples(p->dec, g->ow, g, p->b);
-
-    int singular = !speed_regular(p->ev);
-    if (!singular)
-        singular = solve(p->k, p->b, p->x, p->qb, g->nb, p->solve_scratch) != 0;
-    if (singular) memset(p->x, 0, (size_t)SPEED_NE * g->nb * sizeof(float));
-
-    block_variances(p->x, p->b, g->nb, p->var[side]);
-    speed_pipeline_entropies(p, p->ev, side);
-    return singular;
-}
 
 void speed_pipeline_entropies(SpeedPipeline *p, const float *ev, int side)
 {
@@ -353,4 +181,12 @@ float speed_pipeline_score(const SpeedPipeline *p, int singular_ref, int singula
     if (!singular_ref != !singular_dis) return 0.0f;
     return speed_score(p->ent[0], p->var[0], p->ent[1], p->var[1], p->g.nb, p->sigma_nn,
                        p->nn_floor, p->mode);
+}
+
+SPEED_KERNELS_DEFINE(tvmaf_speed_kernels_c);
+
+void tvmaf_speed_dsp_init(SpeedKernels *c, unsigned cpu_flags)
+{
+    *c = tvmaf_speed_kernels_c;
+    TVMAF_DSP_INIT_X86(c, cpu_flags, speed);
 }

@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "tvmaf/tvmaf.h"
+#include "tvmaf_config.h"
 #include "feature/speed/speed_math.h"
 
 /* What a SpEED extractor's options set. */
@@ -21,7 +22,20 @@ typedef struct SpeedParams {
     int weight_var_mode; /* 0..6 */
 } SpeedParams;
 
+struct SpeedPipeline;
+
+/* The per-image work in one SIMD level's instruction set (speed_image.h):
+ * the plane load (speed_load_plane below) and speed_pipeline_image. */
+typedef struct SpeedKernels {
+    void (*load_plane)(const TvmafPicture *pic, int plane, int pw, int ph, float *dst);
+    int (*image)(struct SpeedPipeline *p, const float *img, ptrdiff_t stride, int side);
+} SpeedKernels;
+
 typedef struct SpeedPipeline {
+    /* the per-image kernels: the baseline's after speed_pipeline_init; the
+     * extractors then take their CPU flags' (tvmaf_speed_dsp_init) */
+    SpeedKernels kern;
+
     /* parameters as the arithmetic takes them */
     float sigma_nn, nn_floor;
     int mode;
@@ -79,16 +93,35 @@ int speed_method(const char *method);
 
 /*
  * Loads plane `p` of a picture as floats centred on zero (8-bit v + (-128);
- * deeper v / 2^(bpc-8) + (-128)) into dst (pw x ph, rows of pw).
+ * deeper v / 2^(bpc-8) + (-128)) into dst (pw x ph, rows of pw), with p's
+ * kernels.
  */
-void speed_load_plane(const TvmafPicture *pic, int plane, int pw, int ph, float *dst);
+static inline void speed_load_plane(const struct SpeedPipeline *p, const TvmafPicture *pic,
+                                    int plane, int pw, int ph, float *dst)
+{
+    p->kern.load_plane(pic, plane, pw, ph, dst);
+}
 
 /*
  * Statistics of one image (pw x ph floats, rows of `stride`; not modified)
  * into side `side` (0 reference, 1 distorted). Returns 1 when its covariance
  * matrix is singular (all its variances are then 0), else 0.
  */
-int speed_pipeline_image(SpeedPipeline *p, const float *img, ptrdiff_t stride, int side);
+static inline int speed_pipeline_image(SpeedPipeline *p, const float *img, ptrdiff_t stride,
+                                       int side)
+{
+    return p->kern.image(p, img, stride, side);
+}
+
+extern const SpeedKernels tvmaf_speed_kernels_c;
+#if TVMAF_X86_SIMD
+extern const SpeedKernels tvmaf_speed_kernels_avx2, tvmaf_speed_kernels_avx512,
+    tvmaf_speed_kernels_avx512icl;
+#endif
+
+/* Fills c with the per-image kernels for these CPU flags (core/cpu.h): the
+ * baseline's, then each x86 level's (TVMAF_DSP_INIT_X86). */
+void tvmaf_speed_dsp_init(SpeedKernels *c, unsigned cpu_flags);
 
 /* The entropies of side `side` (p->ent[side]) from the image's eigenvalues
  * ev and the variances in p->var[side] (the C library's log2: the host's
