@@ -265,8 +265,9 @@ static int chroma_init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t l
     int err = tvmaf_speed_chroma_setup(&s->p, vi, 1, msg, len);
     if (err) return err;
     const size_t n = (size_t)s->p.pw * s->p.ph;
-    s->ref = malloc(n * sizeof(float));
-    s->dis = malloc(n * sizeof(float));
+    /* zeros in the rows never loaded (speed_load_plane) */
+    s->ref = calloc(n, sizeof(float));
+    s->dis = calloc(n, sizeof(float));
     if (!s->ref || !s->dis) {
         chroma_close(s);
         return -ENOMEM;
@@ -422,8 +423,10 @@ static int temporal_init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t
     const size_t n = (size_t)s->p.w * s->p.h;
     bool ok = true;
     for (int k = 0; k < 2; k++) {
-        ok &= (s->ref[k] = malloc(n * sizeof(float))) != NULL;
-        ok &= (s->dis[k] = malloc(n * sizeof(float))) != NULL;
+        /* zeros in the rows never loaded (speed_load_plane), whose
+         * differences are then zeros too and are never read either */
+        ok &= (s->ref[k] = calloc(n, sizeof(float))) != NULL;
+        ok &= (s->dis[k] = calloc(n, sizeof(float))) != NULL;
     }
     ok &= (s->diff = malloc(n * sizeof(float))) != NULL;
     if (!ok) {

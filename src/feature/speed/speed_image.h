@@ -21,16 +21,20 @@
 
 #include "feature/speed/speed_pipeline.h"
 
-static void speed_load_plane_(const TvmafPicture *pic, int plane, int pw, int ph, float *dst)
+/* speed_load_plane (speed_pipeline.h): the rows marked in rows, or all */
+static void speed_load_plane_(const TvmafPicture *pic, int plane, int pw, int ph,
+                              const unsigned char *rows, float *dst)
 {
     const unsigned char *src = pic->data[plane];
     const float div = sample_divisor(pic->bpc);
     for (int i = 0; i < ph; i++) {
+        if (rows && !rows[i]) continue;
         const unsigned char *row = src + (ptrdiff_t)i * pic->stride[plane];
         if (pic->bpc == 8) ffilter_load_row_8(row, dst + (size_t)i * pw, pw);
         else ffilter_load_row_16((const uint16_t *)row, dst + (size_t)i * pw, pw, div);
     }
 }
+
 /* The prescaled image: only the samples the anti-alias pass reads. */
 static void resample(SpeedPipeline *p, const float *img, ptrdiff_t stride)
 {
@@ -198,6 +202,7 @@ static void block_variances(const float *x, const float *b, int nb, float *var)
     }
 }
 
+/* speed_pipeline_image (speed_pipeline.h) */
 static int speed_pipeline_image_(SpeedPipeline *p, const float *img, ptrdiff_t stride, int side)
 {
     if (p->resize) {

@@ -45,6 +45,7 @@ void speed_pipeline_close(SpeedPipeline *p)
     free(p->yw);
     free(p->need_col);
     free(p->need_row);
+    free(p->load_rows);
     free(p->scaled);
     free(p->ext);
     free((void *)p->rows);
@@ -161,6 +162,14 @@ enum SpeedInitStatus speed_pipeline_init(SpeedPipeline *p, const SpeedParams *pr
     ok &= (p->b = alloc_floats(nbe)) != NULL;
     ok &= (p->x = alloc_floats(nbe)) != NULL;
     ok &= (p->qb = alloc_floats(nbe)) != NULL;
+    if (ok && !p->resize) {
+        /* reduce's windows: rows of the plane itself (sh <= ph) */
+        ok &= (p->load_rows = calloc((size_t)p->ph, 1)) != NULL;
+        const int half = p->aa_w / 2;
+        for (int r = 0; ok && r < g->oh; r++)
+            for (int k = 0; k < p->aa_w; k++)
+                p->load_rows[mirror_skip_edge(r * SPEED_DECIMATION - half + k, p->sh)] = 1;
+    }
     if (!ok) {
         speed_pipeline_close(p);
         return SPEED_INIT_NOMEM;

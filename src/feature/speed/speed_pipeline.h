@@ -27,7 +27,8 @@ struct SpeedPipeline;
 /* The per-image work in one SIMD level's instruction set (speed_image.h):
  * the plane load (speed_load_plane below) and speed_pipeline_image. */
 typedef struct SpeedKernels {
-    void (*load_plane)(const TvmafPicture *pic, int plane, int pw, int ph, float *dst);
+    void (*load_plane)(const TvmafPicture *pic, int plane, int pw, int ph,
+                       const unsigned char *rows, float *dst);
     int (*image)(struct SpeedPipeline *p, const float *img, ptrdiff_t stride, int side);
 } SpeedKernels;
 
@@ -56,6 +57,10 @@ typedef struct SpeedPipeline {
     int *xi, *yi;
     float *xw, *yw;
     unsigned char *need_col, *need_row; /* samples the anti-alias pass reads */
+    /* without a scaler: the plane's rows the anti-alias pass reads (every
+     * 16th row's window: about 9 rows in 16), the only rows loaded; NULL
+     * with a scaler (all are) or without the work buffers */
+    unsigned char *load_rows;
 
     /* buffers */
     float *scaled;       /* sw x sh */
@@ -94,12 +99,13 @@ int speed_method(const char *method);
 /*
  * Loads plane `p` of a picture as floats centred on zero (8-bit v + (-128);
  * deeper v / 2^(bpc-8) + (-128)) into dst (pw x ph, rows of pw), with p's
- * kernels.
+ * kernels: the rows speed_pipeline_image reads (p->load_rows), the others
+ * left as they are.
  */
 static inline void speed_load_plane(const struct SpeedPipeline *p, const TvmafPicture *pic,
                                     int plane, int pw, int ph, float *dst)
 {
-    p->kern.load_plane(pic, plane, pw, ph, dst);
+    p->kern.load_plane(pic, plane, pw, ph, p->load_rows, dst);
 }
 
 /*
