@@ -1063,23 +1063,32 @@ vif_filter_rows_madd_avx2(uint32_t (*acc)[VIF_BLOCK], uint16_t *const *row, int 
         /* and VIF_MOMENT_HALF on the low-half rows */
         const uint32_t bias = vif_low_half_row(q) ? VIF_MOMENT_HALF : 0;
         const __m256i back = _mm256_set1_epi32((int)(uint32_t)(32768u * tap_sum + bias));
+        __m256i wv[(VIF_MAX_TAPS + 1) / 2];
+        for (unsigned t = 0; t < np; t++) {
+            wv[t] = _mm256_set1_epi32((int)words[t]);
+            __asm__("" : "+x"(wv[t]));
+        }
+        /* even columns b + 2i from the loads at 2t, one pass over the block */
         for (unsigned b = 0; b < n16; b += 16) {
-            /* even columns b + 2i from the loads at 2t, odd ones from 2t + 1;
-             * an odd last tap's odd columns take the high words of the load
-             * at 2t, shifted down (their partner tap is 0) */
-            __m256i ev = _mm256_setzero_si256(), od = _mm256_setzero_si256();
+            __m256i ev = back;
+            for (unsigned t = 0; t < np; t++)
+                ev = _mm256_add_epi32(ev, _mm256_madd_epi16(_mm256_xor_si256(
+                    _mm256_loadu_si256((const __m256i *)(p + b + 2 * t)), flip), wv[t]));
+            _mm256_storeu_si256((__m256i *)(acc[q] + b), ev);
+        }
+        /* odd ones from 2t + 1 in a second; an odd last tap's odd columns
+         * take the high words of the load at 2t, shifted down (their
+         * partner tap is 0) */
+        for (unsigned b = 0; b < n16; b += 16) {
+            __m256i od = back;
             for (unsigned t = 0; t < np; t++) {
-                const __m256i w = _mm256_set1_epi32((int)words[t]);
-                const __m256i x0 = _mm256_xor_si256(
-                    _mm256_loadu_si256((const __m256i *)(p + b + 2 * t)), flip);
                 const __m256i x1 = 2 * t + 1 < fw ? _mm256_xor_si256(
                     _mm256_loadu_si256((const __m256i *)(p + b + 2 * t + 1)), flip)
-                    : _mm256_srli_epi32(x0, 16);
-                ev = _mm256_add_epi32(ev, _mm256_madd_epi16(x0, w));
-                od = _mm256_add_epi32(od, _mm256_madd_epi16(x1, w));
+                    : _mm256_srli_epi32(_mm256_xor_si256(
+                          _mm256_loadu_si256((const __m256i *)(p + b + 2 * t)), flip), 16);
+                od = _mm256_add_epi32(od, _mm256_madd_epi16(x1, wv[t]));
             }
-            _mm256_storeu_si256((__m256i *)(acc[q] + b), _mm256_add_epi32(ev, back));
-            _mm256_storeu_si256((__m256i *)(acc[q] + b + 8), _mm256_add_epi32(od, back));
+            _mm256_storeu_si256((__m256i *)(acc[q] + b + 8), od);
         }
         for (unsigned b = n16; b < n; b++) { /* vif_filter_rows' integers */
             uint32_t a = (uint32_t)taps[half] * p[b + half] + bias;
