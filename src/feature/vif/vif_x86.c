@@ -1075,6 +1075,10 @@ vif_filter_rows_madd_avx2(uint32_t (*acc)[VIF_BLOCK], uint16_t *const *row, int 
         /* and VIF_MOMENT_HALF on the low-half rows */
         const uint32_t bias = vif_low_half_row(q) ? VIF_MOMENT_HALF : 0;
         const __m256i back = _mm256_set1_epi32((int)(uint32_t)(32768u * tap_sum + bias));
+        /* the tap words in registers: the empty asm keeps the compiler from
+         * folding them back into memory operands (whose loads, with the
+         * spills of two accumulators, had set the pace); one accumulator a
+         * pass leaves room for them in the 16 ymm registers */
         __m256i wv[(VIF_MAX_TAPS + 1) / 2];
         for (unsigned t = 0; t < np; t++) {
             wv[t] = _mm256_set1_epi32((int)words[t]);
