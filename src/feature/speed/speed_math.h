@@ -486,8 +486,9 @@ TVMAF_HD float speed_matmul_entry(TVMAF_LOCAL const float *x, TVMAF_LOCAL const 
 /* dst = x * y for n x n matrices (dst apart from both), each entry
  * speed_matmul_entry's sum: from 0.0f, the products added in order of k.
  * The entries of a row are summed side by side (k outside, j inside), so
- * the compiler can put them in vector lanes where one entry's sum would
- * wait on each add. */
+ * that they can be vector lanes where one entry's sum would wait on each
+ * add: in registers for n <= 32 (every CPU call: n is SPEED_NE), else (and
+ * where the compiler has no vector extensions) in dst. */
 #if !TVMAF_DEVICE_CODE && defined(__GNUC__)
 /* Up to 32 entries of a row as vectors of floats as wide as the including
  * translation unit's SIMD level (two, four or eight of them). */
