@@ -26,9 +26,16 @@ typedef struct VifRows {
     uint16_t *row[VIF_N_ROWS];
 } VifRows;
 
+/* a row's length in the buffer: its padding on both sides and the slack a
+ * horizontal pass may read past it (vif_cpu.h) */
+static size_t vif_rows_len(unsigned w)
+{
+    return w + 2 * VIF_PAD + VIF_ROW_SLACK;
+}
+
 static int vif_rows_alloc(VifRows *r, unsigned w)
 {
-    const size_t len = w + 2 * VIF_PAD;
+    const size_t len = vif_rows_len(w);
     r->mem = calloc(VIF_N_ROWS * len, sizeof(uint16_t));
     if (!r->mem) return -1;
     for (unsigned q = 0; q < VIF_N_ROWS; q++) r->row[q] = r->mem + q * len + VIF_PAD;
@@ -93,8 +100,8 @@ static void check_vif(unsigned w, unsigned bpc, int pat)
         const unsigned mu = vif_stat_mu_shift(scale, sbpc), sq = vif_stat_sq_shift(scale, sbpc);
         const unsigned half = vif_filter_width[scale] / 2;
         for (unsigned i = 0; i < h; i += 3) {
-            memset(a.mem, 0xa5, VIF_N_ROWS * (w + 2 * VIF_PAD) * sizeof(uint16_t));
-            memset(b.mem, 0xa5, VIF_N_ROWS * (w + 2 * VIF_PAD) * sizeof(uint16_t));
+            memset(a.mem, 0xa5, VIF_N_ROWS * vif_rows_len(w) * sizeof(uint16_t));
+            memset(b.mem, 0xa5, VIF_N_ROWS * vif_rows_len(w) * sizeof(uint16_t));
             if (h <= half) continue;
             if (is8) {
                 c->stat_vertical_8(a.row, r8, w, d8, w, w, h, i, mu, sq);
@@ -127,8 +134,8 @@ static void check_vif(unsigned w, unsigned bpc, int pat)
         const unsigned next = scale + 1, shift = vif_down_shift(scale, sbpc);
         const unsigned w2 = w / 2;
         for (unsigned i = 0; i < h; i += 2) {
-            memset(a.mem, 0x5a, VIF_N_ROWS * (w + 2 * VIF_PAD) * sizeof(uint16_t));
-            memset(b.mem, 0x5a, VIF_N_ROWS * (w + 2 * VIF_PAD) * sizeof(uint16_t));
+            memset(a.mem, 0x5a, VIF_N_ROWS * vif_rows_len(w) * sizeof(uint16_t));
+            memset(b.mem, 0x5a, VIF_N_ROWS * vif_rows_len(w) * sizeof(uint16_t));
             const void *rr = is8 ? (const void *)r8 : r16, *dd = is8 ? (const void *)d8 : d16;
             const ptrdiff_t st = is8 ? w : 2 * w;
             c->down_vertical(a.row[VIF_MU1], a.row[VIF_MU2], rr, st, dd, st, is8, w, h, i, next,
@@ -179,8 +186,8 @@ static void check_vif_pairs(unsigned w, int pat)
     const unsigned dshift = vif_down_shift(0, 8);
     for (unsigned i = 0; i + 1 < h; i++) {
         for (int with_down = 0; with_down < 2; with_down++) {
-            memset(b0.mem, 0xa5, VIF_N_ROWS * (w + 2 * VIF_PAD) * sizeof(uint16_t));
-            memset(b1.mem, 0xa5, VIF_N_ROWS * (w + 2 * VIF_PAD) * sizeof(uint16_t));
+            memset(b0.mem, 0xa5, VIF_N_ROWS * vif_rows_len(w) * sizeof(uint16_t));
+            memset(b1.mem, 0xa5, VIF_N_ROWS * vif_rows_len(w) * sizeof(uint16_t));
             memset(dn, 0xa5, 4 * w * sizeof(uint16_t));
             ref_k.stat_vertical_8(a0.row, r8, w, d8, w, w, h, i, mu, sq);
             ref_k.stat_vertical_8(a1.row, r8, w, d8, w, w, h, i + 1, mu, sq);

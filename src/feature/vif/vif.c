@@ -258,12 +258,17 @@ static int init(void *priv, const TvmafVideoInfo *vi, char *msg, size_t len)
     }
     s->team = vi->team;
     s->n_slots = tvmaf_team_size(vi->team);
-    const size_t row_len = (size_t)s->p.w[0] + 2 * VIF_MAX_HALF;
+    /* a row: its padding on both sides and VIF_ROW_SLACK more readable
+     * samples (vif_cpu.h), 64-byte lines from its left padding on, so that
+     * scale 0's horizontal pass reads its blocks from aligned addresses */
+    const size_t row_len =
+        ((size_t)s->p.w[0] + 2 * VIF_MAX_HALF + VIF_ROW_SLACK + 31) & ~(size_t)31;
     size_t img_len = 0;
     for (unsigned k = 1; k < VIF_N_SCALES; k++) img_len += (size_t)s->p.w[k] * s->p.h[k];
-    const size_t slots_bytes = s->n_slots * sizeof(VifSlot);
-    s->mem = malloc(slots_bytes + (s->n_slots * (2 * VIF_N_ROWS + 2) * row_len + 2 * img_len)
-                                  * sizeof(uint16_t));
+    const size_t slots_bytes = (s->n_slots * sizeof(VifSlot) + 63) & ~(size_t)63;
+    const size_t total = slots_bytes + (s->n_slots * (2 * VIF_N_ROWS + 2) * row_len + 2 * img_len)
+                                       * sizeof(uint16_t);
+    s->mem = aligned_alloc(64, (total + 63) & ~(size_t)63);
     if (!s->mem) return -ENOMEM;
     s->slot = s->mem;
     uint16_t *p = (uint16_t *)((char *)s->mem + slots_bytes);

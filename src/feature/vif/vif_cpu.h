@@ -19,6 +19,14 @@
  * bits only (sum of c * v = sum of c * lo + 2^16 * sum of c * hi, each partial
  * sum below 65536 * 65535 < 2^32). The low-pass uses rows VIF_MU1 and VIF_MU2
  * for its reference and distorted.
+ *
+ * A row holds each value v as v ^ VIF_ROW_FLIP, its top bit flipped: the
+ * vector horizontal passes read a word as the signed factor v - 2^15 of
+ * vpmaddwd, so the flip is made once, by the store of the vertical pass,
+ * rather than at each of the filter's loads of the value or in a copy of
+ * the row (vif_row_put, vif_row_get). A row buffer is readable
+ * VIF_ROW_SLACK samples past its right padding: a vector horizontal pass
+ * loads whole vectors there, whose words meet no tap of a column it keeps.
  */
 #ifndef TVMAF_VIF_CPU_H
 #define TVMAF_VIF_CPU_H
@@ -64,6 +72,20 @@ static inline __attribute__((unused)) bool vif_log2_fill(VifLog2 *t)
         t->resid[i] = (uint8_t)r;
     }
     return ok;
+}
+
+#define VIF_ROW_FLIP 0x8000u
+#define VIF_ROW_SLACK 32u
+
+/* The stored form of a value of a vertical-pass row (its low 16 bits), and
+ * the value back from it. */
+static inline __attribute__((unused)) uint16_t vif_row_put(uint32_t v)
+{
+    return (uint16_t)((uint16_t)v ^ VIF_ROW_FLIP);
+}
+static inline __attribute__((unused)) uint32_t vif_row_get(uint16_t s)
+{
+    return (uint16_t)(s ^ VIF_ROW_FLIP);
 }
 
 enum { VIF_MU1, VIF_MU2, VIF_XX_LO, VIF_XX_HI, VIF_YY_LO, VIF_YY_HI, VIF_XY_LO, VIF_XY_HI,
@@ -150,8 +172,8 @@ static inline const void *vif_row_at(const void *base, ptrdiff_t stride, int r)
 /* Stores a moment (at most 32 bits) as its two 16-bit halves. */
 static inline void vif_put_split(uint16_t *const *row, unsigned which, unsigned j, uint32_t v)
 {
-    row[which][j] = (uint16_t)v;
-    row[which + 1][j] = (uint16_t)(v >> 16);
+    row[which][j] = vif_row_put(v);
+    row[which + 1][j] = vif_row_put(v >> 16);
 }
 
 /* 8-bit scale 0: a squared or cross sample fits 16 bits and every sum fits
@@ -182,8 +204,8 @@ static __attribute__((unused)) void vif_stat_vertical_8(uint16_t *const *out, co
         }
         for (unsigned b = 0; b < n; b++) {
             const unsigned j = j0 + b;
-            out[VIF_MU1][j] = (uint16_t)vif_round_shift32(m1[b], mu_shift);
-            out[VIF_MU2][j] = (uint16_t)vif_round_shift32(m2[b], mu_shift);
+            out[VIF_MU1][j] = vif_row_put(vif_round_shift32(m1[b], mu_shift));
+            out[VIF_MU2][j] = vif_row_put(vif_round_shift32(m2[b], mu_shift));
             vif_put_split(out, VIF_XX_LO, j, vif_round_shift32(xx[b], sq_shift));
             vif_put_split(out, VIF_YY_LO, j, vif_round_shift32(yy[b], sq_shift));
             vif_put_split(out, VIF_XY_LO, j, vif_round_shift32(xy[b], sq_shift));
@@ -226,8 +248,8 @@ static __attribute__((unused)) void vif_stat_vertical_16(uint16_t *const *out, c
         }
         for (unsigned b = 0; b < n; b++) {
             const unsigned j = j0 + b;
-            out[VIF_MU1][j] = (uint16_t)vif_round_shift32(m1[b], mu_shift);
-            out[VIF_MU2][j] = (uint16_t)vif_round_shift32(m2[b], mu_shift);
+            out[VIF_MU1][j] = vif_row_put(vif_round_shift32(m1[b], mu_shift));
+            out[VIF_MU2][j] = vif_row_put(vif_round_shift32(m2[b], mu_shift));
             vif_put_split(out, VIF_XX_LO, j,
                           vif_round_shift64(xl[b] + ((uint64_t)xh[b] << 16), sq_shift));
             vif_put_split(out, VIF_YY_LO, j,
@@ -247,9 +269,9 @@ vif_filter_row(uint32_t *out, const uint16_t *v, unsigned n, const uint16_t *tap
 {
     const unsigned half = fw / 2;
     for (unsigned b = 0; b < n; b++) {
-        uint32_t a = (uint32_t)taps[half] * v[b + half];
+        uint32_t a = (uint32_t)taps[half] * vif_row_get(v[b + half]);
         for (unsigned k = 0; k < half; k++)
-            a += (uint32_t)taps[k] * ((uint32_t)v[b + k] + v[b + fw - 1 - k]);
+            a += (uint32_t)taps[k] * (vif_row_get(v[b + k]) + vif_row_get(v[b + fw - 1 - k]));
         out[b] = a;
     }
 }

@@ -144,6 +144,13 @@ static inline __m512i moment_16(const uint32_t *lo, const uint32_t *hi, __mmask1
     return _mm512_add_epi32(h, _mm512_srli_epi32(l, 16));
 }
 
+/* sixteen 16-bit values of a vertical-pass row stored in their row form
+ * (vif_row_put) at the lanes of m */
+static inline void vif_put_row16(uint16_t *dst, __mmask16 m, __m256i v)
+{
+    _mm256_mask_storeu_epi16(dst, m, _mm256_xor_si256(v, _mm256_set1_epi16((short)0x8000)));
+}
+
 static inline __m256i half_256(__m512i v, int h)
 {
     return h ? _mm512_extracti64x4_epi64(v, 1) : _mm512_castsi512_si256(v);
@@ -266,42 +273,38 @@ static inline __m512i load_u16x16(const uint16_t *p, __mmask16 m)
     return _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, p));
 }
 
+/* the same of a vertical-pass row's values (vif_row_get) */
+static inline __m512i load_row_u16x16(const uint16_t *p, __mmask16 m)
+{
+    return _mm512_cvtepu16_epi32(_mm256_xor_si256(_mm256_maskz_loadu_epi16(m, p),
+                                                  _mm256_set1_epi16((short)0x8000)));
+}
+
 /* vif_filter_rows, 32 columns a step with vpmaddwd: the AVX2 form's
  * arithmetic (vif_filter_rows_madd_avx2 below), the results of the unpacks
- * put back in column order with one two-source permute each. The block's
- * samples (n + fw - 1 of each row) are first copied with their top bit
- * flipped, once, rather than flipped at each of the fw loads that read
- * them; the copy is 64-byte aligned and rounded up to 32 samples (those past
- * n + fw - 1 are zeros, flipped, and meet no tap). A full step's even
- * columns take their pairs (samples 2t .. 2t + 31) from two aligned loads
- * and a dword shift (valignd) each, the odd columns' (2t + 1 ..) from
+ * put back in column order with one two-source permute each. The rows'
+ * words are read as they are stored, top bit flipped (vif_row_put). A full
+ * step's even columns take their pairs (samples 2t .. 2t + 31) from two
+ * loads and a dword shift (valignd) each, the odd columns' (2t + 1 ..) from
  * unaligned loads: a 64-byte load that straddles two cache lines costs Zen
  * 4 about 1.6 cycles, more than the vpdpwssd it feeds, and valignd shares
- * vpdpwssd's pipes only in part, so the split keeps both units busy. Lanes
- * past n read nothing and are ignored by the statistic. */
+ * vpdpwssd's pipes only in part, so the split keeps both units busy. At
+ * scale 0 the two loads are aligned (vif.c aligns the rows' left padding,
+ * and a block starts VIF_MAX_HALF samples into it). A full step at b reads
+ * samples b .. b + 63 of the block (b + 32 <= n), at most 32 - fw + 1 past
+ * the row's right padding, inside VIF_ROW_SLACK; lanes past n read nothing
+ * they keep and are ignored by the statistic. */
 static inline __attribute__((always_inline)) void
 vif_filter_rows_madd_avx512(uint32_t (*acc)[VIF_BLOCK], uint16_t *const *row, int o, unsigned n,
                             const uint16_t *taps, unsigned fw)
 {
     uint32_t words[(VIF_MAX_TAPS + 1) / 2], tap_sum;
     const unsigned np = vif_tap_pair_words(words, taps, fw, &tap_sum);
-    const __m512i flip = _mm512_set1_epi16((short)0x8000);
     /* and VIF_MOMENT_HALF on the low-half rows */
     const __m512i back = _mm512_set1_epi32((int)(uint32_t)(32768u * tap_sum));
     const __m512i back_lo = _mm512_set1_epi32((int)(uint32_t)(32768u * tap_sum + VIF_MOMENT_HALF));
     const __m512i first = _mm512_setr_epi64(0, 1, 8, 9, 2, 3, 10, 11);
     const __m512i second = _mm512_setr_epi64(4, 5, 12, 13, 6, 7, 14, 15);
-    /* the flipped samples: n + fw - 1 <= VIF_BLOCK + VIF_MAX_TAPS - 1 of each
-     * row, rounded up to 32; a full step at b reads samples b .. b + 63, all
-     * inside that (b + 32 <= n < n + fw - 1, and b is a multiple of 32) */
-    _Alignas(64) uint16_t fl[VIF_N_ROWS][VIF_BLOCK + 64];
-    const unsigned len = n + fw - 1;
-    for (unsigned q = 0; q < VIF_N_ROWS; q++)
-        for (unsigned c = 0; c < len; c += 32) {
-            const __mmask32 m = len - c >= 32 ? 0xffffffffu : (__mmask32)((1u << (len - c)) - 1);
-            _mm512_store_si512((void *)(fl[q] + c), _mm512_xor_si512(
-                _mm512_maskz_loadu_epi16(m, row[q] + o + (int)c), flip));
-        }
     /* With VNNI, the tap words in registers: the empty asm keeps the
      * compiler from folding them back into broadcast loads (a step's nine
      * vpdpwssd then need no load beyond the samples'; 6% less time on Zen
@@ -319,9 +322,9 @@ vif_filter_rows_madd_avx512(uint32_t (*acc)[VIF_BLOCK], uint16_t *const *row, in
             /* the AVX2 form's even and odd columns (vif_filter_rows_madd_avx2),
              * sixteen of each */
             for (unsigned q = 0; q < VIF_N_ROWS; q++) {
-                const uint16_t *p = fl[q] + b;
-                const __m512i e0 = _mm512_load_si512((const void *)p);
-                const __m512i e1 = _mm512_load_si512((const void *)(p + 32));
+                const uint16_t *p = row[q] + o + (int)b;
+                const __m512i e0 = _mm512_loadu_si512((const void *)p);
+                const __m512i e1 = _mm512_loadu_si512((const void *)(p + 32));
                 /* the flips' 2^15 tap sum (and the half), added first */
                 const __m512i start = vif_low_half_row(q) ? back_lo : back;
                 const __m512i w0 = wv[0];
@@ -349,7 +352,7 @@ vif_filter_rows_madd_avx512(uint32_t (*acc)[VIF_BLOCK], uint16_t *const *row, in
         }
         const __mmask32 m = (__mmask32)((1u << (n - b)) - 1);
         for (unsigned q = 0; q < VIF_N_ROWS; q++) {
-            const uint16_t *p = fl[q] + b;
+            const uint16_t *p = row[q] + o + (int)b;
             const __m512i start = vif_low_half_row(q) ? back_lo : back;
             __m512i lo = _mm512_setzero_si512(), hi = _mm512_setzero_si512();
             for (unsigned t = 0; t < np; t++) {
@@ -381,12 +384,12 @@ vif_filter_rows_mullo_avx512(uint32_t (*acc)[VIF_BLOCK], uint16_t *const *row, i
         const __mmask16 m = n - b >= 16 ? 0xffff : (__mmask16)((1u << (n - b)) - 1);
         for (unsigned q = 0; q < VIF_N_ROWS; q++) {
             const uint16_t *p = row[q] + o + (int)b;
-            __m512i a = _mm512_mullo_epi32(_mm512_set1_epi32(taps[half]), load_u16x16(p + half, m));
+            __m512i a = _mm512_mullo_epi32(_mm512_set1_epi32(taps[half]), load_row_u16x16(p + half, m));
             if (vif_low_half_row(q)) a = _mm512_add_epi32(a, _mm512_set1_epi32(VIF_MOMENT_HALF));
             for (unsigned k = 0; k < half; k++)
                 a = _mm512_add_epi32(a, _mm512_mullo_epi32(_mm512_set1_epi32(taps[k]),
-                                                           _mm512_add_epi32(load_u16x16(p + k, m),
-                                                                            load_u16x16(p + fw - 1 - k, m))));
+                                                           _mm512_add_epi32(load_row_u16x16(p + k, m),
+                                                                            load_row_u16x16(p + fw - 1 - k, m))));
             _mm512_storeu_si512(acc[q] + b, a);
         }
     }
@@ -457,12 +460,12 @@ vif_put_stat_16(uint16_t *const *out, unsigned j, __mmask16 m, const VifSums16 *
     const __m512i v[5] = { round_shift32_16(s->m1, mu_shift), round_shift32_16(s->m2, mu_shift),
                            round_shift32_16(s->xx, sq_shift), round_shift32_16(s->yy, sq_shift),
                            round_shift32_16(s->xy, sq_shift) };
-    _mm256_mask_storeu_epi16(out[VIF_MU1] + j, m, _mm512_cvtepi32_epi16(v[0]));
-    _mm256_mask_storeu_epi16(out[VIF_MU2] + j, m, _mm512_cvtepi32_epi16(v[1]));
+    vif_put_row16(out[VIF_MU1] + j, m, _mm512_cvtepi32_epi16(v[0]));
+    vif_put_row16(out[VIF_MU2] + j, m, _mm512_cvtepi32_epi16(v[1]));
     for (int k = 0; k < 3; k++) {
         const unsigned lo = VIF_XX_LO + 2 * (unsigned)k;
-        _mm256_mask_storeu_epi16(out[lo] + j, m, _mm512_cvtepi32_epi16(v[2 + k]));
-        _mm256_mask_storeu_epi16(out[lo + 1] + j, m,
+        vif_put_row16(out[lo] + j, m, _mm512_cvtepi32_epi16(v[2 + k]));
+        vif_put_row16(out[lo + 1] + j, m,
                                  _mm512_cvtepi32_epi16(_mm512_srli_epi32(v[2 + k], 16)));
     }
 }
@@ -700,14 +703,14 @@ static void vif_stat_vertical_16_madd_avx512(uint16_t *const *out, const uint16_
             const __m512i xx = round_shift64_16(c[2], c[3], sq_shift);
             const __m512i yy = round_shift64_16(c[4], c[5], sq_shift);
             const __m512i cc = round_shift64_16(c[6], c[7], sq_shift);
-            _mm256_mask_storeu_epi16(out[VIF_MU1] + o, mh, _mm512_cvtepi32_epi16(round_shift32_16(c[0], mu_shift)));
-            _mm256_mask_storeu_epi16(out[VIF_MU2] + o, mh, _mm512_cvtepi32_epi16(round_shift32_16(c[1], mu_shift)));
-            _mm256_mask_storeu_epi16(out[VIF_XX_LO] + o, mh, _mm512_cvtepi32_epi16(xx));
-            _mm256_mask_storeu_epi16(out[VIF_XX_HI] + o, mh, _mm512_cvtepi32_epi16(_mm512_srli_epi32(xx, 16)));
-            _mm256_mask_storeu_epi16(out[VIF_YY_LO] + o, mh, _mm512_cvtepi32_epi16(yy));
-            _mm256_mask_storeu_epi16(out[VIF_YY_HI] + o, mh, _mm512_cvtepi32_epi16(_mm512_srli_epi32(yy, 16)));
-            _mm256_mask_storeu_epi16(out[VIF_XY_LO] + o, mh, _mm512_cvtepi32_epi16(cc));
-            _mm256_mask_storeu_epi16(out[VIF_XY_HI] + o, mh, _mm512_cvtepi32_epi16(_mm512_srli_epi32(cc, 16)));
+            vif_put_row16(out[VIF_MU1] + o, mh, _mm512_cvtepi32_epi16(round_shift32_16(c[0], mu_shift)));
+            vif_put_row16(out[VIF_MU2] + o, mh, _mm512_cvtepi32_epi16(round_shift32_16(c[1], mu_shift)));
+            vif_put_row16(out[VIF_XX_LO] + o, mh, _mm512_cvtepi32_epi16(xx));
+            vif_put_row16(out[VIF_XX_HI] + o, mh, _mm512_cvtepi32_epi16(_mm512_srli_epi32(xx, 16)));
+            vif_put_row16(out[VIF_YY_LO] + o, mh, _mm512_cvtepi32_epi16(yy));
+            vif_put_row16(out[VIF_YY_HI] + o, mh, _mm512_cvtepi32_epi16(_mm512_srli_epi32(yy, 16)));
+            vif_put_row16(out[VIF_XY_LO] + o, mh, _mm512_cvtepi32_epi16(cc));
+            vif_put_row16(out[VIF_XY_HI] + o, mh, _mm512_cvtepi32_epi16(_mm512_srli_epi32(cc, 16)));
         }
     }
 }
@@ -754,14 +757,14 @@ static void vif_stat_vertical_16_avx512(uint16_t *const *out, const uint16_t *re
         const __m512i xx = round_shift64_16(xl, xh, sq_shift);
         const __m512i yy = round_shift64_16(yl, yh, sq_shift);
         const __m512i cc = round_shift64_16(cl, ch, sq_shift);
-        _mm256_mask_storeu_epi16(out[VIF_MU1] + j, m, _mm512_cvtepi32_epi16(round_shift32_16(m1, mu_shift)));
-        _mm256_mask_storeu_epi16(out[VIF_MU2] + j, m, _mm512_cvtepi32_epi16(round_shift32_16(m2, mu_shift)));
-        _mm256_mask_storeu_epi16(out[VIF_XX_LO] + j, m, _mm512_cvtepi32_epi16(xx));
-        _mm256_mask_storeu_epi16(out[VIF_XX_HI] + j, m, _mm512_cvtepi32_epi16(_mm512_srli_epi32(xx, 16)));
-        _mm256_mask_storeu_epi16(out[VIF_YY_LO] + j, m, _mm512_cvtepi32_epi16(yy));
-        _mm256_mask_storeu_epi16(out[VIF_YY_HI] + j, m, _mm512_cvtepi32_epi16(_mm512_srli_epi32(yy, 16)));
-        _mm256_mask_storeu_epi16(out[VIF_XY_LO] + j, m, _mm512_cvtepi32_epi16(cc));
-        _mm256_mask_storeu_epi16(out[VIF_XY_HI] + j, m, _mm512_cvtepi32_epi16(_mm512_srli_epi32(cc, 16)));
+        vif_put_row16(out[VIF_MU1] + j, m, _mm512_cvtepi32_epi16(round_shift32_16(m1, mu_shift)));
+        vif_put_row16(out[VIF_MU2] + j, m, _mm512_cvtepi32_epi16(round_shift32_16(m2, mu_shift)));
+        vif_put_row16(out[VIF_XX_LO] + j, m, _mm512_cvtepi32_epi16(xx));
+        vif_put_row16(out[VIF_XX_HI] + j, m, _mm512_cvtepi32_epi16(_mm512_srli_epi32(xx, 16)));
+        vif_put_row16(out[VIF_YY_LO] + j, m, _mm512_cvtepi32_epi16(yy));
+        vif_put_row16(out[VIF_YY_HI] + j, m, _mm512_cvtepi32_epi16(_mm512_srli_epi32(yy, 16)));
+        vif_put_row16(out[VIF_XY_LO] + j, m, _mm512_cvtepi32_epi16(cc));
+        vif_put_row16(out[VIF_XY_HI] + j, m, _mm512_cvtepi32_epi16(_mm512_srli_epi32(cc, 16)));
     }
 }
 #define VIF_STAT_VERTICAL_16 vif_stat_vertical_16_avx512
@@ -1044,16 +1047,18 @@ static void vif_pixels_avx2(VifSums *row, uint32_t (*acc)[VIF_BLOCK], unsigned n
 }
 #define VIF_PIXELS vif_pixels_avx2
 
-static inline __m256i load_u16x8_(const uint16_t *p)
+/* eight values of a vertical-pass row (vif_row_get) in 32-bit lanes */
+static inline __m256i load_row_u16x8(const uint16_t *p)
 {
-    return _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)p));
+    return _mm256_cvtepu16_epi32(_mm_xor_si128(_mm_loadu_si128((const __m128i *)p),
+                                               _mm_set1_epi16((short)0x8000)));
 }
 
 /* vif_filter_rows, 16 columns a step with vpmaddwd. The samples are any
- * 16-bit values, so each is read as signed after its top bit is flipped
- * (v - 2^15); two taps (k, k + 1), each below 2^15 (every scale but the
- * last), multiply a pair of neighbouring samples in one 32-bit lane, whose
- * sum cannot overflow (both taps non-negative). The row total is then
+ * 16-bit values, stored with their top bit flipped (vif_row_put), so a word
+ * as loaded is the signed v - 2^15; two taps (k, k + 1), each below 2^15
+ * (every scale but the last), multiply a pair of neighbouring samples in one
+ * 32-bit lane, whose sum cannot overflow (both taps non-negative). The row total is then
  * sum t_k (v_k - 2^15) and 2^15 sum t_k is added back, modulo 2^32 as the C's
  * uint32 sum (which does not wrap: below 65535 * 2^16). A load at 2t pairs
  * the samples of taps 2t, 2t + 1 of the even columns, a load at 2t + 1 those
@@ -1068,7 +1073,6 @@ vif_filter_rows_madd_avx2(uint32_t (*acc)[VIF_BLOCK], uint16_t *const *row, int 
 {
     uint32_t words[(VIF_MAX_TAPS + 1) / 2], tap_sum;
     const unsigned np = vif_tap_pair_words(words, taps, fw, &tap_sum);
-    const __m256i flip = _mm256_set1_epi16((short)0x8000);
     const unsigned half = fw / 2, n16 = n & ~15u;
     for (unsigned q = 0; q < VIF_N_ROWS; q++) {
         const uint16_t *p = row[q] + o;
@@ -1088,8 +1092,8 @@ vif_filter_rows_madd_avx2(uint32_t (*acc)[VIF_BLOCK], uint16_t *const *row, int 
         for (unsigned b = 0; b < n16; b += 16) {
             __m256i ev = back;
             for (unsigned t = 0; t < np; t++)
-                ev = _mm256_add_epi32(ev, _mm256_madd_epi16(_mm256_xor_si256(
-                    _mm256_loadu_si256((const __m256i *)(p + b + 2 * t)), flip), wv[t]));
+                ev = _mm256_add_epi32(ev, _mm256_madd_epi16(
+                    _mm256_loadu_si256((const __m256i *)(p + b + 2 * t)), wv[t]));
             _mm256_storeu_si256((__m256i *)(acc[q] + b), ev);
         }
         /* odd ones from 2t + 1 in a second; an odd last tap's odd columns
@@ -1098,18 +1102,18 @@ vif_filter_rows_madd_avx2(uint32_t (*acc)[VIF_BLOCK], uint16_t *const *row, int 
         for (unsigned b = 0; b < n16; b += 16) {
             __m256i od = back;
             for (unsigned t = 0; t < np; t++) {
-                const __m256i x1 = 2 * t + 1 < fw ? _mm256_xor_si256(
-                    _mm256_loadu_si256((const __m256i *)(p + b + 2 * t + 1)), flip)
-                    : _mm256_srli_epi32(_mm256_xor_si256(
-                          _mm256_loadu_si256((const __m256i *)(p + b + 2 * t)), flip), 16);
+                const __m256i x1 = 2 * t + 1 < fw
+                    ? _mm256_loadu_si256((const __m256i *)(p + b + 2 * t + 1))
+                    : _mm256_srli_epi32(
+                          _mm256_loadu_si256((const __m256i *)(p + b + 2 * t)), 16);
                 od = _mm256_add_epi32(od, _mm256_madd_epi16(x1, wv[t]));
             }
             _mm256_storeu_si256((__m256i *)(acc[q] + b + 8), od);
         }
         for (unsigned b = n16; b < n; b++) { /* vif_filter_rows' integers */
-            uint32_t a = (uint32_t)taps[half] * p[b + half] + bias;
+            uint32_t a = (uint32_t)taps[half] * vif_row_get(p[b + half]) + bias;
             for (unsigned k = 0; k < half; k++)
-                a += (uint32_t)taps[k] * ((uint32_t)p[b + k] + p[b + fw - 1 - k]);
+                a += (uint32_t)taps[k] * (vif_row_get(p[b + k]) + vif_row_get(p[b + fw - 1 - k]));
             acc[q][b] = a;
         }
     }
@@ -1128,19 +1132,19 @@ vif_filter_rows_mullo_avx2(uint32_t (*acc)[VIF_BLOCK], uint16_t *const *row, int
         const uint32_t bias = vif_low_half_row(q) ? VIF_MOMENT_HALF : 0;
         for (unsigned b = 0; b < n8; b += 8) {
             __m256i a = _mm256_add_epi32(
-                _mm256_mullo_epi32(_mm256_set1_epi32(taps[half]), load_u16x8_(p + b + half)),
+                _mm256_mullo_epi32(_mm256_set1_epi32(taps[half]), load_row_u16x8(p + b + half)),
                 _mm256_set1_epi32((int)bias));
             for (unsigned k = 0; k < half; k++)
                 a = _mm256_add_epi32(
                     a, _mm256_mullo_epi32(_mm256_set1_epi32(taps[k]),
-                                          _mm256_add_epi32(load_u16x8_(p + b + k),
-                                                           load_u16x8_(p + b + fw - 1 - k))));
+                                          _mm256_add_epi32(load_row_u16x8(p + b + k),
+                                                           load_row_u16x8(p + b + fw - 1 - k))));
             _mm256_storeu_si256((__m256i *)(acc[q] + b), a);
         }
         for (unsigned b = n8; b < n; b++) { /* vif_filter_rows' integers */
-            uint32_t a = (uint32_t)taps[half] * p[b + half] + bias;
+            uint32_t a = (uint32_t)taps[half] * vif_row_get(p[b + half]) + bias;
             for (unsigned k = 0; k < half; k++)
-                a += (uint32_t)taps[k] * ((uint32_t)p[b + k] + p[b + fw - 1 - k]);
+                a += (uint32_t)taps[k] * (vif_row_get(p[b + k]) + vif_row_get(p[b + fw - 1 - k]));
             acc[q][b] = a;
         }
     }
@@ -1188,6 +1192,14 @@ static inline void store_u16x16(uint16_t *dst, __m256i lo, __m256i hi)
 {
     _mm256_storeu_si256((__m256i *)dst,
                         _mm256_permute4x64_epi64(_mm256_packus_epi32(lo, hi), 0xd8));
+}
+
+/* the same into a vertical-pass row (vif_row_put) */
+static inline void store_row_u16x16(uint16_t *dst, __m256i lo, __m256i hi)
+{
+    _mm256_storeu_si256((__m256i *)dst, _mm256_xor_si256(
+        _mm256_permute4x64_epi64(_mm256_packus_epi32(lo, hi), 0xd8),
+        _mm256_set1_epi16((short)0x8000)));
 }
 
 static inline __m256i round_shift32_8(__m256i v, unsigned shift)
@@ -1272,16 +1284,16 @@ static void vif_stat_vertical_8_avx2(uint16_t *const *out, const uint8_t *ref,
             sy[q] = round_shift32_8(yy[q], sq_shift);
             sc[q] = round_shift32_8(xy[q], sq_shift);
         }
-        store_u16x16(out[VIF_MU1] + j, round_shift32_8(m1[0], mu_shift),
+        store_row_u16x16(out[VIF_MU1] + j, round_shift32_8(m1[0], mu_shift),
                      round_shift32_8(m1[1], mu_shift));
-        store_u16x16(out[VIF_MU2] + j, round_shift32_8(m2[0], mu_shift),
+        store_row_u16x16(out[VIF_MU2] + j, round_shift32_8(m2[0], mu_shift),
                      round_shift32_8(m2[1], mu_shift));
-        store_u16x16(out[VIF_XX_LO] + j, _mm256_and_si256(sx[0], lo16), _mm256_and_si256(sx[1], lo16));
-        store_u16x16(out[VIF_XX_HI] + j, _mm256_srli_epi32(sx[0], 16), _mm256_srli_epi32(sx[1], 16));
-        store_u16x16(out[VIF_YY_LO] + j, _mm256_and_si256(sy[0], lo16), _mm256_and_si256(sy[1], lo16));
-        store_u16x16(out[VIF_YY_HI] + j, _mm256_srli_epi32(sy[0], 16), _mm256_srli_epi32(sy[1], 16));
-        store_u16x16(out[VIF_XY_LO] + j, _mm256_and_si256(sc[0], lo16), _mm256_and_si256(sc[1], lo16));
-        store_u16x16(out[VIF_XY_HI] + j, _mm256_srli_epi32(sc[0], 16), _mm256_srli_epi32(sc[1], 16));
+        store_row_u16x16(out[VIF_XX_LO] + j, _mm256_and_si256(sx[0], lo16), _mm256_and_si256(sx[1], lo16));
+        store_row_u16x16(out[VIF_XX_HI] + j, _mm256_srli_epi32(sx[0], 16), _mm256_srli_epi32(sx[1], 16));
+        store_row_u16x16(out[VIF_YY_LO] + j, _mm256_and_si256(sy[0], lo16), _mm256_and_si256(sy[1], lo16));
+        store_row_u16x16(out[VIF_YY_HI] + j, _mm256_srli_epi32(sy[0], 16), _mm256_srli_epi32(sy[1], 16));
+        store_row_u16x16(out[VIF_XY_LO] + j, _mm256_and_si256(sc[0], lo16), _mm256_and_si256(sc[1], lo16));
+        store_row_u16x16(out[VIF_XY_HI] + j, _mm256_srli_epi32(sc[0], 16), _mm256_srli_epi32(sc[1], 16));
     }
     if (w16 < w) {
         uint16_t *tail[VIF_N_ROWS];
@@ -1352,7 +1364,8 @@ static void vif_stat_vertical_16_madd_avx2(uint16_t *const *out, const uint16_t 
             sy[u] = round_shift64_8(s[4][u], s[5][u], sq_shift);
             sc[u] = round_shift64_8(s[6][u], s[7][u], sq_shift);
         }
-#define PUT(row, a, b) _mm256_storeu_si256((__m256i *)(out[row] + j), _mm256_packus_epi32(a, b))
+#define PUT(row, a, b) _mm256_storeu_si256((__m256i *)(out[row] + j), \
+    _mm256_xor_si256(_mm256_packus_epi32(a, b), _mm256_set1_epi16((short)0x8000)))
         /* a mean is cut to 16 bits as the C's cast: at scale 0 above 8 bits,
          * samples above the declared depth carry it past 16 bits */
         PUT(VIF_MU1, _mm256_and_si256(round_shift32_8(s[0][0], mu_shift), lo16),
@@ -1422,8 +1435,8 @@ static void vif_stat_vertical_16_avx2(uint16_t *const *out, const uint16_t *ref,
         _mm256_storeu_si256((__m256i *)a[7], ch);
         for (unsigned b = 0; b < 8; b++) {
             const unsigned jj = j + b;
-            out[VIF_MU1][jj] = (uint16_t)vif_round_shift32(a[0][b], mu_shift);
-            out[VIF_MU2][jj] = (uint16_t)vif_round_shift32(a[1][b], mu_shift);
+            out[VIF_MU1][jj] = vif_row_put(vif_round_shift32(a[0][b], mu_shift));
+            out[VIF_MU2][jj] = vif_row_put(vif_round_shift32(a[1][b], mu_shift));
             vif_put_split(out, VIF_XX_LO, jj,
                           vif_round_shift64(a[2][b] + ((uint64_t)a[3][b] << 16), sq_shift));
             vif_put_split(out, VIF_YY_LO, jj,
