@@ -1088,12 +1088,27 @@ vif_filter_rows_madd_avx2(uint32_t (*acc)[VIF_BLOCK], uint16_t *const *row, int 
             wv[t] = _mm256_set1_epi32((int)words[t]);
             __asm__("" : "+x"(wv[t]));
         }
-        /* even columns b + 2i from the loads at 2t, one pass over the block */
+        /* even columns b + 2i from samples b + 2t .., one pass over the block:
+         * two loads and byte shifts across them (vpalignr, with the middle
+         * 16 bytes from one lane permute) rather than a load at each 2t,
+         * half of which straddle two cache lines; the odd columns keep their
+         * loads, so that the shifts and the loads share the work */
         for (unsigned b = 0; b < n16; b += 16) {
-            __m256i ev = back;
-            for (unsigned t = 0; t < np; t++)
-                ev = _mm256_add_epi32(ev, _mm256_madd_epi16(
-                    _mm256_loadu_si256((const __m256i *)(p + b + 2 * t)), wv[t]));
+            const __m256i a0 = _mm256_loadu_si256((const __m256i *)(p + b));
+            const __m256i a1 = _mm256_loadu_si256((const __m256i *)(p + b + 16));
+            const __m256i mid = _mm256_permute2x128_si256(a0, a1, 0x21);
+            __m256i ev = _mm256_add_epi32(back, _mm256_madd_epi16(a0, wv[0]));
+#define VIF_EVEN_STEP(t)                                                                         \
+            if ((t) < np) {                                                                      \
+                const __m256i x = (t) < 4 ? _mm256_alignr_epi8(mid, a0, 4 * ((t) & 3))           \
+                                : (t) == 4 ? mid                                                 \
+                                : (t) < 8 ? _mm256_alignr_epi8(a1, mid, 4 * ((t) & 3)) : a1;     \
+                ev = _mm256_add_epi32(                                                           \
+                    ev, _mm256_madd_epi16(x, wv[(t) % ((VIF_MAX_TAPS + 1) / 2)]));               \
+            }
+            VIF_EVEN_STEP(1) VIF_EVEN_STEP(2) VIF_EVEN_STEP(3) VIF_EVEN_STEP(4)
+            VIF_EVEN_STEP(5) VIF_EVEN_STEP(6) VIF_EVEN_STEP(7) VIF_EVEN_STEP(8)
+#undef VIF_EVEN_STEP
             _mm256_storeu_si256((__m256i *)(acc[q] + b), ev);
         }
         /* odd ones from 2t + 1 in a second; an odd last tap's odd columns
