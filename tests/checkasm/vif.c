@@ -208,6 +208,43 @@ static void check_vif_pairs(unsigned w, int pat)
     free(a0.mem); free(a1.mem); free(b0.mem); free(b1.mem);
 }
 
+/* The 16-bit pair kernel (rows i and i + 1 in one call) against the C
+ * one-row kernel on each row, at every scale after 0: every pair of an
+ * h-row frame, the mirrored rows at both edges included. */
+static void check_vif_pairs16(unsigned w, int pat)
+{
+    const unsigned h = VIF_ROWS_H;
+    const size_t n = (size_t)w * h;
+    uint16_t *r16 = malloc(n * 2), *d16 = malloc(n * 2);
+    VifRows a0, a1, b0, b1;
+    if (!r16 || !d16 || vif_rows_alloc(&a0, w) || vif_rows_alloc(&a1, w) ||
+        vif_rows_alloc(&b0, w) || vif_rows_alloc(&b1, w)) {
+        fprintf(stderr, "out of memory\n");
+        exit(2);
+    }
+    checkasm_fill16(r16, n, pat, 16);
+    checkasm_fill16(d16, n, pat == PAT_ALT ? PAT_RANDOM : pat, 16);
+    char what[96];
+    for (unsigned scale = 1; scale < VIF_N_SCALES; scale++) {
+        const unsigned mu = vif_stat_mu_shift(scale, 16), sq = vif_stat_sq_shift(scale, 16);
+        for (unsigned i = 0; i + 1 < h; i++) {
+            memset(b0.mem, 0xa5, VIF_N_ROWS * vif_rows_len(w) * sizeof(uint16_t));
+            memset(b1.mem, 0xa5, VIF_N_ROWS * vif_rows_len(w) * sizeof(uint16_t));
+            ref_k.stat_vertical_16(a0.row, r16, 2 * w, d16, 2 * w, w, h, i, scale, mu, sq);
+            ref_k.stat_vertical_16(a1.row, r16, 2 * w, d16, 2 * w, w, h, i + 1, scale, mu, sq);
+            cur_k.stat_vertical_16x2(b0.row, b1.row, r16, 2 * w, d16, 2 * w, w, h, i, scale, mu,
+                                     sq);
+            checkasm_checked();
+            snprintf(what, sizeof(what), "vif stat_vertical_16x2 scale %u w %u rows %u, %u",
+                     scale, w, i, i + 1);
+            if (!vif_rows_equal(&a0, &b0, w) || !vif_rows_equal(&a1, &b1, w))
+                checkasm_fail(what, "rows differ");
+        }
+    }
+    free(r16); free(d16);
+    free(a0.mem); free(a1.mem); free(b0.mem); free(b1.mem);
+}
+
 /* The statistic alone on vertical-pass rows of random 16-bit values, many
  * rows of 1920: a moment's rounding (its horizontal sum + 2^15, >> 16) meets
  * a sum whose low 16 bits are exactly 0x8000 about once in 65536 pixels, and
@@ -261,6 +298,10 @@ void checkasm_check_vif(void)
         for (int pat = 0; pat < N_PAT; pat++)
             if (pat == PAT_RANDOM || w % 7 == 0) check_vif_pairs(w, pat);
     check_vif_pairs(1920, PAT_RANDOM);
+    for (unsigned w = 1; w <= 70; w++)
+        for (int pat = 0; pat < N_PAT; pat++)
+            if (pat == PAT_RANDOM || w % 7 == 0) check_vif_pairs16(w, pat);
+    check_vif_pairs16(960, PAT_RANDOM);
     check_vif_stat_rounding();
     static const char *const features[] = { "vif=debug=true", NULL };
     static const unsigned sizes[][2] = { { 33, 33 }, { 34, 35 }, { 64, 48 }, { 97, 41 },
@@ -283,9 +324,10 @@ typedef struct VifBench {
     VifLog2 log2;
 } VifBench;
 
-enum { K_SV8, K_SV8X2, K_SV16, K_SH0, K_SH1, K_DV, K_DH, N_BENCH };
+enum { K_SV8, K_SV8X2, K_SV16, K_SV16X2, K_SH0, K_SH1, K_DV, K_DH, N_BENCH };
 static const char *const bench_names[N_BENCH] = {
-    "vif stat_vertical_8", "vif stat_vertical_8x2 (two rows, low-pass)", "vif stat_vertical_16 (scale 1)", "vif stat_horizontal (scale 0)",
+    "vif stat_vertical_8", "vif stat_vertical_8x2 (two rows, low-pass)", "vif stat_vertical_16 (scale 1)",
+    "vif stat_vertical_16x2 (scale 1, two rows)", "vif stat_horizontal (scale 0)",
     "vif stat_horizontal (scale 1)", "vif down_vertical (8-bit)", "vif down_horizontal",
 };
 
@@ -305,6 +347,10 @@ static void bench_call(void *arg, const void *set)
         break;
     case K_SV16:
         v->stat_vertical_16(b->scratch.row, b->r16, 2 * w, b->d16, 2 * w, w, h, h / 2, 1, 16, 16);
+        break;
+    case K_SV16X2:
+        v->stat_vertical_16x2(b->scratch.row, b->rows2.row, b->r16, 2 * w, b->d16, 2 * w, w, h,
+                              h / 2, 1, 16, 16);
         break;
     case K_SH0: v->stat_horizontal(b->rows.row, w, 0, &b->log2, 100.0, &sums); break;
     case K_SH1: v->stat_horizontal(b->rows.row, w, 1, &b->log2, 100.0, &sums); break;

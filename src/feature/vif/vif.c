@@ -51,7 +51,7 @@ const char *const tvmaf_vif_provided[VIF_N_KEYS + 1] = {
  * the vertical passes, and the statistic's sums of the bands it ran. */
 typedef struct VifSlot {
     uint16_t *row[VIF_N_ROWS];
-    uint16_t *row2[VIF_N_ROWS]; /* the next output row's, for the 8-bit pair kernel */
+    uint16_t *row2[VIF_N_ROWS]; /* the next output row's, for the pair kernels */
     uint16_t *drow[2];          /* the low-pass rows the 8-bit pair kernel adds */
     VifSums sums;
     char pad[64]; /* slots written by different threads on separate lines */
@@ -122,7 +122,7 @@ static void downsample(const VifState *s, uint16_t *const *row, unsigned src, co
 /* ---- statistic ---------------------------------------------------------- */
 
 /* The statistic of rows [i0, i1) of one scale, added into *sums, with the
- * rows of one slot (row2, drow: 8-bit samples only). `is8`: 8-bit samples
+ * rows of one slot (row2 for the pair kernels; drow: 8-bit samples only). `is8`: 8-bit samples
  * (scale 0 of 8-bit input only). `down` (is8 only, i0 even): also scale 1's
  * rows i / 2 for the even rows i of the range, which the pair kernel's sample
  * rows already hold. */
@@ -152,6 +152,20 @@ static void statistic(const VifState *s, VifSlot *sl, unsigned scale, const void
             if (dn)
                 down_row(s, sl->drow[0], sl->drow[1], 0, ref, ref_stride, dis, dis_stride, true,
                          i / 2, true);
+        }
+    }
+    if (!is8) {
+        /* two rows a call: a level's pair kernel forms each sample row's
+         * products once for both */
+        for (; i + 1 < i1; i += 2) {
+            s->k.stat_vertical_16x2(row, row2, ref, ref_stride, dis, dis_stride, w, h, i, scale,
+                                    mu_shift, sq_shift);
+            for (unsigned q = 0; q < VIF_N_ROWS; q++) {
+                pad_row(row[q], w, half);
+                pad_row(row2[q], w, half);
+            }
+            s->k.stat_horizontal(row, w, scale, &s->log2, s->p.gain_limit, sums);
+            s->k.stat_horizontal(row2, w, scale, &s->log2, s->p.gain_limit, sums);
         }
     }
     for (; i < i1; i++) {

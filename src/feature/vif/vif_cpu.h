@@ -133,6 +133,11 @@ typedef struct VifKernels {
     void (*stat_vertical_16)(uint16_t *const *out, const uint16_t *ref, ptrdiff_t ref_stride,
                              const uint16_t *dis, ptrdiff_t dis_stride, unsigned w, unsigned h,
                              unsigned i, unsigned scale, unsigned mu_shift, unsigned sq_shift);
+    /* ... output rows i and i + 1 at once (i + 1 < h) into out0 and out1 */
+    void (*stat_vertical_16x2)(uint16_t *const *out0, uint16_t *const *out1,
+                               const uint16_t *ref, ptrdiff_t ref_stride, const uint16_t *dis,
+                               ptrdiff_t dis_stride, unsigned w, unsigned h, unsigned i,
+                               unsigned scale, unsigned mu_shift, unsigned sq_shift);
     /* statistic, horizontal pass and per-pixel terms of one row of padded
      * vertical-pass rows, added into *sums */
     void (*stat_horizontal)(uint16_t *const *row, unsigned w, unsigned scale,
@@ -397,8 +402,9 @@ static __attribute__((unused)) void vif_down_horizontal(uint16_t *out_r, uint16_
  * A set's table, for the end of the file that instantiates it (with
  * VIF_KERNELS_SET defined), after its level's kernels: a level replaces a
  * kernel by defining its name (VIF_STAT_VERTICAL_8, ...) to its own; the
- * others are the C kernels. The pair kernel, unless a level has its own, is
- * two calls of the set's one-row kernel and one of its low-pass kernel.
+ * others are the C kernels. The pair kernels, unless a level has its own,
+ * are two calls of the set's one-row kernel (and, for 8-bit samples, one of
+ * its low-pass kernel).
  */
 #if defined(VIF_KERNELS_SET) && !defined(TVMAF_VIF_KERNELS_SET_H)
 #define TVMAF_VIF_KERNELS_SET_H
@@ -432,8 +438,22 @@ static void vif_stat_vertical_8x2(uint16_t *const *out0, uint16_t *const *out1,
 #define VIF_STAT_VERTICAL_8X2 vif_stat_vertical_8x2
 #endif
 
+#ifndef VIF_STAT_VERTICAL_16X2
+static void vif_stat_vertical_16x2(uint16_t *const *out0, uint16_t *const *out1,
+                                   const uint16_t *ref, ptrdiff_t ref_stride, const uint16_t *dis,
+                                   ptrdiff_t dis_stride, unsigned w, unsigned h, unsigned i,
+                                   unsigned scale, unsigned mu_shift, unsigned sq_shift)
+{
+    VIF_STAT_VERTICAL_16(out0, ref, ref_stride, dis, dis_stride, w, h, i, scale, mu_shift,
+                         sq_shift);
+    VIF_STAT_VERTICAL_16(out1, ref, ref_stride, dis, dis_stride, w, h, i + 1, scale, mu_shift,
+                         sq_shift);
+}
+#define VIF_STAT_VERTICAL_16X2 vif_stat_vertical_16x2
+#endif
+
 #define VIF_KERNELS_INIT { VIF_STAT_VERTICAL_8, VIF_STAT_VERTICAL_8X2, VIF_STAT_VERTICAL_16, \
-                           vif_stat_horizontal, \
+                           VIF_STAT_VERTICAL_16X2, vif_stat_horizontal, \
                            VIF_DOWN_VERTICAL, VIF_DOWN_HORIZONTAL }
 
 #endif /* VIF_KERNELS_SET */

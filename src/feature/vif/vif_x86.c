@@ -769,6 +769,103 @@ static void vif_stat_vertical_16_avx512(uint16_t *const *out, const uint16_t *re
 }
 #define VIF_STAT_VERTICAL_16 vif_stat_vertical_16_avx512
 
+/*
+ * vif_stat_vertical_16_madd_avx512 for rows i and i + 1, 16 columns a step:
+ * the sample rows paired as the 8-bit pair kernel pairs them
+ * (vif_rows_8x2: (s_0, s_1) .. (s_fw-1, s_fw), row i's taps (c_2p, c_2p+1)
+ * with c_fw = 0, row i + 1's (c_2p-1, c_2p) with c_-1 = 0), each pair's
+ * products and flips formed once for both rows. A quantity's two sample rows
+ * are interleaved word by word with two in-lane unpacks, which leave the
+ * sums' 128-bit lanes in the column order 0-3, 8-11, 4-7, 12-15, put back
+ * once per step (one vpermt2w per quantity and pair took longer on Zen 4).
+ * The sums are the one-row kernel's, term for term plus zeros.
+ */
+static void vif_stat_vertical_16x2_madd_avx512(uint16_t *const *out0, uint16_t *const *out1,
+                                               const uint16_t *const *pr,
+                                               const uint16_t *const *pd, const uint32_t *wa,
+                                               const uint32_t *wb, unsigned np, uint32_t tap_sum,
+                                               unsigned w, unsigned mu_shift, unsigned sq_shift)
+{
+    const __m512i flip = _mm512_set1_epi16((short)0x8000);
+    const __m512i back = _mm512_set1_epi32((int)(uint32_t)(32768u * tap_sum));
+    for (unsigned j = 0; j < w; j += 16) {
+        const __mmask16 m = w - j >= 16 ? 0xffff : (__mmask16)((1u << (w - j)) - 1);
+        __m512i sa[VIF_N_ROWS], sb[VIF_N_ROWS];
+        for (unsigned q = 0; q < VIF_N_ROWS; q++) sa[q] = sb[q] = back;
+        for (unsigned p = 0; p < np; p++) {
+            __m256i v[2][VIF_N_ROWS];
+            for (int r = 0; r < 2; r++) {
+                const __m256i x = _mm256_maskz_loadu_epi16(m, pr[2 * p + (unsigned)r] + j);
+                const __m256i y = _mm256_maskz_loadu_epi16(m, pd[2 * p + (unsigned)r] + j);
+                v[r][0] = x;
+                v[r][1] = y;
+                v[r][2] = _mm256_mullo_epi16(x, x);
+                v[r][3] = _mm256_mulhi_epu16(x, x);
+                v[r][4] = _mm256_mullo_epi16(y, y);
+                v[r][5] = _mm256_mulhi_epu16(y, y);
+                v[r][6] = _mm256_mullo_epi16(x, y);
+                v[r][7] = _mm256_mulhi_epu16(x, y);
+            }
+            const __m512i ca = _mm512_set1_epi32((int)wa[p]), cb = _mm512_set1_epi32((int)wb[p]);
+            for (unsigned q = 0; q < VIF_N_ROWS; q++) {
+                const __m512i z = _mm512_xor_si512(_mm512_inserti64x4(
+                    _mm512_castsi256_si512(_mm256_unpacklo_epi16(v[0][q], v[1][q])),
+                    _mm256_unpackhi_epi16(v[0][q], v[1][q]), 1), flip);
+                sa[q] = tvmaf_dpwssd512(sa[q], z, ca);
+                sb[q] = tvmaf_dpwssd512(sb[q], z, cb);
+            }
+        }
+        for (int r = 0; r < 2; r++) {
+            uint16_t *const *out = r ? out1 : out0;
+            __m512i c[VIF_N_ROWS];
+            for (unsigned q = 0; q < VIF_N_ROWS; q++)
+                c[q] = _mm512_shuffle_i64x2(r ? sb[q] : sa[q], r ? sb[q] : sa[q],
+                                            _MM_SHUFFLE(3, 1, 2, 0));
+            const __m512i xx = round_shift64_16(c[2], c[3], sq_shift);
+            const __m512i yy = round_shift64_16(c[4], c[5], sq_shift);
+            const __m512i cc = round_shift64_16(c[6], c[7], sq_shift);
+            vif_put_row16(out[VIF_MU1] + j, m, _mm512_cvtepi32_epi16(round_shift32_16(c[0], mu_shift)));
+            vif_put_row16(out[VIF_MU2] + j, m, _mm512_cvtepi32_epi16(round_shift32_16(c[1], mu_shift)));
+            vif_put_row16(out[VIF_XX_LO] + j, m, _mm512_cvtepi32_epi16(xx));
+            vif_put_row16(out[VIF_XX_HI] + j, m, _mm512_cvtepi32_epi16(_mm512_srli_epi32(xx, 16)));
+            vif_put_row16(out[VIF_YY_LO] + j, m, _mm512_cvtepi32_epi16(yy));
+            vif_put_row16(out[VIF_YY_HI] + j, m, _mm512_cvtepi32_epi16(_mm512_srli_epi32(yy, 16)));
+            vif_put_row16(out[VIF_XY_LO] + j, m, _mm512_cvtepi32_epi16(cc));
+            vif_put_row16(out[VIF_XY_HI] + j, m, _mm512_cvtepi32_epi16(_mm512_srli_epi32(cc, 16)));
+        }
+    }
+}
+
+static void vif_stat_vertical_16x2_avx512(uint16_t *const *out0, uint16_t *const *out1,
+                                          const uint16_t *ref, ptrdiff_t ref_stride,
+                                          const uint16_t *dis, ptrdiff_t dis_stride, unsigned w,
+                                          unsigned h, unsigned i, unsigned scale,
+                                          unsigned mu_shift, unsigned sq_shift)
+{
+    const unsigned fw = vif_filter_width[scale];
+    const uint16_t *taps = vif_filter_taps[scale];
+    if (fw <= 3) { /* scale 3's centre tap is not below 2^15: the one-row form */
+        vif_stat_vertical_16_avx512(out0, ref, ref_stride, dis, dis_stride, w, h, i, scale,
+                                    mu_shift, sq_shift);
+        vif_stat_vertical_16_avx512(out1, ref, ref_stride, dis, dis_stride, w, h, i + 1, scale,
+                                    mu_shift, sq_shift);
+        return;
+    }
+    const uint16_t *pr[VIF_MAX_TAPS + 1], *pd[VIF_MAX_TAPS + 1];
+    for (unsigned k = 0; k <= fw; k++) {
+        const int r = k < fw ? vif_tap_row(i, k, fw, h) : vif_tap_row(i + 1, fw - 1, fw, h);
+        pr[k] = (const uint16_t *)((const char *)ref + r * ref_stride);
+        pd[k] = (const uint16_t *)((const char *)dis + r * dis_stride);
+    }
+    uint32_t wa[(VIF_MAX_TAPS + 1) / 2], wb[(VIF_MAX_TAPS + 1) / 2], tap_sum;
+    const unsigned np = vif_tap_pair_words(wa, taps, fw, &tap_sum);
+    for (unsigned p = 0; p < np; p++)
+        wb[p] = (uint32_t)(p ? taps[2 * p - 1] : 0) | (uint32_t)taps[2 * p] << 16;
+    vif_stat_vertical_16x2_madd_avx512(out0, out1, pr, pd, wa, wb, np, tap_sum, w, mu_shift,
+                                       sq_shift);
+}
+#define VIF_STAT_VERTICAL_16X2 vif_stat_vertical_16x2_avx512
+
 /* vif_down_vertical, 16 columns a step, both sums in registers. */
 static void vif_down_vertical_avx512(uint16_t *out_r, uint16_t *out_d, const void *ref,
                                      ptrdiff_t ref_stride, const void *dis, ptrdiff_t dis_stride,
