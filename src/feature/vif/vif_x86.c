@@ -649,6 +649,26 @@ static inline __m512i round_shift64_16(__m512i lo, __m512i hi, unsigned shift)
                                              _mm_cvtsi32_si128((int)shift)));
 }
 
+/* The eight 32-bit sums of a 16-bit vertical pass at 16 columns (j, mask
+ * m: the means, then each moment's low- and high-half sums), rounded,
+ * shifted and stored as the eight rows (vif_stat_vertical_16's steps). */
+static inline __attribute__((always_inline)) void
+vif_put_stat16_split(uint16_t *const *out, unsigned j, __mmask16 m, const __m512i c[VIF_N_ROWS],
+                     unsigned mu_shift, unsigned sq_shift)
+{
+    const __m512i xx = round_shift64_16(c[2], c[3], sq_shift);
+    const __m512i yy = round_shift64_16(c[4], c[5], sq_shift);
+    const __m512i cc = round_shift64_16(c[6], c[7], sq_shift);
+    vif_put_row16(out[VIF_MU1] + j, m, _mm512_cvtepi32_epi16(round_shift32_16(c[0], mu_shift)));
+    vif_put_row16(out[VIF_MU2] + j, m, _mm512_cvtepi32_epi16(round_shift32_16(c[1], mu_shift)));
+    vif_put_row16(out[VIF_XX_LO] + j, m, _mm512_cvtepi32_epi16(xx));
+    vif_put_row16(out[VIF_XX_HI] + j, m, _mm512_cvtepi32_epi16(_mm512_srli_epi32(xx, 16)));
+    vif_put_row16(out[VIF_YY_LO] + j, m, _mm512_cvtepi32_epi16(yy));
+    vif_put_row16(out[VIF_YY_HI] + j, m, _mm512_cvtepi32_epi16(_mm512_srli_epi32(yy, 16)));
+    vif_put_row16(out[VIF_XY_LO] + j, m, _mm512_cvtepi32_epi16(cc));
+    vif_put_row16(out[VIF_XY_HI] + j, m, _mm512_cvtepi32_epi16(_mm512_srli_epi32(cc, 16)));
+}
+
 /* vif_stat_vertical_16 where every tap is below 2^15 (filters wider than 3),
  * 32 columns a step: the AVX2 form's arithmetic (vif_stat_vertical_16_madd_avx2
  * below: 16-bit product halves, vpmaddwd over pairs of rows with the top bits
@@ -699,18 +719,7 @@ static void vif_stat_vertical_16_madd_avx512(uint16_t *const *out, const uint16_
             __m512i c[VIF_N_ROWS];
             for (unsigned q = 0; q < VIF_N_ROWS; q++)
                 c[q] = _mm512_permutex2var_epi64(s[q][0], order[h], s[q][1]);
-            const unsigned o = j + 16 * (unsigned)h;
-            const __m512i xx = round_shift64_16(c[2], c[3], sq_shift);
-            const __m512i yy = round_shift64_16(c[4], c[5], sq_shift);
-            const __m512i cc = round_shift64_16(c[6], c[7], sq_shift);
-            vif_put_row16(out[VIF_MU1] + o, mh, _mm512_cvtepi32_epi16(round_shift32_16(c[0], mu_shift)));
-            vif_put_row16(out[VIF_MU2] + o, mh, _mm512_cvtepi32_epi16(round_shift32_16(c[1], mu_shift)));
-            vif_put_row16(out[VIF_XX_LO] + o, mh, _mm512_cvtepi32_epi16(xx));
-            vif_put_row16(out[VIF_XX_HI] + o, mh, _mm512_cvtepi32_epi16(_mm512_srli_epi32(xx, 16)));
-            vif_put_row16(out[VIF_YY_LO] + o, mh, _mm512_cvtepi32_epi16(yy));
-            vif_put_row16(out[VIF_YY_HI] + o, mh, _mm512_cvtepi32_epi16(_mm512_srli_epi32(yy, 16)));
-            vif_put_row16(out[VIF_XY_LO] + o, mh, _mm512_cvtepi32_epi16(cc));
-            vif_put_row16(out[VIF_XY_HI] + o, mh, _mm512_cvtepi32_epi16(_mm512_srli_epi32(cc, 16)));
+            vif_put_stat16_split(out, j + 16 * (unsigned)h, mh, c, mu_shift, sq_shift);
         }
     }
 }
@@ -754,17 +763,8 @@ static void vif_stat_vertical_16_avx512(uint16_t *const *out, const uint16_t *re
             cl = _mm512_add_epi32(cl, _mm512_mullo_epi32(c, _mm512_and_si512(xy, lo16)));
             ch = _mm512_add_epi32(ch, _mm512_mullo_epi32(c, _mm512_srli_epi32(xy, 16)));
         }
-        const __m512i xx = round_shift64_16(xl, xh, sq_shift);
-        const __m512i yy = round_shift64_16(yl, yh, sq_shift);
-        const __m512i cc = round_shift64_16(cl, ch, sq_shift);
-        vif_put_row16(out[VIF_MU1] + j, m, _mm512_cvtepi32_epi16(round_shift32_16(m1, mu_shift)));
-        vif_put_row16(out[VIF_MU2] + j, m, _mm512_cvtepi32_epi16(round_shift32_16(m2, mu_shift)));
-        vif_put_row16(out[VIF_XX_LO] + j, m, _mm512_cvtepi32_epi16(xx));
-        vif_put_row16(out[VIF_XX_HI] + j, m, _mm512_cvtepi32_epi16(_mm512_srli_epi32(xx, 16)));
-        vif_put_row16(out[VIF_YY_LO] + j, m, _mm512_cvtepi32_epi16(yy));
-        vif_put_row16(out[VIF_YY_HI] + j, m, _mm512_cvtepi32_epi16(_mm512_srli_epi32(yy, 16)));
-        vif_put_row16(out[VIF_XY_LO] + j, m, _mm512_cvtepi32_epi16(cc));
-        vif_put_row16(out[VIF_XY_HI] + j, m, _mm512_cvtepi32_epi16(_mm512_srli_epi32(cc, 16)));
+        const __m512i c[VIF_N_ROWS] = { m1, m2, xl, xh, yl, yh, cl, ch };
+        vif_put_stat16_split(out, j, m, c, mu_shift, sq_shift);
     }
 }
 #define VIF_STAT_VERTICAL_16 vif_stat_vertical_16_avx512
@@ -821,17 +821,7 @@ static void vif_stat_vertical_16x2_madd_avx512(uint16_t *const *out0, uint16_t *
             for (unsigned q = 0; q < VIF_N_ROWS; q++)
                 c[q] = _mm512_shuffle_i64x2(r ? sb[q] : sa[q], r ? sb[q] : sa[q],
                                             _MM_SHUFFLE(3, 1, 2, 0));
-            const __m512i xx = round_shift64_16(c[2], c[3], sq_shift);
-            const __m512i yy = round_shift64_16(c[4], c[5], sq_shift);
-            const __m512i cc = round_shift64_16(c[6], c[7], sq_shift);
-            vif_put_row16(out[VIF_MU1] + j, m, _mm512_cvtepi32_epi16(round_shift32_16(c[0], mu_shift)));
-            vif_put_row16(out[VIF_MU2] + j, m, _mm512_cvtepi32_epi16(round_shift32_16(c[1], mu_shift)));
-            vif_put_row16(out[VIF_XX_LO] + j, m, _mm512_cvtepi32_epi16(xx));
-            vif_put_row16(out[VIF_XX_HI] + j, m, _mm512_cvtepi32_epi16(_mm512_srli_epi32(xx, 16)));
-            vif_put_row16(out[VIF_YY_LO] + j, m, _mm512_cvtepi32_epi16(yy));
-            vif_put_row16(out[VIF_YY_HI] + j, m, _mm512_cvtepi32_epi16(_mm512_srli_epi32(yy, 16)));
-            vif_put_row16(out[VIF_XY_LO] + j, m, _mm512_cvtepi32_epi16(cc));
-            vif_put_row16(out[VIF_XY_HI] + j, m, _mm512_cvtepi32_epi16(_mm512_srli_epi32(cc, 16)));
+            vif_put_stat16_split(out, j, m, c, mu_shift, sq_shift);
         }
     }
 }
