@@ -9,6 +9,22 @@
 #include "core/cpu.h"
 #include "feature/vif/vif_cpu.h"
 
+/* The eight quantities of a 16-bit vertical pass, from samples x and y, in
+ * the rows' order (VIF_MU1 .. VIF_XY_HI): the samples, then the low and high
+ * halves of x^2, y^2 and xy (MULLO, MULHI: the level's 16-bit multiplies,
+ * the high one unsigned). */
+#define VIF_QUANTITIES16(v, x, y, MULLO, MULHI)                                                  \
+    do {                                                                                         \
+        (v)[0] = (x);                                                                            \
+        (v)[1] = (y);                                                                            \
+        (v)[2] = MULLO((x), (x));                                                                \
+        (v)[3] = MULHI((x), (x));                                                                \
+        (v)[4] = MULLO((y), (y));                                                                \
+        (v)[5] = MULHI((y), (y));                                                                \
+        (v)[6] = MULLO((x), (y));                                                                \
+        (v)[7] = MULHI((x), (y));                                                                \
+    } while (0)
+
 /* The 8-bit vertical pass's taps for vpmaddwd, at either level: pairs
  * (k, k + 1) as the 16-bit halves of one 32-bit word, an odd last tap paired
  * with a zero; *tap_sum is the sum of the taps. Every tap of scale 0 is below
@@ -696,14 +712,7 @@ static void vif_stat_vertical_16_madd_avx512(uint16_t *const *out, const uint16_
             for (int r = 0; r < 2; r++) {
                 const __m512i x = _mm512_maskz_loadu_epi16(m, pr[k[r]] + j);
                 const __m512i y = _mm512_maskz_loadu_epi16(m, pd[k[r]] + j);
-                v[r][0] = x;
-                v[r][1] = y;
-                v[r][2] = _mm512_mullo_epi16(x, x);
-                v[r][3] = _mm512_mulhi_epu16(x, x);
-                v[r][4] = _mm512_mullo_epi16(y, y);
-                v[r][5] = _mm512_mulhi_epu16(y, y);
-                v[r][6] = _mm512_mullo_epi16(x, y);
-                v[r][7] = _mm512_mulhi_epu16(x, y);
+                VIF_QUANTITIES16(v[r], x, y, _mm512_mullo_epi16, _mm512_mulhi_epu16);
                 for (unsigned q = 0; q < VIF_N_ROWS; q++) v[r][q] = _mm512_xor_si512(v[r][q], flip);
             }
             for (unsigned q = 0; q < VIF_N_ROWS; q++) {
@@ -797,14 +806,7 @@ static void vif_stat_vertical_16x2_madd_avx512(uint16_t *const *out0, uint16_t *
             for (int r = 0; r < 2; r++) {
                 const __m256i x = _mm256_maskz_loadu_epi16(m, pr[2 * p + (unsigned)r] + j);
                 const __m256i y = _mm256_maskz_loadu_epi16(m, pd[2 * p + (unsigned)r] + j);
-                v[r][0] = x;
-                v[r][1] = y;
-                v[r][2] = _mm256_mullo_epi16(x, x);
-                v[r][3] = _mm256_mulhi_epu16(x, x);
-                v[r][4] = _mm256_mullo_epi16(y, y);
-                v[r][5] = _mm256_mulhi_epu16(y, y);
-                v[r][6] = _mm256_mullo_epi16(x, y);
-                v[r][7] = _mm256_mulhi_epu16(x, y);
+                VIF_QUANTITIES16(v[r], x, y, _mm256_mullo_epi16, _mm256_mulhi_epu16);
             }
             const __m512i ca = _mm512_set1_epi32((int)wa[p]), cb = _mm512_set1_epi32((int)wb[p]);
             for (unsigned q = 0; q < VIF_N_ROWS; q++) {
@@ -1438,14 +1440,7 @@ static void vif_stat_vertical_16_madd_avx2(uint16_t *const *out, const uint16_t 
             for (int r = 0; r < 2; r++) {
                 const __m256i x = _mm256_loadu_si256((const __m256i *)(pr[k[r]] + j));
                 const __m256i y = _mm256_loadu_si256((const __m256i *)(pd[k[r]] + j));
-                v[r][0] = x;
-                v[r][1] = y;
-                v[r][2] = _mm256_mullo_epi16(x, x);
-                v[r][3] = _mm256_mulhi_epu16(x, x);
-                v[r][4] = _mm256_mullo_epi16(y, y);
-                v[r][5] = _mm256_mulhi_epu16(y, y);
-                v[r][6] = _mm256_mullo_epi16(x, y);
-                v[r][7] = _mm256_mulhi_epu16(x, y);
+                VIF_QUANTITIES16(v[r], x, y, _mm256_mullo_epi16, _mm256_mulhi_epu16);
                 for (unsigned q = 0; q < VIF_N_ROWS; q++) v[r][q] = _mm256_xor_si256(v[r][q], flip);
             }
             for (unsigned q = 0; q < VIF_N_ROWS; q++) {
