@@ -209,8 +209,9 @@ static void check_vif_pairs(unsigned w, int pat)
 }
 
 /* The 16-bit pair kernel (rows i and i + 1 in one call) against the C
- * one-row kernel on each row, at every scale after 0: every pair of an
- * h-row frame, the mirrored rows at both edges included. */
+ * one-row kernel on each row: scale 0 of 10- and 16-bit input and every
+ * scale after 0, every pair of an h-row frame, the mirrored rows at both
+ * edges included. */
 static void check_vif_pairs16(unsigned w, int pat)
 {
     const unsigned h = VIF_ROWS_H;
@@ -222,11 +223,14 @@ static void check_vif_pairs16(unsigned w, int pat)
         fprintf(stderr, "out of memory\n");
         exit(2);
     }
-    checkasm_fill16(r16, n, pat, 16);
-    checkasm_fill16(d16, n, pat == PAT_ALT ? PAT_RANDOM : pat, 16);
     char what[96];
-    for (unsigned scale = 1; scale < VIF_N_SCALES; scale++) {
-        const unsigned mu = vif_stat_mu_shift(scale, 16), sq = vif_stat_sq_shift(scale, 16);
+    /* scale 0 at 10 and 16 bits, then scales 1..3 (16-bit samples) */
+    static const unsigned runs[][2] = { { 0, 10 }, { 0, 16 }, { 1, 16 }, { 2, 16 }, { 3, 16 } };
+    for (unsigned run = 0; run < sizeof(runs) / sizeof(runs[0]); run++) {
+        const unsigned scale = runs[run][0], bpc = runs[run][1];
+        checkasm_fill16(r16, n, pat, bpc);
+        checkasm_fill16(d16, n, pat == PAT_ALT ? PAT_RANDOM : pat, bpc);
+        const unsigned mu = vif_stat_mu_shift(scale, bpc), sq = vif_stat_sq_shift(scale, bpc);
         for (unsigned i = 0; i + 1 < h; i++) {
             memset(b0.mem, 0xa5, VIF_N_ROWS * vif_rows_len(w) * sizeof(uint16_t));
             memset(b1.mem, 0xa5, VIF_N_ROWS * vif_rows_len(w) * sizeof(uint16_t));
@@ -235,8 +239,8 @@ static void check_vif_pairs16(unsigned w, int pat)
             cur_k.stat_vertical_16x2(b0.row, b1.row, r16, 2 * w, d16, 2 * w, w, h, i, scale, mu,
                                      sq);
             checkasm_checked();
-            snprintf(what, sizeof(what), "vif stat_vertical_16x2 scale %u w %u rows %u, %u",
-                     scale, w, i, i + 1);
+            snprintf(what, sizeof(what), "vif stat_vertical_16x2 scale %u bpc %u w %u rows %u, %u",
+                     scale, bpc, w, i, i + 1);
             if (!vif_rows_equal(&a0, &b0, w) || !vif_rows_equal(&a1, &b1, w))
                 checkasm_fail(what, "rows differ");
         }

@@ -122,10 +122,10 @@ static void downsample(const VifState *s, uint16_t *const *row, unsigned src, co
 /* ---- statistic ---------------------------------------------------------- */
 
 /* The statistic of rows [i0, i1) of one scale, added into *sums, with the
- * rows of one slot (row2 for the pair kernels; drow: 8-bit samples only). `is8`: 8-bit samples
- * (scale 0 of 8-bit input only). `down` (is8 only, i0 even): also scale 1's
- * rows i / 2 for the even rows i of the range, which the pair kernel's sample
- * rows already hold. */
+ * rows of one slot (row2 for the pair kernels; drow: 8-bit samples only).
+ * `is8`: 8-bit samples (scale 0 of 8-bit input only). `down` (is8 only, i0
+ * even): also scale 1's rows i / 2 for the even rows i of the range, which
+ * the pair kernel's sample rows already hold. */
 static void statistic(const VifState *s, VifSlot *sl, unsigned scale, const void *ref,
                       ptrdiff_t ref_stride, const void *dis, ptrdiff_t dis_stride, bool is8,
                       bool down, unsigned i0, unsigned i1, VifSums *sums)
