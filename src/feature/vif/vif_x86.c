@@ -284,12 +284,8 @@ static void vif_pixels_avx512(VifSums *row, uint32_t (*acc)[VIF_BLOCK], unsigned
 }
 #define VIF_PIXELS vif_pixels_avx512
 
-static inline __m512i load_u16x16(const uint16_t *p, __mmask16 m)
-{
-    return _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, p));
-}
-
-/* the same of a vertical-pass row's values (vif_row_get) */
+/* the values of a vertical-pass row (vif_row_get) at the lanes of m, in
+ * 32-bit lanes (the others hold 2^15 and are ignored) */
 static inline __m512i load_row_u16x16(const uint16_t *p, __mmask16 m)
 {
     return _mm512_cvtepu16_epi32(_mm256_xor_si256(_mm256_maskz_loadu_epi16(m, p),
