@@ -1644,10 +1644,158 @@ static void vif_down_vertical_avx2(uint16_t *out_r, uint16_t *out_d, const void 
 #undef VIF_DOWN_VERTICAL
 #define VIF_DOWN_VERTICAL vif_down_vertical_avx2
 
-/* No pair kernel at this width: one with eight columns a step (so that its
- * ten sums fit the sixteen registers) measured slower than two calls of the
- * one-row kernel's sixteen columns a step, which the set's table makes
- * (vif_cpu.h). */
+#if defined(__GNUC__) && defined(__x86_64__)
+/*
+ * vif_stat_vertical_8_avx2 for rows i and i + 1, as the AVX-512 pair kernel
+ * (vif_rows_8x2: each pair's samples and products serve both rows, row i
+ * with the tap words ca, row i + 1 with cb = ca + dcb bytes). Eight columns
+ * a pass, so that the ten sums (five quantities, two rows) stay in ymm0..9.
+ * On sixteen columns a pair of sample rows costs 68 vector operations for
+ * both rows (two passes of 34), where the one-row kernel spends 44 on each
+ * row; the pass is bound by that count, not by the multiplier. The tap-pair loop is in assembly: compiled from C
+ * (tried at eight and sixteen columns), the sums went through the stack
+ * each pair and the pair kernel ran slower than two one-row calls.
+ * Registers of a pair: x in ymm10, y in ymm11 (words: sample pairs of rows
+ * 2p, 2p + 1), ymm12 and ymm13 products, ymm14 and ymm15 the two rows' tap
+ * words. sa and sb: the sums of rows i and i + 1, in and out.
+ */
+static inline __attribute__((always_inline)) void
+vif_v8x2_pass_avx2(__m256i sa[5], __m256i sb[5], const uint8_t *const *pr, ptrdiff_t dpd,
+                   size_t j, const __m256i *ca, ptrdiff_t dcb, unsigned np, const __m256i *flip)
+{
+    __m256i m1a = sa[0], m2a = sa[1], xxa = sa[2], yya = sa[3], xya = sa[4];
+    __m256i m1b = sb[0], m2b = sb[1], xxb = sb[2], yyb = sb[3], xyb = sb[4];
+    const uint8_t *const *ppr = pr;
+    const __m256i *pca = ca, *const ca_end = ca + np; /* np >= 1: a do-while */
+    const uint8_t *t;
+    __asm__ volatile(
+        "1:\n\t"
+        "mov (%[pr]), %[t]\n\t"
+        "vmovq (%[t],%[j]), %%xmm10\n\t"
+        "mov 8(%[pr]), %[t]\n\t"
+        "vmovq (%[t],%[j]), %%xmm12\n\t"
+        "vpunpcklbw %%xmm12, %%xmm10, %%xmm10\n\t"
+        "vpmovzxbw %%xmm10, %%ymm10\n\t"
+        "mov (%[pr],%[dpd]), %[t]\n\t"
+        "vmovq (%[t],%[j]), %%xmm11\n\t"
+        "mov 8(%[pr],%[dpd]), %[t]\n\t"
+        "vmovq (%[t],%[j]), %%xmm13\n\t"
+        "vpunpcklbw %%xmm13, %%xmm11, %%xmm11\n\t"
+        "vpmovzxbw %%xmm11, %%ymm11\n\t"
+        "vmovdqu (%[ca]), %%ymm14\n\t"
+        "vmovdqu (%[ca],%[dcb]), %%ymm15\n\t"
+        /* the means */
+        "vpmaddwd %%ymm14, %%ymm10, %%ymm12\n\t"
+        "vpaddd %%ymm12, %[m1a], %[m1a]\n\t"
+        "vpmaddwd %%ymm15, %%ymm10, %%ymm13\n\t"
+        "vpaddd %%ymm13, %[m1b], %[m1b]\n\t"
+        "vpmaddwd %%ymm14, %%ymm11, %%ymm12\n\t"
+        "vpaddd %%ymm12, %[m2a], %[m2a]\n\t"
+        "vpmaddwd %%ymm15, %%ymm11, %%ymm13\n\t"
+        "vpaddd %%ymm13, %[m2b], %[m2b]\n\t"
+        /* x y, flipped, while both are whole */
+        "vpmullw %%ymm11, %%ymm10, %%ymm13\n\t"
+        "vpxor (%[flip]), %%ymm13, %%ymm13\n\t"
+        "vpmaddwd %%ymm14, %%ymm13, %%ymm12\n\t"
+        "vpaddd %%ymm12, %[xya], %[xya]\n\t"
+        "vpmaddwd %%ymm15, %%ymm13, %%ymm13\n\t"
+        "vpaddd %%ymm13, %[xyb], %[xyb]\n\t"
+        /* x x and y y, flipped, in place */
+        "vpmullw %%ymm10, %%ymm10, %%ymm10\n\t"
+        "vpxor (%[flip]), %%ymm10, %%ymm10\n\t"
+        "vpmaddwd %%ymm14, %%ymm10, %%ymm12\n\t"
+        "vpaddd %%ymm12, %[xxa], %[xxa]\n\t"
+        "vpmaddwd %%ymm15, %%ymm10, %%ymm10\n\t"
+        "vpaddd %%ymm10, %[xxb], %[xxb]\n\t"
+        "vpmullw %%ymm11, %%ymm11, %%ymm11\n\t"
+        "vpxor (%[flip]), %%ymm11, %%ymm11\n\t"
+        "vpmaddwd %%ymm14, %%ymm11, %%ymm12\n\t"
+        "vpaddd %%ymm12, %[yya], %[yya]\n\t"
+        "vpmaddwd %%ymm15, %%ymm11, %%ymm11\n\t"
+        "vpaddd %%ymm11, %[yyb], %[yyb]\n\t"
+        "add $16, %[pr]\n\t"
+        "add $32, %[ca]\n\t"
+        "cmp %[ca_end], %[ca]\n\t"
+        "jne 1b\n\t"
+        : [m1a] "+x"(m1a), [m2a] "+x"(m2a), [xxa] "+x"(xxa), [yya] "+x"(yya), [xya] "+x"(xya),
+          [m1b] "+x"(m1b), [m2b] "+x"(m2b), [xxb] "+x"(xxb), [yyb] "+x"(yyb), [xyb] "+x"(xyb),
+          [pr] "+r"(ppr), [ca] "+r"(pca), [t] "=&r"(t)
+        : [j] "r"(j), [flip] "r"(flip), [dpd] "r"(dpd), [dcb] "r"(dcb), [ca_end] "r"(ca_end)
+        : "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "cc", "memory");
+    sa[0] = m1a, sa[1] = m2a, sa[2] = xxa, sa[3] = yya, sa[4] = xya;
+    sb[0] = m1b, sb[1] = m2b, sb[2] = xxb, sb[3] = yyb, sb[4] = xyb;
+}
+
+/* the eight rows of a vertical pass at columns j .. j + 15 from its five
+ * sums of columns j .. j + 7 (lo) and j + 8 .. j + 15 (hi), as
+ * vif_stat_vertical_8_avx2 stores them */
+static inline void vif_put_stat8_avx2(uint16_t *const *out, unsigned j, const __m256i lo[5],
+                                      const __m256i hi[5], unsigned mu_shift, unsigned sq_shift)
+{
+    const __m256i lo16 = _mm256_set1_epi32(0xffff);
+    store_row_u16x16(out[VIF_MU1] + j, round_shift32_8(lo[0], mu_shift),
+                     round_shift32_8(hi[0], mu_shift));
+    store_row_u16x16(out[VIF_MU2] + j, round_shift32_8(lo[1], mu_shift),
+                     round_shift32_8(hi[1], mu_shift));
+    static const unsigned lo_row[3] = { VIF_XX_LO, VIF_YY_LO, VIF_XY_LO };
+    static const unsigned hi_row[3] = { VIF_XX_HI, VIF_YY_HI, VIF_XY_HI };
+    for (int q = 0; q < 3; q++) {
+        const __m256i l = round_shift32_8(lo[2 + q], sq_shift);
+        const __m256i h = round_shift32_8(hi[2 + q], sq_shift);
+        store_row_u16x16(out[lo_row[q]] + j, _mm256_and_si256(l, lo16), _mm256_and_si256(h, lo16));
+        store_row_u16x16(out[hi_row[q]] + j, _mm256_srli_epi32(l, 16), _mm256_srli_epi32(h, 16));
+    }
+}
+
+static void vif_stat_vertical_8x2_avx2(uint16_t *const *out0, uint16_t *const *out1,
+                                       const uint8_t *ref, ptrdiff_t ref_stride,
+                                       const uint8_t *dis, ptrdiff_t dis_stride, unsigned w,
+                                       unsigned h, unsigned i, unsigned mu_shift,
+                                       unsigned sq_shift, uint16_t *down_r, uint16_t *down_d,
+                                       unsigned down_shift)
+{
+    const uint8_t *pr[VIF_MAX_TAPS + 1], *pd[VIF_MAX_TAPS + 1];
+    uint32_t wa[(VIF_MAX_TAPS + 1) / 2], wb[(VIF_MAX_TAPS + 1) / 2], tap_sum;
+    const unsigned np = vif_rows_8x2(pr, pd, wb, ref, ref_stride, dis, dis_stride, h, i);
+    (void)vif_tap_pair_words(wa, vif_filter_taps[0], vif_filter_width[0], &tap_sum);
+    /* row i's tap words, then row i + 1's */
+    _Alignas(32) __m256i cw[2][(VIF_MAX_TAPS + 1) / 2];
+    for (unsigned p = 0; p < np; p++) {
+        cw[0][p] = _mm256_set1_epi32((int)wa[p]);
+        cw[1][p] = _mm256_set1_epi32((int)wb[p]);
+    }
+    _Alignas(32) const __m256i flip = _mm256_set1_epi16((short)0x8000);
+    const __m256i back = _mm256_set1_epi32((int)(32768u * tap_sum)), zero = _mm256_setzero_si256();
+    const ptrdiff_t dpd = (const char *)pd - (const char *)pr;
+    const ptrdiff_t dcb = (const char *)cw[1] - (const char *)cw[0];
+    const unsigned w16 = w & ~15u;
+    for (unsigned j = 0; j < w16; j += 16) {
+        __m256i a[2][5], b[2][5];
+        for (int half = 0; half < 2; half++) {
+            for (int q = 0; q < 5; q++) a[half][q] = b[half][q] = q < 2 ? zero : back;
+            vif_v8x2_pass_avx2(a[half], b[half], pr, dpd, j + 8 * (size_t)half, cw[0], dcb, np,
+                               &flip);
+        }
+        vif_put_stat8_avx2(out0, j, a[0], a[1], mu_shift, sq_shift);
+        vif_put_stat8_avx2(out1, j, b[0], b[1], mu_shift, sq_shift);
+    }
+    if (w16 < w) {
+        uint16_t *tail0[VIF_N_ROWS], *tail1[VIF_N_ROWS];
+        for (unsigned q = 0; q < VIF_N_ROWS; q++) {
+            tail0[q] = out0[q] + w16;
+            tail1[q] = out1[q] + w16;
+        }
+        vif_stat_vertical_8(tail0, ref + w16, ref_stride, dis + w16, dis_stride, w - w16, h, i,
+                            mu_shift, sq_shift);
+        vif_stat_vertical_8(tail1, ref + w16, ref_stride, dis + w16, dis_stride, w - w16, h,
+                            i + 1, mu_shift, sq_shift);
+    }
+    if (down_r)
+        vif_down_vertical_avx2(down_r, down_d, ref, ref_stride, dis, dis_stride, true, w, h, i,
+                               1, down_shift);
+}
+#define VIF_STAT_VERTICAL_8X2 vif_stat_vertical_8x2_avx2
+#endif
 
 /* 8 outputs a step, as vif_down_horizontal_avx512: vpmaddwd on the flipped
  * sample pairs of 32-bit lanes where every tap is below 2^15 (scales 1, 2),
