@@ -737,10 +737,131 @@ static void test_random_access(void)
     }
 }
 
+/* A raw file of n frames (after one frame that is skipped) opened with the
+ * mapping on, random access begun; NULL on failure (counted). */
+static TvmafReader *open_mapped(enum TvmafPixelFormat fmt, unsigned bpc, unsigned w, unsigned h,
+                                unsigned n, const char **path)
+{
+    Buf b = { 0 };
+    for (unsigned f = 0; f <= n; f++) put_frame(&b, fmt, bpc, w, h, f);
+    *path = write_tmp(b.p, b.len);
+    buf_free(&b);
+    TvmafVideoFormat raw = { fmt, bpc, w, h };
+    TvmafReader *r = NULL;
+    char msg[512];
+    CHECK(!open_with(&r, *path, &raw, msg, sizeof(msg)), "%s", msg);
+    if (!r) return NULL;
+    tvmaf_reader_set_mapping(r, 1);
+    CHECK(tvmaf_reader_skip(r, 1, msg, sizeof(msg)) == 1, "%s", msg);
+    CHECK(tvmaf_reader_begin_random_access(r) == 1, "random access");
+    return r;
+}
+
+/* tvmaf_reader_set_mapping: frames whose planes lie as a picture lays them
+ * out (rows of a multiple of 64 bytes) are handed out in the mapping, the
+ * others read as before, the same samples either way; a picture outlives
+ * its reader and the mapping goes with the last of them; a file that
+ * shrinks is reported by read_at, or, once a frame is handed out, by the
+ * SIGBUS handler, which ends the process with status 1. */
+static void test_mapped_frames(void)
+{
+    static const struct { enum TvmafPixelFormat fmt; unsigned bpc, w, h; int mapped; } cases[] = {
+        { TVMAF_PIX_FMT_YUV420P, 8, 128, 4, 1 },
+        { TVMAF_PIX_FMT_YUV422P, 10, 64, 2, 1 },
+        { TVMAF_PIX_FMT_YUV444P, 16, 32, 3, 1 },
+        { TVMAF_PIX_FMT_YUV400P, 8, 64, 5, 1 },
+        { TVMAF_PIX_FMT_YUV420P, 8, 96, 4, 0 }, /* chroma rows of 48 bytes */
+        { TVMAF_PIX_FMT_YUV420P, 8, 7, 5, 0 },
+    };
+    enum { N = 4 };
+    char msg[512];
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const enum TvmafPixelFormat fmt = cases[i].fmt;
+        const unsigned bpc = cases[i].bpc, w = cases[i].w, h = cases[i].h;
+        const char *path;
+        TvmafReader *r = open_mapped(fmt, bpc, w, h, N, &path);
+        if (!r) continue;
+        TvmafPicture kept = { 0 };
+        for (unsigned k = 0; k < N; k++) {
+            TvmafPicture pic;
+            const int rc = tvmaf_reader_read_at(r, k, &pic, msg, sizeof(msg));
+            CHECK(rc == 1, "case %zu frame %u: %d %s", i, k, rc, msg);
+            if (rc != 1) continue;
+            CHECK(!check_pic(&pic, fmt, bpc, w, h, k + 1, "mapped"), "case %zu frame %u", i, k);
+            CHECK(tvmaf_reader_mapped(pic.data[0]) == cases[i].mapped, "case %zu frame %u: %s",
+                  i, k, cases[i].mapped ? "read, not mapped" : "mapped");
+            if (!k) kept = pic;
+            else tvmaf_picture_unref(&pic);
+        }
+        tvmaf_reader_close(r);
+        if (kept.data[0]) {
+            const void *plane = kept.data[0];
+            CHECK(!check_pic(&kept, fmt, bpc, w, h, 1, "after close"), "case %zu", i);
+            tvmaf_picture_unref(&kept);
+            CHECK(!tvmaf_reader_mapped(plane), "case %zu: still mapped after the last picture", i);
+        }
+    }
+
+    /* the file shrinks under the mapping: a frame not handed out yet (frames
+     * of three pages, so that whole pages go) */
+    const enum TvmafPixelFormat fmt = TVMAF_PIX_FMT_YUV420P;
+    const unsigned fw = 1024, fh = 8;
+    const size_t frame = fw * fh * 3 / 2;
+    const char *path;
+    TvmafReader *r = open_mapped(fmt, 8, fw, fh, N, &path);
+    if (r) {
+        TvmafPicture pic;
+        CHECK(tvmaf_reader_read_at(r, 0, &pic, msg, sizeof(msg)) == 1, "%s", msg);
+        tvmaf_picture_unref(&pic);
+        CHECK(!truncate(path, (off_t)(2 * frame)), "truncate: %s", strerror(errno));
+        const int rc = tvmaf_reader_read_at(r, 2, &pic, msg, sizeof(msg));
+        CHECK(rc == -EIO && strstr(msg, "shorter than when it was opened"),
+              "read after the truncation: %d %s", rc, msg);
+        tvmaf_reader_close(r);
+    }
+
+    /* a frame handed out, then the file shrinks: in a child, whose stderr
+     * goes to a file; then a SIGBUS that no mapping explains */
+    for (int foreign = 0; foreign < 2; foreign++) {
+        char err_path[] = "/tmp/tvmaf_vr_err_XXXXXX";
+        const int err_fd = mkstemp(err_path);
+        CHECK(err_fd >= 0, "mkstemp");
+        if (err_fd < 0) return;
+        fflush(NULL);
+        const pid_t child = fork();
+        if (child == 0) {
+            dup2(err_fd, 2);
+            if (tvmaf_reader_catch_truncation(NULL)) _exit(3);
+            if (foreign) raise(SIGBUS);
+            TvmafReader *cr = open_mapped(fmt, 8, fw, fh, N, &path);
+            TvmafPicture cp;
+            if (!cr || tvmaf_reader_read_at(cr, 1, &cp, msg, sizeof(msg)) != 1) _exit(3);
+            if (truncate(path, 0)) _exit(3);
+            volatile const unsigned char *px = cp.data[0];
+            const unsigned v = px[0]; /* the fault */
+            _exit(4 + (int)(v & 1));
+        }
+        int st = 0;
+        CHECK(child > 0 && waitpid(child, &st, 0) == child, "fork/wait");
+        char err[1024] = { 0 };
+        const ssize_t got = pread(err_fd, err, sizeof(err) - 1, 0);
+        (void)got;
+        close(err_fd);
+        unlink(err_path);
+        if (foreign)
+            CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGBUS,
+                  "a foreign SIGBUS keeps its default action (status %#x)", st);
+        else
+            CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 1 && strstr(err, "was truncated while"),
+                  "the truncation's SIGBUS: status %#x, stderr \"%s\"", st, err);
+    }
+}
+
 int main(void)
 {
     atexit(remove_tmp);
     test_random_access();
+    test_mapped_frames();
     test_raw_roundtrip();
     test_raw_errors();
     test_skip();

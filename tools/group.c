@@ -207,6 +207,11 @@ static int group_start_reading(Group *g)
         for (unsigned i = 0; i < g->np; i++)
             if (g->pairs[i].live) tvmaf_reader_set_luma_only(g->pairs[i].rd_dis, 1);
     }
+    /* raw frames scored where they lie in the file (tvmaf.c handles the
+     * SIGBUS of a file truncated meanwhile) */
+    tvmaf_reader_set_mapping(g->rd_ref, 1);
+    for (unsigned i = 0; i < g->np; i++)
+        if (g->pairs[i].live) tvmaf_reader_set_mapping(g->pairs[i].rd_dis, 1);
     const unsigned ahead = read_ahead_frames(g, n_live, backend);
     if (!ahead || start_prefetch(g->label, &g->pf_ref, g->rd_ref, ahead, s->frame_cnt)) return -1;
     for (unsigned i = 0; i < g->np; i++) {

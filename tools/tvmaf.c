@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "cli_parse.h"
+#include "io/video_reader.h"
 #include "outputs.h"
 #include "report_cli.h"
 
@@ -77,6 +78,11 @@ int main(int argc, char **argv)
      * reported as such, not a silent death by signal */
     signal(SIGPIPE, SIG_IGN);
     signal(SIGXFSZ, SIG_IGN);
+    /* raw inputs are scored in a mapping of the file (group.c): one
+     * truncated meanwhile is reported and ends the run with status 1. The
+     * temporaries' lock is never held by a thread that reads pictures, the
+     * only ones that fault. */
+    tvmaf_reader_catch_truncation(output_remove_temporaries);
     start_signal_thread();
     /* tvmaf report OUTPUT.json ...: the comparison page of saved runs */
     if (argc > 1 && !strcmp(argv[1], "report")) return report_main(argc - 1, argv + 1);

@@ -59,6 +59,11 @@ typedef struct Block {
     void *dev_opaque;
     uintptr_t dev; /* `size` bytes there */
     bool luma_only;
+    /* planes in host memory the block does not own (tvmaf_picture_wrap_host):
+     * the block is this header alone, never cached; host_release(host_opaque)
+     * when the last reference goes */
+    void (*host_release)(void *opaque);
+    void *host_opaque;
 } Block;
 #define HEADER ((sizeof(Block) + PIC_ALIGN - 1) & ~(size_t)(PIC_ALIGN - 1))
 
@@ -104,6 +109,7 @@ static void block_release(Block *b)
     pthread_cond_destroy(&b->once_done);
     pthread_mutex_destroy(&b->once_lock);
     if (b->dev_mem) b->dev_mem->free(b->dev_opaque, b->dev, b->size);
+    if (b->host_release) b->host_release(b->host_opaque);
     block_free(b->alloc, b);
 }
 
@@ -149,6 +155,8 @@ static Block *block_get(size_t size, bool *fresh)
     b->dev_opaque = NULL;
     b->dev = 0;
     b->luma_only = false;
+    b->host_release = NULL;
+    b->host_opaque = NULL;
     memset(b->once, 0, sizeof(b->once));
     if (once_sync_init(b)) {
         block_free(a, p);
@@ -171,7 +179,7 @@ static void block_put(Block *b)
 {
     once_clear(b);
     pthread_mutex_lock(&cache_lock);
-    if (cache_n < CACHE_SLOTS && b->alloc == current_alloc && !b->dev_mem) {
+    if (cache_n < CACHE_SLOTS && b->alloc == current_alloc && !b->dev_mem && !b->host_release) {
         cache[cache_n++] = b;
         b = NULL;
     }
@@ -392,6 +400,41 @@ int tvmaf_picture_wrap_device(TvmafPicture *pic, enum TvmafPixelFormat fmt, unsi
         if (!pw[p] || (p && luma_only)) continue;
         pic->stride[p] = (ptrdiff_t)stride[p];
         pic->data[p] = (void *)(dev + off[p]);
+    }
+    atomic_init(&b->refs, REF_ONE | REF_CALLER);
+    atomic_init(&b->serial, atomic_fetch_add_explicit(&next_serial, 1, memory_order_relaxed));
+    pic->priv = b;
+    return 0;
+}
+
+int tvmaf_picture_wrap_host(TvmafPicture *pic, enum TvmafPixelFormat fmt, unsigned bpc,
+                            unsigned w, unsigned h, const void *base,
+                            void (*release)(void *opaque), void *opaque)
+{
+    memset(pic, 0, sizeof(*pic));
+    size_t off[3], total, stride[3];
+    unsigned pw[3], ph[3];
+    if (!base || !release || ((uintptr_t)base & (PIC_ALIGN - 1)) ||
+        tvmaf_plane_dims(fmt, w, h, pw, ph) ||
+        tvmaf_picture_layout(fmt, bpc, w, h, stride, off, &total))
+        return -EINVAL;
+    Block *b = calloc(1, sizeof(*b));
+    if (!b) return -ENOMEM;
+    if (once_sync_init(b)) {
+        free(b);
+        return -ENOMEM;
+    }
+    b->size = total;
+    b->host_release = release;
+    b->host_opaque = opaque;
+    pic->pix_fmt = fmt;
+    pic->bpc = bpc;
+    for (int p = 0; p < 3; p++) {
+        pic->w[p] = pw[p];
+        pic->h[p] = ph[p];
+        if (!pw[p]) continue;
+        pic->stride[p] = (ptrdiff_t)stride[p];
+        pic->data[p] = (void *)((uintptr_t)base + off[p]);
     }
     atomic_init(&b->refs, REF_ONE | REF_CALLER);
     atomic_init(&b->serial, atomic_fetch_add_explicit(&next_serial, 1, memory_order_relaxed));

@@ -62,6 +62,16 @@ typedef struct TvmafDeviceMemory {
 int tvmaf_picture_wrap_device(TvmafPicture *pic, enum TvmafPixelFormat fmt, unsigned bpc,
                               unsigned w, unsigned h, bool luma_only, uintptr_t dev,
                               size_t size, const TvmafDeviceMemory *mem, void *opaque);
+/*
+ * A picture whose planes are host memory the library does not own, laid out
+ * as tvmaf_picture_layout says from `base` (64-byte aligned): a raw video
+ * file's frame in a read-only mapping, scored where it lies. The planes are
+ * only read. When the last reference goes, release(opaque). -EINVAL when
+ * base is not aligned or the format is not one.
+ */
+int tvmaf_picture_wrap_host(TvmafPicture *pic, enum TvmafPixelFormat fmt, unsigned bpc,
+                            unsigned w, unsigned h, const void *base,
+                            void (*release)(void *opaque), void *opaque);
 /* The `opaque` of a device picture (its device), NULL for a host picture. */
 void *tvmaf_picture_device(const TvmafPicture *pic);
 /* Whether a device picture carries its luma plane only. */

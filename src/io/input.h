@@ -75,6 +75,7 @@ struct TvmafReader {
     uint64_t max_frame_bytes; /* 0: no limit */
     uint64_t frame_no;        /* frames consumed so far (read or passed over) */
     int luma_only;
+    int map_frames; /* tvmaf_reader_set_mapping */
     /* first frame found with samples above the declared depth (UINT64_MAX:
      * none yet); set by whichever reading thread finds it */
     uint64_t above_depth_frame;

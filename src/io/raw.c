@@ -12,19 +12,155 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 #include <errno.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/picture_pool.h"
 #include "io/input.h"
 
 /* Largest width or height accepted (as for Y4M, io/y4m.c). */
 #define RAW_MAX_DIM 32768u
 
+/* The whole file mapped read-only; each picture wrapped in it holds a
+ * reference, the reader one more, and the last unmaps it. */
+typedef struct RawMap {
+    atomic_uint refs;
+    unsigned char *addr;
+    size_t len;
+    char *name;      /* the input's name, for the SIGBUS message */
+    unsigned slot;   /* in maps[] */
+} RawMap;
+
+/* The mappings in use, for the SIGBUS handler, which may only read them: a
+ * slot is claimed by a compare-and-swap on its RawMap pointer. */
+#define RAW_MAX_MAPS 64
+static _Atomic(RawMap *) maps[RAW_MAX_MAPS];
+
+static bool map_register(RawMap *m)
+{
+    for (unsigned i = 0; i < RAW_MAX_MAPS; i++) {
+        RawMap *none = NULL;
+        if (atomic_compare_exchange_strong(&maps[i], &none, m)) {
+            m->slot = i;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The mapping that holds addr, or NULL (async-signal-safe). */
+static const RawMap *map_holding(const void *addr)
+{
+    for (unsigned i = 0; i < RAW_MAX_MAPS; i++) {
+        const RawMap *m = atomic_load(&maps[i]);
+        if (m && (const unsigned char *)addr >= m->addr &&
+            (const unsigned char *)addr < m->addr + m->len)
+            return m;
+    }
+    return NULL;
+}
+
+bool tvmaf_reader_mapped(const void *addr)
+{
+    return map_holding(addr) != NULL;
+}
+
+static void (*fault_cleanup)(void);
+
+/* A kernel SIGBUS at an address of a mapped input: the file has shrunk
+ * under the mapping. Anything else keeps the default action. */
+static void on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+    (void)uc;
+    const RawMap *m = si->si_code > 0 ? map_holding(si->si_addr) : NULL;
+    if (!m) {
+        signal(sig, SIG_DFL);
+        raise(sig);
+        return;
+    }
+    if (fault_cleanup) fault_cleanup();
+    static const char a[] = "tvmaf: raw input ", b[] = " was truncated while its frames "
+                            "were being scored (a bus error reading them); stopping\n";
+    ssize_t unused = write(STDERR_FILENO, a, sizeof(a) - 1);
+    unused = write(STDERR_FILENO, m->name, strlen(m->name));
+    unused = write(STDERR_FILENO, b, sizeof(b) - 1);
+    (void)unused;
+    _exit(1);
+}
+
+int tvmaf_reader_catch_truncation(void (*cleanup)(void))
+{
+    fault_cleanup = cleanup;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_sigaction = on_sigbus;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+    return sigaction(SIGBUS, &sa, NULL) ? -errno : 0;
+}
+
 typedef struct RawPriv {
     /* random access: the file offset of frame k = 0, and the file's size */
     uint64_t base, file_size;
+    RawMap *map; /* NULL: frames are read into pictures of their own */
 } RawPriv;
+
+static void raw_map_release(void *opaque)
+{
+    RawMap *m = opaque;
+    if (atomic_fetch_sub_explicit(&m->refs, 1, memory_order_acq_rel) == 1) {
+        atomic_store(&maps[m->slot], NULL);
+        munmap(m->addr, m->len);
+        free(m->name);
+        free(m);
+    }
+}
+
+/* Maps the file when its frames can be scored where they lie: every
+ * plane's rows as tvmaf_picture_layout lays out a picture (rows of a
+ * multiple of 64 bytes, so no padding; planes back to back) and every
+ * frame 64-byte aligned. Otherwise, or when mmap fails, frames are read. */
+static void raw_try_map(TvmafReader *r, RawPriv *p)
+{
+    const TvmafVideoFormat *f = &r->fmt;
+    size_t stride[3], off[3], total;
+    unsigned pw[3], ph[3];
+    if (tvmaf_picture_layout(f->pix_fmt, f->bpc, f->w, f->h, stride, off, &total) ||
+        tvmaf_plane_dims(f->pix_fmt, f->w, f->h, pw, ph))
+        return;
+    for (unsigned i = 0; i < 3; i++)
+        if (pw[i] && stride[i] != (size_t)pw[i] * r->layout.sample_bytes) return;
+    if (total != r->layout.frame_bytes || total % 64 || p->base % 64 ||
+        p->file_size > SIZE_MAX || !p->file_size)
+        return;
+    RawMap *m = calloc(1, sizeof(*m));
+    if (!m || !(m->name = strdup(r->name))) {
+        free(m);
+        return;
+    }
+    void *a = mmap(NULL, (size_t)p->file_size, PROT_READ, MAP_SHARED, fileno(r->stream.f), 0);
+    if (a == MAP_FAILED) {
+        free(m->name);
+        free(m);
+        return;
+    }
+    atomic_init(&m->refs, 1);
+    m->addr = a;
+    m->len = (size_t)p->file_size;
+    if (!map_register(m)) { /* more inputs mapped than slots: this one is read */
+        munmap(a, m->len);
+        free(m->name);
+        free(m);
+        return;
+    }
+    p->map = m;
+}
 
 static int raw_probe(const unsigned char *first, size_t n, const TvmafReaderConfig *cfg)
 {
@@ -115,6 +251,7 @@ static int raw_begin_random_access(TvmafReader *r)
     if (at < 0 || fstat(fileno(r->stream.f), &st)) return 0;
     p->base = (uint64_t)at;
     p->file_size = (uint64_t)st.st_size;
+    if (r->map_frames) raw_try_map(r, p);
     return 1;
 }
 
@@ -142,6 +279,39 @@ static int raw_read_at(TvmafReader *r, uint64_t k, TvmafPicture *pic, char *msg,
     const uint64_t frame_no = r->frame_no + k;
     if (start + l->frame_bytes > p->file_size)
         return tvmaf_planar_short(r, "Raw input ", frame_no, p->file_size - start, msg, msg_len);
+    if (p->map) {
+        /* the frame's page-table entries made here, on the reading thread,
+         * which also finds a file that has shrunk since it was opened
+         * (kernels without MADV_POPULATE_READ fault the pages in as they
+         * are read) */
+        const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+        const size_t len = r->luma_only ? (size_t)l->pw[0] * l->sample_bytes * l->ph[0]
+                                        : (size_t)l->frame_bytes;
+        const size_t lo = (size_t)start & ~(page - 1);
+#ifdef MADV_POPULATE_READ
+        int e;
+        do e = madvise(p->map->addr + lo, (size_t)start + len - lo, MADV_POPULATE_READ) ? errno : 0;
+        while (e == EINTR || e == EAGAIN);
+        if (e && e != EINVAL) {
+            tvmaf_io_msg(msg, msg_len, "Cannot read frame %llu of %s: %s.",
+                         (unsigned long long)frame_no, r->name,
+                         e == EFAULT ? "the file is shorter than when it was opened"
+                                     : strerror(e));
+            return -EIO;
+        }
+#endif
+        atomic_fetch_add_explicit(&p->map->refs, 1, memory_order_relaxed);
+        const int rc = tvmaf_picture_wrap_host(pic, r->fmt.pix_fmt, r->fmt.bpc, r->fmt.w,
+                                               r->fmt.h, p->map->addr + start,
+                                               raw_map_release, p->map);
+        if (rc) {
+            raw_map_release(p->map);
+            tvmaf_io_msg(msg, msg_len, "Out of memory reading frame %llu of %s.",
+                         (unsigned long long)frame_no, r->name);
+            return rc;
+        }
+        return 1;
+    }
     int rc = tvmaf_planar_alloc(r, pic, msg, msg_len);
     if (rc) return rc;
     uint64_t off = start;
@@ -166,6 +336,13 @@ static int raw_read_at(TvmafReader *r, uint64_t k, TvmafPicture *pic, char *msg,
     return 1;
 }
 
+static void raw_close(TvmafReader *r)
+{
+    RawPriv *p = r->priv;
+    if (p->map) raw_map_release(p->map);
+    p->map = NULL;
+}
+
 const TvmafInput tvmaf_input_raw = {
     .kind = "raw",
     .priv_size = sizeof(RawPriv),
@@ -177,4 +354,5 @@ const TvmafInput tvmaf_input_raw = {
     .scale_filters = "",
     .begin_random_access = raw_begin_random_access,
     .read_at = raw_read_at,
+    .close = raw_close,
 };

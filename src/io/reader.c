@@ -196,6 +196,11 @@ void tvmaf_reader_set_luma_only(TvmafReader *r, int luma_only)
     r->luma_only = luma_only;
 }
 
+void tvmaf_reader_set_mapping(TvmafReader *r, int on)
+{
+    r->map_frames = on;
+}
+
 /* Samples above the declared depth in picture frame_no, when it is one of
  * those checked: noted so that the caller can warn (the samples are passed
  * on as they are). Only the planes read are looked at. */

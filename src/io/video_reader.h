@@ -5,6 +5,7 @@
 #ifndef TVMAF_IO_VIDEO_READER_H
 #define TVMAF_IO_VIDEO_READER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,6 +31,23 @@ const char *tvmaf_reader_sniff_encoded(const char *path);
  * functions must not be used afterwards.
  */
 int tvmaf_reader_begin_random_access(TvmafReader *r);
+/*
+ * Before begin: raw frames that lie in the file as a picture lays out its
+ * planes (rows of a multiple of 64 bytes, 64-byte aligned frames) are then
+ * handed out in a read-only mapping of the file, with no copy. A file
+ * truncated while such a picture is scored raises SIGBUS in the thread
+ * reading it: only a caller that handles it (the CLI) turns this on.
+ */
+void tvmaf_reader_set_mapping(TvmafReader *r, int on);
+/* Whether addr lies in a mapped input (one of its pictures' planes). */
+bool tvmaf_reader_mapped(const void *addr);
+/*
+ * Installs the SIGBUS handler for mapped inputs: a fault in one of them (the
+ * file was truncated) calls cleanup (when non-NULL; it must be safe in a
+ * signal handler), says which input on stderr and ends the process with
+ * status 1; any other SIGBUS keeps its default action. 0 or -errno.
+ */
+int tvmaf_reader_catch_truncation(void (*cleanup)(void));
 int tvmaf_reader_read_at(TvmafReader *r, uint64_t k, TvmafPicture *pic, char *msg,
                          size_t msg_len);
 
