@@ -1178,6 +1178,55 @@ vif_filter_rows_madd_avx2(uint32_t (*acc)[VIF_BLOCK], uint16_t *const *row, int 
          * 16 bytes from one lane permute) rather than a load at each 2t,
          * half of which straddle two cache lines; the odd columns keep their
          * loads, so that the shifts and the loads share the work */
+#if defined(__GNUC__) && defined(__x86_64__)
+        if (fw == 17 && n16) {
+            /* scale 0 in assembly, as the odd pass below: the nine words, the
+             * start value, the two loads, their middle and two more in the
+             * 16 registers (compiled, four words were memory operands) */
+            const uint16_t *pp = p;
+            uint32_t *pa = acc[q];
+            size_t left = n16;
+            __asm__ volatile(
+                "1:\n\t"
+                "vmovdqu (%[p]), %%ymm10\n\t"
+                "vmovdqu 32(%[p]), %%ymm11\n\t"
+                "vperm2i128 $0x21, %%ymm11, %%ymm10, %%ymm12\n\t"
+                "vpmaddwd %%ymm10, %[w0], %%ymm13\n\t"
+                "vpaddd %%ymm13, %[back], %%ymm13\n\t"
+                "vpalignr $4, %%ymm10, %%ymm12, %%ymm14\n\t"
+                "vpmaddwd %%ymm14, %[w1], %%ymm14\n\t"
+                "vpaddd %%ymm14, %%ymm13, %%ymm13\n\t"
+                "vpalignr $8, %%ymm10, %%ymm12, %%ymm14\n\t"
+                "vpmaddwd %%ymm14, %[w2], %%ymm14\n\t"
+                "vpaddd %%ymm14, %%ymm13, %%ymm13\n\t"
+                "vpalignr $12, %%ymm10, %%ymm12, %%ymm14\n\t"
+                "vpmaddwd %%ymm14, %[w3], %%ymm14\n\t"
+                "vpaddd %%ymm14, %%ymm13, %%ymm13\n\t"
+                "vpmaddwd %%ymm12, %[w4], %%ymm14\n\t"
+                "vpaddd %%ymm14, %%ymm13, %%ymm13\n\t"
+                "vpalignr $4, %%ymm12, %%ymm11, %%ymm14\n\t"
+                "vpmaddwd %%ymm14, %[w5], %%ymm14\n\t"
+                "vpaddd %%ymm14, %%ymm13, %%ymm13\n\t"
+                "vpalignr $8, %%ymm12, %%ymm11, %%ymm14\n\t"
+                "vpmaddwd %%ymm14, %[w6], %%ymm14\n\t"
+                "vpaddd %%ymm14, %%ymm13, %%ymm13\n\t"
+                "vpalignr $12, %%ymm12, %%ymm11, %%ymm14\n\t"
+                "vpmaddwd %%ymm14, %[w7], %%ymm14\n\t"
+                "vpaddd %%ymm14, %%ymm13, %%ymm13\n\t"
+                "vpmaddwd %%ymm11, %[w8], %%ymm14\n\t"
+                "vpaddd %%ymm14, %%ymm13, %%ymm13\n\t"
+                "vmovdqu %%ymm13, (%[acc])\n\t"
+                "add $32, %[p]\n\t"
+                "add $64, %[acc]\n\t"
+                "sub $16, %[n]\n\t"
+                "jnz 1b\n\t"
+                : [p] "+r"(pp), [acc] "+r"(pa), [n] "+r"(left)
+                : [w0] "x"(wv[0]), [w1] "x"(wv[1]), [w2] "x"(wv[2]), [w3] "x"(wv[3]),
+                  [w4] "x"(wv[4]), [w5] "x"(wv[5]), [w6] "x"(wv[6]), [w7] "x"(wv[7]),
+                  [w8] "x"(wv[8]), [back] "x"(back)
+                : "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "cc", "memory");
+        } else
+#endif
         for (unsigned b = 0; b < n16; b += 16) {
             const __m256i a0 = _mm256_loadu_si256((const __m256i *)(p + b));
             const __m256i a1 = _mm256_loadu_si256((const __m256i *)(p + b + 16));
@@ -1199,6 +1248,48 @@ vif_filter_rows_madd_avx2(uint32_t (*acc)[VIF_BLOCK], uint16_t *const *row, int 
         /* odd ones from 2t + 1 in a second; an odd last tap's odd columns
          * take the high words of the load at 2t, shifted down (their
          * partner tap is 0) */
+#if defined(__GNUC__) && defined(__x86_64__)
+        if (fw == 17 && n16) {
+            /* scale 0 in assembly: compiled, the pass kept three tap words on
+             * the stack and reloaded them every step, and its loads set its
+             * pace; here the nine words, the start value and two sums take
+             * 12 of the 16 registers */
+            const uint16_t *pp = p;
+            uint32_t *pa = acc[q] + 8;
+            size_t left = n16;
+            __asm__ volatile(
+                "1:\n\t"
+                "vpmaddwd 2(%[p]), %[w0], %%ymm14\n\t"
+                "vpaddd %%ymm14, %[back], %%ymm12\n\t"
+                "vpmaddwd 6(%[p]), %[w1], %%ymm13\n\t"
+                "vpmaddwd 10(%[p]), %[w2], %%ymm14\n\t"
+                "vpaddd %%ymm14, %%ymm12, %%ymm12\n\t"
+                "vpmaddwd 14(%[p]), %[w3], %%ymm14\n\t"
+                "vpaddd %%ymm14, %%ymm13, %%ymm13\n\t"
+                "vpmaddwd 18(%[p]), %[w4], %%ymm14\n\t"
+                "vpaddd %%ymm14, %%ymm12, %%ymm12\n\t"
+                "vpmaddwd 22(%[p]), %[w5], %%ymm14\n\t"
+                "vpaddd %%ymm14, %%ymm13, %%ymm13\n\t"
+                "vpmaddwd 26(%[p]), %[w6], %%ymm14\n\t"
+                "vpaddd %%ymm14, %%ymm12, %%ymm12\n\t"
+                "vpmaddwd 30(%[p]), %[w7], %%ymm14\n\t"
+                "vpaddd %%ymm14, %%ymm13, %%ymm13\n\t"
+                "vpsrld $16, 32(%[p]), %%ymm14\n\t"
+                "vpmaddwd %%ymm14, %[w8], %%ymm14\n\t"
+                "vpaddd %%ymm14, %%ymm12, %%ymm12\n\t"
+                "vpaddd %%ymm13, %%ymm12, %%ymm12\n\t"
+                "vmovdqu %%ymm12, (%[acc])\n\t"
+                "add $32, %[p]\n\t"
+                "add $64, %[acc]\n\t"
+                "sub $16, %[n]\n\t"
+                "jnz 1b\n\t"
+                : [p] "+r"(pp), [acc] "+r"(pa), [n] "+r"(left)
+                : [w0] "x"(wv[0]), [w1] "x"(wv[1]), [w2] "x"(wv[2]), [w3] "x"(wv[3]),
+                  [w4] "x"(wv[4]), [w5] "x"(wv[5]), [w6] "x"(wv[6]), [w7] "x"(wv[7]),
+                  [w8] "x"(wv[8]), [back] "x"(back)
+                : "xmm12", "xmm13", "xmm14", "cc", "memory");
+        } else
+#endif
         for (unsigned b = 0; b < n16; b += 16) {
             __m256i od = back;
             for (unsigned t = 0; t < np; t++) {
