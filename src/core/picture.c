@@ -370,28 +370,25 @@ int tvmaf_picture_alloc(TvmafPicture *pic, enum TvmafPixelFormat fmt,
     return 0;
 }
 
-int tvmaf_picture_wrap_device(TvmafPicture *pic, enum TvmafPixelFormat fmt, unsigned bpc,
-                              unsigned w, unsigned h, bool luma_only, uintptr_t dev,
-                              size_t size, const TvmafDeviceMemory *mem, void *opaque)
+/* A picture of planes the block does not own, laid out from `base` (the
+ * chroma planes left out when luma_only); its Block (header alone) is
+ * *out for the caller to say what the memory is. */
+static int wrap_planes(TvmafPicture *pic, enum TvmafPixelFormat fmt, unsigned bpc, unsigned w,
+                       unsigned h, bool luma_only, uintptr_t base, size_t *total, Block **out)
 {
     memset(pic, 0, sizeof(*pic));
-    size_t off[3], total, stride[3];
+    size_t off[3], stride[3];
     unsigned pw[3], ph[3];
     if (tvmaf_plane_dims(fmt, w, h, pw, ph) ||
-        tvmaf_picture_layout(fmt, bpc, w, h, stride, off, &total) ||
-        size < (luma_only ? stride[0] * ph[0] : total))
+        tvmaf_picture_layout(fmt, bpc, w, h, stride, off, total))
         return -EINVAL;
+    if (luma_only) *total = stride[0] * ph[0];
     Block *b = calloc(1, sizeof(*b));
     if (!b) return -ENOMEM;
     if (once_sync_init(b)) {
         free(b);
         return -ENOMEM;
     }
-    b->size = size;
-    b->dev_mem = mem;
-    b->dev_opaque = opaque;
-    b->dev = dev;
-    b->luma_only = luma_only;
     pic->pix_fmt = fmt;
     pic->bpc = bpc;
     for (int p = 0; p < 3; p++) {
@@ -399,11 +396,33 @@ int tvmaf_picture_wrap_device(TvmafPicture *pic, enum TvmafPixelFormat fmt, unsi
         pic->h[p] = ph[p];
         if (!pw[p] || (p && luma_only)) continue;
         pic->stride[p] = (ptrdiff_t)stride[p];
-        pic->data[p] = (void *)(dev + off[p]);
+        pic->data[p] = (void *)(base + off[p]);
     }
     atomic_init(&b->refs, REF_ONE | REF_CALLER);
     atomic_init(&b->serial, atomic_fetch_add_explicit(&next_serial, 1, memory_order_relaxed));
     pic->priv = b;
+    *out = b;
+    return 0;
+}
+
+int tvmaf_picture_wrap_device(TvmafPicture *pic, enum TvmafPixelFormat fmt, unsigned bpc,
+                              unsigned w, unsigned h, bool luma_only, uintptr_t dev,
+                              size_t size, const TvmafDeviceMemory *mem, void *opaque)
+{
+    size_t need;
+    Block *b;
+    int rc = wrap_planes(pic, fmt, bpc, w, h, luma_only, dev, &need, &b);
+    if (rc) return rc;
+    if (size < need) {
+        block_release(b); /* the bare header: no memory of its own */
+        memset(pic, 0, sizeof(*pic));
+        return -EINVAL;
+    }
+    b->size = size;
+    b->dev_mem = mem;
+    b->dev_opaque = opaque;
+    b->dev = dev;
+    b->luma_only = luma_only;
     return 0;
 }
 
@@ -411,34 +430,17 @@ int tvmaf_picture_wrap_host(TvmafPicture *pic, enum TvmafPixelFormat fmt, unsign
                             unsigned w, unsigned h, const void *base,
                             void (*release)(void *opaque), void *opaque)
 {
-    memset(pic, 0, sizeof(*pic));
-    size_t off[3], total, stride[3];
-    unsigned pw[3], ph[3];
-    if (!base || !release || ((uintptr_t)base & (PIC_ALIGN - 1)) ||
-        tvmaf_plane_dims(fmt, w, h, pw, ph) ||
-        tvmaf_picture_layout(fmt, bpc, w, h, stride, off, &total))
+    if (!base || !release || ((uintptr_t)base & (PIC_ALIGN - 1))) {
+        memset(pic, 0, sizeof(*pic));
         return -EINVAL;
-    Block *b = calloc(1, sizeof(*b));
-    if (!b) return -ENOMEM;
-    if (once_sync_init(b)) {
-        free(b);
-        return -ENOMEM;
     }
+    size_t total;
+    Block *b;
+    const int rc = wrap_planes(pic, fmt, bpc, w, h, false, (uintptr_t)base, &total, &b);
+    if (rc) return rc;
     b->size = total;
     b->host_release = release;
     b->host_opaque = opaque;
-    pic->pix_fmt = fmt;
-    pic->bpc = bpc;
-    for (int p = 0; p < 3; p++) {
-        pic->w[p] = pw[p];
-        pic->h[p] = ph[p];
-        if (!pw[p]) continue;
-        pic->stride[p] = (ptrdiff_t)stride[p];
-        pic->data[p] = (void *)((uintptr_t)base + off[p]);
-    }
-    atomic_init(&b->refs, REF_ONE | REF_CALLER);
-    atomic_init(&b->serial, atomic_fetch_add_explicit(&next_serial, 1, memory_order_relaxed));
-    pic->priv = b;
     return 0;
 }
 

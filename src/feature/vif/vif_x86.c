@@ -1152,6 +1152,15 @@ static inline __m256i load_row_u16x8(const uint16_t *p)
  * adds integer terms of every column of the block, so their order within
  * the block does not change its sums (VIF_FILTER_ROWS, vif_cpu.h). The
  * last n % 16 columns as the C row computes them, in place. */
+#if defined(__GNUC__) && defined(__x86_64__)
+/* the operands of vif_filter_rows_madd_avx2's two scale-0 passes: the row
+ * pointer, the sums' pointer and the columns left, the nine tap words and
+ * the start value */
+#define VIF_H17_OPERANDS                                                                         \
+    : [p] "+r"(pp), [acc] "+r"(pa), [n] "+r"(left)                                               \
+    : [w0] "x"(wv[0]), [w1] "x"(wv[1]), [w2] "x"(wv[2]), [w3] "x"(wv[3]), [w4] "x"(wv[4]),       \
+      [w5] "x"(wv[5]), [w6] "x"(wv[6]), [w7] "x"(wv[7]), [w8] "x"(wv[8]), [back] "x"(back)
+#endif
 static inline __attribute__((always_inline)) void
 vif_filter_rows_madd_avx2(uint32_t (*acc)[VIF_BLOCK], uint16_t *const *row, int o, unsigned n,
                           const uint16_t *taps, unsigned fw)
@@ -1220,10 +1229,7 @@ vif_filter_rows_madd_avx2(uint32_t (*acc)[VIF_BLOCK], uint16_t *const *row, int 
                 "add $64, %[acc]\n\t"
                 "sub $16, %[n]\n\t"
                 "jnz 1b\n\t"
-                : [p] "+r"(pp), [acc] "+r"(pa), [n] "+r"(left)
-                : [w0] "x"(wv[0]), [w1] "x"(wv[1]), [w2] "x"(wv[2]), [w3] "x"(wv[3]),
-                  [w4] "x"(wv[4]), [w5] "x"(wv[5]), [w6] "x"(wv[6]), [w7] "x"(wv[7]),
-                  [w8] "x"(wv[8]), [back] "x"(back)
+                VIF_H17_OPERANDS
                 : "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "cc", "memory");
         } else
 #endif
@@ -1283,10 +1289,7 @@ vif_filter_rows_madd_avx2(uint32_t (*acc)[VIF_BLOCK], uint16_t *const *row, int 
                 "add $64, %[acc]\n\t"
                 "sub $16, %[n]\n\t"
                 "jnz 1b\n\t"
-                : [p] "+r"(pp), [acc] "+r"(pa), [n] "+r"(left)
-                : [w0] "x"(wv[0]), [w1] "x"(wv[1]), [w2] "x"(wv[2]), [w3] "x"(wv[3]),
-                  [w4] "x"(wv[4]), [w5] "x"(wv[5]), [w6] "x"(wv[6]), [w7] "x"(wv[7]),
-                  [w8] "x"(wv[8]), [back] "x"(back)
+                VIF_H17_OPERANDS
                 : "xmm12", "xmm13", "xmm14", "cc", "memory");
         } else
 #endif
@@ -1410,6 +1413,27 @@ static inline __m256i round_shift64_8(__m256i lo, __m256i hi, unsigned shift)
                                              _mm_cvtsi32_si128((int)shift)));
 }
 
+/* the eight rows of a vertical pass at columns j .. j + 15 from its five
+ * sums of columns j .. j + 7 (lo) and j + 8 .. j + 15 (hi), the
+ * pack of each row's two halves putting its columns back in order */
+static inline void vif_put_stat8_avx2(uint16_t *const *out, unsigned j, const __m256i lo[5],
+                                      const __m256i hi[5], unsigned mu_shift, unsigned sq_shift)
+{
+    const __m256i lo16 = _mm256_set1_epi32(0xffff);
+    store_row_u16x16(out[VIF_MU1] + j, round_shift32_8(lo[0], mu_shift),
+                     round_shift32_8(hi[0], mu_shift));
+    store_row_u16x16(out[VIF_MU2] + j, round_shift32_8(lo[1], mu_shift),
+                     round_shift32_8(hi[1], mu_shift));
+    static const unsigned lo_row[3] = { VIF_XX_LO, VIF_YY_LO, VIF_XY_LO };
+    static const unsigned hi_row[3] = { VIF_XX_HI, VIF_YY_HI, VIF_XY_HI };
+    for (int q = 0; q < 3; q++) {
+        const __m256i l = round_shift32_8(lo[2 + q], sq_shift);
+        const __m256i h = round_shift32_8(hi[2 + q], sq_shift);
+        store_row_u16x16(out[lo_row[q]] + j, _mm256_and_si256(l, lo16), _mm256_and_si256(h, lo16));
+        store_row_u16x16(out[hi_row[q]] + j, _mm256_srli_epi32(l, 16), _mm256_srli_epi32(h, 16));
+    }
+}
+
 /*
  * 8-bit scale 0, 16 columns a step with vpmaddwd on the samples of two tap
  * rows interleaved: c_k x_k + c_k+1 x_k+1 in one 32-bit lane. A sample is a
@@ -1440,7 +1464,6 @@ static void vif_stat_vertical_8_avx2(uint16_t *const *out, const uint8_t *ref,
     for (unsigned p = 0; p < np; p++) cp[p] = _mm256_set1_epi32((int)words[p]);
     const __m256i flip = _mm256_set1_epi16((short)0x8000);
     const __m256i back = _mm256_set1_epi32((int)(32768u * tap_sum));
-    const __m256i lo16 = _mm256_set1_epi32(0xffff);
     const unsigned w16 = w & ~15u;
     for (unsigned j = 0; j < w16; j += 16) {
         __m256i m1[2], m2[2], xx[2], yy[2], xy[2];
@@ -1468,23 +1491,9 @@ static void vif_stat_vertical_8_avx2(uint16_t *const *out, const uint8_t *ref,
                     _mm256_xor_si256(_mm256_mullo_epi16(x[q], y[q]), flip), cp[p]));
             }
         }
-        /* the 16 columns' eight rows, each row one pack of its two halves */
-        __m256i sx[2], sy[2], sc[2];
-        for (int q = 0; q < 2; q++) {
-            sx[q] = round_shift32_8(xx[q], sq_shift);
-            sy[q] = round_shift32_8(yy[q], sq_shift);
-            sc[q] = round_shift32_8(xy[q], sq_shift);
-        }
-        store_row_u16x16(out[VIF_MU1] + j, round_shift32_8(m1[0], mu_shift),
-                     round_shift32_8(m1[1], mu_shift));
-        store_row_u16x16(out[VIF_MU2] + j, round_shift32_8(m2[0], mu_shift),
-                     round_shift32_8(m2[1], mu_shift));
-        store_row_u16x16(out[VIF_XX_LO] + j, _mm256_and_si256(sx[0], lo16), _mm256_and_si256(sx[1], lo16));
-        store_row_u16x16(out[VIF_XX_HI] + j, _mm256_srli_epi32(sx[0], 16), _mm256_srli_epi32(sx[1], 16));
-        store_row_u16x16(out[VIF_YY_LO] + j, _mm256_and_si256(sy[0], lo16), _mm256_and_si256(sy[1], lo16));
-        store_row_u16x16(out[VIF_YY_HI] + j, _mm256_srli_epi32(sy[0], 16), _mm256_srli_epi32(sy[1], 16));
-        store_row_u16x16(out[VIF_XY_LO] + j, _mm256_and_si256(sc[0], lo16), _mm256_and_si256(sc[1], lo16));
-        store_row_u16x16(out[VIF_XY_HI] + j, _mm256_srli_epi32(sc[0], 16), _mm256_srli_epi32(sc[1], 16));
+        const __m256i lo[5] = { m1[0], m2[0], xx[0], yy[0], xy[0] };
+        const __m256i hi[5] = { m1[1], m2[1], xx[1], yy[1], xy[1] };
+        vif_put_stat8_avx2(out, j, lo, hi, mu_shift, sq_shift);
     }
     if (w16 < w) {
         uint16_t *tail[VIF_N_ROWS];
@@ -1815,27 +1824,6 @@ vif_v8x2_pass_avx2(__m256i sa[5], __m256i sb[5], const uint8_t *const *pr, ptrdi
         : "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "cc", "memory");
     sa[0] = m1a, sa[1] = m2a, sa[2] = xxa, sa[3] = yya, sa[4] = xya;
     sb[0] = m1b, sb[1] = m2b, sb[2] = xxb, sb[3] = yyb, sb[4] = xyb;
-}
-
-/* the eight rows of a vertical pass at columns j .. j + 15 from its five
- * sums of columns j .. j + 7 (lo) and j + 8 .. j + 15 (hi), as
- * vif_stat_vertical_8_avx2 stores them */
-static inline void vif_put_stat8_avx2(uint16_t *const *out, unsigned j, const __m256i lo[5],
-                                      const __m256i hi[5], unsigned mu_shift, unsigned sq_shift)
-{
-    const __m256i lo16 = _mm256_set1_epi32(0xffff);
-    store_row_u16x16(out[VIF_MU1] + j, round_shift32_8(lo[0], mu_shift),
-                     round_shift32_8(hi[0], mu_shift));
-    store_row_u16x16(out[VIF_MU2] + j, round_shift32_8(lo[1], mu_shift),
-                     round_shift32_8(hi[1], mu_shift));
-    static const unsigned lo_row[3] = { VIF_XX_LO, VIF_YY_LO, VIF_XY_LO };
-    static const unsigned hi_row[3] = { VIF_XX_HI, VIF_YY_HI, VIF_XY_HI };
-    for (int q = 0; q < 3; q++) {
-        const __m256i l = round_shift32_8(lo[2 + q], sq_shift);
-        const __m256i h = round_shift32_8(hi[2 + q], sq_shift);
-        store_row_u16x16(out[lo_row[q]] + j, _mm256_and_si256(l, lo16), _mm256_and_si256(h, lo16));
-        store_row_u16x16(out[hi_row[q]] + j, _mm256_srli_epi32(l, 16), _mm256_srli_epi32(h, 16));
-    }
 }
 
 static void vif_stat_vertical_8x2_avx2(uint16_t *const *out0, uint16_t *const *out1,
