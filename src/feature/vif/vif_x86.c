@@ -1648,6 +1648,109 @@ static void vif_stat_vertical_16_avx2(uint16_t *const *out, const uint16_t *ref,
 #undef VIF_STAT_VERTICAL_16
 #define VIF_STAT_VERTICAL_16 vif_stat_vertical_16_avx2
 
+/*
+ * Rows i and i + 1 of vif_stat_vertical_16 at once, 16 columns a step, for
+ * filters wider than 3: the sample rows paired (k, k + 1) as in
+ * vif_stat_vertical_16x2_avx512, each pair's products formed once for both
+ * rows (taps wa for row i, wb for row i + 1). Two output rows of eight
+ * quantities in two unpack halves would be 32 sums, twice the registers:
+ * the quantities go in four passes of two (the means, then the low and high
+ * halves of x^2, y^2, xy), each with its eight sums in registers; a pass
+ * reloads the sample rows (from the L1 cache) and forms only its own
+ * products, so no product is formed twice. The one-row kernel kept sixteen
+ * sums and spilled.
+ */
+static inline __attribute__((always_inline)) void
+vif_v16x2_pass_avx2(uint16_t *const *out0, uint16_t *const *out1, const uint16_t *const *pr,
+                    const uint16_t *const *pd, const __m256i *wa, const __m256i *wb, unsigned np,
+                    __m256i back, unsigned j, unsigned mu_shift, unsigned sq_shift, const int g)
+{
+    const __m256i flip = _mm256_set1_epi16((short)0x8000), lo16 = _mm256_set1_epi32(0xffff);
+    /* [output row][quantity of the pass][unpack half: columns 0-3 and 8-11, 4-7 and 12-15] */
+    __m256i s[2][2][2];
+    for (int r = 0; r < 2; r++)
+        for (int q = 0; q < 2; q++) s[r][q][0] = s[r][q][1] = back;
+    for (unsigned p = 0; p < np; p++) {
+        __m256i v[2][2];
+        for (int r = 0; r < 2; r++) {
+            const __m256i x = _mm256_loadu_si256((const __m256i *)(pr[2 * p + (unsigned)r] + j));
+            const __m256i y = _mm256_loadu_si256((const __m256i *)(pd[2 * p + (unsigned)r] + j));
+            const __m256i a = g == 2 ? y : x, b = g == 1 ? x : y;
+            v[r][0] = g == 0 ? x : _mm256_mullo_epi16(a, b);
+            v[r][1] = g == 0 ? y : _mm256_mulhi_epu16(a, b);
+        }
+        for (int q = 0; q < 2; q++) {
+            const __m256i lo = _mm256_xor_si256(_mm256_unpacklo_epi16(v[0][q], v[1][q]), flip);
+            const __m256i hi = _mm256_xor_si256(_mm256_unpackhi_epi16(v[0][q], v[1][q]), flip);
+            s[0][q][0] = _mm256_add_epi32(s[0][q][0], _mm256_madd_epi16(lo, wa[p]));
+            s[0][q][1] = _mm256_add_epi32(s[0][q][1], _mm256_madd_epi16(hi, wa[p]));
+            s[1][q][0] = _mm256_add_epi32(s[1][q][0], _mm256_madd_epi16(lo, wb[p]));
+            s[1][q][1] = _mm256_add_epi32(s[1][q][1], _mm256_madd_epi16(hi, wb[p]));
+        }
+    }
+    /* the two halves' pack puts each row's 16 columns back in order */
+#define PUT(dst, a, b) _mm256_storeu_si256((__m256i *)((dst) + j), \
+    _mm256_xor_si256(_mm256_packus_epi32(a, b), flip))
+    for (int r = 0; r < 2; r++) {
+        uint16_t *const *out = r ? out1 : out0;
+        if (g == 0) {
+            /* a mean is cut to 16 bits as the C's cast */
+            for (int q = 0; q < 2; q++)
+                PUT(out[VIF_MU1 + q], _mm256_and_si256(round_shift32_8(s[r][q][0], mu_shift), lo16),
+                    _mm256_and_si256(round_shift32_8(s[r][q][1], mu_shift), lo16));
+        } else {
+            const __m256i a = round_shift64_8(s[r][0][0], s[r][1][0], sq_shift);
+            const __m256i b = round_shift64_8(s[r][0][1], s[r][1][1], sq_shift);
+            const unsigned lo_row = (unsigned)(VIF_XX_LO + 2 * (g - 1));
+            PUT(out[lo_row], _mm256_and_si256(a, lo16), _mm256_and_si256(b, lo16));
+            PUT(out[lo_row + 1], _mm256_srli_epi32(a, 16), _mm256_srli_epi32(b, 16));
+        }
+    }
+#undef PUT
+}
+
+static void vif_stat_vertical_16x2_avx2(uint16_t *const *out0, uint16_t *const *out1,
+                                        const uint16_t *ref, ptrdiff_t ref_stride,
+                                        const uint16_t *dis, ptrdiff_t dis_stride, unsigned w,
+                                        unsigned h, unsigned i, unsigned scale,
+                                        unsigned mu_shift, unsigned sq_shift)
+{
+    const unsigned fw = vif_filter_width[scale];
+    const uint16_t *taps = vif_filter_taps[scale];
+    const unsigned w16 = fw > 3 ? w & ~15u : 0; /* scale 3's centre tap is not below 2^15 */
+    if (w16) {
+        const uint16_t *pr[VIF_MAX_TAPS + 1], *pd[VIF_MAX_TAPS + 1];
+        for (unsigned k = 0; k <= fw; k++) {
+            const int r = k < fw ? vif_tap_row(i, k, fw, h) : vif_tap_row(i + 1, fw - 1, fw, h);
+            pr[k] = (const uint16_t *)vif_row_at(ref, ref_stride, r);
+            pd[k] = (const uint16_t *)vif_row_at(dis, dis_stride, r);
+        }
+        uint32_t words[(VIF_MAX_TAPS + 1) / 2], tap_sum;
+        const unsigned np = vif_tap_pair_words(words, taps, fw, &tap_sum);
+        __m256i wa[(VIF_MAX_TAPS + 1) / 2], wb[(VIF_MAX_TAPS + 1) / 2];
+        for (unsigned p = 0; p < np; p++) {
+            wa[p] = _mm256_set1_epi32((int)words[p]);
+            wb[p] = _mm256_set1_epi32((int)((uint32_t)(p ? taps[2 * p - 1] : 0) |
+                                            (uint32_t)taps[2 * p] << 16));
+        }
+        const __m256i back = _mm256_set1_epi32((int)(uint32_t)(32768u * tap_sum));
+        for (unsigned j = 0; j < w16; j += 16) {
+            vif_v16x2_pass_avx2(out0, out1, pr, pd, wa, wb, np, back, j, mu_shift, sq_shift, 0);
+            vif_v16x2_pass_avx2(out0, out1, pr, pd, wa, wb, np, back, j, mu_shift, sq_shift, 1);
+            vif_v16x2_pass_avx2(out0, out1, pr, pd, wa, wb, np, back, j, mu_shift, sq_shift, 2);
+            vif_v16x2_pass_avx2(out0, out1, pr, pd, wa, wb, np, back, j, mu_shift, sq_shift, 3);
+        }
+    }
+    if (w16 < w)
+        for (unsigned r = 0; r < 2; r++) {
+            uint16_t *tail[VIF_N_ROWS];
+            for (unsigned q = 0; q < VIF_N_ROWS; q++) tail[q] = (r ? out1 : out0)[q] + w16;
+            vif_stat_vertical_16_avx2(tail, ref + w16, ref_stride, dis + w16, dis_stride, w - w16,
+                                      h, i + r, scale, mu_shift, sq_shift);
+        }
+}
+#define VIF_STAT_VERTICAL_16X2 vif_stat_vertical_16x2_avx2
+
 static void vif_down_vertical_avx2(uint16_t *out_r, uint16_t *out_d, const void *ref,
                                    ptrdiff_t ref_stride, const void *dis, ptrdiff_t dis_stride,
                                    bool is8, unsigned w, unsigned h, unsigned i, unsigned next,
