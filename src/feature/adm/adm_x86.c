@@ -722,9 +722,12 @@ static void adm_decouple16_row_avx2(const int16_t *const o[3], const int16_t *co
 }
 #define ADM_DECOUPLE16_ROW adm_decouple16_row_avx2
 
+/* cub_add_b: cub_add + 2^63 (modulo 2^64); cub_bias: 2^(63 - cub), what
+ * each cube term of cm_cube256's arithmetic form owes (cm_cube_owed) */
 typedef struct CmShift256 {
     __m128i sub, sq, cub;
-    __m256i sq_add, cub_add;
+    __m256i sq_add, cub_add, cub_add_b;
+    uint64_t cub_bias;
 } CmShift256;
 
 static inline CmShift256 cm_shift256(AdmCmShift s)
@@ -735,7 +738,15 @@ static inline CmShift256 cm_shift256(AdmCmShift s)
     r.cub = _mm_cvtsi32_si128(s.cub);
     r.sq_add = _mm256_set1_epi64x((int64_t)1 << (s.sq - 1));
     r.cub_add = _mm256_set1_epi64x(s.cub_add);
+    r.cub_add_b = _mm256_set1_epi64x((int64_t)((uint64_t)s.cub_add + (UINT64_C(1) << 63)));
+    r.cub_bias = (UINT64_C(1) << 63) >> s.cub;
     return r;
+}
+
+/* what n cube terms of cm_cube256's arithmetic form owe, modulo 2^64 */
+static inline uint64_t cm_cube_owed(const CmShift256 *s, uint64_t n)
+{
+    return n * s->cub_bias;
 }
 
 /* 64-bit arithmetic right shift (AVX2 has only the logical one): shifting
@@ -761,12 +772,17 @@ ADM_INLINE __m256i sext_hi32_256(__m256i x)
 }
 
 /* The square and cube of adm_cm_term on four int32 values x (the low halves
- * of the 64-bit lanes, signed), as cm_cube512. */
+ * of the 64-bit lanes, signed), as cm_cube512. The arithmetic shift of p
+ * (AVX2 has none for 64 bits) is taken as the logical shift of p + 2^63,
+ * which is 2^(63 - cub) more: floor((p + 2^63) / 2^cub) = floor(p / 2^cub) +
+ * 2^(63 - cub) for every int64 p. The terms are only added (modulo 2^64),
+ * so the caller takes that away once for all of them (cm_cube_owed): two
+ * operations less a term than shifting ~p where p < 0. */
 ADM_INLINE __m256i cm_cube256(__m256i x, const CmShift256 *s, int logical)
 {
     const __m256i sq = _mm256_srl_epi64(_mm256_add_epi64(_mm256_mul_epi32(x, x), s->sq_add), s->sq);
-    const __m256i p = _mm256_add_epi64(_mm256_mul_epi32(sq, x), s->cub_add);
-    return logical ? _mm256_srl_epi64(p, s->cub) : sra64_256(p, s->cub);
+    const __m256i p = _mm256_add_epi64(_mm256_mul_epi32(sq, x), logical ? s->cub_add : s->cub_add_b);
+    return _mm256_srl_epi64(p, s->cub);
 }
 
 ADM_INLINE __m256i ring16_256(const int16_t *u, const int16_t *m, const int16_t *d, int j)
@@ -822,15 +838,20 @@ static void adm_cm16_row_avx2(const int16_t *const v[3], const int16_t *const cm
         s[o] = cm_shift256(sh[o]);
     }
     int j = jb;
-    if (isa == ADM_ISA_AVX2)
+    /* the cube terms of the arithmetic form (cm_cube256): two a lane a block */
+    uint64_t terms = 0;
+    if (isa == ADM_ISA_AVX2) {
         for (; j + 8 <= jv; j += 8) cm16_block256(v, cm_, fu, fm, fd, j, rf, s, 1, 1, a);
-    else
-        for (; j + 8 <= jv; j += 8) cm16_block256(v, cm_, fu, fm, fd, j, rf, s, 1, 0, a);
+    } else {
+        for (; j + 8 <= jv; j += 8, terms += 8) cm16_block256(v, cm_, fu, fm, fd, j, rf, s, 1, 0, a);
+    }
     if (j < jv) cm16_row_c(v, cm_, fu, fm, fd, j, jv, jv, isa, rfac, sh, acc);
     j = j > jv ? j : jv;
-    for (; j + 8 <= je; j += 8) cm16_block256(v, cm_, fu, fm, fd, j, rf, s, 0, 0, a);
+    for (; j + 8 <= je; j += 8, terms += 8) cm16_block256(v, cm_, fu, fm, fd, j, rf, s, 0, 0, a);
     if (j < je) cm16_row_c(v, cm_, fu, fm, fd, j, j, je, isa, rfac, sh, acc);
-    for (int o = 0; o < 3; o++) acc[o] = adm_add_wrap(acc[o], hsum64_256(a[o]));
+    for (int o = 0; o < 3; o++)
+        acc[o] = adm_add_wrap(acc[o], (int64_t)((uint64_t)hsum64_256(a[o]) -
+                                                cm_cube_owed(&s[o], terms)));
 }
 #define ADM_CM16_ROW adm_cm16_row_avx2
 
@@ -937,15 +958,21 @@ static void adm_cm32_row_avx2(const int32_t *const v[3], const int32_t *const cm
         s[o] = cm_shift256(sh[o]);
     }
     int j = jb;
-    if (isa == ADM_ISA_AVX2)
+    /* the cube terms of the arithmetic form (cm_cube256): a lane's one or
+     * two a block */
+    uint64_t terms = 0;
+    if (isa == ADM_ISA_AVX2) {
         for (; j + 4 <= jv; j += 4) cm32_vec_block256(v, cm_, fu, fm, fd, j, rf, s, 1, a);
-    else
-        for (; j + 4 <= jv; j += 4) cm32_vec_block256(v, cm_, fu, fm, fd, j, rf, s, 0, a);
+    } else {
+        for (; j + 4 <= jv; j += 4, terms += 4) cm32_vec_block256(v, cm_, fu, fm, fd, j, rf, s, 0, a);
+    }
     if (j < jv) cm32_row_c(v, cm_, fu, fm, fd, j, jv, jv, isa, rfac, sh, acc);
     j = j > jv ? j : jv;
-    for (; j + 8 <= je; j += 8) cm32_sca_block256(v, cm_, fu, fm, fd, j, rf, hi, s, a);
+    for (; j + 8 <= je; j += 8, terms += 8) cm32_sca_block256(v, cm_, fu, fm, fd, j, rf, hi, s, a);
     if (j < je) cm32_row_c(v, cm_, fu, fm, fd, j, j, je, isa, rfac, sh, acc);
-    for (int o = 0; o < 3; o++) acc[o] = adm_add_wrap(acc[o], hsum64_256(a[o]));
+    for (int o = 0; o < 3; o++)
+        acc[o] = adm_add_wrap(acc[o], (int64_t)((uint64_t)hsum64_256(a[o]) -
+                                                cm_cube_owed(&s[o], terms)));
 }
 #define ADM_CM32_ROW adm_cm32_row_avx2
 
