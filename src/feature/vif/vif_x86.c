@@ -41,30 +41,56 @@ static inline unsigned vif_tap_pair_words(uint32_t *words, const uint16_t *taps,
 }
 
 /*
- * Two output rows of the 8-bit vertical pass at once. Output row i reads
- * sample rows s_0 .. s_16 (s_k the row vif_tap_row(i, k) names) and row i + 1
- * reads s_1 .. s_17, mirroring included (vif_tap_row(i + 1, k) is
- * vif_tap_row(i, k + 1)). Paired as (s_0, s_1) .. (s_16, s_17), row i takes
- * taps (c_2p, c_2p+1) with c_17 = 0 (vif_tap_pair_words) and row i + 1 taps
- * (c_2p-1, c_2p) with c_-1 = 0: every pair's samples and products serve both
- * rows, and each row's sum has the same terms as its own pass plus zeros.
- * Fills the rows' 18 sample pointers and row i + 1's words; returns the
- * pair count (the same for both rows).
+ * Two output rows of a vertical pass at once (the pair kernels). With an
+ * fw-tap filter, output row i reads sample rows s_0 .. s_fw-1 (s_k the row
+ * vif_tap_row(i, k) names) and row i + 1 reads s_1 .. s_fw, mirroring
+ * included (vif_tap_row(i + 1, k) is vif_tap_row(i, k + 1)). Paired as
+ * (s_0, s_1) .. (s_fw-1, s_fw) (fw odd), row i takes taps (c_2p, c_2p+1)
+ * with c_fw = 0 (vif_tap_pair_words) and row i + 1 taps (c_2p-1, c_2p) with
+ * c_-1 = 0: every pair's samples and products serve both rows, and each
+ * row's sum has the same terms as its own pass plus zeros. Fills the fw + 1
+ * sample rows' indices and row i + 1's words; returns the pair count (the
+ * same for both rows).
  */
+static inline unsigned vif_pair_rows(int *rows, uint32_t *words_b, unsigned scale, unsigned h,
+                                     unsigned i)
+{
+    const unsigned fw = vif_filter_width[scale];
+    const uint16_t *taps = vif_filter_taps[scale];
+    for (unsigned k = 0; k <= fw; k++)
+        rows[k] = k < fw ? vif_tap_row(i, k, fw, h) : vif_tap_row(i + 1, fw - 1, fw, h);
+    const unsigned np = (fw + 1) / 2;
+    for (unsigned p = 0; p < np; p++)
+        words_b[p] = (uint32_t)(p ? taps[2 * p - 1] : 0) | (uint32_t)taps[2 * p] << 16;
+    return np;
+}
+
+/* vif_pair_rows for 8-bit scale 0, as the rows' 18 sample pointers */
 static inline unsigned vif_rows_8x2(const uint8_t **pr, const uint8_t **pd, uint32_t *words_b,
                                     const uint8_t *ref, ptrdiff_t ref_stride, const uint8_t *dis,
                                     ptrdiff_t dis_stride, unsigned h, unsigned i)
 {
-    const unsigned fw = vif_filter_width[0];
-    const uint16_t *taps = vif_filter_taps[0];
-    for (unsigned k = 0; k <= fw; k++) {
-        const int r = k < fw ? vif_tap_row(i, k, fw, h) : vif_tap_row(i + 1, fw - 1, fw, h);
-        pr[k] = ref + r * ref_stride;
-        pd[k] = dis + r * dis_stride;
+    int rows[VIF_MAX_TAPS + 1];
+    const unsigned np = vif_pair_rows(rows, words_b, 0, h, i);
+    for (unsigned k = 0; k <= vif_filter_width[0]; k++) {
+        pr[k] = ref + rows[k] * ref_stride;
+        pd[k] = dis + rows[k] * dis_stride;
     }
-    const unsigned np = (fw + 1) / 2;
-    for (unsigned p = 0; p < np; p++)
-        words_b[p] = (uint32_t)(p ? taps[2 * p - 1] : 0) | (uint32_t)taps[2 * p] << 16;
+    return np;
+}
+
+/* ... for 16-bit samples at scale (1 or 2) */
+static inline unsigned vif_rows_16x2(const uint16_t **pr, const uint16_t **pd, uint32_t *words_b,
+                                     const uint16_t *ref, ptrdiff_t ref_stride,
+                                     const uint16_t *dis, ptrdiff_t dis_stride, unsigned scale,
+                                     unsigned h, unsigned i)
+{
+    int rows[VIF_MAX_TAPS + 1];
+    const unsigned np = vif_pair_rows(rows, words_b, scale, h, i);
+    for (unsigned k = 0; k <= vif_filter_width[scale]; k++) {
+        pr[k] = (const uint16_t *)((const char *)ref + rows[k] * ref_stride);
+        pd[k] = (const uint16_t *)((const char *)dis + rows[k] * dis_stride);
+    }
     return np;
 }
 
@@ -846,15 +872,9 @@ static void vif_stat_vertical_16x2_avx512(uint16_t *const *out0, uint16_t *const
         return;
     }
     const uint16_t *pr[VIF_MAX_TAPS + 1], *pd[VIF_MAX_TAPS + 1];
-    for (unsigned k = 0; k <= fw; k++) {
-        const int r = k < fw ? vif_tap_row(i, k, fw, h) : vif_tap_row(i + 1, fw - 1, fw, h);
-        pr[k] = (const uint16_t *)((const char *)ref + r * ref_stride);
-        pd[k] = (const uint16_t *)((const char *)dis + r * dis_stride);
-    }
     uint32_t wa[(VIF_MAX_TAPS + 1) / 2], wb[(VIF_MAX_TAPS + 1) / 2], tap_sum;
-    const unsigned np = vif_tap_pair_words(wa, taps, fw, &tap_sum);
-    for (unsigned p = 0; p < np; p++)
-        wb[p] = (uint32_t)(p ? taps[2 * p - 1] : 0) | (uint32_t)taps[2 * p] << 16;
+    const unsigned np = vif_rows_16x2(pr, pd, wb, ref, ref_stride, dis, dis_stride, scale, h, i);
+    (void)vif_tap_pair_words(wa, taps, fw, &tap_sum);
     vif_stat_vertical_16x2_madd_avx512(out0, out1, pr, pd, wa, wb, np, tap_sum, w, mu_shift,
                                        sq_shift);
 }
@@ -1726,18 +1746,14 @@ static void vif_stat_vertical_16x2_avx2(uint16_t *const *out0, uint16_t *const *
     const unsigned w16 = fw > 3 ? w & ~15u : 0; /* scale 3's centre tap is not below 2^15 */
     if (w16) {
         const uint16_t *pr[VIF_MAX_TAPS + 1], *pd[VIF_MAX_TAPS + 1];
-        for (unsigned k = 0; k <= fw; k++) {
-            const int r = k < fw ? vif_tap_row(i, k, fw, h) : vif_tap_row(i + 1, fw - 1, fw, h);
-            pr[k] = (const uint16_t *)vif_row_at(ref, ref_stride, r);
-            pd[k] = (const uint16_t *)vif_row_at(dis, dis_stride, r);
-        }
-        uint32_t words[(VIF_MAX_TAPS + 1) / 2], tap_sum;
-        const unsigned np = vif_tap_pair_words(words, taps, fw, &tap_sum);
+        uint32_t words_a[(VIF_MAX_TAPS + 1) / 2], words_b[(VIF_MAX_TAPS + 1) / 2], tap_sum;
+        const unsigned np =
+            vif_rows_16x2(pr, pd, words_b, ref, ref_stride, dis, dis_stride, scale, h, i);
+        (void)vif_tap_pair_words(words_a, taps, fw, &tap_sum);
         __m256i wa[(VIF_MAX_TAPS + 1) / 2], wb[(VIF_MAX_TAPS + 1) / 2];
         for (unsigned p = 0; p < np; p++) {
-            wa[p] = _mm256_set1_epi32((int)words[p]);
-            wb[p] = _mm256_set1_epi32((int)((uint32_t)(p ? taps[2 * p - 1] : 0) |
-                                            (uint32_t)taps[2 * p] << 16));
+            wa[p] = _mm256_set1_epi32((int)words_a[p]);
+            wb[p] = _mm256_set1_epi32((int)words_b[p]);
         }
         const __m256i back = _mm256_set1_epi32((int)(uint32_t)(32768u * tap_sum));
         for (unsigned j = 0; j < w16; j += 16) {
