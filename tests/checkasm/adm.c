@@ -249,9 +249,9 @@ static void check_adm_decouple(int w, int pat)
  * the vector rows: small values; |o| above 2^15 (the table reduction, every
  * shift up to 17) with t a scaled and slightly turned o (the angle test and
  * the gain limit), below 2^25 so the dot products stay under 2^51 (the
- * vector conversion); random int32 and the extremes (INT32_MIN, whose
- * magnitude is 2^31; dot products past 2^51, which the AVX2 row hands to the
- * C row). Several gain limits and lane splits, as scale 0. */
+ * AVX2 row's s51_ps4); random int32 and the extremes (INT32_MIN, whose
+ * magnitude is 2^31; dot products past 2^51, which the AVX2 row converts by
+ * i64_ps4). Several gain limits and lane splits, as scale 0. */
 enum { DEC32_SMALL, DEC32_BIG, DEC32_RANDOM, DEC32_EXTREME, N_DEC32_PAT };
 
 static int32_t dec32_value(int pat)
